@@ -1,0 +1,137 @@
+/**
+ * @file op2.h
+ * @brief op2jit public API: OP2's unstructured-mesh model with kernels compiled at run time.
+ *
+ * A program declares sets, maps between sets and data on sets, then applies kernels given as C
+ * source strings with op_par_loop(). Handles are opaque; the library keeps its own copies of all
+ * map and dat arrays. Names and argument order follow OP2 so OP2 programs port easily.
+ */
+#ifndef OP2_H
+#define OP2_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @brief A set of mesh elements (nodes, edges, cells, ...). */
+typedef struct op2_set *op_set;
+/** @brief A fixed-arity mapping from each element of one set to elements of another. */
+typedef struct op2_map *op_map;
+/** @brief Data attached to every element of a set: `dim` values of one type per element. */
+typedef struct op2_dat *op_dat;
+
+/** @brief How a loop argument is accessed by the kernel. */
+typedef enum { OP_READ, OP_WRITE, OP_RW, OP_INC, OP_MIN, OP_MAX } op_access;
+
+/** @brief The identity map: pass as `map` (with idx -1) for directly accessed dats. */
+#define OP_ID ((op_map)0)
+
+/**
+ * @brief One argument of op_par_loop. Built by op_arg_dat(), op_opt_arg_dat(), op_arg_gbl(),
+ * op_arg_idx(); its fields are private to the library and may change.
+ */
+typedef struct op_arg {
+  int kind;           /* private: dat, gbl or idx */
+  int opt;            /* private: 0 when an optional argument is switched off */
+  op_dat dat;         /* private */
+  op_map map;         /* private */
+  int idx;            /* private */
+  int dim;            /* private */
+  const char *type;   /* private */
+  op_access acc;      /* private */
+  void *data;         /* private: global argument data */
+} op_arg;
+
+/**
+ * @brief Starts the library. Reads options from the environment (OP2_BACKEND, OP2_CACHE_DIR,
+ * OP2_CACHE, OP2_PART_SIZE, OP2_DIAGS, ...) and from `argv` entries of the form `OP2_NAME=value`.
+ * @param diags diagnostics level; OP2_DIAGS overrides it when set.
+ */
+void op_init(int argc, char **argv, int diags);
+/** @brief Releases everything the library holds. Handles become invalid. */
+void op_exit(void);
+
+/** @brief Declares a set of `size` elements. */
+op_set op_decl_set(int size, const char *name);
+/**
+ * @brief Declares a map from every element of `from` to `dim` elements of `to`.
+ * @param data `from->size * dim` indices, element-major; copied. Every value is range-checked.
+ */
+op_map op_decl_map(op_set from, op_set to, int dim, const int *data, const char *name);
+/**
+ * @brief Declares data on a set: `dim` values of `type` ("double", "float", "int", "long long")
+ * per element, element-major. `data` is copied; NULL gives zeros.
+ */
+op_dat op_decl_dat(op_set set, int dim, const char *type, const void *data, const char *name);
+/**
+ * @brief Declares (or updates) a global constant that kernels may read by `name`. Its value is
+ * compiled into every kernel that uses it, so changing it recompiles those kernels.
+ */
+void op_decl_const(int dim, const char *type, const void *data, const char *name);
+
+/**
+ * @brief A dat argument. `map` OP_ID with idx -1: direct access. `idx` >= 0: the dat element
+ * reached through column `idx` of `map`. `idx` = -k (2 <= k <= map arity): the kernel receives an
+ * array of k pointers, one per map column (OP2's vector argument).
+ */
+op_arg op_arg_dat(op_dat dat, int idx, op_map map, int dim, const char *type, op_access acc);
+/** @brief Like op_arg_dat(), but when `opt` is 0 the kernel receives NULL for this argument. */
+op_arg op_opt_arg_dat(int opt, op_dat dat, int idx, op_map map, int dim, const char *type,
+                      op_access acc);
+/**
+ * @brief A global argument: `dim` values of `type` at `data`. OP_READ passes them to every
+ * element; OP_INC, OP_MIN, OP_MAX reduce over the loop into `data`.
+ */
+op_arg op_arg_gbl(void *data, int dim, const char *type, op_access acc);
+/**
+ * @brief The kernel receives a pointer to the element's index (map OP_ID, idx -1) or to the
+ * index that column `idx` of `map` gives for the element.
+ */
+op_arg op_arg_idx(int idx, op_map map);
+
+/**
+ * @brief Applies the kernel `name`, defined in C source `kernel`, to every element of `set`.
+ * Prefer the op_par_loop() macro, which counts the arguments.
+ */
+void op_par_loop_args(const char *kernel, const char *name, op_set set, int nargs,
+                      const op_arg *args);
+
+/** @brief op_par_loop(kernel_source, "name", set, op_arg_dat(...), ...). */
+#define op_par_loop(kernel, name, set, ...)                                          \
+  op_par_loop_args((kernel), (name), (set),                                          \
+                   (int)(sizeof((op_arg[]){__VA_ARGS__}) / sizeof(op_arg)), \
+                   (op_arg[]){__VA_ARGS__})
+
+/** @brief Number of elements of a set. */
+int op_get_size(op_set set);
+/** @brief Copies a dat's values (size * dim of its type) into `out`, in declaration order. */
+void op_fetch_data(op_dat dat, void *out);
+/** @brief Copies the values of elements [low, high] (inclusive) of a dat into `out`. */
+void op_fetch_data_idx(op_dat dat, void *out, int low, int high);
+/** @brief Writes a dat as text: a line `size dim`, then one line of values per element. */
+void op_print_dat_to_txtfile(op_dat dat, const char *file_name);
+
+/** @brief Prints the declared sets, maps, dats and constants to stdout. */
+void op_diagnostic_output(void);
+/** @brief Prints per-loop timing: calls, time, GB/s, JIT compile time and its source. */
+void op_timing_output(void);
+/** @brief CPU time and wall-clock time in seconds. */
+void op_timers(double *cpu, double *wall);
+
+/**
+ * @brief Receives every error message. The default prints `op2: error: ...` to stderr and
+ * exits with status 1. A handler that returns makes the failing call return (handles NULL).
+ */
+typedef void (*op_error_handler)(const char *message, void *user_data);
+/** @brief Installs an error handler (NULL restores the default). May be called before op_init. */
+void op_set_error_handler(op_error_handler handler, void *user_data);
+/** @brief The message of the most recent error, or "" when none happened. */
+const char *op_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OP2_H */

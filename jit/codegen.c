@@ -1,0 +1,180 @@
+/* C code generation for the CPU backends. The output is: the signature as a comment, the prelude
+ * template, the constants as literals, the user's kernel under #line (so compiler messages give
+ * the user's own line numbers), a block of #defines describing the arguments, and the loop
+ * template, which uses those #defines. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit.h"
+
+static void emit_value(op2_buf *b, op2_type t, const void *data, int k) {
+  switch (t) {
+    case OP2_TYPE_DOUBLE: {
+      double v = ((const double *)data)[k];
+      op2_buf_printf(b, "%a /* %.17g */", v, v);
+      break;
+    }
+    case OP2_TYPE_FLOAT: {
+      float v = ((const float *)data)[k];
+      op2_buf_printf(b, "%af /* %.9g */", (double)v, (double)v);
+      break;
+    }
+    case OP2_TYPE_INT: op2_buf_printf(b, "%d", ((const int *)data)[k]); break;
+    default: op2_buf_printf(b, "%lldLL", ((const long long *)data)[k]); break;
+  }
+}
+
+static void emit_constants(op2_buf *b, op2_const **used, int n) {
+  if (n) op2_buf_printf(b, "\n/* Constants the kernel uses, baked in: a new value is a new kernel. */\n");
+  for (int i = 0; i < n; i++) {
+    const op2_const *c = used[i];
+    op2_buf_printf(b, "static const %s %s", op2_type_name(c->type), c->name);
+    if (c->dim == 1) {
+      op2_buf_printf(b, " = ");
+      emit_value(b, c->type, c->data, 0);
+    } else {
+      op2_buf_printf(b, "[%d] = {", c->dim);
+      for (int k = 0; k < c->dim; k++) {
+        op2_buf_printf(b, "%s\n    ", k ? "," : "");
+        emit_value(b, c->type, c->data, k);
+      }
+      op2_buf_printf(b, "}");
+    }
+    op2_buf_printf(b, ";\n");
+  }
+}
+
+static int first_arg_of_map_group(const op2_loop *loop, int group) {
+  for (int i = 0; i < loop->nargs; i++)
+    if (loop->desc[i].map_group == group) return i;
+  return -1;
+}
+
+/* Which (map group, column) indices some argument needs, as a flag per group*arity+column. */
+static void mark_needed_indices(const op2_loop *loop, int max_arity, char *need) {
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (d->opt_off || !d->map_arity) continue;
+    int lo = d->idx < 0 ? 0 : d->idx, hi = d->idx < 0 ? -d->idx : d->idx + 1;
+    for (int c = lo; c < hi; c++) need[d->map_group * max_arity + c] = 1;
+  }
+}
+
+static void emit_arg_macros(op2_buf *b, const op2_loop *loop) {
+  int ngroups = 0, max_arity = 1;
+  for (int i = 0; i < loop->nargs; i++) {
+    if (loop->desc[i].map_group + 1 > ngroups) ngroups = loop->desc[i].map_group + 1;
+    if (loop->desc[i].map_arity > max_arity) max_arity = loop->desc[i].map_arity;
+  }
+  char *need = calloc((size_t)(ngroups ? ngroups : 1) * (size_t)max_arity, 1);
+  if (!need) {
+    b->failed = 1;
+    return;
+  }
+  mark_needed_indices(loop, max_arity, need);
+
+  op2_buf_printf(b, "\n#define OP2_KERNEL %s\n\n#define OP2_DECLARE", loop->name);
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (d->opt_off || d->kind == OP2_ARG_IDX) continue;
+    const char *t = op2_type_name(d->type);
+    op2_buf_printf(b, " \\\n  %s *const op2_arg%d = (%s *)op2_args[%d];", t, i, t, i);
+  }
+  for (int g = 0; g < ngroups; g++)
+    op2_buf_printf(b, " \\\n  const int *const op2_map%d = op2_maps[%d];", g,
+                   first_arg_of_map_group(loop, g));
+
+  op2_buf_printf(b, "\n\n#define OP2_ELEMENT");
+  for (int g = 0; g < ngroups; g++) {
+    int arity = loop->desc[first_arg_of_map_group(loop, g)].map_arity;
+    for (int c = 0; c < arity; c++)
+      if (need[g * max_arity + c])
+        op2_buf_printf(b, " \\\n    const int op2_i%d_%d = op2_map%d[%d * op2_n + %d];", g, c,
+                       g, arity, c);
+  }
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (d->opt_off) continue;
+    if (d->kind == OP2_ARG_DAT && d->map_arity && d->idx < 0) {
+      op2_buf_printf(b, " \\\n    %s%s *op2_vec%d[%d] = {", d->acc == OP_READ ? "const " : "",
+                     op2_type_name(d->type), i, -d->idx);
+      for (int c = 0; c < -d->idx; c++)
+        op2_buf_printf(b, "%sop2_arg%d + %d * op2_i%d_%d", c ? ", " : "", i, d->dim,
+                       d->map_group, c);
+      op2_buf_printf(b, "};");
+    } else if (d->kind == OP2_ARG_IDX) {
+      if (d->map_arity)
+        op2_buf_printf(b, " \\\n    int op2_idx%d = op2_i%d_%d;", i, d->map_group, d->idx);
+      else op2_buf_printf(b, " \\\n    int op2_idx%d = op2_n;", i);
+    }
+  }
+
+  op2_buf_printf(b, "\n\n#define OP2_CALL_ARGS");
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    const char *sep = i + 1 < loop->nargs ? "," : "";
+    if (d->opt_off)
+      op2_buf_printf(b, " \\\n    (%s *%s)0%s", op2_type_name(d->type),
+                     d->map_arity && d->idx < 0 ? "*" : "", sep);
+    else if (d->kind == OP2_ARG_GBL) op2_buf_printf(b, " \\\n    op2_arg%d%s", i, sep);
+    else if (d->kind == OP2_ARG_IDX) op2_buf_printf(b, " \\\n    &op2_idx%d%s", i, sep);
+    else if (!d->map_arity)
+      op2_buf_printf(b, " \\\n    op2_arg%d + %d * op2_n%s", i, d->dim, sep);
+    else if (d->idx >= 0)
+      op2_buf_printf(b, " \\\n    op2_arg%d + %d * op2_i%d_%d%s", i, d->dim, d->map_group,
+                     d->idx, sep);
+    else op2_buf_printf(b, " \\\n    op2_vec%d%s", i, sep);
+  }
+  op2_buf_printf(b, "\n\n");
+  free(need);
+}
+
+static int count_lines(const char *s, size_t len) {
+  int n = 0;
+  for (size_t i = 0; i < len; i++) n += s[i] == '\n';
+  return n;
+}
+
+int op2_codegen_c(const op2_context *ctx, const op2_loop *loop, const char *kernel_src,
+                  op2_generated *out) {
+  memset(out, 0, sizeof *out);
+  op2_const **used = NULL;
+  int nused = 0;
+  OP2_CALL(op2_signature_describe(loop, "c", &out->signature));
+  OP2_CALL(op2_constants_used(ctx, kernel_src, &used, &nused));
+  char *prelude = op2_template_load(ctx, "c/prelude.h");
+  char *tmpl = prelude ? op2_template_load(ctx, "c/loop.c") : NULL;
+  if (!prelude || !tmpl) {
+    free(prelude), free(used);
+    return OP2_ERR_JIT;
+  }
+  op2_buf *b = &out->source;
+  op2_buf_printf(b, "/* op2jit generated kernel. Signature:\n");
+  for (const char *p = out->signature.data; p && *p;) {
+    const char *e = strchr(p, '\n');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    op2_buf_printf(b, " *   %.*s\n", (int)len, p);
+    p += len + (e != NULL);
+  }
+  for (int i = 0; i < nused; i++)
+    op2_buf_printf(b, " *   constant %s %s[%d]\n", used[i]->name, op2_type_name(used[i]->type),
+                   used[i]->dim);
+  op2_buf_printf(b, " */\n");
+  op2_buf_append(b, prelude, strlen(prelude));
+  emit_constants(b, used, nused);
+  out->kernel_first_line = count_lines(b->data, b->len) + 3;
+  op2_buf_printf(b, "\n/* The user's kernel, as given to op_par_loop. */\n#line 1 \"kernel:%s\"\n",
+                 loop->name);
+  size_t klen = strlen(kernel_src);
+  op2_buf_append(b, kernel_src, klen);
+  if (klen && kernel_src[klen - 1] != '\n') op2_buf_append(b, "\n", 1);
+  op2_buf_printf(b, "#line %d \"%s.c\"\n", count_lines(b->data, b->len) + 2, loop->name);
+  emit_arg_macros(b, loop);
+  op2_buf_append(b, tmpl, strlen(tmpl));
+  free(prelude), free(tmpl), free(used);
+  if (b->failed || out->signature.failed) {
+    op2_buf_free(&out->source), op2_buf_free(&out->signature);
+    return op2_error(OP2_ERR_MEM, "out of memory generating code for loop '%s'", loop->name);
+  }
+  return OP2_OK;
+}

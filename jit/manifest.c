@@ -1,0 +1,95 @@
+/* The manifest of a cache entry: what was compiled, how, and the hashes that prove the files on
+ * disk are the ones that were written. JSON through cJSON so people and tools can read it. */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#define XXH_STATIC_LINKING_ONLY /* for the streaming state on the stack */
+#include <xxhash.h>
+
+#include "jit.h"
+
+void op2_hash_hex64(const void *data, size_t len, char out[17]) {
+  snprintf(out, 17, "%016llx", (unsigned long long)XXH3_64bits(data, len));
+}
+
+int op2_manifest_write(const char *path, const op2_manifest *m, char *err, size_t errlen) {
+  cJSON *j = cJSON_CreateObject();
+  if (!j) return snprintf(err, errlen, "out of memory"), -1;
+  cJSON_AddNumberToObject(j, "op2jit_manifest", 1);
+  cJSON_AddStringToObject(j, "loop", m->loop);
+  cJSON_AddStringToObject(j, "key", m->key);
+  cJSON_AddStringToObject(j, "target", m->target);
+  cJSON_AddStringToObject(j, "compiler", m->compiler);
+  cJSON_AddStringToObject(j, "flags", m->flags);
+  cJSON *sig = cJSON_AddArrayToObject(j, "signature");
+  for (const char *p = m->signature; sig && p && *p;) {
+    const char *e = strchr(p, '\n');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    char *line = strndup(p, len);
+    if (line) cJSON_AddItemToArray(sig, cJSON_CreateString(line));
+    free(line);
+    p += len + (e != NULL);
+  }
+  cJSON_AddStringToObject(j, "source_file", m->source_file);
+  cJSON_AddNumberToObject(j, "source_bytes", (double)m->source_bytes);
+  cJSON_AddStringToObject(j, "source_xxh3", m->source_xxh3);
+  cJSON_AddStringToObject(j, "binary_file", m->binary_file);
+  cJSON_AddNumberToObject(j, "binary_bytes", (double)m->binary_bytes);
+  cJSON_AddStringToObject(j, "binary_xxh3", m->binary_xxh3);
+  cJSON_AddStringToObject(j, "created", m->created);
+  cJSON_AddNumberToObject(j, "compile_ms", m->compile_ms);
+  char *text = cJSON_Print(j);
+  cJSON_Delete(j);
+  if (!text) return snprintf(err, errlen, "out of memory"), -1;
+  size_t len = strlen(text);
+  text[len] = '\n'; /* cJSON_Print leaves room only for the NUL: write len+1 bytes below */
+  int rc = op2_write_file_atomic(path, text, len + 1, err, errlen);
+  free(text);
+  return rc;
+}
+
+static int get_string(const cJSON *j, const char *key, char *out, size_t len) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+  if (!cJSON_IsString(v) || strlen(v->valuestring) >= len) return -1;
+  memcpy(out, v->valuestring, strlen(v->valuestring) + 1);
+  return 0;
+}
+
+static int get_number(const cJSON *j, const char *key, double *out) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+  if (!cJSON_IsNumber(v)) return -1;
+  *out = v->valuedouble;
+  return 0;
+}
+
+int op2_manifest_read(const char *path, op2_manifest *m, char *err, size_t errlen) {
+  char *text;
+  size_t len;
+  memset(m, 0, sizeof *m);
+  if (op2_read_file(path, &text, &len) != 0)
+    return snprintf(err, errlen, "cannot read %s", path), -1;
+  cJSON *j = cJSON_ParseWithLength(text, len);
+  free(text);
+  if (!j) return snprintf(err, errlen, "%s is not valid JSON", path), -1;
+  double version = 0, sbytes = -1, bbytes = -1;
+  int bad = get_number(j, "op2jit_manifest", &version) || version != 1 ||
+            get_string(j, "loop", m->loop, sizeof m->loop) ||
+            get_string(j, "key", m->key, sizeof m->key) ||
+            get_string(j, "target", m->target, sizeof m->target) ||
+            get_string(j, "compiler", m->compiler, sizeof m->compiler) ||
+            get_string(j, "flags", m->flags, sizeof m->flags) ||
+            get_string(j, "source_file", m->source_file, sizeof m->source_file) ||
+            get_number(j, "source_bytes", &sbytes) ||
+            get_string(j, "source_xxh3", m->source_xxh3, sizeof m->source_xxh3) ||
+            get_string(j, "binary_file", m->binary_file, sizeof m->binary_file) ||
+            get_number(j, "binary_bytes", &bbytes) ||
+            get_string(j, "binary_xxh3", m->binary_xxh3, sizeof m->binary_xxh3) ||
+            get_string(j, "created", m->created, sizeof m->created) ||
+            get_number(j, "compile_ms", &m->compile_ms);
+  cJSON_Delete(j);
+  m->source_bytes = (long long)sbytes;
+  m->binary_bytes = (long long)bbytes;
+  if (bad) return snprintf(err, errlen, "%s lacks a field or has a wrong one", path), -1;
+  return 0;
+}

@@ -1,0 +1,110 @@
+/* The loop signature in words: everything that shapes the generated code, and nothing that does
+ * not (no dat names, no set sizes), so equal shapes share one kernel. It heads every generated
+ * file and is copied into the cache manifest. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit.h"
+
+static const char *access_name(op_access acc) {
+  static const char *names[] = {"OP_READ", "OP_WRITE", "OP_RW", "OP_INC", "OP_MIN", "OP_MAX"};
+  return names[acc];
+}
+
+int op2_signature_describe(const op2_loop *loop, const char *target, op2_buf *out) {
+  op2_buf_printf(out, "loop %s, target %s, codegen %d\n", loop->name, target,
+                 OP2_CODEGEN_VERSION);
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    op2_buf_printf(out, "arg %d: ", i);
+    if (d->opt_off) {
+      op2_buf_printf(out, "optional dat, switched off\n");
+      continue;
+    }
+    switch (d->kind) {
+      case OP2_ARG_GBL:
+        op2_buf_printf(out, "global %s[%d] %s\n", op2_type_name(d->type), d->dim,
+                       access_name(d->acc));
+        break;
+      case OP2_ARG_IDX:
+        if (d->map_arity)
+          op2_buf_printf(out, "index through map %d (arity %d) column %d\n", d->map_group,
+                         d->map_arity, d->idx);
+        else op2_buf_printf(out, "element index\n");
+        break;
+      default:
+        op2_buf_printf(out, "dat %d %s[%d] %s ", d->dat_group, op2_type_name(d->type), d->dim,
+                       access_name(d->acc));
+        if (!d->map_arity) op2_buf_printf(out, "direct\n");
+        else if (d->idx >= 0)
+          op2_buf_printf(out, "through map %d (arity %d) column %d\n", d->map_group,
+                         d->map_arity, d->idx);
+        else
+          op2_buf_printf(out, "through map %d (arity %d) columns 0..%d as a vector\n",
+                         d->map_group, d->map_arity, -d->idx - 1);
+    }
+  }
+  return out->failed ? op2_error(OP2_ERR_MEM, "out of memory describing loop '%s'", loop->name)
+                     : OP2_OK;
+}
+
+/* Skips a comment, string or character literal at p; returns p unchanged if none starts there. */
+static const char *skip_non_code(const char *p) {
+  if (p[0] == '/' && p[1] == '*') {
+    const char *e = strstr(p + 2, "*/");
+    return e ? e + 2 : p + strlen(p);
+  }
+  if (p[0] == '/' && p[1] == '/') {
+    while (*p && *p != '\n') p++;
+    return p;
+  }
+  if (*p == '"' || *p == '\'') {
+    char q = *p++;
+    while (*p && *p != q) p += (*p == '\\' && p[1]) ? 2 : 1;
+    return *p ? p + 1 : p;
+  }
+  return p;
+}
+
+int op2_constants_used(const op2_context *ctx, const char *src, op2_const ***out, int *n) {
+  int count = ctx->consts.count;
+  char *used = calloc((size_t)count + 1, 1);
+  op2_const **list = calloc((size_t)count + 1, sizeof *list);
+  if (!used || !list) {
+    free(used), free(list);
+    return op2_error(OP2_ERR_MEM, "out of memory scanning kernel for constants");
+  }
+  const char *p = src;
+  char prev = ' ';
+  while (*p) {
+    const char *q = skip_non_code(p);
+    if (q != p) {
+      p = q;
+      continue;
+    }
+    if (isalpha((unsigned char)*p) || *p == '_') {
+      const char *start = p;
+      while (isalnum((unsigned char)*p) || *p == '_') p++;
+      size_t len = (size_t)(p - start);
+      if (prev != '.' && prev != '>') /* a struct member is not a constant */
+        for (int c = 0; c < count; c++) {
+          const op2_const *k = ctx->consts.items[c];
+          if (strlen(k->name) == len && strncmp(k->name, start, len) == 0) used[c] = 1;
+        }
+      prev = 'a';
+    } else if (isdigit((unsigned char)*p)) {
+      while (isalnum((unsigned char)*p) || *p == '.' || *p == '_') p++;
+      prev = '0';
+    } else {
+      if (!isspace((unsigned char)*p)) prev = *p;
+      p++;
+    }
+  }
+  *n = 0;
+  for (int c = 0; c < count; c++)
+    if (used[c]) list[(*n)++] = ctx->consts.items[c];
+  free(used);
+  *out = list;
+  return OP2_OK;
+}

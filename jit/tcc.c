@@ -1,0 +1,59 @@
+/* The TinyCC tier: milliseconds per kernel, in memory or to a shared object for the disk cache.
+ * libtcc keeps global state, so compiles are serialised here. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libtcc.h>
+
+#include "jit.h"
+
+#ifndef OP2_TCC_VERSION
+#define OP2_TCC_VERSION "tcc"
+#endif
+
+static pthread_mutex_t tcc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+const char *op2_tcc_identity(void) { return "libtcc " OP2_TCC_VERSION; }
+const char *op2_tcc_flags(void) { return "-lm"; }
+
+static void collect_message(void *opaque, const char *msg) {
+  op2_buf *log = opaque;
+  op2_buf_printf(log, "%s\n", msg);
+}
+
+int op2_tcc_compile(const char *source, const char *so_path, void **tcc_state,
+                    op2_kernel_fn *fn, char **log_out) {
+  op2_buf log = {0};
+  int ok = 0;
+  pthread_mutex_lock(&tcc_lock);
+  TCCState *s = tcc_new();
+  if (s) {
+    tcc_set_error_func(s, &log, collect_message);
+    tcc_set_output_type(s, so_path ? TCC_OUTPUT_DLL : TCC_OUTPUT_MEMORY);
+    ok = tcc_compile_string(s, source) == 0 && tcc_add_library(s, "m") == 0;
+    if (ok && so_path) {
+      ok = tcc_output_file(s, so_path) == 0;
+      tcc_delete(s);
+      s = NULL;
+    } else if (ok) {
+      ok = tcc_relocate(s, TCC_RELOCATE_AUTO) >= 0;
+      *fn = ok ? (op2_kernel_fn)tcc_get_symbol(s, "op2_loop") : NULL;
+      if (ok && !*fn) op2_buf_printf(&log, "generated code defines no op2_loop\n"), ok = 0;
+    }
+  } else {
+    op2_buf_printf(&log, "tcc_new failed\n");
+  }
+  if (s && (!ok || so_path)) tcc_delete(s), s = NULL;
+  pthread_mutex_unlock(&tcc_lock);
+  if (tcc_state) *tcc_state = s;
+  *log_out = log.data ? log.data : calloc(1, 1);
+  return ok ? OP2_OK : OP2_ERR_JIT;
+}
+
+void op2_tcc_release(void *tcc_state) {
+  if (!tcc_state) return;
+  pthread_mutex_lock(&tcc_lock);
+  tcc_delete(tcc_state);
+  pthread_mutex_unlock(&tcc_lock);
+}

@@ -1,0 +1,61 @@
+/* The OpenMP backend. Direct loops split the set into one contiguous range per thread. Loops that
+ * write through a map follow their plan: colours in sequence, the blocks of one colour in
+ * parallel, so no two threads ever update the same element. The generated code itself has no
+ * OpenMP in it: TCC need not support it. */
+#include <omp.h>
+
+#include "op2_impl.h"
+
+static int init_openmp(op2_context *ctx) {
+  ctx->nthreads = omp_get_max_threads();
+  return OP2_OK;
+}
+
+static void run_direct(const op2_exec *exec, void **table, int nthreads) {
+  const op2_loop *loop = exec->loop;
+  int size = loop->set->size;
+#pragma omp parallel num_threads(nthreads)
+  {
+    int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    /* Ranges are rounded to 8 elements so threads never share a cache line of a double dat. */
+    long chunk = ((long)size + nt - 1) / nt;
+    chunk = (chunk + 7) / 8 * 8;
+    long begin = chunk * t, end = begin + chunk < size ? begin + chunk : size;
+    if (begin < end)
+      loop->kernel->fn(table + (size_t)t * loop->nargs, exec->map_ptrs, (int)begin, (int)end);
+  }
+}
+
+static void run_planned(const op2_exec *exec, void **table, int nthreads) {
+  const op2_loop *loop = exec->loop;
+  const op2_plan *plan = loop->plan;
+  int size = loop->set->size, part = plan->part_size;
+  for (int c = 0; c < plan->ncolours; c++) {
+    int first = plan->colour_offset[c], last = plan->colour_offset[c + 1];
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+    for (int k = first; k < last; k++) {
+      int b = plan->blocks_by_colour[k];
+      int begin = b * part, end = begin + part < size ? begin + part : size;
+      loop->kernel->fn(table + (size_t)omp_get_thread_num() * loop->nargs, exec->map_ptrs,
+                       begin, end);
+    }
+  }
+}
+
+static int run_openmp(op2_context *ctx, const op2_exec *exec) {
+  int nthreads = ctx->nthreads;
+  void **table;
+  OP2_CALL(op2_reduction_begin(ctx, exec, nthreads, &table));
+  if (exec->loop->plan) run_planned(exec, table, nthreads);
+  else run_direct(exec, table, nthreads);
+  op2_reduction_end(ctx, exec, nthreads, table);
+  return OP2_OK;
+}
+
+const op2_backend op2_backend_openmp = {
+    .name = "openmp",
+    .target = "c",
+    .init = init_openmp,
+    .run = run_openmp,
+    .finalize = 0,
+};

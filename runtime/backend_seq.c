@@ -1,0 +1,17 @@
+/* The sequential backend: one thread, plain element order, reductions straight into the
+ * caller's data. It is the reference the other backends are compared with. */
+#include "op2_impl.h"
+
+static int run_seq(op2_context *ctx, const op2_exec *exec) {
+  (void)ctx;
+  exec->loop->kernel->fn(exec->arg_ptrs, exec->map_ptrs, 0, exec->loop->set->size);
+  return OP2_OK;
+}
+
+const op2_backend op2_backend_seq = {
+    .name = "seq",
+    .target = "c",
+    .init = 0,
+    .run = run_seq,
+    .finalize = 0,
+};

@@ -1,0 +1,111 @@
+/* The library context: the only mutable state, created on first use and torn down by op_exit. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op2_impl.h"
+#include "../jit/jit.h"
+
+/* OP2's API has no context argument, so the one context is reached through this pointer. */
+static op2_context *the_context;
+
+op2_context *op2_ctx(void) {
+  if (!the_context) {
+    the_context = calloc(1, sizeof *the_context);
+    if (!the_context) {
+      fputs("op2: error: out of memory creating the library context\n", stderr);
+      exit(1);
+    }
+  }
+  return the_context;
+}
+
+int op2_require_init(const char *what) {
+  if (op2_ctx()->initialised) return OP2_OK;
+  return op2_error(OP2_ERR_STATE, "%s called before op_init", what);
+}
+
+void op_init(int argc, char **argv, int diags) {
+  op2_context *ctx = op2_ctx();
+  if (ctx->initialised) {
+    op2_error(OP2_ERR_STATE, "op_init called twice (call op_exit first)");
+    return;
+  }
+  if (op2_options_read(&ctx->opt, argc, argv, diags) != OP2_OK) return;
+  ctx->backend = op2_backend_find(ctx->opt.backend);
+  if (ctx->backend->init && ctx->backend->init(ctx) != OP2_OK) return;
+  ctx->initialised = true;
+  op2_diag(1, "backend %s, part size %d, kernel cache %s (%s)", ctx->backend->name,
+           ctx->opt.part_size, ctx->opt.cache_dir,
+           ctx->opt.cache_mode == OP2_CACHE_ON       ? "on"
+           : ctx->opt.cache_mode == OP2_CACHE_READONLY ? "readonly"
+                                                      : "off");
+}
+
+static void free_list(op2_ptr_list *l, void (*free_item)(void *)) {
+  for (int i = 0; i < l->count; i++) free_item(l->items[i]);
+  free(l->items);
+  memset(l, 0, sizeof *l);
+}
+
+static void free_set(void *p) {
+  op_set s = p;
+  free(s->name);
+  free(s);
+}
+
+static void free_map(void *p) {
+  op_map m = p;
+  free(m->values);
+  free(m->name);
+  free(m);
+}
+
+static void free_dat(void *p) {
+  op_dat d = p;
+  free(d->data);
+  free(d->name);
+  free(d);
+}
+
+static void free_const(void *p) {
+  op2_const *c = p;
+  free(c->data);
+  free(c->name);
+  free(c);
+}
+
+static void free_loop(void *p) {
+  op2_loop *l = p;
+  free(l->key_blob);
+  free(l->name);
+  free(l->args);
+  free(l->desc);
+  free(l);
+}
+
+static void free_plan(void *p) { op2_plan_free(p); }
+
+static void free_stats(void *p) {
+  op2_loop_stats *s = p;
+  free(s->name);
+  free(s);
+}
+
+static void free_kernel(void *p) { op2_kernel_free(p); }
+
+void op_exit(void) {
+  op2_context *ctx = op2_ctx();
+  if (ctx->initialised && ctx->backend->finalize) ctx->backend->finalize(ctx);
+  free_list(&ctx->loops, free_loop);
+  free_list(&ctx->kernels, free_kernel);
+  free_list(&ctx->plans, free_plan);
+  free_list(&ctx->stats, free_stats);
+  free_list(&ctx->consts, free_const);
+  free_list(&ctx->dats, free_dat);
+  free_list(&ctx->maps, free_map);
+  free_list(&ctx->sets, free_set);
+  free(ctx->reduction_scratch);
+  free(the_context);
+  the_context = NULL;
+}

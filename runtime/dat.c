@@ -1,0 +1,50 @@
+/* Dats: the library's own copy of per-element data. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "op2_impl.h"
+
+op_dat op_decl_dat(op_set set, int dim, const char *type, const void *data, const char *name) {
+  op2_context *ctx = op2_ctx();
+  if (op2_require_init("op_decl_dat") != OP2_OK) return NULL;
+  const char *label = name ? name : "(unnamed)";
+  op2_type t;
+  if (!set) {
+    op2_error(OP2_ERR_ARG, "op_decl_dat '%s': set is NULL", label);
+    return NULL;
+  }
+  if (dim < 1) {
+    op2_error(OP2_ERR_ARG, "op_decl_dat '%s': dim %d must be at least 1", label, dim);
+    return NULL;
+  }
+  if (op2_type_parse(type, &t) != OP2_OK) {
+    op2_error(OP2_ERR_ARG,
+              "op_decl_dat '%s': unknown type '%s' (use double, float, int or long long)", label,
+              type ? type : "(null)");
+    return NULL;
+  }
+  size_t elem_bytes = (size_t)dim * op2_type_size(t);
+  size_t bytes = (size_t)set->size * elem_bytes;
+  op_dat dat = calloc(1, sizeof *dat);
+  if (dat) {
+    dat->data = op2_aligned_alloc(bytes);
+    dat->name = strdup(label);
+  }
+  if (!dat || !dat->data || !dat->name) {
+    if (dat) free(dat->data), free(dat->name);
+    free(dat);
+    op2_error(OP2_ERR_MEM, "op_decl_dat '%s': out of memory for %zu bytes", label, bytes);
+    return NULL;
+  }
+  if (data && bytes) memcpy(dat->data, data, bytes);
+  dat->set = set;
+  dat->dim = dim;
+  dat->type = t;
+  dat->elem_bytes = elem_bytes;
+  dat->index = ctx->dats.count;
+  if (op2_list_push(&ctx->dats, dat) != OP2_OK) {
+    free(dat->data), free(dat->name), free(dat);
+    return NULL;
+  }
+  return dat;
+}

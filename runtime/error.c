@@ -1,0 +1,45 @@
+/* The one error mechanism: every failure is formatted here, stored in the context (tests read it
+ * with op_last_error) and handed to the handler. The default handler exits, as OP2 programs
+ * expect; a handler that returns turns errors into early returns. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "op2_impl.h"
+
+static void default_handler(const char *message, void *user_data) {
+  (void)user_data;
+  fprintf(stderr, "op2: error: %s\n", message);
+  fflush(stdout);
+  exit(1);
+}
+
+int op2_error(int code, const char *fmt, ...) {
+  op2_context *ctx = op2_ctx();
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(ctx->last_error, sizeof ctx->last_error, fmt, ap);
+  va_end(ap);
+  op_error_handler handler = ctx->handler ? ctx->handler : default_handler;
+  handler(ctx->last_error, ctx->handler_data);
+  return code;
+}
+
+void op2_diag(int level, const char *fmt, ...) {
+  op2_context *ctx = op2_ctx();
+  if (ctx->opt.diags < level) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("op2: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+void op_set_error_handler(op_error_handler handler, void *user_data) {
+  op2_context *ctx = op2_ctx();
+  ctx->handler = handler;
+  ctx->handler_data = user_data;
+}
+
+const char *op_last_error(void) { return op2_ctx()->last_error; }

@@ -1,0 +1,164 @@
+/* Loop shapes: the first call of a (kernel, set, arguments) shape validates, describes, compiles
+ * and plans it; every later call costs a hash and a comparison. */
+#include <stdlib.h>
+#include <string.h>
+#define XXH_STATIC_LINKING_ONLY /* for the streaming state on the stack */
+#include <xxhash.h>
+
+#include "op2_impl.h"
+#include "../jit/jit.h"
+
+/* The identity of one argument as far as shape is concerned: no global data values. */
+typedef struct arg_key {
+  int kind, opt, idx, dim, acc, has_data;
+  const void *dat, *map;
+  char type[16];
+} arg_key;
+
+static void make_arg_keys(int nargs, const op_arg *args, arg_key *keys) {
+  memset(keys, 0, (size_t)nargs * sizeof *keys);
+  for (int i = 0; i < nargs; i++) {
+    const op_arg *a = &args[i];
+    keys[i] = (arg_key){.kind = a->kind, .opt = a->opt, .idx = a->idx, .dim = a->dim,
+                        .acc = (int)a->acc, .has_data = a->data != NULL, .dat = a->dat,
+                        .map = a->map};
+    if (a->type) strncpy(keys[i].type, a->type, sizeof keys[i].type - 1);
+  }
+}
+
+static uint64_t shape_hash(const op2_context *ctx, const char *kernel, const char *name,
+                           op_set set, int nargs, const arg_key *keys) {
+  XXH3_state_t st;
+  XXH3_64bits_reset(&st);
+  XXH3_64bits_update(&st, kernel, strlen(kernel) + 1);
+  XXH3_64bits_update(&st, name, strlen(name) + 1);
+  XXH3_64bits_update(&st, &set, sizeof set);
+  XXH3_64bits_update(&st, &ctx->const_generation, sizeof ctx->const_generation);
+  XXH3_64bits_update(&st, keys, (size_t)nargs * sizeof *keys);
+  return XXH3_64bits_digest(&st);
+}
+
+static int group_of(const void **seen, int *nseen, const void *p) {
+  for (int g = 0; g < *nseen; g++)
+    if (seen[g] == p) return g;
+  seen[*nseen] = p;
+  return (*nseen)++;
+}
+
+static void describe_args(int nargs, const op_arg *args, op2_arg_desc *desc) {
+  const void **maps = calloc((size_t)nargs, sizeof *maps);
+  const void **dats = calloc((size_t)nargs, sizeof *dats);
+  int nmaps = 0, ndats = 0;
+  for (int i = 0; i < nargs; i++) {
+    const op_arg *a = &args[i];
+    op2_arg_desc *d = &desc[i];
+    memset(d, 0, sizeof *d);
+    d->kind = (op2_arg_kind)a->kind;
+    d->acc = a->acc;
+    d->dim = a->dim;
+    d->idx = a->idx;
+    d->map_group = d->dat_group = -1;
+    d->opt_off = a->kind == OP2_ARG_DAT && !a->opt;
+    /* A switched-off optional argument may carry any type string: it only types a NULL. */
+    if (a->kind == OP2_ARG_IDX || op2_type_parse(a->type, &d->type) != OP2_OK)
+      d->type = a->kind == OP2_ARG_IDX ? OP2_TYPE_INT : OP2_TYPE_DOUBLE;
+    if (d->opt_off) continue;
+    if (a->map != OP_ID && a->kind != OP2_ARG_GBL) {
+      d->map_arity = a->map->dim;
+      d->map_group = maps ? group_of(maps, &nmaps, a->map) : i;
+    }
+    if (a->kind == OP2_ARG_DAT) d->dat_group = dats ? group_of(dats, &ndats, a->dat) : i;
+  }
+  free(maps);
+  free(dats);
+}
+
+static double bytes_per_call(op_set set, int nargs, const op_arg *args, const op2_arg_desc *d) {
+  double bytes = 0;
+  for (int i = 0; i < nargs; i++) {
+    if (d[i].kind != OP2_ARG_DAT || d[i].opt_off) continue;
+    double passes = (d[i].acc == OP_RW || d[i].acc == OP_INC) ? 2.0 : 1.0;
+    /* Indirectly reached data is counted once per target element, as a cache would see it. */
+    int elems = d[i].map_arity ? args[i].dat->set->size : set->size;
+    bytes += passes * (double)elems * (double)args[i].dat->elem_bytes;
+  }
+  for (int i = 0; i < nargs; i++) { /* each distinct map's values are read once */
+    if (d[i].map_group < 0) continue;
+    int first = 1;
+    for (int j = 0; j < i; j++) first &= d[j].map_group != d[i].map_group;
+    if (first) bytes += (double)set->size * d[i].map_arity * sizeof(int);
+  }
+  return bytes;
+}
+
+static int needs_plan(int nargs, const op2_arg_desc *d) {
+  for (int i = 0; i < nargs; i++)
+    if (d[i].kind == OP2_ARG_DAT && !d[i].opt_off && d[i].map_arity && d[i].acc != OP_READ)
+      return 1;
+  return 0;
+}
+
+static int create_loop(op2_context *ctx, const char *kernel, const char *name, op_set set,
+                       int nargs, const op_arg *args, uint64_t hash, const arg_key *keys,
+                       op2_loop **out) {
+  OP2_CALL(op2_validate_loop(kernel, name, set, nargs, args));
+  op2_loop *loop = calloc(1, sizeof *loop);
+  if (!loop) return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
+  size_t klen = strlen(kernel) + 1, keys_len = (size_t)nargs * sizeof *keys;
+  loop->key_len = klen + keys_len;
+  loop->key_blob = malloc(loop->key_len);
+  loop->name = strdup(name);
+  loop->args = malloc((size_t)nargs * sizeof *loop->args);
+  loop->desc = malloc((size_t)nargs * sizeof *loop->desc);
+  if (!loop->key_blob || !loop->name || !loop->args || !loop->desc) {
+    free(loop->key_blob), free(loop->name), free(loop->args), free(loop->desc), free(loop);
+    return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
+  }
+  memcpy(loop->key_blob, kernel, klen);
+  memcpy(loop->key_blob + klen, keys, keys_len);
+  memcpy(loop->args, args, (size_t)nargs * sizeof *args);
+  loop->hash = hash;
+  loop->set = set;
+  loop->nargs = nargs;
+  describe_args(nargs, args, loop->desc);
+  loop->bytes_per_call = bytes_per_call(set, nargs, args, loop->desc);
+  loop->const_generation = ctx->const_generation;
+  loop->stats = op2_stats_for(ctx, name);
+  /* Registered only once complete, so a kernel that fails to compile leaves nothing behind. */
+  double t0 = op2_wall_seconds();
+  int rc = loop->stats ? op2_jit_kernel(ctx, loop, kernel, &loop->kernel) : OP2_ERR_MEM;
+  if (rc == OP2_OK) loop->stats->jit_ms += 1e3 * (op2_wall_seconds() - t0);
+  if (rc == OP2_OK && needs_plan(nargs, loop->desc)) rc = op2_plan_get(ctx, loop, &loop->plan);
+  if (rc == OP2_OK) rc = op2_list_push(&ctx->loops, loop);
+  if (rc != OP2_OK) {
+    free(loop->key_blob), free(loop->name), free(loop->args), free(loop->desc), free(loop);
+    return rc;
+  }
+  *out = loop;
+  return OP2_OK;
+}
+
+int op2_loop_lookup(op2_context *ctx, const char *kernel, const char *name, op_set set,
+                    int nargs, const op_arg *args, op2_loop **out) {
+  if (!kernel || !name) return op2_validate_loop(kernel, name, set, nargs, args);
+  arg_key small[16];
+  arg_key *keys = nargs <= 16 ? small : malloc((size_t)nargs * sizeof *keys);
+  if (!keys) return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
+  make_arg_keys(nargs > 0 ? nargs : 0, args, keys);
+  uint64_t hash = shape_hash(ctx, kernel, name, set, nargs > 0 ? nargs : 0, keys);
+  size_t klen = strlen(kernel) + 1;
+  int rc = OP2_OK;
+  *out = NULL;
+  for (int i = ctx->loops.count - 1; i >= 0 && !*out; i--) {
+    op2_loop *l = ctx->loops.items[i];
+    if (l->hash == hash && l->set == set && l->nargs == nargs &&
+        l->const_generation == ctx->const_generation &&
+        strcmp(l->name, name) == 0 && l->key_len == klen + (size_t)nargs * sizeof *keys &&
+        memcmp(l->key_blob, kernel, klen) == 0 &&
+        memcmp(l->key_blob + klen, keys, (size_t)nargs * sizeof *keys) == 0)
+      *out = l;
+  }
+  if (!*out) rc = create_loop(ctx, kernel, name, set, nargs, args, hash, keys, out);
+  if (keys != small) free(keys);
+  return rc;
+}

@@ -1,0 +1,59 @@
+/* Maps: fixed-arity connectivity between two sets, range-checked once when declared so loops
+ * never index out of bounds. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "op2_impl.h"
+
+static int check_values(const char *label, op_set from, op_set to, int dim, const int *data) {
+  size_t n = (size_t)from->size * (size_t)dim;
+  for (size_t i = 0; i < n; i++) {
+    if (data[i] < 0 || data[i] >= to->size)
+      return op2_error(OP2_ERR_ARG,
+                       "op_decl_map '%s': value %d at element %zu, column %zu is outside set "
+                       "'%s' (size %d)",
+                       label, data[i], i / (size_t)dim, i % (size_t)dim, to->name, to->size);
+  }
+  return OP2_OK;
+}
+
+op_map op_decl_map(op_set from, op_set to, int dim, const int *data, const char *name) {
+  op2_context *ctx = op2_ctx();
+  if (op2_require_init("op_decl_map") != OP2_OK) return NULL;
+  const char *label = name ? name : "(unnamed)";
+  if (!from || !to) {
+    op2_error(OP2_ERR_ARG, "op_decl_map '%s': %s set is NULL", label, from ? "to" : "from");
+    return NULL;
+  }
+  if (dim < 1) {
+    op2_error(OP2_ERR_ARG, "op_decl_map '%s': dim %d must be at least 1", label, dim);
+    return NULL;
+  }
+  if (!data && from->size > 0) {
+    op2_error(OP2_ERR_ARG, "op_decl_map '%s': data is NULL for %d elements", label, from->size);
+    return NULL;
+  }
+  if (from->size > 0 && check_values(label, from, to, dim, data) != OP2_OK) return NULL;
+  size_t bytes = (size_t)from->size * (size_t)dim * sizeof(int);
+  op_map map = calloc(1, sizeof *map);
+  if (map) {
+    map->values = op2_aligned_alloc(bytes);
+    map->name = strdup(label);
+  }
+  if (!map || !map->values || !map->name) {
+    if (map) free(map->values), free(map->name);
+    free(map);
+    op2_error(OP2_ERR_MEM, "op_decl_map '%s': out of memory for %zu bytes", label, bytes);
+    return NULL;
+  }
+  if (bytes) memcpy(map->values, data, bytes);
+  map->from = from;
+  map->to = to;
+  map->dim = dim;
+  map->index = ctx->maps.count;
+  if (op2_list_push(&ctx->maps, map) != OP2_OK) {
+    free(map->values), free(map->name), free(map);
+    return NULL;
+  }
+  return map;
+}

@@ -1,0 +1,236 @@
+/* Private structures shared by runtime/ and jit/. Users never see these: include/op2.h has only
+ * opaque handles. All mutable state hangs off one op2_context. */
+#ifndef OP2_IMPL_H
+#define OP2_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "op2.h"
+
+/* ---- status codes and the one error mechanism (error.c) ---- */
+enum { OP2_OK = 0, OP2_ERR_ARG = 1, OP2_ERR_STATE = 2, OP2_ERR_IO = 3, OP2_ERR_JIT = 4,
+       OP2_ERR_MEM = 5 };
+
+typedef struct op2_context op2_context;
+
+/* Records the message in the context and calls the handler. Returns the code, so that
+ * `return op2_error(...)` propagates it when the handler returns. */
+int op2_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Early return on failure, so every internal call site stays one line. */
+#define OP2_CALL(expr)                 \
+  do {                                 \
+    int op2_status_ = (expr);          \
+    if (op2_status_ != OP2_OK) return op2_status_; \
+  } while (0)
+
+/* Diagnostics on stderr when the context's diags level is at least `level`. */
+void op2_diag(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- types (types.c) ---- */
+typedef enum { OP2_TYPE_DOUBLE, OP2_TYPE_FLOAT, OP2_TYPE_INT, OP2_TYPE_LONGLONG,
+               OP2_TYPE_COUNT } op2_type;
+int op2_type_parse(const char *name, op2_type *out); /* OP2_OK or OP2_ERR_ARG, no message */
+size_t op2_type_size(op2_type t);
+const char *op2_type_name(op2_type t); /* the C spelling */
+
+/* ---- mesh objects ---- */
+struct op2_set {
+  int index; /* position in the context's set list */
+  int size;
+  char *name;
+};
+
+struct op2_map {
+  int index;
+  op_set from, to;
+  int dim;
+  int *values; /* from->size * dim, element-major */
+  char *name;
+};
+
+struct op2_dat {
+  int index;
+  op_set set;
+  int dim;
+  op2_type type;
+  size_t elem_bytes; /* dim * type size */
+  char *data;        /* set->size * elem_bytes, 64-byte aligned */
+  char *name;
+};
+
+typedef struct op2_const {
+  char *name;
+  op2_type type;
+  int dim;
+  void *data;
+} op2_const;
+
+/* ---- loop arguments, resolved once per loop shape ---- */
+typedef enum { OP2_ARG_DAT = 1, OP2_ARG_GBL = 2, OP2_ARG_IDX = 3 } op2_arg_kind;
+
+/* What the code generator needs to know of one argument: no data pointers, no names. */
+typedef struct op2_arg_desc {
+  op2_arg_kind kind;
+  op_access acc;
+  op2_type type;
+  int dim;         /* values per element (dat, gbl); 1 for idx */
+  int idx;         /* map column, -1 direct/identity, -k vector of k columns */
+  int map_arity;   /* 0 when direct */
+  int map_group;   /* arguments through the same map share a group; -1 when direct */
+  int dat_group;   /* arguments on the same dat share a group; -1 for gbl and idx */
+  bool opt_off;    /* optional argument switched off: kernel gets NULL */
+} op2_arg_desc;
+
+/* ---- execution plans (plan.c, colour.c) ---- */
+typedef struct op2_plan {
+  op_set set;
+  int part_size;
+  int nblocks;     /* block b covers elements [b*part_size, min((b+1)*part_size, size)) */
+  int ncolours;
+  int *colour_offset; /* ncolours+1 offsets into blocks_by_colour */
+  int *blocks_by_colour;
+  int *block_colour;  /* per block */
+  int nwrites;        /* indirect written (map, idx) pairs that keyed the plan */
+  op_map *write_maps;
+  int *write_idx;     /* -k for a vector argument */
+  double build_seconds;
+} op2_plan;
+
+/* ---- JIT products ---- */
+typedef void (*op2_kernel_fn)(void *const *args, const int *const *maps, int begin, int end);
+
+typedef enum { OP2_FROM_COMPILE, OP2_FROM_DISK, OP2_FROM_MEMORY } op2_kernel_origin;
+
+typedef struct op2_kernel {
+  uint64_t key_hi, key_lo; /* hash of source + compiler identity + flags */
+  char *name;
+  op2_kernel_fn fn;
+  void *dl_handle;        /* dlopen'ed shared object, or NULL */
+  void *tcc_state;        /* in-memory TCC code, or NULL */
+  op2_kernel_origin origin;
+  double compile_ms;      /* compile time this process spent, 0 for a disk hit */
+  double load_ms;         /* time from request to callable function */
+  char *source_path;      /* generated source in the cache, or NULL */
+} op2_kernel;
+
+/* Per loop name: what op_timing_output() reports. */
+typedef struct op2_loop_stats {
+  char *name;
+  long calls;
+  double seconds;
+  double bytes;          /* moved by all calls */
+  double jit_ms;         /* code generation + compile or load, all shapes of this loop */
+  int kernels_compiled, kernels_from_disk;
+  double plan_seconds;
+} op2_loop_stats;
+
+/* One loop shape: kernel text + set + argument descriptors (with dat and map identities). */
+typedef struct op2_loop {
+  uint64_t hash;
+  char *key_blob; /* exact bytes the hash was taken of, compared on lookup */
+  size_t key_len;
+  char *name;
+  op_set set;
+  unsigned const_generation; /* constants baked into its kernel */
+  int nargs;
+  op_arg *args;       /* copies; gbl data pointers are taken from each call instead */
+  op2_arg_desc *desc;
+  op2_kernel *kernel;
+  op2_plan *plan;     /* NULL when no argument is written through a map */
+  op2_loop_stats *stats;
+  double bytes_per_call;
+} op2_loop;
+
+/* ---- backends ---- */
+typedef struct op2_exec {
+  const op2_loop *loop;
+  void **arg_ptrs;        /* per argument: dat base, gbl data, NULL */
+  const int **map_ptrs;   /* per argument: map values or NULL */
+} op2_exec;
+
+typedef struct op2_backend {
+  const char *name;
+  const char *target; /* code generator target */
+  int (*init)(op2_context *ctx);
+  int (*run)(op2_context *ctx, const op2_exec *exec);
+  void (*finalize)(op2_context *ctx);
+} op2_backend;
+
+const op2_backend *op2_backend_find(const char *name);
+const char *op2_backend_names(void);
+
+/* ---- options (options.c) ---- */
+typedef enum { OP2_CACHE_OFF, OP2_CACHE_READONLY, OP2_CACHE_ON } op2_cache_mode;
+
+typedef struct op2_options {
+  char backend[32];
+  int part_size;
+  int diags;
+  op2_cache_mode cache_mode;
+  char cache_dir[4096];
+  char template_dir[4096]; /* developers: read templates from here instead of the built-in ones */
+} op2_options;
+
+int op2_options_read(op2_options *opt, int argc, char **argv, int diags);
+
+/* ---- the one context ---- */
+typedef struct op2_ptr_list {
+  void **items;
+  int count, capacity;
+} op2_ptr_list;
+int op2_list_push(op2_ptr_list *l, void *item);
+
+typedef struct op2_jit_counters {
+  int compiles;      /* TCC compiles this process ran */
+  int disk_hits;     /* kernels loaded from the disk cache */
+  int disk_rejects;  /* cache entries found but refused (corrupt, foreign, unsafe) */
+  int store_failures;
+} op2_jit_counters;
+
+struct op2_context {
+  bool initialised;
+  op2_options opt;
+  const op2_backend *backend;
+  void *backend_data;
+  op_error_handler handler;
+  void *handler_data;
+  char last_error[2048];
+  op2_ptr_list sets, maps, dats, consts;
+  unsigned const_generation; /* bumps when a constant changes: kernels bake values in */
+  op2_ptr_list loops;        /* op2_loop, searched by hash */
+  op2_ptr_list kernels;      /* op2_kernel, searched by key */
+  op2_ptr_list plans;
+  op2_ptr_list stats;
+  op2_jit_counters jit;
+  int nthreads;
+  void *reduction_scratch;
+  size_t reduction_scratch_bytes;
+};
+
+op2_context *op2_ctx(void);             /* the context, created on first use */
+int op2_require_init(const char *what); /* OP2_ERR_STATE unless op_init has run */
+
+/* ---- internal operations ---- */
+int op2_is_identifier(const char *s);
+op2_const *op2_const_find(const char *name);
+int op2_validate_loop(const char *kernel, const char *name, op_set set, int nargs,
+                      const op_arg *args);
+int op2_loop_lookup(op2_context *ctx, const char *kernel, const char *name, op_set set,
+                    int nargs, const op_arg *args, op2_loop **out);
+int op2_plan_get(op2_context *ctx, const op2_loop *loop, op2_plan **out);
+int op2_plan_build(op_set set, int part_size, int nwrites, const op_map *maps, const int *idx,
+                   op2_plan **out);
+void op2_plan_free(op2_plan *plan);
+op2_loop_stats *op2_stats_for(op2_context *ctx, const char *name);
+double op2_wall_seconds(void);
+void *op2_aligned_alloc(size_t bytes); /* zeroed, 64-byte aligned; NULL on failure */
+
+/* Global reductions: per-thread partial buffers set up before and combined after a run. */
+int op2_reduction_begin(op2_context *ctx, const op2_exec *exec, int nthreads,
+                        void ***thread_arg_ptrs);
+void op2_reduction_end(op2_context *ctx, const op2_exec *exec, int nthreads,
+                       void **thread_arg_ptrs);
+
+#endif /* OP2_IMPL_H */

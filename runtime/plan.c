@@ -1,0 +1,113 @@
+/* Execution plans: the loop set cut into blocks of part_size consecutive elements, coloured so
+ * that blocks of one colour can run concurrently. A plan depends only on the set, the part size
+ * and the (map, column) pairs written through, so every loop of that shape shares it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "op2_impl.h"
+
+int op2_colour_blocks(op_set set, int part_size, int nwrites, const op_map *maps, const int *idx,
+                      int nblocks, int *colour);
+
+void op2_plan_free(op2_plan *plan) {
+  if (!plan) return;
+  free(plan->colour_offset);
+  free(plan->blocks_by_colour);
+  free(plan->block_colour);
+  free(plan->write_maps);
+  free(plan->write_idx);
+  free(plan);
+}
+
+int op2_plan_build(op_set set, int part_size, int nwrites, const op_map *maps, const int *idx,
+                   op2_plan **out) {
+  double t0 = op2_wall_seconds();
+  op2_plan *p = calloc(1, sizeof *p);
+  if (!p) return op2_error(OP2_ERR_MEM, "plan for set '%s': out of memory", set->name);
+  p->set = set;
+  p->part_size = part_size;
+  p->nblocks = (int)(((long)set->size + part_size - 1) / part_size);
+  p->nwrites = nwrites;
+  p->write_maps = malloc((size_t)(nwrites ? nwrites : 1) * sizeof *p->write_maps);
+  p->write_idx = malloc((size_t)(nwrites ? nwrites : 1) * sizeof *p->write_idx);
+  p->block_colour = malloc((size_t)(p->nblocks ? p->nblocks : 1) * sizeof(int));
+  p->blocks_by_colour = malloc((size_t)(p->nblocks ? p->nblocks : 1) * sizeof(int));
+  int ncolours = -1;
+  if (p->write_maps && p->write_idx && p->block_colour && p->blocks_by_colour) {
+    memcpy(p->write_maps, maps, (size_t)nwrites * sizeof *maps);
+    memcpy(p->write_idx, idx, (size_t)nwrites * sizeof *idx);
+    ncolours = op2_colour_blocks(set, part_size, nwrites, maps, idx, p->nblocks, p->block_colour);
+  }
+  if (ncolours >= 0) p->colour_offset = calloc((size_t)ncolours + 1, sizeof(int));
+  if (ncolours < 0 || !p->colour_offset) {
+    op2_plan_free(p);
+    return op2_error(OP2_ERR_MEM, "plan for set '%s': out of memory", set->name);
+  }
+  p->ncolours = ncolours;
+  /* Counting sort of blocks by colour keeps each colour's blocks in set order. */
+  for (int b = 0; b < p->nblocks; b++) p->colour_offset[p->block_colour[b] + 1]++;
+  for (int c = 0; c < ncolours; c++) p->colour_offset[c + 1] += p->colour_offset[c];
+  int *fill = calloc((size_t)ncolours + 1, sizeof(int));
+  if (!fill) {
+    op2_plan_free(p);
+    return op2_error(OP2_ERR_MEM, "plan for set '%s': out of memory", set->name);
+  }
+  for (int b = 0; b < p->nblocks; b++) {
+    int c = p->block_colour[b];
+    p->blocks_by_colour[p->colour_offset[c] + fill[c]++] = b;
+  }
+  free(fill);
+  p->build_seconds = op2_wall_seconds() - t0;
+  *out = p;
+  return OP2_OK;
+}
+
+/* The written (map, column) pairs of a loop, sorted and without repeats: the plan's key. */
+static int written_pairs(const op2_loop *loop, op_map *maps, int *idx) {
+  int n = 0;
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (d->kind != OP2_ARG_DAT || d->opt_off || !d->map_arity || d->acc == OP_READ) continue;
+    op_map m = loop->args[i].map;
+    int k = 0;
+    while (k < n && (maps[k]->index < m->index || (maps[k] == m && idx[k] < d->idx))) k++;
+    if (k < n && maps[k] == m && idx[k] == d->idx) continue;
+    memmove(maps + k + 1, maps + k, (size_t)(n - k) * sizeof *maps);
+    memmove(idx + k + 1, idx + k, (size_t)(n - k) * sizeof *idx);
+    maps[k] = m;
+    idx[k] = d->idx;
+    n++;
+  }
+  return n;
+}
+
+int op2_plan_get(op2_context *ctx, const op2_loop *loop, op2_plan **out) {
+  op_map *maps = malloc((size_t)loop->nargs * sizeof *maps);
+  int *idx = malloc((size_t)loop->nargs * sizeof *idx);
+  if (!maps || !idx) {
+    free(maps), free(idx);
+    return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
+  }
+  int n = written_pairs(loop, maps, idx);
+  int part = ctx->opt.part_size;
+  for (int i = 0; i < ctx->plans.count; i++) {
+    op2_plan *p = ctx->plans.items[i];
+    if (p->set == loop->set && p->part_size == part && p->nwrites == n &&
+        memcmp(p->write_maps, maps, (size_t)n * sizeof *maps) == 0 &&
+        memcmp(p->write_idx, idx, (size_t)n * sizeof *idx) == 0) {
+      *out = p;
+      free(maps), free(idx);
+      return OP2_OK;
+    }
+  }
+  op2_plan *p;
+  int rc = op2_plan_build(loop->set, part, n, maps, idx, &p);
+  free(maps), free(idx);
+  if (rc == OP2_OK) rc = op2_list_push(&ctx->plans, p);
+  if (rc != OP2_OK) return rc;
+  loop->stats->plan_seconds += p->build_seconds;
+  op2_diag(2, "plan for loop '%s' over '%s': %d blocks of %d, %d colours, %.3f ms", loop->name,
+           loop->set->name, p->nblocks, part, p->ncolours, 1e3 * p->build_seconds);
+  *out = p;
+  return OP2_OK;
+}

@@ -1,0 +1,37 @@
+/* Sets: named element counts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "op2_impl.h"
+
+op_set op_decl_set(int size, const char *name) {
+  op2_context *ctx = op2_ctx();
+  if (op2_require_init("op_decl_set") != OP2_OK) return NULL;
+  const char *label = name ? name : "(unnamed)";
+  if (size < 0) {
+    op2_error(OP2_ERR_ARG, "op_decl_set '%s': size %d is negative", label, size);
+    return NULL;
+  }
+  op_set set = calloc(1, sizeof *set);
+  if (!set || !(set->name = strdup(label))) {
+    free(set);
+    op2_error(OP2_ERR_MEM, "op_decl_set '%s': out of memory", label);
+    return NULL;
+  }
+  set->size = size;
+  set->index = ctx->sets.count;
+  if (op2_list_push(&ctx->sets, set) != OP2_OK) {
+    free(set->name);
+    free(set);
+    return NULL;
+  }
+  return set;
+}
+
+int op_get_size(op_set set) {
+  if (!set) {
+    op2_error(OP2_ERR_ARG, "op_get_size: set is NULL");
+    return 0;
+  }
+  return set->size;
+}

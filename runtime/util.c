@@ -1,0 +1,45 @@
+/* Small helpers every part of the runtime uses. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "op2_impl.h"
+
+int op2_list_push(op2_ptr_list *l, void *item) {
+  if (l->count == l->capacity) {
+    int cap = l->capacity ? 2 * l->capacity : 16;
+    void **items = realloc(l->items, (size_t)cap * sizeof *items);
+    if (!items) return op2_error(OP2_ERR_MEM, "out of memory");
+    l->items = items;
+    l->capacity = cap;
+  }
+  l->items[l->count++] = item;
+  return OP2_OK;
+}
+
+int op2_is_identifier(const char *s) {
+  if (!s || !(isalpha((unsigned char)*s) || *s == '_')) return 0;
+  for (; *s; s++)
+    if (!(isalnum((unsigned char)*s) || *s == '_')) return 0;
+  return 1;
+}
+
+double op2_wall_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void *op2_aligned_alloc(size_t bytes) {
+  size_t rounded = (bytes + 63) / 64 * 64;
+  if (rounded == 0) rounded = 64;
+  void *p = aligned_alloc(64, rounded);
+  if (p) memset(p, 0, rounded);
+  return p;
+}
+
+void op_timers(double *cpu, double *wall) {
+  if (cpu) *cpu = (double)clock() / CLOCKS_PER_SEC;
+  if (wall) *wall = op2_wall_seconds();
+}

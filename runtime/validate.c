@@ -1,0 +1,106 @@
+/* Argument checking for op_par_loop. Runs before a loop shape is first compiled, so a bad call
+ * never generates code or touches data; every message names the loop and the argument. */
+#include <string.h>
+
+#include "op2_impl.h"
+
+static const char *access_name(op_access acc) {
+  static const char *names[] = {"OP_READ", "OP_WRITE", "OP_RW", "OP_INC", "OP_MIN", "OP_MAX"};
+  return (unsigned)acc < sizeof names / sizeof names[0] ? names[acc] : "an unknown access mode";
+}
+
+#define ARG_ERROR(fmt, ...) \
+  op2_error(OP2_ERR_ARG, "op_par_loop '%s', argument %d: " fmt, name, i, __VA_ARGS__)
+
+static int check_map_index(const char *name, int i, op_set set, op_map map, int idx,
+                           const char *what) {
+  if (map->from != set)
+    return ARG_ERROR("map '%s' goes from set '%s', but the loop runs over set '%s'", map->name,
+                     map->from->name, set->name);
+  if (idx >= map->dim || idx == -1 || idx < -map->dim || (idx < 0 && what[0] == 'i'))
+    return ARG_ERROR("index %d is out of range for map '%s' of arity %d (%s)", idx, map->name,
+                     map->dim, what);
+  return OP2_OK;
+}
+
+static int check_dat(const char *name, int i, op_set set, const op_arg *a) {
+  op_dat dat = a->dat;
+  op2_type t;
+  if (!dat) return ARG_ERROR("dat is NULL%s", "");
+  if ((unsigned)a->acc > OP_MAX) return ARG_ERROR("access mode %d is not valid", (int)a->acc);
+  if (op2_type_parse(a->type, &t) != OP2_OK || t != dat->type)
+    return ARG_ERROR("type '%s' does not match dat '%s' of type '%s'", a->type ? a->type : "",
+                     dat->name, op2_type_name(dat->type));
+  if (a->dim != dat->dim)
+    return ARG_ERROR("dim %d does not match dat '%s' of dim %d", a->dim, dat->name, dat->dim);
+  if (a->acc == OP_MIN || a->acc == OP_MAX)
+    return ARG_ERROR("%s is only for op_arg_gbl, not for dat '%s'", access_name(a->acc),
+                     dat->name);
+  if (a->map == OP_ID) {
+    if (a->idx != -1)
+      return ARG_ERROR("index %d given with OP_ID for dat '%s' (direct access uses -1)", a->idx,
+                       dat->name);
+    if (dat->set != set)
+      return ARG_ERROR("dat '%s' is on set '%s', but the loop runs over set '%s' (direct "
+                       "access needs the loop set)",
+                       dat->name, dat->set->name, set->name);
+    if (a->acc == OP_INC)
+      return ARG_ERROR("OP_INC on directly accessed dat '%s' (use OP_RW)", dat->name);
+    return OP2_OK;
+  }
+  OP2_CALL(check_map_index(name, i, set, a->map, a->idx, "dat"));
+  if (a->map->to != dat->set)
+    return ARG_ERROR("map '%s' goes to set '%s', but dat '%s' is on set '%s'", a->map->name,
+                     a->map->to->name, dat->name, dat->set->name);
+  return OP2_OK;
+}
+
+static int check_gbl(const char *name, int i, const op_arg *a) {
+  op2_type t;
+  if (!a->data) return ARG_ERROR("global data is NULL%s", "");
+  if (a->dim < 1) return ARG_ERROR("global dim %d must be at least 1", a->dim);
+  if (op2_type_parse(a->type, &t) != OP2_OK)
+    return ARG_ERROR("unknown type '%s' for a global (use double, float, int or long long)",
+                     a->type ? a->type : "(null)");
+  if (a->acc != OP_READ && a->acc != OP_INC && a->acc != OP_MIN && a->acc != OP_MAX)
+    return ARG_ERROR("%s is not allowed on a global (use OP_READ, OP_INC, OP_MIN or OP_MAX)",
+                     access_name(a->acc));
+  return OP2_OK;
+}
+
+static int check_idx(const char *name, int i, op_set set, const op_arg *a) {
+  if (a->map == OP_ID)
+    return a->idx == -1 ? OP2_OK
+                        : ARG_ERROR("op_arg_idx index %d given with OP_ID (use -1)", a->idx);
+  return check_map_index(name, i, set, a->map, a->idx, "idx");
+}
+
+int op2_validate_loop(const char *kernel, const char *name, op_set set, int nargs,
+                      const op_arg *args) {
+  if (!op2_is_identifier(name) || strlen(name) > 200)
+    return op2_error(OP2_ERR_ARG, "op_par_loop: loop name '%.200s' is not a C identifier of at "
+                     "most 200 characters (it must name the kernel function)",
+                     name ? name : "(null)");
+  if (!kernel || !*kernel)
+    return op2_error(OP2_ERR_ARG, "op_par_loop '%s': kernel source is empty", name);
+  if (!set) return op2_error(OP2_ERR_ARG, "op_par_loop '%s': set is NULL", name);
+  if (nargs < 1 || !args)
+    return op2_error(OP2_ERR_ARG, "op_par_loop '%s': no arguments", name);
+  for (int i = 0; i < nargs; i++) {
+    const op_arg *a = &args[i];
+    switch (a->kind) {
+      case OP2_ARG_DAT:
+        if (a->opt) OP2_CALL(check_dat(name, i, set, a));
+        break;
+      case OP2_ARG_GBL:
+        OP2_CALL(check_gbl(name, i, a));
+        break;
+      case OP2_ARG_IDX:
+        OP2_CALL(check_idx(name, i, set, a));
+        break;
+      default:
+        return ARG_ERROR("not built by op_arg_dat, op_arg_gbl or op_arg_idx (kind %d)", a->kind);
+    }
+  }
+  return OP2_OK;
+}
