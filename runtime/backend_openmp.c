@@ -11,9 +11,16 @@ static int init_openmp(op2_context *ctx) {
   return OP2_OK;
 }
 
+/* Below this many elements waking the thread team costs more than the loop itself. */
+enum { SERIAL_BELOW = 4096 };
+
 static void run_direct(const op2_exec *exec, void **table, int nthreads) {
   const op2_loop *loop = exec->loop;
   int size = loop->set->size;
+  if (size < SERIAL_BELOW) {
+    loop->kernel->fn(table, exec->map_ptrs, 0, size);
+    return;
+  }
 #pragma omp parallel num_threads(nthreads)
   {
     int t = omp_get_thread_num(), nt = omp_get_num_threads();
@@ -32,6 +39,13 @@ static void run_planned(const op2_exec *exec, void **table, int nthreads) {
   int size = loop->set->size, part = plan->part_size;
   for (int c = 0; c < plan->ncolours; c++) {
     int first = plan->colour_offset[c], last = plan->colour_offset[c + 1];
+    if ((long)(last - first) * part < SERIAL_BELOW) {
+      for (int k = first; k < last; k++) {
+        int begin = plan->blocks_by_colour[k] * part;
+        loop->kernel->fn(table, exec->map_ptrs, begin, begin + part < size ? begin + part : size);
+      }
+      continue;
+    }
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
     for (int k = first; k < last; k++) {
       int b = plan->blocks_by_colour[k];

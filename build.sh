@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# One entry point for users and CI. Idempotent: installs only what is missing, reuses build dirs.
+#   ./build.sh airfoil [CELLS] [ITERATIONS]  install, build, generate a mesh, run Airfoil
+#   ./build.sh test                          install, build, run every test, then again under
+#                                            AddressSanitizer + UndefinedBehaviorSanitizer
+#   ./build.sh deps | build                  only install / only build
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PACKAGES=(gcc pkg-config meson ninja-build python3 tcc libtcc-dev libxxhash-dev libcjson-dev
+          zlib1g-dev)
+
+deps() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "installing: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+# setup DIR [meson options...]: configure once; later runs let ninja reconfigure as needed.
+setup() {
+  local dir=$1
+  shift
+  [ -f "$dir/build.ninja" ] || meson setup "$dir" "$@" >/dev/null
+}
+
+build() {
+  setup build
+  meson compile -C build >/dev/null
+}
+
+# Runs one suite build and adds its counts to PASSED/FAILED.
+run_tests() {
+  local dir=$1 label=$2
+  echo "== tests: $label"
+  meson test -C "$dir" --print-errorlogs --num-processes 2 || true
+  local counts
+  counts=$(python3 - "$dir/meson-logs/testlog.json" <<'PY'
+import json, sys
+ok = bad = 0
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["result"] in ("OK", "EXPECTEDFAIL"):
+        ok += 1
+    else:
+        bad += 1
+print(ok, bad)
+PY
+)
+  PASSED=$((PASSED + ${counts% *}))
+  FAILED=$((FAILED + ${counts#* }))
+}
+
+cmd=${1:-airfoil}
+case "$cmd" in
+  deps) deps ;;
+  build) deps && build ;;
+  airfoil)
+    deps && build
+    cells=${2:-720000}
+    iters=${3:-1000}
+    mesh="build/airfoil-${cells}.dat"
+    [ -f "$mesh" ] || build/samples/airfoil/airfoil-mesh --cells "$cells" "$mesh"
+    build/samples/airfoil/airfoil "$mesh" "$iters"
+    ;;
+  test)
+    deps && build
+    setup build-sanitize -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized
+    meson compile -C build-sanitize >/dev/null
+    PASSED=0
+    FAILED=0
+    run_tests build "release build"
+    export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1
+    run_tests build-sanitize "AddressSanitizer + UndefinedBehaviorSanitizer"
+    echo "$PASSED passed, $FAILED failed"
+    [ "$FAILED" -eq 0 ]
+    ;;
+  *)
+    echo "usage: $0 airfoil [CELLS] [ITERATIONS] | test | deps | build" >&2
+    exit 2
+    ;;
+esac
