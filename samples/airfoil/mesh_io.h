@@ -1,0 +1,47 @@
+/* Airfoil meshes in OP2's new_grid.dat text format.
+ *
+ * Layout (ASCII, whitespace separated, one record per line, 0-based indices):
+ *   nnode ncell nedge nbedge
+ *   nnode lines   x y
+ *   ncell lines   n0 n1 n2 n3            (counter-clockwise)
+ *   nedge lines   node1 node2 cell1 cell2
+ *   nbedge lines  node1 node2 cell bound (AIRFOIL_BOUND_WALL or AIRFOIL_BOUND_FARFIELD)
+ *
+ * Orientation that Airfoil's flux kernels rely on: with (dx, dy) = x[node1] - x[node2], the normal
+ * (dy, -dx) of an edge points from cell1 into cell2, and that of a boundary edge out of the domain.
+ */
+#ifndef OP2JIT_SAMPLES_AIRFOIL_MESH_IO_H
+#define OP2JIT_SAMPLES_AIRFOIL_MESH_IO_H
+
+#include <stddef.h>
+
+enum { AIRFOIL_BOUND_WALL = 1, AIRFOIL_BOUND_FARFIELD = 2 };
+
+typedef struct {
+  int nnode, ncell, nedge, nbedge;
+  double *x;   /* 2 * nnode */
+  int *cell;   /* 4 * ncell */
+  int *edge;   /* 2 * nedge nodes */
+  int *ecell;  /* 2 * nedge cells */
+  int *bedge;  /* 2 * nbedge nodes */
+  int *becell; /* nbedge */
+  int *bound;  /* nbedge */
+} airfoil_mesh;
+
+/* Allocates all arrays for the given (non-negative) counts; 0 on success, -1 when out of memory,
+ * in which case *m is left empty. */
+int airfoil_mesh_alloc(airfoil_mesh *m, int nnode, int ncell, int nedge, int nbedge);
+
+/* Reads a plain or gzip-compressed file. Returns 0 on success; otherwise -1, *m empty, and err
+ * holds "FILE:LINE: problem" (or "FILE: problem" when no line is involved). */
+int airfoil_mesh_read(const char *path, airfoil_mesh *m, char *err, size_t errlen);
+
+/* Writes atomically (a temporary file next to path, renamed over it), gzip-compressed when path
+ * ends in ".gz". Coordinates are printed with 17 significant digits so reading them back gives
+ * the same doubles. Returns 0 on success, else -1 with a message in err. */
+int airfoil_mesh_write(const char *path, const airfoil_mesh *m, char *err, size_t errlen);
+
+/* Frees the arrays and zeroes *m; safe on an empty or already freed mesh. */
+void airfoil_mesh_free(airfoil_mesh *m);
+
+#endif
