@@ -44,6 +44,12 @@ static void emit_constants(op2_buf *b, op2_const **used, int n) {
   }
 }
 
+static int first_arg_of_dat_group(const op2_loop *loop, int group) {
+  for (int i = 0; i < loop->nargs; i++)
+    if (loop->desc[i].dat_group == group && !loop->desc[i].opt_off) return i;
+  return -1;
+}
+
 static int first_arg_of_map_group(const op2_loop *loop, int group) {
   for (int i = 0; i < loop->nargs; i++)
     if (loop->desc[i].map_group == group) return i;
@@ -73,17 +79,22 @@ static void emit_arg_macros(op2_buf *b, const op2_loop *loop) {
   }
   mark_needed_indices(loop, max_arity, need);
 
+  /* One restrict base pointer per dat (not per argument): arguments on the same dat derive from
+   * the same pointer, so the promise "no other pointer reaches this data" stays true. */
   op2_buf_printf(b, "\n#define OP2_KERNEL %s\n\n#define OP2_DECLARE", loop->name);
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
     if (d->opt_off || d->kind == OP2_ARG_IDX) continue;
     const char *t = op2_type_name(d->type);
-    op2_buf_printf(b, " \\\n  %s *const op2_arg%d = (%s *)op2_args[%d];", t, i, t, i);
+    if (d->kind == OP2_ARG_GBL)
+      op2_buf_printf(b, " \\\n  %s *restrict const op2_arg%d = (%s *)op2_args[%d];", t, i, t, i);
+    else if (first_arg_of_dat_group(loop, d->dat_group) == i)
+      op2_buf_printf(b, " \\\n  %s *restrict const op2_dat%d = (%s *)op2_args[%d];", t,
+                     d->dat_group, t, i);
   }
   for (int g = 0; g < ngroups; g++)
-    op2_buf_printf(b, " \\\n  const int *const op2_map%d = op2_maps[%d];", g,
+    op2_buf_printf(b, " \\\n  const int *restrict const op2_map%d = op2_maps[%d];", g,
                    first_arg_of_map_group(loop, g));
-
   op2_buf_printf(b, "\n\n#define OP2_ELEMENT");
   for (int g = 0; g < ngroups; g++) {
     int arity = loop->desc[first_arg_of_map_group(loop, g)].map_arity;
@@ -99,7 +110,7 @@ static void emit_arg_macros(op2_buf *b, const op2_loop *loop) {
       op2_buf_printf(b, " \\\n    %s%s *op2_vec%d[%d] = {", d->acc == OP_READ ? "const " : "",
                      op2_type_name(d->type), i, -d->idx);
       for (int c = 0; c < -d->idx; c++)
-        op2_buf_printf(b, "%sop2_arg%d + %d * op2_i%d_%d", c ? ", " : "", i, d->dim,
+        op2_buf_printf(b, "%sop2_dat%d + %d * op2_i%d_%d", c ? ", " : "", d->dat_group, d->dim,
                        d->map_group, c);
       op2_buf_printf(b, "};");
     } else if (d->kind == OP2_ARG_IDX) {
@@ -119,10 +130,10 @@ static void emit_arg_macros(op2_buf *b, const op2_loop *loop) {
     else if (d->kind == OP2_ARG_GBL) op2_buf_printf(b, " \\\n    op2_arg%d%s", i, sep);
     else if (d->kind == OP2_ARG_IDX) op2_buf_printf(b, " \\\n    &op2_idx%d%s", i, sep);
     else if (!d->map_arity)
-      op2_buf_printf(b, " \\\n    op2_arg%d + %d * op2_n%s", i, d->dim, sep);
+      op2_buf_printf(b, " \\\n    op2_dat%d + %d * op2_n%s", d->dat_group, d->dim, sep);
     else if (d->idx >= 0)
-      op2_buf_printf(b, " \\\n    op2_arg%d + %d * op2_i%d_%d%s", i, d->dim, d->map_group,
-                     d->idx, sep);
+      op2_buf_printf(b, " \\\n    op2_dat%d + %d * op2_i%d_%d%s", d->dat_group, d->dim,
+                     d->map_group, d->idx, sep);
     else op2_buf_printf(b, " \\\n    op2_vec%d%s", i, sep);
   }
   op2_buf_printf(b, "\n\n");

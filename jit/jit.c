@@ -1,16 +1,40 @@
-/* The JIT driver: generate the source, then take the kernel from this process's table, from the
- * disk cache (verified), or compile it with TinyCC and store it for the next process. */
+/* The JIT driver. For a loop's generated source it finds or makes a kernel: this process's table
+ * first, then the disk cache (optimised build before TinyCC build), then a compile. In tiered mode
+ * (the default) the first call runs TinyCC code at once and the optimising compiler builds the
+ * same source in the background; op2_jit_poll() swaps the result in between two calls. */
 #include <dlfcn.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
+
 #include "jit.h"
+
+struct op2_jit_state {
+  op2_tier tcc, cc;
+  int cc_usable;
+  op2_background *background;
+};
+
+static struct op2_jit_state *jit_state(op2_context *ctx) {
+  if (ctx->jit_state) return ctx->jit_state;
+  struct op2_jit_state *st = calloc(1, sizeof *st);
+  if (!st) return NULL;
+  op2_tcc_tier(&st->tcc);
+  if (ctx->opt.jit_mode != OP2_JIT_TCC) {
+    st->cc_usable = op2_cc_tier(ctx->opt.cc, ctx->opt.cflags, &st->cc) == 0;
+    if (!st->cc_usable)
+      op2_diag(1, "optimising compiler '%s' not found: kernels stay on TinyCC code",
+               ctx->opt.cc);
+  }
+  ctx->jit_state = st;
+  return st;
+}
 
 void op2_kernel_free(op2_kernel *k) {
   if (!k) return;
@@ -19,19 +43,6 @@ void op2_kernel_free(op2_kernel *k) {
   free(k->name);
   free(k->source_path);
   free(k);
-}
-
-static int load_shared_object(op2_kernel *k, const char *so_path, char *why, size_t whylen) {
-  void *h = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
-  if (!h) return snprintf(why, whylen, "dlopen %s: %s", so_path, dlerror()), -1;
-  op2_kernel_fn fn = (op2_kernel_fn)dlsym(h, "op2_loop");
-  if (!fn) {
-    dlclose(h);
-    return snprintf(why, whylen, "%s has no op2_loop symbol", so_path), -1;
-  }
-  k->dl_handle = h;
-  k->fn = fn;
-  return 0;
 }
 
 /* Leaves the generated source where the user can read it when the cache did not keep it. */
@@ -44,103 +55,6 @@ static char *keep_failed_source(const char *name, const op2_cache_key *key, cons
   return strdup(path);
 }
 
-static void utc_now(char *out, size_t len) {
-  time_t now = time(NULL);
-  struct tm tm;
-  gmtime_r(&now, &tm);
-  strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-/* Compiles into the cache entry and loads from there. Returns 0 when loaded, 1 when the entry
- * could not be written (the caller compiles in memory), -1 on a compile error (log is set). */
-static int compile_into_cache(op2_context *ctx, op2_kernel *k, const char *entry,
-                              const op2_generated *gen, const op2_cache_key *key, char **log) {
-  char src_path[4400], so_path[4400], tmp_so[4500], man_path[4400], why[512];
-  snprintf(src_path, sizeof src_path, "%s/%s.c", entry, k->name);
-  snprintf(so_path, sizeof so_path, "%s/%s.so", entry, k->name);
-  snprintf(tmp_so, sizeof tmp_so, "%s.tmp%d", so_path, (int)getpid());
-  snprintf(man_path, sizeof man_path, "%s/manifest.json", entry);
-  if (mkdir(entry, 0700) != 0 && errno != EEXIST) {
-    op2_diag(1, "kernel cache: cannot create %s: %s", entry, strerror(errno));
-    return 1;
-  }
-  if (op2_write_file_atomic(src_path, gen->source.data, gen->source.len, why, sizeof why) != 0) {
-    op2_diag(1, "kernel cache: %s", why);
-    return 1;
-  }
-  k->source_path = strdup(src_path);
-  double t0 = op2_wall_seconds();
-  if (op2_tcc_compile(gen->source.data, tmp_so, NULL, NULL, log) != OP2_OK) {
-    unlink(tmp_so);
-    return -1;
-  }
-  k->compile_ms = 1e3 * (op2_wall_seconds() - t0);
-  ctx->jit.compiles++;
-  char *bin;
-  size_t bin_len;
-  op2_manifest m = {0};
-  int ok = op2_read_file(tmp_so, &bin, &bin_len) == 0;
-  if (ok) {
-    op2_hash_hex64(bin, bin_len, m.binary_xxh3);
-    free(bin);
-    ok = rename(tmp_so, so_path) == 0;
-  }
-  if (!ok) {
-    unlink(tmp_so);
-    op2_diag(1, "kernel cache: cannot store %s", so_path);
-    return 1;
-  }
-  snprintf(m.loop, sizeof m.loop, "%s", k->name);
-  snprintf(m.key, sizeof m.key, "%s", key->hex);
-  snprintf(m.target, sizeof m.target, "%s", ctx->backend->target);
-  snprintf(m.compiler, sizeof m.compiler, "%s", op2_tcc_identity());
-  snprintf(m.flags, sizeof m.flags, "%s", op2_tcc_flags());
-  snprintf(m.source_file, sizeof m.source_file, "%s.c", k->name);
-  snprintf(m.binary_file, sizeof m.binary_file, "%s.so", k->name);
-  m.source_bytes = (long long)gen->source.len;
-  m.binary_bytes = (long long)bin_len;
-  op2_hash_hex64(gen->source.data, gen->source.len, m.source_xxh3);
-  utc_now(m.created, sizeof m.created);
-  m.compile_ms = k->compile_ms;
-  m.signature = gen->signature.data;
-  /* The manifest goes last: an entry without one is never loaded. */
-  if (op2_manifest_write(man_path, &m, why, sizeof why) != 0) {
-    op2_diag(1, "kernel cache: %s", why);
-    ctx->jit.store_failures++;
-  }
-  if (load_shared_object(k, so_path, why, sizeof why) != 0) {
-    op2_diag(1, "kernel cache: %s", why);
-    return 1;
-  }
-  return 0;
-}
-
-/* 0 loaded from the cache; 1 not there (entry_writable tells whether we may write it). */
-static int load_from_cache(op2_context *ctx, op2_kernel *k, const char *entry,
-                           const op2_generated *gen, const op2_cache_key *key,
-                           int *entry_writable) {
-  char so_path[4400], why[600];
-  int rc = op2_cache_verify(entry, k->name, key, gen->source.data, gen->source.len, so_path,
-                            sizeof so_path, why, sizeof why);
-  if (rc == 0 && load_shared_object(k, so_path, why, sizeof why) == 0) {
-    ctx->jit.disk_hits++;
-    if (ctx->opt.cache_mode == OP2_CACHE_ON) utimensat(AT_FDCWD, entry, NULL, 0);
-    char src[4400];
-    snprintf(src, sizeof src, "%s/%s.c", entry, k->name);
-    k->source_path = strdup(src);
-    return 0;
-  }
-  if (rc != 1) {
-    ctx->jit.disk_rejects++;
-    op2_diag(1, "kernel cache: entry for loop '%s' refused (%s); compiling again", k->name, why);
-  }
-  struct stat st;
-  *entry_writable = lstat(entry, &st) != 0 ||
-                    (S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
-                     !(st.st_mode & (S_IWGRP | S_IWOTH)));
-  return 1;
-}
-
 static int compile_failed(const op2_loop *loop, op2_kernel *k, const op2_cache_key *key,
                           const op2_generated *gen, const char *log) {
   if (!k->source_path) k->source_path = keep_failed_source(k->name, key, &gen->source);
@@ -149,46 +63,267 @@ static int compile_failed(const op2_loop *loop, op2_kernel *k, const op2_cache_k
                    loop->name, k->source_path ? k->source_path : "(could not be written)", log);
 }
 
-static int obtain_kernel(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
-                         const op2_generated *gen, const op2_cache_key *key) {
-  char root_why[600], entry[4400];
-  const char *root = ctx->opt.cache_dir;
-  int mode = ctx->opt.cache_mode, writable = 0, rc = 1;
-  char *log = NULL;
-  if (mode != OP2_CACHE_OFF &&
-      op2_cache_root_usable(root, mode == OP2_CACHE_ON, root_why, sizeof root_why) != 0) {
-    op2_diag(1, "kernel cache not used: %s", root_why);
-    mode = OP2_CACHE_OFF;
+/* The usable cache root for this run, or NULL (cache off, or unsafe/unusable directory). */
+static const char *cache_root(op2_context *ctx) {
+  if (ctx->opt.cache_mode == OP2_CACHE_OFF) return NULL;
+  char why[600];
+  if (op2_cache_root_usable(ctx->opt.cache_dir, ctx->opt.cache_mode == OP2_CACHE_ON, why,
+                            sizeof why) != 0) {
+    op2_diag(1, "kernel cache not used: %s", why);
+    return NULL;
   }
-  if (mode != OP2_CACHE_OFF) {
-    op2_cache_entry_dir(root, k->name, key, entry, sizeof entry);
-    if (load_from_cache(ctx, k, entry, gen, key, &writable) == 0) {
-      k->origin = OP2_FROM_DISK;
+  return ctx->opt.cache_dir;
+}
+
+static void tier_key(const op2_tier *t, const op2_generated *gen, op2_cache_key *key) {
+  op2_cache_key_make(gen->source.data, gen->source.len, t->identity, t->flags, key);
+}
+
+/* Loads the tier's entry if it is there and sound. Returns 0 when loaded. *may_write says
+ * whether a new build may be stored in that entry (it must not if someone else's). */
+static int load_from_disk(op2_context *ctx, op2_kernel *k, const char *root, const op2_tier *t,
+                          const op2_generated *gen, char *entry, size_t entry_len,
+                          int *may_write) {
+  op2_cache_key key;
+  tier_key(t, gen, &key);
+  op2_cache_entry_dir(root, k->name, &key, entry, entry_len);
+  char so_path[4400], why[600];
+  int rc = op2_cache_verify(entry, k->name, &key, gen->source.data, gen->source.len, so_path,
+                            sizeof so_path, why, sizeof why);
+  if (rc == 0 &&
+      op2_load_shared_object(so_path, &k->dl_handle, &k->fn, why, sizeof why) == 0) {
+    ctx->jit.disk_hits++;
+    if (ctx->opt.cache_mode == OP2_CACHE_ON) utimensat(AT_FDCWD, entry, NULL, 0);
+    char src[4400];
+    snprintf(src, sizeof src, "%s/%s.c", entry, k->name);
+    free(k->source_path);
+    k->source_path = strdup(src);
+    return 0;
+  }
+  if (rc != 1) {
+    ctx->jit.disk_rejects++;
+    op2_diag(1, "kernel cache: %s entry for loop '%s' refused (%s); building it again", t->name,
+             k->name, why);
+  }
+  struct stat st;
+  *may_write = ctx->opt.cache_mode == OP2_CACHE_ON &&
+               (lstat(entry, &st) != 0 || (S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+                                           !(st.st_mode & (S_IWGRP | S_IWOTH))));
+  return 1;
+}
+
+/* Fills a build request: into the cache entry when we may write it, otherwise into a private
+ * temporary directory removed once the object is loaded. */
+static int prepare_request(op2_context *ctx, const op2_tier *t, const op2_loop *loop,
+                           const op2_generated *gen, const char *entry, int may_write,
+                           op2_build_request *req) {
+  memset(req, 0, sizeof *req);
+  req->tier = t;
+  req->name = loop->name;
+  req->target = ctx->backend->target;
+  req->signature = gen->signature.data;
+  req->source = gen->source.data;
+  req->source_len = gen->source.len;
+  tier_key(t, gen, &req->key);
+  if (may_write) {
+    snprintf(req->entry, sizeof req->entry, "%s", entry);
+    req->keep = 1;
+    return 0;
+  }
+  const char *tmpdir = getenv("TMPDIR");
+  snprintf(req->entry, sizeof req->entry, "%s/op2-build-XXXXXX",
+           tmpdir && *tmpdir ? tmpdir : "/tmp");
+  return mkdtemp(req->entry) ? 0 : -1;
+}
+
+static void adopt_build(op2_kernel *k, op2_build_result *res, op2_tier_id tier) {
+  if (k->dl_handle) dlclose(k->dl_handle);
+  op2_tcc_release(k->tcc_state);
+  k->tcc_state = NULL;
+  k->dl_handle = res->handle;
+  k->fn = res->fn;
+  k->tier = tier;
+  if (res->source_path) {
+    free(k->source_path);
+    k->source_path = res->source_path;
+    res->source_path = NULL;
+  }
+}
+
+/* The TinyCC tier: disk entry, else compile into the entry, else compile in memory. */
+static int obtain_tcc(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
+                      const op2_generated *gen, const char *root) {
+  struct op2_jit_state *st = ctx->jit_state;
+  char entry[4400] = "";
+  int may_write = 0;
+  if (root && load_from_disk(ctx, k, root, &st->tcc, gen, entry, sizeof entry, &may_write) == 0) {
+    k->origin = OP2_FROM_DISK;
+    k->tier = OP2_TIER_TCC;
+    return OP2_OK;
+  }
+  op2_cache_key key;
+  tier_key(&st->tcc, gen, &key);
+  char *log = NULL;
+  k->origin = OP2_FROM_COMPILE;
+  k->tier = OP2_TIER_TCC;
+  if (may_write) {
+    op2_build_request req;
+    op2_build_result res;
+    prepare_request(ctx, &st->tcc, loop, gen, entry, 1, &req);
+    int rc = op2_build_into_entry(&req, &res);
+    if (rc != OP2_BUILD_NOT_STORED) ctx->jit.compiles++;
+    if (res.manifest_failed) ctx->jit.store_failures++;
+    if (rc == OP2_BUILD_OK) {
+      adopt_build(k, &res, OP2_TIER_TCC);
+      k->compile_ms = res.compile_ms;
+      op2_build_result_clear(&res);
       return OP2_OK;
     }
-    if (mode == OP2_CACHE_ON && writable) rc = compile_into_cache(ctx, k, entry, gen, key, &log);
+    if (rc == OP2_BUILD_COMPILE_ERROR) {
+      k->source_path = res.source_path;
+      res.source_path = NULL;
+      int err = compile_failed(loop, k, &key, gen, res.log ? res.log : "");
+      op2_build_result_clear(&res);
+      return err;
+    }
+    ctx->jit.store_failures++;
+    op2_diag(1, "kernel cache: %s; compiling in memory", res.why);
+    op2_build_result_clear(&res);
   }
-  if (rc < 0) {
-    int err = compile_failed(loop, k, key, gen, log);
+  double t0 = op2_wall_seconds();
+  if (op2_tcc_compile(gen->source.data, NULL, &k->tcc_state, &k->fn, &log) != OP2_OK) {
+    int err = compile_failed(loop, k, &key, gen, log);
     free(log);
     return err;
   }
-  if (rc == 1) {
-    free(log);
-    log = NULL;
-    double t0 = op2_wall_seconds();
-    if (op2_tcc_compile(gen->source.data, NULL, &k->tcc_state, &k->fn, &log) != OP2_OK) {
-      int err = compile_failed(loop, k, key, gen, log);
-      free(log);
-      return err;
-    }
-    k->compile_ms = 1e3 * (op2_wall_seconds() - t0);
-    ctx->jit.compiles++;
-  }
+  k->compile_ms = 1e3 * (op2_wall_seconds() - t0);
+  ctx->jit.compiles++;
   if (log && *log && ctx->opt.diags >= 1)
     fprintf(stderr, "op2: compiler messages for loop '%s':\n%s", loop->name, log);
   free(log);
-  k->origin = OP2_FROM_COMPILE;
+  return OP2_OK;
+}
+
+static void queue_optimised_build(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
+                                  const op2_generated *gen, const char *entry, int may_write) {
+  struct op2_jit_state *st = ctx->jit_state;
+  op2_bg_job *job = calloc(1, sizeof *job);
+  if (!job) return;
+  job->source_copy = malloc(gen->source.len + 1);
+  job->signature_copy = strdup(gen->signature.data ? gen->signature.data : "");
+  job->name_copy = strdup(loop->name);
+  if (!job->source_copy || !job->signature_copy || !job->name_copy ||
+      prepare_request(ctx, &st->cc, loop, gen, entry, may_write, &job->request) != 0) {
+    free(job->source_copy), free(job->signature_copy), free(job->name_copy), free(job);
+    return;
+  }
+  memcpy(job->source_copy, gen->source.data, gen->source.len + 1);
+  /* The job must not point into anything the main thread may free or change. */
+  job->request.source = job->source_copy;
+  job->request.signature = job->signature_copy;
+  job->request.name = job->name_copy;
+  job->request.target = ctx->backend->target; /* static storage */
+  job->submitted_at = op2_wall_seconds();
+  if (op2_background_submit(&st->background, job) != 0) {
+    free(job->source_copy), free(job->signature_copy), free(job->name_copy), free(job);
+    return;
+  }
+  k->job = job;
+}
+
+static void free_job(op2_bg_job *job) {
+  op2_build_result_clear(&job->result);
+  free(job->source_copy), free(job->signature_copy), free(job->name_copy), free(job);
+}
+
+void op2_jit_poll(op2_context *ctx, op2_kernel *k) {
+  op2_bg_job *job = k->job;
+  int state = atomic_load_explicit(&job->state, memory_order_acquire);
+  if (state == OP2_JOB_QUEUED) return;
+  if (state == OP2_JOB_DONE) {
+    adopt_build(k, &job->result, OP2_TIER_CC);
+    k->cc_compile_ms = job->result.compile_ms;
+    k->upgrade_ms = 1e3 * (op2_wall_seconds() - k->requested_at);
+    ctx->jit.cc_compiles++;
+    if (job->result.manifest_failed) ctx->jit.store_failures++;
+    op2_diag(2, "kernel '%s': optimised code in use %.0f ms after the first call (compile %.0f ms)",
+             k->name, k->upgrade_ms, k->cc_compile_ms);
+  } else if (state == OP2_JOB_FAILED) {
+    ctx->jit.cc_failures++;
+    if (ctx->jit.cc_failures == 1 || ctx->opt.diags >= 2)
+      op2_diag(1, "optimising compile of '%s' failed (%s): staying on TinyCC code%s%s", k->name,
+               job->result.why, job->result.log && *job->result.log ? "\n" : "",
+               job->result.log ? job->result.log : "");
+  }
+  free_job(job);
+  k->job = NULL;
+}
+
+void op2_jit_wait(op2_context *ctx) {
+  for (int i = 0; i < ctx->kernels.count; i++) {
+    op2_kernel *k = ctx->kernels.items[i];
+    while (k->job) {
+      op2_jit_poll(ctx, k);
+      if (k->job) usleep(1000);
+    }
+  }
+}
+
+void op2_jit_shutdown(op2_context *ctx) {
+  struct op2_jit_state *st = ctx->jit_state;
+  if (!st) return;
+  op2_background_stop(&st->background);
+  for (int i = 0; i < ctx->kernels.count; i++) {
+    op2_kernel *k = ctx->kernels.items[i];
+    if (k->job) op2_jit_poll(ctx, k); /* finished builds are adopted so their handles close */
+    if (k->job) free_job(k->job), k->job = NULL;
+  }
+  free(st);
+  ctx->jit_state = NULL;
+}
+
+/* Optimised tier first: from disk, or (OP2_JIT=cc) built now. 0 when the kernel is ready. */
+static int obtain_cc(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
+                     const op2_generated *gen, const char *root, char *entry, size_t entry_len,
+                     int *may_write) {
+  struct op2_jit_state *st = ctx->jit_state;
+  *may_write = 0;
+  if (root && load_from_disk(ctx, k, root, &st->cc, gen, entry, entry_len, may_write) == 0) {
+    k->origin = OP2_FROM_DISK;
+    k->tier = OP2_TIER_CC;
+    return 0;
+  }
+  if (ctx->opt.jit_mode != OP2_JIT_CC) return 1;
+  op2_build_request req;
+  op2_build_result res;
+  if (prepare_request(ctx, &st->cc, loop, gen, entry, *may_write, &req) != 0) return 1;
+  int rc = op2_build_into_entry(&req, &res);
+  if (rc == OP2_BUILD_OK) {
+    adopt_build(k, &res, OP2_TIER_CC);
+    k->origin = OP2_FROM_COMPILE;
+    k->compile_ms = k->cc_compile_ms = res.compile_ms;
+    ctx->jit.cc_compiles++;
+  } else {
+    ctx->jit.cc_failures++;
+    op2_diag(1, "optimising compile of '%s' failed (%s): using TinyCC", loop->name, res.why);
+  }
+  op2_build_result_clear(&res);
+  return rc == OP2_BUILD_OK ? 0 : 1;
+}
+
+static int obtain_kernel(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
+                         const op2_generated *gen) {
+  struct op2_jit_state *st = jit_state(ctx);
+  if (!st) return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
+  const char *root = cache_root(ctx);
+  char entry[4400] = "";
+  int may_write = 0;
+  int use_cc = ctx->opt.jit_mode != OP2_JIT_TCC && st->cc_usable;
+  if (use_cc && obtain_cc(ctx, loop, k, gen, root, entry, sizeof entry, &may_write) == 0)
+    return OP2_OK;
+  OP2_CALL(obtain_tcc(ctx, loop, k, gen, root));
+  if (use_cc && ctx->opt.jit_mode == OP2_JIT_TIERED)
+    queue_optimised_build(ctx, loop, k, gen, entry, may_write);
   return OP2_OK;
 }
 
@@ -197,11 +332,10 @@ int op2_jit_kernel(op2_context *ctx, const op2_loop *loop, const char *kernel_sr
   double t0 = op2_wall_seconds();
   op2_generated gen;
   OP2_CALL(op2_codegen_c(ctx, loop, kernel_src, &gen));
-  op2_cache_key key;
-  op2_cache_key_make(gen.source.data, gen.source.len, op2_tcc_identity(), op2_tcc_flags(), &key);
+  XXH128_hash_t h = XXH3_128bits(gen.source.data, gen.source.len);
   for (int i = 0; i < ctx->kernels.count; i++) {
     op2_kernel *k = ctx->kernels.items[i];
-    if (k->key_hi == key.hi && k->key_lo == key.lo) {
+    if (k->key_hi == h.high64 && k->key_lo == h.low64) {
       op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
       *out = k;
       return OP2_OK;
@@ -213,20 +347,23 @@ int op2_jit_kernel(op2_context *ctx, const op2_loop *loop, const char *kernel_sr
     op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
     return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
   }
-  k->key_hi = key.hi;
-  k->key_lo = key.lo;
-  int rc = obtain_kernel(ctx, loop, k, &gen, &key);
+  k->key_hi = h.high64;
+  k->key_lo = h.low64;
+  k->requested_at = t0;
+  int rc = obtain_kernel(ctx, loop, k, &gen);
   op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
   if (rc == OP2_OK) rc = op2_list_push(&ctx->kernels, k);
   if (rc != OP2_OK) {
+    if (k->job) op2_background_stop(&ctx->jit_state->background), free_job(k->job);
     op2_kernel_free(k);
     return rc;
   }
   k->load_ms = 1e3 * (op2_wall_seconds() - t0);
   if (k->origin == OP2_FROM_DISK) loop->stats->kernels_from_disk++;
   else loop->stats->kernels_compiled++;
-  op2_diag(2, "kernel '%s': %s in %.2f ms (%s)", k->name,
-           k->origin == OP2_FROM_DISK ? "loaded from disk cache" : "compiled", k->load_ms,
+  op2_diag(2, "kernel '%s': %s %s code in %.2f ms (%s)", k->name,
+           k->origin == OP2_FROM_DISK ? "loaded" : "compiled",
+           k->tier == OP2_TIER_CC ? "optimised" : "TinyCC", k->load_ms,
            k->source_path ? k->source_path : "not cached");
   *out = k;
   return OP2_OK;

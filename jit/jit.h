@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdatomic.h>
+
 #include "../runtime/op2_impl.h"
 
 /* Gives the loop its kernel: from this process's table, the disk cache, or a fresh compile. */
@@ -41,9 +43,20 @@ int op2_constants_used(const op2_context *ctx, const char *kernel_src, op2_const
 int op2_codegen_c(const op2_context *ctx, const op2_loop *loop, const char *kernel_src,
                   op2_generated *out);
 
-/* ---- compilers (tcc.c) ---- */
-const char *op2_tcc_identity(void);
-const char *op2_tcc_flags(void);
+/* ---- compilers: a tier is one compiler with its flags (tcc.c, cc.c) ---- */
+typedef struct op2_tier op2_tier;
+struct op2_tier {
+  const char *name; /* "tcc" or "cc" */
+  char path[4096];  /* the compiler binary (cc) */
+  char identity[600];
+  char flags[1024];
+  /* Compiles `source` (also written at src_path) into the shared object so_path. */
+  int (*compile)(const op2_tier *t, const char *source, const char *src_path, const char *so_path,
+                 char **log);
+};
+void op2_tcc_tier(op2_tier *t);
+/* Finds the compiler `cc` (a name in PATH or a path); -1 when there is none. */
+int op2_cc_tier(const char *cc, const char *flags, op2_tier *t);
 void op2_tcc_release(void *tcc_state);
 /* Compiles to a shared object at so_path, or in memory when so_path is NULL. The compiler's
  * messages go to *log (malloc'ed). */
@@ -85,6 +98,51 @@ void op2_cache_entry_dir(const char *root, const char *name, const op2_cache_key
 int op2_cache_verify(const char *entry, const char *name, const op2_cache_key *key,
                      const char *source, size_t len, char *so_path, size_t so_len, char *why,
                      size_t whylen);
+/* Building into an entry (store.c): thread-safe, touches no library state. */
+enum { OP2_BUILD_OK = 0, OP2_BUILD_COMPILE_ERROR = -1, OP2_BUILD_NOT_STORED = 1 };
+typedef struct op2_build_request {
+  const op2_tier *tier;
+  char entry[4400]; /* cache entry directory, or a private temporary one when !keep */
+  const char *name, *target, *signature;
+  const char *source;
+  size_t source_len;
+  op2_cache_key key;
+  int keep; /* 0: remove the files once loaded (cache off or read-only) */
+} op2_build_request;
+typedef struct op2_build_result {
+  int status;
+  void *handle;
+  op2_kernel_fn fn;
+  double compile_ms;
+  char *log, *source_path;
+  int manifest_failed;
+  char why[600];
+} op2_build_result;
+int op2_build_into_entry(const op2_build_request *req, op2_build_result *res);
+void op2_build_result_clear(op2_build_result *res);
+int op2_load_shared_object(const char *so_path, void **handle, op2_kernel_fn *fn, char *why,
+                           size_t whylen);
+
+/* ---- the background tier (background.c) ---- */
+enum { OP2_JOB_QUEUED = 1, OP2_JOB_DONE = 2, OP2_JOB_FAILED = 3, OP2_JOB_CANCELLED = 4 };
+typedef struct op2_bg_job {
+  op2_build_request request;
+  op2_build_result result;
+  char *source_copy, *signature_copy, *name_copy;
+  _Atomic int state;
+  double submitted_at;
+  struct op2_bg_job *next;
+} op2_bg_job;
+typedef struct op2_background op2_background;
+int op2_background_submit(op2_background **bg, op2_bg_job *job);
+void op2_background_stop(op2_background **bg);
+
+/* Swaps in a finished optimised build; called at the start of every loop call. */
+void op2_jit_poll(op2_context *ctx, op2_kernel *k);
+/* Blocks until every queued optimised build has finished (tests and benchmarks). */
+void op2_jit_wait(op2_context *ctx);
+void op2_jit_shutdown(op2_context *ctx);
+
 /* Writes a file atomically: temp file in the same directory, then rename. */
 int op2_write_file_atomic(const char *path, const void *data, size_t len, char *why,
                           size_t whylen);

@@ -1,6 +1,7 @@
 /* The TinyCC tier: milliseconds per kernel, in memory or to a shared object for the disk cache.
  * libtcc keeps global state, so compiles are serialised here. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,8 +15,6 @@
 
 static pthread_mutex_t tcc_lock = PTHREAD_MUTEX_INITIALIZER;
 
-const char *op2_tcc_identity(void) { return "libtcc " OP2_TCC_VERSION; }
-const char *op2_tcc_flags(void) { return "-lm"; }
 
 static void collect_message(void *opaque, const char *msg) {
   op2_buf *log = opaque;
@@ -56,4 +55,18 @@ void op2_tcc_release(void *tcc_state) {
   pthread_mutex_lock(&tcc_lock);
   tcc_delete(tcc_state);
   pthread_mutex_unlock(&tcc_lock);
+}
+
+static int compile_tcc(const op2_tier *t, const char *source, const char *src_path,
+                       const char *so_path, char **log) {
+  (void)t, (void)src_path;
+  return op2_tcc_compile(source, so_path, NULL, NULL, log) == OP2_OK ? 0 : -1;
+}
+
+void op2_tcc_tier(op2_tier *t) {
+  memset(t, 0, sizeof *t);
+  t->name = "tcc";
+  snprintf(t->identity, sizeof t->identity, "libtcc %s", OP2_TCC_VERSION);
+  snprintf(t->flags, sizeof t->flags, "-lm");
+  t->compile = compile_tcc;
 }

@@ -96,7 +96,9 @@ static void free_kernel(void *p) { op2_kernel_free(p); }
 
 void op_exit(void) {
   op2_context *ctx = op2_ctx();
+  if (ctx->initialised && ctx->opt.profile_json[0]) op2_profile_write(ctx, ctx->opt.profile_json);
   if (ctx->initialised && ctx->backend->finalize) ctx->backend->finalize(ctx);
+  op2_jit_shutdown(ctx);
   free_list(&ctx->loops, free_loop);
   free_list(&ctx->kernels, free_kernel);
   free_list(&ctx->plans, free_plan);

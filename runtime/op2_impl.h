@@ -101,18 +101,24 @@ typedef struct op2_plan {
 /* ---- JIT products ---- */
 typedef void (*op2_kernel_fn)(void *const *args, const int *const *maps, int begin, int end);
 
-typedef enum { OP2_FROM_COMPILE, OP2_FROM_DISK, OP2_FROM_MEMORY } op2_kernel_origin;
+typedef enum { OP2_FROM_COMPILE, OP2_FROM_DISK } op2_kernel_origin;
+typedef enum { OP2_TIER_TCC = 0, OP2_TIER_CC = 1 } op2_tier_id;
 
 typedef struct op2_kernel {
-  uint64_t key_hi, key_lo; /* hash of source + compiler identity + flags */
+  uint64_t key_hi, key_lo; /* hash of the generated source: one kernel object per source */
   char *name;
-  op2_kernel_fn fn;
-  void *dl_handle;        /* dlopen'ed shared object, or NULL */
-  void *tcc_state;        /* in-memory TCC code, or NULL */
+  op2_kernel_fn fn;        /* what calls run now; swapped only between calls */
+  op2_tier_id tier;        /* which compiler produced fn */
+  void *dl_handle;         /* shared object holding fn, or NULL */
+  void *tcc_state;         /* in-memory TinyCC code holding fn, or NULL */
   op2_kernel_origin origin;
-  double compile_ms;      /* compile time this process spent, 0 for a disk hit */
-  double load_ms;         /* time from request to callable function */
-  char *source_path;      /* generated source in the cache, or NULL */
+  double compile_ms;       /* compile time this process spent for the first tier, 0 from disk */
+  double load_ms;          /* time from request to callable function */
+  double requested_at;     /* wall clock of the first request */
+  double upgrade_ms;       /* first request -> optimised code in use, 0 if never */
+  double cc_compile_ms;    /* background compile time */
+  char *source_path;       /* generated source in the cache, or NULL */
+  void *job;               /* pending background build, or NULL */
 } op2_kernel;
 
 /* Per loop name: what op_timing_output() reports. */
@@ -123,6 +129,9 @@ typedef struct op2_loop_stats {
   double bytes;          /* moved by all calls */
   double jit_ms;         /* code generation + compile or load, all shapes of this loop */
   int kernels_compiled, kernels_from_disk;
+  long calls_by_tier[2];  /* calls run on TinyCC code and on optimised code */
+  double upgrade_ms;      /* worst first-call -> optimised-code delay of its kernels */
+  double cc_compile_ms;   /* optimising compiles (background or from a disk hit: 0) */
   double plan_seconds;
 } op2_loop_stats;
 
@@ -163,12 +172,17 @@ const char *op2_backend_names(void);
 
 /* ---- options (options.c) ---- */
 typedef enum { OP2_CACHE_OFF, OP2_CACHE_READONLY, OP2_CACHE_ON } op2_cache_mode;
+typedef enum { OP2_JIT_TCC, OP2_JIT_CC, OP2_JIT_TIERED } op2_jit_mode;
 
 typedef struct op2_options {
   char backend[32];
   int part_size;
   int diags;
   op2_cache_mode cache_mode;
+  op2_jit_mode jit_mode;
+  char cc[1024];     /* optimising compiler */
+  char cflags[1024]; /* its flags */
+  char profile_json[4096]; /* where op_exit writes per-loop statistics, or "" */
   char cache_dir[4096];
   char template_dir[4096]; /* developers: read templates from here instead of the built-in ones */
 } op2_options;
@@ -187,6 +201,8 @@ typedef struct op2_jit_counters {
   int disk_hits;     /* kernels loaded from the disk cache */
   int disk_rejects;  /* cache entries found but refused (corrupt, foreign, unsafe) */
   int store_failures;
+  int cc_compiles;   /* optimising compiles finished (background or synchronous) */
+  int cc_failures;
 } op2_jit_counters;
 
 struct op2_context {
@@ -204,6 +220,7 @@ struct op2_context {
   op2_ptr_list plans;
   op2_ptr_list stats;
   op2_jit_counters jit;
+  struct op2_jit_state *jit_state; /* compilers and the background tier (jit/jit.c) */
   int nthreads;
   void *reduction_scratch;
   size_t reduction_scratch_bytes;
@@ -224,6 +241,7 @@ int op2_plan_build(op_set set, int part_size, int nwrites, const op_map *maps, c
                    op2_plan **out);
 void op2_plan_free(op2_plan *plan);
 op2_loop_stats *op2_stats_for(op2_context *ctx, const char *name);
+int op2_profile_write(op2_context *ctx, const char *path);
 double op2_wall_seconds(void);
 void *op2_aligned_alloc(size_t bytes); /* zeroed, 64-byte aligned; NULL on failure */
 

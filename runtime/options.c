@@ -47,6 +47,33 @@ static int parse_cache(op2_options *opt, const char *name, const char *value) {
   return OP2_OK;
 }
 
+static int parse_jit(op2_options *opt, const char *name, const char *value) {
+  if (strcmp(value, "tcc") == 0) opt->jit_mode = OP2_JIT_TCC;
+  else if (strcmp(value, "cc") == 0) opt->jit_mode = OP2_JIT_CC;
+  else if (strcmp(value, "tiered") == 0) opt->jit_mode = OP2_JIT_TIERED;
+  else return op2_error(OP2_ERR_ARG, "option %s=%s: expected tcc, cc or tiered", name, value);
+  return OP2_OK;
+}
+
+static int parse_text(char *dst, size_t len, const char *name, const char *value) {
+  if (strlen(value) >= len) return op2_error(OP2_ERR_ARG, "option %s: value is too long", name);
+  snprintf(dst, len, "%s", value);
+  return OP2_OK;
+}
+
+static int parse_cc(op2_options *opt, const char *name, const char *value) {
+  if (!*value) return op2_error(OP2_ERR_ARG, "option %s: empty compiler name", name);
+  return parse_text(opt->cc, sizeof opt->cc, name, value);
+}
+
+static int parse_cflags(op2_options *opt, const char *name, const char *value) {
+  return parse_text(opt->cflags, sizeof opt->cflags, name, value);
+}
+
+static int parse_profile_json(op2_options *opt, const char *name, const char *value) {
+  return parse_text(opt->profile_json, sizeof opt->profile_json, name, value);
+}
+
 static int parse_path(char *dst, size_t len, const char *name, const char *value) {
   if (!*value || strlen(value) >= len - 300) /* room for entry and file names */
     return op2_error(OP2_ERR_ARG, "option %s: path is empty or too long", name);
@@ -69,6 +96,8 @@ static const struct {
     {"OP2_BACKEND", parse_backend},           {"OP2_PART_SIZE", parse_part_size},
     {"OP2_DIAGS", parse_diags},               {"OP2_CACHE", parse_cache},
     {"OP2_CACHE_DIR", parse_cache_dir},       {"OP2_TEMPLATE_DIR", parse_template_dir},
+    {"OP2_JIT", parse_jit},                   {"OP2_CC", parse_cc},
+    {"OP2_CFLAGS", parse_cflags},             {"OP2_PROFILE_JSON", parse_profile_json},
 };
 enum { NOPTIONS = sizeof option_table / sizeof option_table[0] };
 
@@ -89,6 +118,10 @@ int op2_options_read(op2_options *opt, int argc, char **argv, int diags) {
   opt->part_size = 256;
   opt->diags = diags;
   opt->cache_mode = OP2_CACHE_ON;
+  opt->jit_mode = OP2_JIT_TIERED;
+  snprintf(opt->cc, sizeof opt->cc, "cc");
+  /* -ffp-contract=off: no fused multiply-adds, so results match TinyCC's code bit for bit. */
+  snprintf(opt->cflags, sizeof opt->cflags, "-O3 -march=native -ffp-contract=off -fPIC -shared");
   OP2_CALL(default_cache_dir(opt));
   for (int i = 0; i < NOPTIONS; i++) {
     const char *value = getenv(option_table[i].name);

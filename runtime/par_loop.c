@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "op2_impl.h"
+#include "../jit/jit.h"
 
 void op_par_loop_args(const char *kernel, const char *name, op_set set, int nargs,
                       const op_arg *args) {
@@ -27,11 +28,14 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
                                                      : NULL;
     maps[i] = d->map_arity ? a->map->values : NULL;
   }
+  op2_kernel *k = loop->kernel;
+  if (k->job) op2_jit_poll(ctx, k); /* between calls: the only moment a kernel may change */
   op2_exec exec = {.loop = loop, .arg_ptrs = ptrs, .map_ptrs = maps};
   double t0 = op2_wall_seconds();
   int rc = set->size > 0 ? ctx->backend->run(ctx, &exec) : OP2_OK;
   if (rc == OP2_OK) {
     loop->stats->calls++;
+    loop->stats->calls_by_tier[k->tier]++;
     loop->stats->seconds += op2_wall_seconds() - t0;
     loop->stats->bytes += loop->bytes_per_call;
   }

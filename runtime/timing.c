@@ -1,4 +1,5 @@
-/* Per-loop statistics and op_timing_output(). */
+/* Per-loop statistics: op_timing_output() for people, OP2_PROFILE_JSON for tools. */
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,25 +21,85 @@ op2_loop_stats *op2_stats_for(op2_context *ctx, const char *name) {
   return s;
 }
 
+/* Folds kernel facts (which only kernels know) into the loop statistics. */
+static void gather_kernel_facts(op2_context *ctx) {
+  for (int i = 0; i < ctx->stats.count; i++) {
+    op2_loop_stats *s = ctx->stats.items[i];
+    s->upgrade_ms = s->cc_compile_ms = 0;
+    for (int j = 0; j < ctx->kernels.count; j++) {
+      const op2_kernel *k = ctx->kernels.items[j];
+      if (strcmp(k->name, s->name) != 0) continue;
+      if (k->upgrade_ms > s->upgrade_ms) s->upgrade_ms = k->upgrade_ms;
+      s->cc_compile_ms += k->cc_compile_ms;
+    }
+  }
+}
+
+static const char *kernel_source_word(const op2_loop_stats *s) {
+  return s->kernels_compiled && s->kernels_from_disk ? "compiled+disk"
+         : s->kernels_compiled                       ? "compiled"
+                                                     : "disk cache";
+}
+
 void op_timing_output(void) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_timing_output") != OP2_OK) return;
-  printf("\n  %-20s %8s %12s %12s %9s %10s %9s  %s\n", "loop", "calls", "time (s)",
-         "ms/call", "GB/s", "jit (ms)", "plan (ms)", "kernel from");
+  gather_kernel_facts(ctx);
+  printf("\n  %-16s %7s %10s %9s %8s %9s %9s %15s  %s\n", "loop", "calls", "time (s)", "ms/call",
+         "GB/s", "jit (ms)", "plan (ms)", "calls tcc/opt", "kernel from");
   double total = 0;
   for (int i = 0; i < ctx->stats.count; i++) {
     const op2_loop_stats *s = ctx->stats.items[i];
-    const char *from = s->kernels_compiled && s->kernels_from_disk ? "compiled+disk cache"
-                       : s->kernels_compiled                       ? "compiled"
-                       : s->kernels_from_disk                      ? "disk cache"
-                                                                   : "memory";
-    printf("  %-20s %8ld %12.4f %12.4f %9.2f %10.3f %9.3f  %s\n", s->name, s->calls, s->seconds,
-           s->calls ? 1e3 * s->seconds / (double)s->calls : 0.0,
-           s->seconds > 0 ? s->bytes / s->seconds / 1e9 : 0.0, s->jit_ms,
-           1e3 * s->plan_seconds, from);
+    char tiers[48];
+    snprintf(tiers, sizeof tiers, "%ld/%ld", s->calls_by_tier[OP2_TIER_TCC],
+             s->calls_by_tier[OP2_TIER_CC]);
+    printf("  %-16s %7ld %10.4f %9.4f %8.2f %9.3f %9.3f %15s  %s\n", s->name, s->calls,
+           s->seconds, s->calls ? 1e3 * s->seconds / (double)s->calls : 0.0,
+           s->seconds > 0 ? s->bytes / s->seconds / 1e9 : 0.0, s->jit_ms, 1e3 * s->plan_seconds,
+           tiers, kernel_source_word(s));
     total += s->seconds;
   }
-  printf("  %-20s %8s %12.4f\n", "total", "", total);
-  printf("  backend %s; kernels compiled %d, from disk cache %d, cache entries refused %d\n",
-         ctx->backend->name, ctx->jit.compiles, ctx->jit.disk_hits, ctx->jit.disk_rejects);
+  printf("  %-16s %7s %10.4f\n", "total", "", total);
+  printf("  backend %s; kernels compiled %d, from disk cache %d, cache entries refused %d; "
+         "optimised builds %d, failed %d\n",
+         ctx->backend->name, ctx->jit.compiles, ctx->jit.disk_hits, ctx->jit.disk_rejects,
+         ctx->jit.cc_compiles, ctx->jit.cc_failures);
+}
+
+int op2_profile_write(op2_context *ctx, const char *path) {
+  gather_kernel_facts(ctx);
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "backend", ctx->backend->name);
+  cJSON_AddNumberToObject(root, "threads", ctx->nthreads ? ctx->nthreads : 1);
+  cJSON_AddNumberToObject(root, "kernels_compiled", ctx->jit.compiles);
+  cJSON_AddNumberToObject(root, "kernels_from_disk", ctx->jit.disk_hits);
+  cJSON_AddNumberToObject(root, "cache_entries_refused", ctx->jit.disk_rejects);
+  cJSON_AddNumberToObject(root, "optimised_builds", ctx->jit.cc_compiles);
+  cJSON_AddNumberToObject(root, "optimised_build_failures", ctx->jit.cc_failures);
+  cJSON *loops = cJSON_AddArrayToObject(root, "loops");
+  for (int i = 0; i < ctx->stats.count; i++) {
+    const op2_loop_stats *s = ctx->stats.items[i];
+    cJSON *l = cJSON_CreateObject();
+    cJSON_AddStringToObject(l, "name", s->name);
+    cJSON_AddNumberToObject(l, "calls", (double)s->calls);
+    cJSON_AddNumberToObject(l, "seconds", s->seconds);
+    cJSON_AddNumberToObject(l, "bytes", s->bytes);
+    cJSON_AddNumberToObject(l, "gb_per_s", s->seconds > 0 ? s->bytes / s->seconds / 1e9 : 0);
+    cJSON_AddNumberToObject(l, "calls_tcc", (double)s->calls_by_tier[OP2_TIER_TCC]);
+    cJSON_AddNumberToObject(l, "calls_optimised", (double)s->calls_by_tier[OP2_TIER_CC]);
+    cJSON_AddNumberToObject(l, "jit_ms", s->jit_ms);
+    cJSON_AddNumberToObject(l, "optimised_compile_ms", s->cc_compile_ms);
+    cJSON_AddNumberToObject(l, "optimised_in_use_after_ms", s->upgrade_ms);
+    cJSON_AddNumberToObject(l, "plan_ms", 1e3 * s->plan_seconds);
+    cJSON_AddNumberToObject(l, "kernels_compiled", s->kernels_compiled);
+    cJSON_AddNumberToObject(l, "kernels_from_disk", s->kernels_from_disk);
+    cJSON_AddItemToArray(loops, l);
+  }
+  char *text = cJSON_Print(root);
+  cJSON_Delete(root);
+  FILE *f = text ? fopen(path, "w") : NULL;
+  int ok = f && fputs(text, f) >= 0;
+  if (f) ok &= fclose(f) == 0;
+  free(text);
+  return ok ? OP2_OK : op2_error(OP2_ERR_IO, "OP2_PROFILE_JSON: cannot write %s", path);
 }

@@ -1,0 +1,121 @@
+/* The optimising tier: the system C compiler, run as a child process with posix_spawn (no fork
+ * of a possibly large, possibly MPI-attached process). Its identity for the cache key is the
+ * resolved binary (path, size, mtime) and, because -march=native code only runs on the CPU it was
+ * built for, this CPU's model and feature flags. */
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "jit.h"
+
+extern char **environ;
+
+static int find_in_path(const char *name, char *out, size_t len) {
+  if (strchr(name, '/')) return realpath(name, out) && access(out, X_OK) == 0 ? 0 : -1;
+  const char *path = getenv("PATH");
+  if (!path) path = "/usr/bin:/bin";
+  while (*path) {
+    const char *end = strchr(path, ':');
+    size_t n = end ? (size_t)(end - path) : strlen(path);
+    char candidate[4096];
+    snprintf(candidate, sizeof candidate, "%.*s/%s", (int)n, n ? path : ".", name);
+    if (access(candidate, X_OK) == 0 && realpath(candidate, out)) return 0;
+    path += n + (end != NULL);
+  }
+  (void)len;
+  return -1;
+}
+
+static void cpu_identity(char *out, size_t len) {
+  char *info;
+  size_t n;
+  snprintf(out, len, "cpu unknown");
+  if (op2_read_file("/proc/cpuinfo", &info, &n) != 0) return;
+  const char *model = strstr(info, "model name");
+  const char *flags = strstr(info, "\nflags");
+  char model_name[128] = "unknown", flags_hash[17] = "0";
+  if (model && (model = strchr(model, ':'))) sscanf(model + 1, " %127[^\n]", model_name);
+  if (flags) {
+    const char *end = strchr(flags + 1, '\n');
+    op2_hash_hex64(flags, end ? (size_t)(end - flags) : strlen(flags), flags_hash);
+  }
+  snprintf(out, len, "cpu %s flags %s", model_name, flags_hash);
+  free(info);
+}
+
+static int compile_cc(const op2_tier *cc, const char *source, const char *src_path,
+                      const char *so_path, char **log);
+
+int op2_cc_tier(const char *cc, const char *flags, op2_tier *out) {
+  memset(out, 0, sizeof *out);
+  snprintf(out->flags, sizeof out->flags, "%s", flags);
+  struct stat st;
+  if (find_in_path(cc, out->path, sizeof out->path) != 0 || stat(out->path, &st) != 0) return -1;
+  char cpu[256];
+  cpu_identity(cpu, sizeof cpu);
+  snprintf(out->identity, sizeof out->identity, "%s size %lld mtime %lld, %s", out->path,
+           (long long)st.st_size, (long long)st.st_mtime, cpu);
+  out->name = "cc";
+  out->compile = compile_cc;
+  return 0;
+}
+
+static int compile_cc(const op2_tier *cc, const char *source, const char *src_path,
+                      const char *so_path, char **log) {
+  (void)source; /* the compiler reads src_path */
+  char flags[1024];
+  snprintf(flags, sizeof flags, "%s", cc->flags);
+  char *argv[128];
+  int argc = 0;
+  argv[argc++] = (char *)cc->path;
+  for (char *save = NULL, *tok = strtok_r(flags, " \t", &save); tok && argc < 120;
+       tok = strtok_r(NULL, " \t", &save))
+    argv[argc++] = tok;
+  argv[argc++] = "-o";
+  argv[argc++] = (char *)so_path;
+  argv[argc++] = (char *)src_path;
+  argv[argc] = NULL;
+
+  op2_buf out = {0};
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC) != 0) {
+    *log = strdup("cannot create a pipe for the compiler's messages");
+    return -1;
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
+  pid_t pid;
+  int rc = posix_spawn(&pid, cc->path, &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(pipefd[1]);
+  if (rc != 0) {
+    close(pipefd[0]);
+    op2_buf_printf(&out, "cannot run %s: %s\n", cc->path, strerror(rc));
+    *log = out.data;
+    return -1;
+  }
+  char chunk[4096];
+  ssize_t got;
+  while ((got = read(pipefd[0], chunk, sizeof chunk)) != 0) {
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) break;
+    op2_buf_append(&out, chunk, (size_t)got);
+  }
+  close(pipefd[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (!ok) op2_buf_printf(&out, "%s exited with status %d\n", cc->path,
+                          WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  *log = out.data ? out.data : calloc(1, 1);
+  return ok ? 0 : -1;
+}
