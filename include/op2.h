@@ -125,7 +125,8 @@ void op_timers(double *cpu, double *wall);
  * exits with status 1. A handler that returns makes the failing call return (handles NULL).
  */
 typedef void (*op_error_handler)(const char *message, void *user_data);
-/** @brief Installs an error handler (NULL restores the default). May be called before op_init. */
+/** @brief Installs an error handler (NULL restores the default). May be called before op_init;
+ * the handler and op_last_error() outlive op_exit. */
 void op_set_error_handler(op_error_handler handler, void *user_data);
 /** @brief The message of the most recent error, or "" when none happened. */
 const char *op_last_error(void);

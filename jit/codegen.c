@@ -160,7 +160,8 @@ int op2_codegen_c(const op2_context *ctx, const op2_loop *loop, const char *kern
     return OP2_ERR_JIT;
   }
   op2_buf *b = &out->source;
-  op2_buf_printf(b, "/* op2jit generated kernel. Signature:\n");
+  /* Messages about the generated parts name the generated file, as the cache stores it. */
+  op2_buf_printf(b, "#line 2 \"%s.c\"\n/* op2jit generated kernel. Signature:\n", loop->name);
   for (const char *p = out->signature.data; p && *p;) {
     const char *e = strchr(p, '\n');
     size_t len = e ? (size_t)(e - p) : strlen(p);

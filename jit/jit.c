@@ -58,9 +58,14 @@ static char *keep_failed_source(const char *name, const op2_cache_key *key, cons
 static int compile_failed(const op2_loop *loop, op2_kernel *k, const op2_cache_key *key,
                           const op2_generated *gen, const char *log) {
   if (!k->source_path) k->source_path = keep_failed_source(k->name, key, &gen->source);
+  char own[300];
+  snprintf(own, sizeof own, "undefined symbol '%s'", loop->name);
   return op2_error(OP2_ERR_JIT,
-                   "op_par_loop '%s': the kernel does not compile (generated source: %s)\n%s",
-                   loop->name, k->source_path ? k->source_path : "(could not be written)", log);
+                   "op_par_loop '%s': the kernel does not compile (generated source: %s)\n%s%s",
+                   loop->name, k->source_path ? k->source_path : "(could not be written)", log,
+                   strstr(log, own) ? "the kernel source defines no function with the loop's "
+                                      "name (the loop name must name the kernel function)\n"
+                                    : "");
 }
 
 /* The usable cache root for this run, or NULL (cache off, or unsafe/unusable directory). */

@@ -68,6 +68,17 @@ int op2_build_into_entry(const op2_build_request *req, op2_build_result *res) {
     return res->status = OP2_BUILD_COMPILE_ERROR;
   }
   res->compile_ms = 1e3 * (op2_wall_seconds() - t0);
+  /* Loaded before it is published: an object that cannot load (an undefined symbol) is a compile
+   * error, never a cache entry. dlopen keeps the mapping when the file is renamed below. */
+  if (op2_load_shared_object(tmp_so, &res->handle, &res->fn, res->why, sizeof res->why) != 0) {
+    unlink(tmp_so);
+    op2_buf log = {0};
+    if (res->log) op2_buf_printf(&log, "%s", res->log);
+    op2_buf_printf(&log, "%s\n", res->why);
+    free(res->log);
+    res->log = log.data;
+    return res->status = OP2_BUILD_COMPILE_ERROR;
+  }
   op2_manifest m = {0};
   char *bin;
   size_t bin_len = 0;
@@ -77,10 +88,11 @@ int op2_build_into_entry(const op2_build_request *req, op2_build_result *res) {
     free(bin);
     ok = rename(tmp_so, so_path) == 0;
   }
-  if (!ok) {
+  if (!ok) { /* the object is loaded and usable; it just is not cached */
     unlink(tmp_so);
     snprintf(res->why, sizeof res->why, "cannot store %s", so_path);
-    return res->status = OP2_BUILD_NOT_STORED;
+    res->manifest_failed = 1;
+    return res->status = OP2_BUILD_OK;
   }
   if (req->keep) {
     snprintf(m.loop, sizeof m.loop, "%s", name);
@@ -100,14 +112,12 @@ int op2_build_into_entry(const op2_build_request *req, op2_build_result *res) {
     if (op2_manifest_write(man_path, &m, res->why, sizeof res->why) != 0)
       res->manifest_failed = 1;
   }
-  int loaded = op2_load_shared_object(so_path, &res->handle, &res->fn, res->why,
-                                      sizeof res->why) == 0;
   if (!req->keep) { /* a private build directory: the loaded object stays mapped */
     remove_entry_files(entry, name);
     free(res->source_path);
     res->source_path = NULL;
   }
-  return res->status = loaded ? OP2_BUILD_OK : OP2_BUILD_NOT_STORED;
+  return res->status = OP2_BUILD_OK;
 }
 
 void op2_build_result_clear(op2_build_result *res) {

@@ -23,6 +23,12 @@ void op_decl_const(int dim, const char *type, const void *data, const char *name
               name ? name : "(null)");
     return;
   }
+  if (op2_is_reserved_name(name)) {
+    op2_error(OP2_ERR_ARG,
+              "op_decl_const '%s': the name is reserved (a C keyword, an op2_/OP2_ name or a "
+              "prelude macro)", name);
+    return;
+  }
   if (dim < 1) {
     op2_error(OP2_ERR_ARG, "op_decl_const '%s': dim %d must be at least 1", name, dim);
     return;

@@ -108,6 +108,14 @@ void op_exit(void) {
   free_list(&ctx->maps, free_map);
   free_list(&ctx->sets, free_set);
   free(ctx->reduction_scratch);
-  free(the_context);
-  the_context = NULL;
+  /* The error handler and the last message outlive op_exit: a program may install its handler
+   * once, before op_init, and still read why a later op_init failed. */
+  op_error_handler handler = ctx->handler;
+  void *handler_data = ctx->handler_data;
+  char last_error[sizeof ctx->last_error];
+  memcpy(last_error, ctx->last_error, sizeof last_error);
+  memset(ctx, 0, sizeof *ctx);
+  ctx->handler = handler;
+  ctx->handler_data = handler_data;
+  memcpy(ctx->last_error, last_error, sizeof last_error);
 }

@@ -231,6 +231,7 @@ int op2_require_init(const char *what); /* OP2_ERR_STATE unless op_init has run 
 
 /* ---- internal operations ---- */
 int op2_is_identifier(const char *s);
+int op2_is_reserved_name(const char *s);
 op2_const *op2_const_find(const char *name);
 int op2_validate_loop(const char *kernel, const char *name, op_set set, int nargs,
                       const op_arg *args);

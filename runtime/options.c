@@ -124,15 +124,13 @@ int op2_options_read(op2_options *opt, int argc, char **argv, int diags) {
   snprintf(opt->cflags, sizeof opt->cflags, "-O3 -march=native -ffp-contract=off -fPIC -shared");
   OP2_CALL(default_cache_dir(opt));
   for (int i = 0; i < NOPTIONS; i++) {
+    /* argv wins over the environment: a bad value that argv overrides is never looked at. */
     const char *value = getenv(option_table[i].name);
+    size_t len = strlen(option_table[i].name);
+    for (int a = 1; a < argc && argv; a++)
+      if (argv[a] && strncmp(argv[a], option_table[i].name, len) == 0 && argv[a][len] == '=')
+        value = argv[a] + len + 1;
     if (value) OP2_CALL(option_table[i].parse(opt, option_table[i].name, value));
-  }
-  for (int a = 1; a < argc && argv; a++) {
-    for (int i = 0; i < NOPTIONS; i++) {
-      size_t len = strlen(option_table[i].name);
-      if (strncmp(argv[a], option_table[i].name, len) == 0 && argv[a][len] == '=')
-        OP2_CALL(option_table[i].parse(opt, option_table[i].name, argv[a] + len + 1));
-    }
   }
   return OP2_OK;
 }

@@ -12,7 +12,12 @@ void op_fetch_data_idx(op_dat dat, void *out, int low, int high) {
     op2_error(OP2_ERR_ARG, "op_fetch_data: %s is NULL", dat ? "output buffer" : "dat");
     return;
   }
-  if (low < 0 || high >= dat->set->size || low > high + 1) {
+  if (low > high + 1) {
+    op2_error(OP2_ERR_ARG, "op_fetch_data_idx '%s': low %d is greater than high %d", dat->name,
+              low, high);
+    return;
+  }
+  if (low < 0 || high >= dat->set->size) {
     op2_error(OP2_ERR_ARG, "op_fetch_data_idx '%s': range [%d, %d] is outside [0, %d]",
               dat->name, low, high, dat->set->size - 1);
     return;

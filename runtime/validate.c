@@ -17,7 +17,10 @@ static int check_map_index(const char *name, int i, op_set set, op_map map, int 
   if (map->from != set)
     return ARG_ERROR("map '%s' goes from set '%s', but the loop runs over set '%s'", map->name,
                      map->from->name, set->name);
-  if (idx >= map->dim || idx == -1 || idx < -map->dim || (idx < 0 && what[0] == 'i'))
+  if (idx == -1)
+    return ARG_ERROR("index -1 means direct access: use OP_ID instead of map '%s', a column "
+                     "0..%d, or -%d for all columns", map->name, map->dim - 1, map->dim);
+  if (idx >= map->dim || idx < -map->dim || (idx < 0 && strcmp(what, "op_arg_idx") == 0))
     return ARG_ERROR("index %d is out of range for map '%s' of arity %d (%s)", idx, map->name,
                      map->dim, what);
   return OP2_OK;
@@ -29,7 +32,8 @@ static int check_dat(const char *name, int i, op_set set, const op_arg *a) {
   if (!dat) return ARG_ERROR("dat is NULL%s", "");
   if ((unsigned)a->acc > OP_MAX) return ARG_ERROR("access mode %d is not valid", (int)a->acc);
   if (op2_type_parse(a->type, &t) != OP2_OK || t != dat->type)
-    return ARG_ERROR("type '%s' does not match dat '%s' of type '%s'", a->type ? a->type : "",
+    return ARG_ERROR("type '%s' does not match dat '%s' of type '%s'",
+                     a->type ? a->type : "(null)",
                      dat->name, op2_type_name(dat->type));
   if (a->dim != dat->dim)
     return ARG_ERROR("dim %d does not match dat '%s' of dim %d", a->dim, dat->name, dat->dim);
@@ -48,7 +52,7 @@ static int check_dat(const char *name, int i, op_set set, const op_arg *a) {
       return ARG_ERROR("OP_INC on directly accessed dat '%s' (use OP_RW)", dat->name);
     return OP2_OK;
   }
-  OP2_CALL(check_map_index(name, i, set, a->map, a->idx, "dat"));
+  OP2_CALL(check_map_index(name, i, set, a->map, a->idx, "op_arg_dat"));
   if (a->map->to != dat->set)
     return ARG_ERROR("map '%s' goes to set '%s', but dat '%s' is on set '%s'", a->map->name,
                      a->map->to->name, dat->name, dat->set->name);
@@ -57,6 +61,7 @@ static int check_dat(const char *name, int i, op_set set, const op_arg *a) {
 
 static int check_gbl(const char *name, int i, const op_arg *a) {
   op2_type t;
+  if ((unsigned)a->acc > OP_MAX) return ARG_ERROR("access mode %d is not valid", (int)a->acc);
   if (!a->data) return ARG_ERROR("global data is NULL%s", "");
   if (a->dim < 1) return ARG_ERROR("global dim %d must be at least 1", a->dim);
   if (op2_type_parse(a->type, &t) != OP2_OK)
@@ -72,7 +77,7 @@ static int check_idx(const char *name, int i, op_set set, const op_arg *a) {
   if (a->map == OP_ID)
     return a->idx == -1 ? OP2_OK
                         : ARG_ERROR("op_arg_idx index %d given with OP_ID (use -1)", a->idx);
-  return check_map_index(name, i, set, a->map, a->idx, "idx");
+  return check_map_index(name, i, set, a->map, a->idx, "op_arg_idx");
 }
 
 int op2_validate_loop(const char *kernel, const char *name, op_set set, int nargs,
@@ -81,6 +86,9 @@ int op2_validate_loop(const char *kernel, const char *name, op_set set, int narg
     return op2_error(OP2_ERR_ARG, "op_par_loop: loop name '%.200s' is not a C identifier of at "
                      "most 200 characters (it must name the kernel function)",
                      name ? name : "(null)");
+  if (op2_is_reserved_name(name))
+    return op2_error(OP2_ERR_ARG, "op_par_loop '%s': the loop name is reserved (a C keyword or "
+                     "an op2_/OP2_ name)", name);
   if (!kernel || !*kernel)
     return op2_error(OP2_ERR_ARG, "op_par_loop '%s': kernel source is empty", name);
   if (!set) return op2_error(OP2_ERR_ARG, "op_par_loop '%s': set is NULL", name);
