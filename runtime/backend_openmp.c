@@ -56,11 +56,28 @@ static void run_planned(const op2_exec *exec, void **table, int nthreads) {
   }
 }
 
+static void run_owned(const op2_exec *exec, void **table, int nthreads) {
+  const op2_loop *loop = exec->loop;
+  const op2_plan *plan = loop->plan;
+#pragma omp parallel num_threads(nthreads)
+  {
+    int t = omp_get_thread_num();
+    void **args = table + (size_t)t * loop->nargs;
+    for (int k = plan->thread_run_offset[t]; k < plan->thread_run_offset[t + 1]; k++)
+      loop->kernel->fn(args, exec->map_ptrs, plan->runs[2 * k], plan->runs[2 * k + 1]);
+  }
+  const int *shared = plan->runs + 2 * plan->thread_run_offset[nthreads];
+  for (int k = 0; k < plan->nshared_runs; k++)
+    loop->kernel->fn(table, exec->map_ptrs, shared[2 * k], shared[2 * k + 1]);
+}
+
 static int run_openmp(op2_context *ctx, const op2_exec *exec) {
   int nthreads = ctx->nthreads;
   void **table;
   OP2_CALL(op2_reduction_begin(ctx, exec, nthreads, &table));
-  if (exec->loop->plan) run_planned(exec, table, nthreads);
+  const op2_plan *plan = exec->loop->plan;
+  if (plan && plan->owner_threads == nthreads) run_owned(exec, table, nthreads);
+  else if (plan) run_planned(exec, table, nthreads);
   else run_direct(exec, table, nthreads);
   op2_reduction_end(ctx, exec, nthreads, table);
   return OP2_OK;

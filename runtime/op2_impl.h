@@ -95,6 +95,14 @@ typedef struct op2_plan {
   int nwrites;        /* indirect written (map, idx) pairs that keyed the plan */
   op_map *write_maps;
   int *write_idx;     /* -k for a vector argument */
+  /* Thread-owned layout (ownership.c), used by the OpenMP backend when owner_threads matches its
+   * thread count: thread t runs runs[2k..2k+1] for k in [thread_run_offset[t],
+   * thread_run_offset[t+1]), then one thread runs the nshared_runs shared runs that follow. */
+  int owner_threads;  /* 0 when not built (one thread, or too many shared elements) */
+  int *thread_run_offset;
+  int *runs;          /* [begin, end) pairs */
+  int nshared_runs;
+  long nshared;
   double build_seconds;
 } op2_plan;
 
@@ -241,6 +249,7 @@ int op2_plan_get(op2_context *ctx, const op2_loop *loop, op2_plan **out);
 int op2_plan_build(op_set set, int part_size, int nwrites, const op_map *maps, const int *idx,
                    op2_plan **out);
 void op2_plan_free(op2_plan *plan);
+int op2_plan_build_ownership(op2_plan *p, int nthreads, double max_shared_fraction);
 op2_loop_stats *op2_stats_for(op2_context *ctx, const char *name);
 int op2_profile_write(op2_context *ctx, const char *path);
 double op2_wall_seconds(void);

@@ -16,6 +16,8 @@ void op2_plan_free(op2_plan *plan) {
   free(plan->block_colour);
   free(plan->write_maps);
   free(plan->write_idx);
+  free(plan->thread_run_offset);
+  free(plan->runs);
   free(plan);
 }
 
@@ -103,11 +105,19 @@ int op2_plan_get(op2_context *ctx, const op2_loop *loop, op2_plan **out) {
   op2_plan *p;
   int rc = op2_plan_build(loop->set, part, n, maps, idx, &p);
   free(maps), free(idx);
+  /* Beyond a few percent of shared elements (a badly ordered mesh) colouring is the better way. */
+  if (rc == OP2_OK && ctx->nthreads > 1) {
+    double t0 = op2_wall_seconds();
+    rc = op2_plan_build_ownership(p, ctx->nthreads, 0.05);
+    p->build_seconds += op2_wall_seconds() - t0;
+  }
   if (rc == OP2_OK) rc = op2_list_push(&ctx->plans, p);
   if (rc != OP2_OK) return rc;
   loop->stats->plan_seconds += p->build_seconds;
-  op2_diag(2, "plan for loop '%s' over '%s': %d blocks of %d, %d colours, %.3f ms", loop->name,
-           loop->set->name, p->nblocks, part, p->ncolours, 1e3 * p->build_seconds);
+  op2_diag(2, "plan for loop '%s' over '%s': %d blocks of %d, %d colours; %s %ld shared elements; "
+           "%.3f ms", loop->name, loop->set->name, p->nblocks, part, p->ncolours,
+           p->owner_threads ? "thread-owned ranges," : "no thread-owned ranges,", p->nshared,
+           1e3 * p->build_seconds);
   *out = p;
   return OP2_OK;
 }

@@ -1,0 +1,73 @@
+/* Thread-owned plan layout: the runs cover every element exactly once, each thread's runs lie in
+ * its own range, and no target is written by private elements of two different threads. */
+#include "test.h"
+#include "runtime/op2_impl.h"
+
+static void check_layout(const op2_plan *p, op_map map, int nthreads) {
+  int size = p->set->size;
+  int *covered = calloc((size_t)size, sizeof(int));
+  int *writer = malloc(sizeof(int) * (size_t)map->to->size);
+  for (int i = 0; i < map->to->size; i++) writer[i] = -1;
+  for (int t = 0; t < nthreads; t++) {
+    long lo = ((long)t * size + nthreads - 1) / nthreads;
+    long hi = ((long)(t + 1) * size + nthreads - 1) / nthreads;
+    for (int k = p->thread_run_offset[t]; k < p->thread_run_offset[t + 1]; k++) {
+      int b = p->runs[2 * k], e = p->runs[2 * k + 1];
+      CHECK(b < e && b >= lo && e <= hi);
+      for (int el = b; el < e; el++) {
+        covered[el]++;
+        for (int c = 0; c < map->dim; c++) {
+          int target = map->values[el * map->dim + c];
+          CHECK(writer[target] == -1 || writer[target] == t);
+          writer[target] = t;
+        }
+      }
+    }
+  }
+  const int *shared = p->runs + 2 * p->thread_run_offset[nthreads];
+  long nshared = 0;
+  for (int k = 0; k < p->nshared_runs; k++)
+    for (int el = shared[2 * k]; el < shared[2 * k + 1]; el++) covered[el]++, nshared++;
+  CHECK_EQ_INT(nshared, p->nshared);
+  for (int el = 0; el < size; el++) CHECK_EQ_INT(covered[el], 1);
+  free(covered), free(writer);
+}
+
+int main(int argc, char **argv) {
+  op_init(argc, argv, 0);
+  /* A chain: element e writes targets e and e+1, so only the seams between ranges are shared. */
+  int n = 10001;
+  int *chain = malloc(sizeof(int) * 2 * (size_t)n);
+  for (int e = 0; e < n; e++) chain[2 * e] = e, chain[2 * e + 1] = e + 1;
+  op_set edges = op_decl_set(n, "edges"), nodes = op_decl_set(n + 1, "nodes");
+  op_map m = op_decl_map(edges, nodes, 2, chain, "chain");
+  int idx = -2;
+  for (int nthreads = 2; nthreads <= 5; nthreads++) {
+    op2_plan *p;
+    CHECK_EQ_INT(op2_plan_build(edges, 256, 1, &m, &idx, &p), OP2_OK);
+    CHECK_EQ_INT(op2_plan_build_ownership(p, nthreads, 0.05), OP2_OK);
+    CHECK_EQ_INT(p->owner_threads, nthreads);
+    CHECK(p->nshared <= 2 * (nthreads - 1)); /* the seams only */
+    check_layout(p, m, nthreads);
+    op2_plan_free(p);
+  }
+
+  /* Random connectivity shares almost everything: no thread-owned layout at a 5% limit, and a
+   * complete, correct one when any fraction is allowed. */
+  unsigned seed = 99;
+  int *rnd = malloc(sizeof(int) * 2 * (size_t)n);
+  for (int i = 0; i < 2 * n; i++) rnd[i] = (int)(test_rand(&seed) % (unsigned)(n + 1));
+  op_map r = op_decl_map(edges, nodes, 2, rnd, "random");
+  op2_plan *p;
+  CHECK_EQ_INT(op2_plan_build(edges, 256, 1, &r, &idx, &p), OP2_OK);
+  CHECK_EQ_INT(op2_plan_build_ownership(p, 2, 0.05), OP2_OK);
+  CHECK_EQ_INT(p->owner_threads, 0);
+  CHECK_EQ_INT(op2_plan_build_ownership(p, 2, 1.0), OP2_OK);
+  CHECK_EQ_INT(p->owner_threads, 2);
+  CHECK(p->nshared > n / 2);
+  check_layout(p, r, 2);
+  op2_plan_free(p);
+  free(chain), free(rnd);
+  op_exit();
+  return 0;
+}

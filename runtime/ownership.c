@@ -1,0 +1,105 @@
+/* Thread-owned layout of a plan, for the OpenMP backend. The set is cut into one contiguous range
+ * per thread; an element whose written targets are written by no other thread's range is private
+ * and runs, in set order, without any colouring. The few elements on the seams between ranges are
+ * shared and run afterwards. Compared with block colouring this reads every target once per loop
+ * instead of once per colour pass, and synchronises twice instead of once per colour. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "op2_impl.h"
+
+enum { SHARED = -2, UNOWNED = -1 };
+
+static int thread_of(long e, long size, int nthreads) {
+  return (int)((e * nthreads) / (size > 0 ? size : 1));
+}
+
+static long range_begin(int t, long size, int nthreads) {
+  /* smallest e with thread_of(e) == t */
+  return (t * size + nthreads - 1) / nthreads;
+}
+
+/* Appends [begin, end) runs of elements for which want(e) holds, within [lo, hi). */
+static int add_runs(const char *is_shared, long lo, long hi, char want, int **runs, int *n,
+                    int *cap) {
+  for (long e = lo; e < hi;) {
+    while (e < hi && is_shared[e] != want) e++;
+    if (e >= hi) break;
+    long b = e;
+    while (e < hi && is_shared[e] == want) e++;
+    if (*n + 2 > *cap) {
+      int c = *cap ? 2 * *cap : 64;
+      int *r = realloc(*runs, (size_t)c * sizeof(int));
+      if (!r) return -1;
+      *runs = r, *cap = c;
+    }
+    (*runs)[(*n)++] = (int)b;
+    (*runs)[(*n)++] = (int)e;
+  }
+  return 0;
+}
+
+int op2_plan_build_ownership(op2_plan *p, int nthreads, double max_shared_fraction) {
+  op_set set = p->set;
+  long size = set->size;
+  if (nthreads < 2 || size < 2L * nthreads) return OP2_OK;
+  char *is_shared = calloc((size_t)size + 1, 1);
+  int **owner = calloc((size_t)p->nwrites + 1, sizeof *owner);
+  int ok = is_shared && owner;
+  /* One owner array per target set: different maps may reach the same element. */
+  for (int w = 0; ok && w < p->nwrites; w++) {
+    for (int v = 0; v < w && !owner[w]; v++)
+      if (p->write_maps[v]->to == p->write_maps[w]->to) owner[w] = owner[v];
+    if (!owner[w]) {
+      size_t n = (size_t)p->write_maps[w]->to->size + 1;
+      ok = (owner[w] = malloc(n * sizeof(int))) != NULL;
+      if (ok) memset(owner[w], 0xff, n * sizeof(int)); /* UNOWNED */
+    }
+  }
+  for (int pass = 0; ok && pass < 2; pass++) {
+    for (long e = 0; e < size; e++) {
+      int t = thread_of(e, size, nthreads);
+      for (int w = 0; w < p->nwrites; w++) {
+        op_map m = p->write_maps[w];
+        int idx = p->write_idx[w];
+        int lo = idx < 0 ? 0 : idx, hi = idx < 0 ? -idx : idx + 1;
+        for (int c = lo; c < hi; c++) {
+          int *o = &owner[w][m->values[e * m->dim + c]];
+          if (pass == 0) *o = *o == UNOWNED || *o == t ? t : SHARED;
+          else if (*o == SHARED) is_shared[e] = 1;
+        }
+      }
+    }
+  }
+  long nshared = 0;
+  for (long e = 0; ok && e < size; e++) nshared += is_shared[e];
+  int cap = 0, n = 0;
+  int *runs = NULL;
+  p->thread_run_offset = ok ? calloc((size_t)nthreads + 1, sizeof(int)) : NULL;
+  ok = ok && p->thread_run_offset && (double)nshared <= max_shared_fraction * (double)size;
+  for (int t = 0; ok && t < nthreads; t++) {
+    ok = add_runs(is_shared, range_begin(t, size, nthreads), range_begin(t + 1, size, nthreads),
+                  0, &runs, &n, &cap) == 0;
+    p->thread_run_offset[t + 1] = n / 2;
+  }
+  int shared_from = n;
+  if (ok) ok = add_runs(is_shared, 0, size, 1, &runs, &n, &cap) == 0;
+  if (ok) {
+    p->owner_threads = nthreads;
+    p->runs = runs;
+    p->nshared_runs = (n - shared_from) / 2;
+    p->nshared = nshared;
+  } else {
+    free(runs);
+    free(p->thread_run_offset);
+    p->thread_run_offset = NULL;
+  }
+  for (int w = 0; owner && w < p->nwrites; w++) {
+    int first = 1;
+    for (int v = 0; v < w; v++) first &= owner[v] != owner[w];
+    if (first) free(owner[w]);
+  }
+  free(owner);
+  free(is_shared);
+  return OP2_OK;
+}
