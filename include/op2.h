@@ -104,6 +104,14 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
                    (int)(sizeof((op_arg[]){__VA_ARGS__}) / sizeof(op_arg)), \
                    (op_arg[]){__VA_ARGS__})
 
+/**
+ * @brief Reorders every set reachable through maps for cache locality: reverse Cuthill-McKee on
+ * the graph `base` induces on its to-set, other sets following. Everything the user sees keeps
+ * the declared order (fetches, prints, op_arg_idx). OP2_RENUMBER=on does this automatically
+ * before the first loop. Call it after the declarations, before the loops.
+ */
+void op_renumber(op_map base);
+
 /** @brief Number of elements of a set. */
 int op_get_size(op_set set);
 /** @brief Copies a dat's values (size * dim of its type) into `out`, in declaration order. */

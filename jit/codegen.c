@@ -2,6 +2,7 @@
  * template, the constants as literals, the user's kernel under #line (so compiler messages give
  * the user's own line numbers), a block of #defines describing the arguments, and the loop
  * template, which uses those #defines. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,9 +85,11 @@ static void emit_arg_macros(op2_buf *b, const op2_loop *loop) {
   op2_buf_printf(b, "\n#define OP2_KERNEL %s\n\n#define OP2_DECLARE", loop->name);
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
-    if (d->opt_off || d->kind == OP2_ARG_IDX) continue;
+    if (d->opt_off) continue;
     const char *t = op2_type_name(d->type);
-    if (d->kind == OP2_ARG_GBL)
+    if (d->kind == OP2_ARG_IDX)
+      op2_buf_printf(b, " \\\n  const int *const op2_orig%d = (const int *)op2_args[%d];", i, i);
+    else if (d->kind == OP2_ARG_GBL)
       op2_buf_printf(b, " \\\n  %s *restrict const op2_arg%d = (%s *)op2_args[%d];", t, i, t, i);
     else if (first_arg_of_dat_group(loop, d->dat_group) == i)
       op2_buf_printf(b, " \\\n  %s *restrict const op2_dat%d = (%s *)op2_args[%d];", t,
@@ -114,9 +117,13 @@ static void emit_arg_macros(op2_buf *b, const op2_loop *loop) {
                        d->map_group, c);
       op2_buf_printf(b, "};");
     } else if (d->kind == OP2_ARG_IDX) {
-      if (d->map_arity)
-        op2_buf_printf(b, " \\\n    int op2_idx%d = op2_i%d_%d;", i, d->map_group, d->idx);
-      else op2_buf_printf(b, " \\\n    int op2_idx%d = op2_n;", i);
+      /* Indices the user sees are the ones declared: through the set's original-index table
+       * when the library has reordered the set. */
+      char local[64];
+      if (d->map_arity) snprintf(local, sizeof local, "op2_i%d_%d", d->map_group, d->idx);
+      else snprintf(local, sizeof local, "op2_n");
+      op2_buf_printf(b, " \\\n    int op2_idx%d = op2_orig%d ? op2_orig%d[%s] : %s;", i, i, i,
+                     local, local);
     }
   }
 

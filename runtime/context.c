@@ -50,6 +50,8 @@ static void free_list(op2_ptr_list *l, void (*free_item)(void *)) {
 
 static void free_set(void *p) {
   op_set s = p;
+  free(s->orig);
+  free(s->rank);
   free(s->name);
   free(s);
 }
@@ -75,14 +77,7 @@ static void free_const(void *p) {
   free(c);
 }
 
-static void free_loop(void *p) {
-  op2_loop *l = p;
-  free(l->key_blob);
-  free(l->name);
-  free(l->args);
-  free(l->desc);
-  free(l);
-}
+static void free_loop(void *p) { op2_loop_free(p); }
 
 static void free_plan(void *p) { op2_plan_free(p); }
 

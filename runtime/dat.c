@@ -36,7 +36,11 @@ op_dat op_decl_dat(op_set set, int dim, const char *type, const void *data, cons
     op2_error(OP2_ERR_MEM, "op_decl_dat '%s': out of memory for %zu bytes", label, bytes);
     return NULL;
   }
-  if (data && bytes) memcpy(dat->data, data, bytes);
+  if (data && bytes && set->orig) /* the set was reordered: element e is the user's orig[e] */
+    for (int e = 0; e < set->size; e++)
+      memcpy(dat->data + (size_t)e * elem_bytes,
+             (const char *)data + (size_t)set->orig[e] * elem_bytes, elem_bytes);
+  else if (data && bytes) memcpy(dat->data, data, bytes);
   dat->set = set;
   dat->dim = dim;
   dat->type = t;

@@ -138,6 +138,14 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
   return OP2_OK;
 }
 
+void op2_loop_free(op2_loop *l) {
+  free(l->key_blob);
+  free(l->name);
+  free(l->args);
+  free(l->desc);
+  free(l);
+}
+
 int op2_loop_lookup(op2_context *ctx, const char *kernel, const char *name, op_set set,
                     int nargs, const op_arg *args, op2_loop **out) {
   if (!kernel || !name) return op2_validate_loop(kernel, name, set, nargs, args);

@@ -47,6 +47,13 @@ op_map op_decl_map(op_set from, op_set to, int dim, const int *data, const char 
     return NULL;
   }
   if (bytes) memcpy(map->values, data, bytes);
+  if (from->orig) /* reordered sets: rows in the library's order, values too */
+    for (int e = 0; e < from->size; e++)
+      memcpy(map->values + (size_t)e * dim, data + (size_t)from->orig[e] * dim,
+             sizeof(int) * (size_t)dim);
+  if (to->rank)
+    for (size_t k = 0; k < (size_t)from->size * (size_t)dim; k++)
+      map->values[k] = to->rank[map->values[k]];
   map->from = from;
   map->to = to;
   map->dim = dim;

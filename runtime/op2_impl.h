@@ -40,6 +40,8 @@ struct op2_set {
   int index; /* position in the context's set list */
   int size;
   char *name;
+  int *orig; /* element -> index the user declared it at; NULL while in the user's order */
+  int *rank; /* the inverse of orig */
 };
 
 struct op2_map {
@@ -188,6 +190,7 @@ typedef struct op2_options {
   int diags;
   op2_cache_mode cache_mode;
   op2_jit_mode jit_mode;
+  int renumber; /* reorder sets for locality before the first loop */
   char cc[1024];     /* optimising compiler */
   char cflags[1024]; /* its flags */
   char profile_json[4096]; /* where op_exit writes per-loop statistics, or "" */
@@ -227,6 +230,7 @@ struct op2_context {
   op2_ptr_list kernels;      /* op2_kernel, searched by key */
   op2_ptr_list plans;
   op2_ptr_list stats;
+  bool renumbered;
   op2_jit_counters jit;
   struct op2_jit_state *jit_state; /* compilers and the background tier (jit/jit.c) */
   int nthreads;
@@ -245,6 +249,9 @@ int op2_validate_loop(const char *kernel, const char *name, op_set set, int narg
                       const op_arg *args);
 int op2_loop_lookup(op2_context *ctx, const char *kernel, const char *name, op_set set,
                     int nargs, const op_arg *args, op2_loop **out);
+int op2_renumber(op2_context *ctx, op_map base);
+op_map op2_renumber_pick_base(op2_context *ctx);
+void op2_loop_free(op2_loop *loop);
 int op2_plan_get(op2_context *ctx, const op2_loop *loop, op2_plan **out);
 int op2_plan_build(op_set set, int part_size, int nwrites, const op_map *maps, const int *idx,
                    op2_plan **out);

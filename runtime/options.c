@@ -74,6 +74,13 @@ static int parse_profile_json(op2_options *opt, const char *name, const char *va
   return parse_text(opt->profile_json, sizeof opt->profile_json, name, value);
 }
 
+static int parse_renumber(op2_options *opt, const char *name, const char *value) {
+  if (strcmp(value, "on") == 0) opt->renumber = 1;
+  else if (strcmp(value, "off") == 0) opt->renumber = 0;
+  else return op2_error(OP2_ERR_ARG, "option %s=%s: expected on or off", name, value);
+  return OP2_OK;
+}
+
 static int parse_path(char *dst, size_t len, const char *name, const char *value) {
   if (!*value || strlen(value) >= len - 300) /* room for entry and file names */
     return op2_error(OP2_ERR_ARG, "option %s: path is empty or too long", name);
@@ -98,6 +105,7 @@ static const struct {
     {"OP2_CACHE_DIR", parse_cache_dir},       {"OP2_TEMPLATE_DIR", parse_template_dir},
     {"OP2_JIT", parse_jit},                   {"OP2_CC", parse_cc},
     {"OP2_CFLAGS", parse_cflags},             {"OP2_PROFILE_JSON", parse_profile_json},
+    {"OP2_RENUMBER", parse_renumber},
 };
 enum { NOPTIONS = sizeof option_table / sizeof option_table[0] };
 

@@ -22,8 +22,15 @@ void op_fetch_data_idx(op_dat dat, void *out, int low, int high) {
               dat->name, low, high, dat->set->size - 1);
     return;
   }
-  memcpy(out, dat->data + (size_t)low * dat->elem_bytes,
-         (size_t)(high - low + 1) * dat->elem_bytes);
+  const int *rank = dat->set->rank;
+  if (!rank) {
+    memcpy(out, dat->data + (size_t)low * dat->elem_bytes,
+           (size_t)(high - low + 1) * dat->elem_bytes);
+    return;
+  }
+  for (int i = low; i <= high; i++) /* the user's element i lives at rank[i] */
+    memcpy((char *)out + (size_t)(i - low) * dat->elem_bytes,
+           dat->data + (size_t)rank[i] * dat->elem_bytes, dat->elem_bytes);
 }
 
 void op_fetch_data(op_dat dat, void *out) {
@@ -60,7 +67,8 @@ void op_print_dat_to_txtfile(op_dat dat, const char *file_name) {
   for (int e = 0; e < dat->set->size; e++) {
     for (int k = 0; k < dat->dim; k++) {
       if (k) fputc(' ', f);
-      print_value(f, dat->type, dat->data + (size_t)e * dat->elem_bytes + (size_t)k * tsize);
+      size_t at = dat->set->rank ? (size_t)dat->set->rank[e] : (size_t)e;
+      print_value(f, dat->type, dat->data + at * dat->elem_bytes + (size_t)k * tsize);
     }
     fputc('\n', f);
   }

@@ -8,6 +8,11 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
                       const op_arg *args) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_par_loop") != OP2_OK) return;
+  if (ctx->opt.renumber && !ctx->renumbered) {
+    op_map base = op2_renumber_pick_base(ctx);
+    ctx->renumbered = true; /* once, even when no map qualifies */
+    if (base && op2_renumber(ctx, base) != OP2_OK) return;
+  }
   op2_loop *loop;
   if (op2_loop_lookup(ctx, kernel, name, set, nargs, args, &loop) != OP2_OK) return;
 
@@ -23,9 +28,11 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
   for (int i = 0; i < nargs; i++) {
     const op_arg *a = &args[i];
     const op2_arg_desc *d = &loop->desc[i];
-    ptrs[i] = d->kind == OP2_ARG_GBL ? a->data
+    /* An idx argument gets the original-index table of the set it indexes (NULL: identity). */
+    ptrs[i] = d->kind == OP2_ARG_GBL                  ? a->data
               : d->kind == OP2_ARG_DAT && !d->opt_off ? (void *)a->dat->data
-                                                     : NULL;
+              : d->kind == OP2_ARG_IDX ? (void *)(d->map_arity ? a->map->to->orig : set->orig)
+                                       : NULL;
     maps[i] = d->map_arity ? a->map->values : NULL;
   }
   op2_kernel *k = loop->kernel;

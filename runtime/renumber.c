@@ -1,0 +1,277 @@
+/* Locality renumbering. Elements of a primary set are put in reverse Cuthill-McKee order of the
+ * graph a map induces on it (two elements are neighbours when one element of the map's from-set
+ * reaches both); every other set connected by maps follows, each element placed by the smallest
+ * new index it is linked to. Users never see the new order: declarations, fetches, prints and
+ * op_arg_idx translate through each set's original-index table. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "op2_impl.h"
+
+typedef struct graph {
+  int n;
+  int *offset; /* n+1 */
+  int *adj;
+} graph;
+
+static int cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* Neighbours in the to-set of `base`: targets that share a from-element. */
+static int build_graph(op_map base, graph *g) {
+  int n = base->to->size, d = base->dim;
+  long nf = base->from->size;
+  g->n = n;
+  g->offset = calloc((size_t)n + 1, sizeof(int));
+  if (!g->offset) return -1;
+  for (long f = 0; f < nf; f++)
+    for (int i = 0; i < d; i++) g->offset[base->values[f * d + i] + 1] += d - 1;
+  for (int v = 0; v < n; v++) g->offset[v + 1] += g->offset[v];
+  g->adj = malloc((size_t)(g->offset[n] ? g->offset[n] : 1) * sizeof(int));
+  int *fill = calloc((size_t)n + 1, sizeof(int));
+  if (!g->adj || !fill) return free(fill), -1;
+  for (long f = 0; f < nf; f++)
+    for (int i = 0; i < d; i++) {
+      int v = base->values[f * d + i];
+      for (int j = 0; j < d; j++)
+        if (j != i) g->adj[g->offset[v] + fill[v]++] = base->values[f * d + j];
+    }
+  /* sort and de-duplicate each list in place, then compact */
+  int w = 0;
+  for (int v = 0; v < n; v++) {
+    int b = g->offset[v], e = g->offset[v] + fill[v];
+    qsort(g->adj + b, (size_t)(e - b), sizeof(int), cmp_int);
+    g->offset[v] = w;
+    for (int k = b; k < e; k++)
+      if ((k == b || g->adj[k] != g->adj[k - 1]) && g->adj[k] != v) g->adj[w++] = g->adj[k];
+  }
+  g->offset[n] = w;
+  free(fill);
+  return 0;
+}
+
+/* Reverse Cuthill-McKee: breadth-first from a low-degree element of each component, neighbours
+ * by increasing degree; order[new] = old. */
+static int rcm(const graph *g, int *order) {
+  int n = g->n, head = 0, tail = 0;
+  char *seen = calloc((size_t)n + 1, 1);
+  int *by_degree = malloc(sizeof(int) * ((size_t)n + 1));
+  if (!seen || !by_degree) return free(seen), free(by_degree), -1;
+  /* counting sort of elements by degree gives the start candidates */
+  int maxdeg = 0;
+  for (int v = 0; v < n; v++) {
+    int dg = g->offset[v + 1] - g->offset[v];
+    if (dg > maxdeg) maxdeg = dg;
+  }
+  int *count = calloc((size_t)maxdeg + 2, sizeof(int));
+  if (!count) return free(seen), free(by_degree), -1;
+  for (int v = 0; v < n; v++) count[g->offset[v + 1] - g->offset[v] + 1]++;
+  for (int k = 0; k <= maxdeg; k++) count[k + 1] += count[k];
+  for (int v = 0; v < n; v++) by_degree[count[g->offset[v + 1] - g->offset[v]]++] = v;
+  free(count);
+  for (int s = 0; s < n; s++) {
+    int start = by_degree[s];
+    if (seen[start]) continue;
+    seen[start] = 1;
+    order[tail++] = start;
+    while (head < tail) {
+      int v = order[head++], first = tail;
+      for (int k = g->offset[v]; k < g->offset[v + 1]; k++) {
+        int u = g->adj[k];
+        if (!seen[u]) seen[u] = 1, order[tail++] = u;
+      }
+      /* insertion sort of the new neighbours by degree: lists are short */
+      for (int a = first + 1; a < tail; a++) {
+        int u = order[a], du = g->offset[u + 1] - g->offset[u], b = a - 1;
+        while (b >= first && g->offset[order[b] + 1] - g->offset[order[b]] > du)
+          order[b + 1] = order[b], b--;
+        order[b + 1] = u;
+      }
+    }
+  }
+  for (int i = 0; i < n / 2; i++) {
+    int t = order[i];
+    order[i] = order[n - 1 - i];
+    order[n - 1 - i] = t;
+  }
+  free(seen), free(by_degree);
+  return 0;
+}
+
+/* Orders `set` by key[e] (smallest new index it is linked to), stable in the old order. */
+typedef struct keyed {
+  int key, old;
+} keyed;
+
+static int cmp_keyed(const void *a, const void *b) {
+  const keyed *x = a, *y = b;
+  if (x->key != y->key) return (x->key > y->key) - (x->key < y->key);
+  return (x->old > y->old) - (x->old < y->old);
+}
+
+static int order_by_keys(const int *key, int n, int *order) {
+  keyed *k = malloc(sizeof(keyed) * ((size_t)n + 1));
+  if (!k) return -1;
+  for (int e = 0; e < n; e++) k[e].key = key[e], k[e].old = e;
+  qsort(k, (size_t)n, sizeof *k, cmp_keyed);
+  for (int e = 0; e < n; e++) order[e] = k[e].old;
+  free(k);
+  return 0;
+}
+
+/* Applies order (new -> old) to one set: its dats, the rows of maps from it, the values of maps
+ * into it, and its original-index tables. */
+static int apply(op2_context *ctx, op_set set, const int *order) {
+  int n = set->size;
+  int *rank = malloc(sizeof(int) * ((size_t)n + 1));
+  int *orig = malloc(sizeof(int) * ((size_t)n + 1));
+  if (!rank || !orig) return free(rank), free(orig), -1;
+  for (int e = 0; e < n; e++) rank[order[e]] = e;
+  for (int e = 0; e < n; e++) orig[e] = set->orig ? set->orig[order[e]] : order[e];
+  for (int i = 0; i < ctx->dats.count; i++) {
+    op_dat d = ctx->dats.items[i];
+    if (d->set != set) continue;
+    char *data = op2_aligned_alloc((size_t)n * d->elem_bytes);
+    if (!data) return free(rank), free(orig), -1;
+    for (int e = 0; e < n; e++)
+      memcpy(data + (size_t)e * d->elem_bytes, d->data + (size_t)order[e] * d->elem_bytes,
+             d->elem_bytes);
+    free(d->data);
+    d->data = data;
+  }
+  for (int i = 0; i < ctx->maps.count; i++) {
+    op_map m = ctx->maps.items[i];
+    if (m->from == set) {
+      int *values = op2_aligned_alloc((size_t)n * (size_t)m->dim * sizeof(int));
+      if (!values) return free(rank), free(orig), -1;
+      for (int e = 0; e < n; e++)
+        memcpy(values + (size_t)e * m->dim, m->values + (size_t)order[e] * m->dim,
+               sizeof(int) * (size_t)m->dim);
+      free(m->values);
+      m->values = values;
+    }
+    if (m->to == set)
+      for (size_t k = 0; k < (size_t)m->from->size * (size_t)m->dim; k++)
+        m->values[k] = rank[m->values[k]];
+  }
+  free(set->orig);
+  free(set->rank);
+  set->orig = orig;
+  for (int e = 0; e < n; e++) rank[orig[e]] = e;
+  set->rank = rank;
+  return 0;
+}
+
+/* Key of each element of `set` from a neighbouring set that already has its order. */
+static int derive_keys(op_map m, op_set set, const int *other_rank, int *key) {
+  int n = set->size;
+  for (int e = 0; e < n; e++) key[e] = m->to == set && m->from != set ? 0x7fffffff : 0;
+  if (m->from == set) { /* smallest new index among my targets */
+    for (int e = 0; e < n; e++) {
+      int best = 0x7fffffff;
+      for (int c = 0; c < m->dim; c++) {
+        int r = other_rank[m->values[(size_t)e * m->dim + c]];
+        if (r < best) best = r;
+      }
+      key[e] = best;
+    }
+  } else { /* smallest new index among the elements that reach me */
+    for (long f = 0; f < m->from->size; f++)
+      for (int c = 0; c < m->dim; c++) {
+        int *k = &key[m->values[f * m->dim + c]];
+        if (other_rank[f] < *k) *k = other_rank[f];
+      }
+  }
+  return 0;
+}
+
+int op2_renumber(op2_context *ctx, op_map base) {
+  op_set primary = base->to;
+  int nsets = ctx->sets.count;
+  /* new_rank[s]: for each ordered set, old -> new, until applied at the end */
+  int **new_rank = calloc((size_t)nsets, sizeof(int *));
+  int **orders = calloc((size_t)nsets, sizeof(int *));
+  graph g = {0};
+  int rc = new_rank && orders ? build_graph(base, &g) : -1;
+  if (rc == 0) {
+    orders[primary->index] = malloc(sizeof(int) * ((size_t)primary->size + 1));
+    new_rank[primary->index] = malloc(sizeof(int) * ((size_t)primary->size + 1));
+    rc = orders[primary->index] && new_rank[primary->index] ? rcm(&g, orders[primary->index])
+                                                             : -1;
+  }
+  if (rc == 0)
+    for (int e = 0; e < primary->size; e++) new_rank[primary->index][orders[primary->index][e]] = e;
+  /* Spread the order along maps until no set can be reached any more. */
+  for (int changed = 1; rc == 0 && changed;) {
+    changed = 0;
+    for (int i = 0; rc == 0 && i < ctx->maps.count; i++) {
+      op_map m = ctx->maps.items[i];
+      op_set known = new_rank[m->to->index] ? m->to : m->from;
+      op_set next = known == m->to ? m->from : m->to;
+      if (!new_rank[known->index] || new_rank[next->index] || next->size == 0) continue;
+      int n = next->size;
+      int *key = malloc(sizeof(int) * ((size_t)n + 1));
+      orders[next->index] = malloc(sizeof(int) * ((size_t)n + 1));
+      new_rank[next->index] = malloc(sizeof(int) * ((size_t)n + 1));
+      rc = key && orders[next->index] && new_rank[next->index] ? 0 : -1;
+      if (rc == 0) derive_keys(m, next, new_rank[known->index], key);
+      if (rc == 0) rc = order_by_keys(key, n, orders[next->index]);
+      if (rc == 0)
+        for (int e = 0; e < n; e++) new_rank[next->index][orders[next->index][e]] = e;
+      free(key);
+      changed = 1;
+    }
+  }
+  for (int s = 0; rc == 0 && s < nsets; s++)
+    if (orders[s]) rc = apply(ctx, ctx->sets.items[s], orders[s]);
+  for (int s = 0; s < nsets && orders; s++) free(orders[s]), free(new_rank[s]);
+  free(orders), free(new_rank), free(g.offset), free(g.adj);
+  if (rc != 0) return op2_error(OP2_ERR_MEM, "op_renumber: out of memory");
+  /* Plans and loop shapes hold old map values: drop them (compiled kernels stay). */
+  for (int i = 0; i < ctx->plans.count; i++) op2_plan_free(ctx->plans.items[i]);
+  ctx->plans.count = 0;
+  for (int i = 0; i < ctx->loops.count; i++) op2_loop_free(ctx->loops.items[i]);
+  ctx->loops.count = 0;
+  ctx->renumbered = 1;
+  op2_diag(1, "renumbered for locality: reverse Cuthill-McKee on '%s' through map '%s'",
+           primary->name, base->name);
+  return OP2_OK;
+}
+
+/* The automatic choice: the set carrying the most dat bytes among those some map points into
+ * from another set, through the map that reaches it from the most elements. */
+op_map op2_renumber_pick_base(op2_context *ctx) {
+  op_map best = NULL;
+  double best_bytes = -1;
+  long best_links = -1;
+  for (int i = 0; i < ctx->maps.count; i++) {
+    op_map m = ctx->maps.items[i];
+    if (m->from == m->to || m->to->size == 0 || m->dim < 2) continue;
+    double bytes = 0;
+    for (int j = 0; j < ctx->dats.count; j++) {
+      op_dat d = ctx->dats.items[j];
+      if (d->set == m->to) bytes += (double)d->elem_bytes * d->set->size;
+    }
+    long links = (long)m->from->size * m->dim;
+    if (bytes > best_bytes || (bytes == best_bytes && links > best_links))
+      best = m, best_bytes = bytes, best_links = links;
+  }
+  return best;
+}
+
+void op_renumber(op_map base) {
+  op2_context *ctx = op2_ctx();
+  if (op2_require_init("op_renumber") != OP2_OK) return;
+  if (!base) {
+    op2_error(OP2_ERR_ARG, "op_renumber: map is NULL");
+    return;
+  }
+  if (base->dim < 2) {
+    op2_error(OP2_ERR_ARG, "op_renumber '%s': a map of arity %d links no two elements (need 2 "
+              "or more)", base->name, base->dim);
+    return;
+  }
+  op2_renumber(ctx, base);
+}
