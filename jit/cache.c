@@ -154,6 +154,15 @@ int op2_cache_verify(const char *entry, const char *name, const op2_cache_key *k
   op2_hash_hex64(source, len, hex);
   if (m.source_bytes != (long long)len || strcmp(hex, m.source_xxh3) != 0)
     return snprintf(why, whylen, "%s was written for different source", path), -1;
+  /* The source beside the binary is what users read when a kernel misbehaves: it must be the
+   * text the binary was built from. */
+  char *text;
+  size_t text_len;
+  snprintf(path, sizeof path, "%s/%s.c", entry, name);
+  if (read_safe(path, &text, &text_len, why, whylen) != 0) return -1;
+  int same = text_len == len && memcmp(text, source, len) == 0;
+  free(text);
+  if (!same) return snprintf(why, whylen, "%s is not the source of the cached kernel", path), -1;
   char *bin;
   size_t bin_len;
   snprintf(so_path, so_len, "%s/%s", entry, expect_so);

@@ -1,0 +1,713 @@
+/* op2-cache: lists, shows and trims the on-disk kernel cache that op2jit programs fill (layout in
+ * jit/cache.c). It only reads and deletes files: it never loads a cached shared object, and it
+ * never follows a symbolic link found inside the cache, so a planted link cannot make it read or
+ * delete anything outside the cache directory. */
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jit/jit.h"
+
+enum { EXIT_USAGE = 2 };
+
+static const char usage_text[] =
+    "usage: op2-cache [--dir DIR] COMMAND [ARGS]\n"
+    "\n"
+    "Inspects and trims op2jit's on-disk kernel cache.\n"
+    "\n"
+    "commands:\n"
+    "  list                     one row per entry, least recently used first: last use, loop\n"
+    "                           name, hash, target/compiler, size, compile time and status. An\n"
+    "                           entry that fails verification (the library would refuse to\n"
+    "                           load it) is marked BAD with the reason\n"
+    "  show NAME|HASH           the manifest fields, then the generated source, of one entry.\n"
+    "                           NAME is a loop name or an entry's directory name; HASH is a\n"
+    "                           prefix of the 16 hex digits ending the directory name or of the\n"
+    "                           full key. When several entries match (one loop compiled for\n"
+    "                           several argument shapes or by several compilers), they are\n"
+    "                           listed and nothing is shown: pick one by hash (exit status 1)\n"
+    "  clear                    removes every entry and prints how much was freed\n"
+    "  prune --max-size SIZE    removes least recently used entries until the entries take at\n"
+    "                           most SIZE bytes; SIZE is a number of bytes with an optional\n"
+    "                           suffix K, M, G or T (powers of 1024), e.g. 500K, 10M, 1G\n"
+    "  prune --older-than DAYS  removes entries last used more than DAYS days ago (may be\n"
+    "                           combined with --max-size)\n"
+    "\n"
+    "options:\n"
+    "  --dir DIR    the cache directory. Default, as the library chooses it: $OP2_CACHE_DIR,\n"
+    "               else $XDG_CACHE_HOME/op2, else $HOME/.cache/op2, else /tmp/op2-cache-UID\n"
+    "  -h, --help   this text\n"
+    "\n"
+    "An entry is a directory named LOOP-<16 hex digits> holding nothing but cache files\n"
+    "(manifest.json, LOOP.c, LOOP.so and their temporary files); anything else in the cache\n"
+    "directory is left alone. Symbolic links are removed as links, never followed. An\n"
+    "entry's last use is its directory's modification time, which programs update on every\n"
+    "load.\n"
+    "\n"
+    "exit status: 0 done; 1 no entry matched, several did, or something could not be removed;\n"
+    "2 usage error, or the cache directory does not exist.\n";
+
+static int usage_error(const char *fmt, const char *arg) {
+  fputs("op2-cache: ", stderr);
+  fprintf(stderr, fmt, arg);
+  fputs("\nrun 'op2-cache --help' for usage\n", stderr);
+  return EXIT_USAGE;
+}
+
+/* ---- the entries of one cache directory ---- */
+
+typedef struct entry {
+  char dir[300];  /* directory name inside the root */
+  char name[256]; /* loop name */
+  char hash[17];
+  long long bytes; /* regular files only: links are not followed, so they weigh nothing */
+  struct timespec used;
+  int man_ok;
+  op2_manifest man;
+  char problem[256]; /* why the library would refuse the entry; "" when it verifies */
+} entry;
+
+typedef struct cache {
+  const char *root;
+  int fd;
+  entry *e;
+  int n, cap;
+  int foreign; /* directories named like entries that hold other things, left alone */
+} cache;
+
+static int is_lower_hex(const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!isdigit((unsigned char)s[i]) && !(s[i] >= 'a' && s[i] <= 'f')) return 0;
+  return 1;
+}
+
+/* LOOP-<16 hex>, LOOP a C identifier as op_par_loop requires. */
+static int parse_entry_name(const char *d, char *name, char *hash) {
+  size_t len = strlen(d);
+  if (len < 18 || len - 17 >= 256 || d[len - 17] != '-' || !is_lower_hex(d + len - 16, 16))
+    return 0;
+  size_t nlen = len - 17;
+  if (!isalpha((unsigned char)d[0]) && d[0] != '_') return 0;
+  for (size_t i = 1; i < nlen; i++)
+    if (!isalnum((unsigned char)d[i]) && d[i] != '_') return 0;
+  memcpy(name, d, nlen);
+  name[nlen] = '\0';
+  memcpy(hash, d + nlen + 1, 17);
+  return 1;
+}
+
+/* The files the library writes into an entry, and the temporary names it writes them under
+ * (FILE.tmpPID) before renaming. */
+static int is_cache_file(const char *loop, const char *f) {
+  size_t n = strlen(loop);
+  size_t base;
+  if (strncmp(f, "manifest.json", 13) == 0)
+    base = 13;
+  else if (strncmp(f, loop, n) == 0 &&
+           (strncmp(f + n, ".c", 2) == 0 || strncmp(f + n, ".so", 3) == 0))
+    base = n + (f[n + 1] == 'c' ? 2 : 3);
+  else
+    return 0;
+  if (f[base] == '\0') return 1;
+  if (strncmp(f + base, ".tmp", 4) != 0 || !f[base + 4]) return 0;
+  for (const char *p = f + base + 4; *p; p++)
+    if (!isdigit((unsigned char)*p)) return 0;
+  return 1;
+}
+
+static int unsafe(const struct stat *st, const char *what, char *problem, size_t len) {
+  if (st->st_uid != geteuid()) {
+    snprintf(problem, len, "%s is owned by uid %d, not by this user", what, (int)st->st_uid);
+    return 1;
+  }
+  if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+    snprintf(problem, len, "%s is writable by group or others (mode %03o)", what,
+             (unsigned)(st->st_mode & 0777));
+    return 1;
+  }
+  return 0;
+}
+
+/* Reads a regular file of an entry without following a link. errno tells why on failure. */
+static int read_at(int dfd, const char *name, char **data, size_t *len, struct stat *st) {
+  int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return -1;
+  if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+    close(fd);
+    errno = EINVAL;
+    return -1;
+  }
+  size_t cap = (size_t)st->st_size + 4096, n = 0;
+  char *buf = malloc(cap);
+  for (ssize_t got = 1; buf && got != 0;) {
+    if (n + 1 == cap) {
+      char *nb = realloc(buf, cap *= 2);
+      if (!nb) free(buf);
+      buf = nb;
+      continue;
+    }
+    got = read(fd, buf + n, cap - n - 1);
+    if (got < 0 && errno != EINTR) free(buf), buf = NULL;
+    if (got > 0) n += (size_t)got;
+  }
+  close(fd);
+  if (!buf) return -1;
+  buf[n] = '\0';
+  *data = buf;
+  *len = n;
+  return 0;
+}
+
+static void describe_open_error(const char *f, char *problem, size_t len) {
+  if (errno == ENOENT)
+    snprintf(problem, len, "%s is missing", f);
+  else if (errno == ELOOP)
+    snprintf(problem, len, "%s is a symbolic link", f);
+  else if (errno == EINVAL)
+    snprintf(problem, len, "%s is not a regular file", f);
+  else
+    snprintf(problem, len, "cannot read %s: %s", f, strerror(errno));
+}
+
+/* A file the manifest describes: safe to load only if it has the recorded size and hash. */
+static int check_file(int efd, const char *f, long long bytes, const char *xxh3, char *problem,
+                      size_t len) {
+  char *data;
+  size_t n;
+  struct stat st;
+  if (read_at(efd, f, &data, &n, &st) != 0) return describe_open_error(f, problem, len), 1;
+  char hex[17];
+  op2_hash_hex64(data, n, hex);
+  free(data);
+  if (unsafe(&st, f, problem, len)) return 1;
+  if ((long long)n != bytes)
+    return snprintf(problem, len, "%s has %zu bytes, its manifest says %lld", f, n, bytes), 1;
+  if (strcmp(hex, xxh3) != 0)
+    return snprintf(problem, len, "%s does not match the hash in its manifest", f), 1;
+  return 0;
+}
+
+/* The checks the library makes before loading (jit/cache.c), plus the source file, which the
+ * user reads when a kernel misbehaves and so must be the source the binary was built from. */
+static void verify(const cache *c, entry *e, int efd, const struct stat *dst) {
+  char *p = e->problem, path[4400];
+  size_t len = sizeof e->problem;
+  if (unsafe(dst, "directory", p, len)) return;
+  struct stat st;
+  if (fstatat(efd, "manifest.json", &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    snprintf(p, len, "manifest.json is missing");
+    return;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    snprintf(p, len, "manifest.json is not a regular file");
+    return;
+  }
+  if (unsafe(&st, "manifest.json", p, len)) return;
+  char err[600];
+  snprintf(path, sizeof path, "%s/%s/manifest.json", c->root, e->dir);
+  if (op2_manifest_read(path, &e->man, err, sizeof err) != 0) {
+    snprintf(p, len, "manifest.json is not a valid manifest (%s)",
+             strstr(err, "JSON") ? "not JSON" : "a field is missing or wrong");
+    return;
+  }
+  e->man_ok = 1;
+  char so[300], src[300];
+  snprintf(so, sizeof so, "%s.so", e->name);
+  snprintf(src, sizeof src, "%s.c", e->name);
+  if (strcmp(e->man.loop, e->name) != 0 || strlen(e->man.key) != 32 ||
+      strncmp(e->man.key, e->hash, 16) != 0 || strcmp(e->man.binary_file, so) != 0 ||
+      strcmp(e->man.source_file, src) != 0) {
+    snprintf(p, len, "manifest.json describes another kernel");
+    return;
+  }
+  if (check_file(efd, so, e->man.binary_bytes, e->man.binary_xxh3, p, len)) return;
+  check_file(efd, src, e->man.source_bytes, e->man.source_xxh3, p, len);
+}
+
+static entry *push_entry(cache *c) {
+  if (c->n == c->cap) {
+    int cap = c->cap ? 2 * c->cap : 32;
+    entry *ne = realloc(c->e, (size_t)cap * sizeof *ne);
+    if (!ne) return NULL;
+    c->e = ne, c->cap = cap;
+  }
+  entry *e = &c->e[c->n++];
+  memset(e, 0, sizeof *e);
+  return e;
+}
+
+static int scan_entry(cache *c, const char *dname) {
+  char name[256], hash[17];
+  struct stat dst;
+  if (!parse_entry_name(dname, name, hash)) return 0;
+  if (fstatat(c->fd, dname, &dst, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(dst.st_mode)) return 0;
+  int efd = openat(c->fd, dname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  DIR *d = efd >= 0 ? fdopendir(efd) : NULL;
+  if (!d) {
+    /* Listed (as BAD) rather than hidden: someone else's directory in our cache is news. */
+    int err = errno;
+    if (efd >= 0) close(efd);
+    entry *e = push_entry(c);
+    if (!e) return fprintf(stderr, "op2-cache: out of memory\n"), -1;
+    snprintf(e->dir, sizeof e->dir, "%s", dname);
+    memcpy(e->name, name, sizeof name);
+    memcpy(e->hash, hash, sizeof hash);
+    e->used = dst.st_mtim;
+    snprintf(e->problem, sizeof e->problem, "cannot read the directory: %s", strerror(err));
+    return 0;
+  }
+  long long bytes = 0;
+  int foreign = 0;
+  for (struct dirent *de; (de = readdir(d)) != NULL;) {
+    if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+    struct stat st;
+    if (!is_cache_file(name, de->d_name) ||
+        fstatat(efd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || S_ISDIR(st.st_mode)) {
+      foreign = 1;
+      break;
+    }
+    if (S_ISREG(st.st_mode)) bytes += (long long)st.st_size;
+  }
+  entry *e = foreign ? NULL : push_entry(c);
+  if (e) {
+    snprintf(e->dir, sizeof e->dir, "%s", dname);
+    memcpy(e->name, name, sizeof name);
+    memcpy(e->hash, hash, sizeof hash);
+    e->bytes = bytes;
+    e->used = dst.st_mtim;
+    verify(c, e, efd, &dst);
+  }
+  closedir(d);
+  if (foreign)
+    c->foreign++;
+  else if (!e)
+    return fprintf(stderr, "op2-cache: out of memory\n"), -1;
+  return 0;
+}
+
+static int by_last_use(const void *a, const void *b) {
+  const entry *x = a, *y = b;
+  if (x->used.tv_sec != y->used.tv_sec) return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
+  if (x->used.tv_nsec != y->used.tv_nsec) return x->used.tv_nsec < y->used.tv_nsec ? -1 : 1;
+  return strcmp(x->dir, y->dir);
+}
+
+/* Opens and scans the root; returns an exit status (0 when usable). */
+static int cache_open(cache *c, const char *root) {
+  memset(c, 0, sizeof *c);
+  c->root = root;
+  struct stat st;
+  if (stat(root, &st) != 0) {
+    fprintf(stderr, "op2-cache: cache directory %s %s\n", root,
+            errno == ENOENT ? "does not exist" : strerror(errno));
+    return EXIT_USAGE;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "op2-cache: %s is not a directory\n", root);
+    return EXIT_USAGE;
+  }
+  c->fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *d = c->fd >= 0 ? fdopendir(dup(c->fd)) : NULL;
+  if (!d) {
+    fprintf(stderr, "op2-cache: cannot read %s: %s\n", root, strerror(errno));
+    if (c->fd >= 0) close(c->fd);
+    return EXIT_USAGE;
+  }
+  int rc = 0;
+  for (struct dirent *de; rc == 0 && (de = readdir(d)) != NULL;) rc = scan_entry(c, de->d_name);
+  closedir(d);
+  if (c->n) qsort(c->e, (size_t)c->n, sizeof *c->e, by_last_use);
+  return rc ? 1 : 0;
+}
+
+static void cache_close(cache *c) {
+  free(c->e);
+  if (c->fd >= 0) close(c->fd);
+}
+
+/* ---- output ---- */
+
+static const char *human(long long bytes, char out[24]) {
+  if (bytes < 1024) {
+    snprintf(out, 24, "%lldB", bytes);
+    return out;
+  }
+  double v = (double)bytes;
+  int unit = -1;
+  while (v >= 1024 && unit < 3) v /= 1024, unit++;
+  snprintf(out, 24, "%.1f%c", v, "KMGT"[unit]);
+  return out;
+}
+
+static const char *when(const struct timespec *t, char out[32]) {
+  struct tm tm;
+  time_t s = t->tv_sec;
+  if (!localtime_r(&s, &tm) || !strftime(out, 32, "%Y-%m-%d %H:%M:%S", &tm))
+    snprintf(out, 32, "@%lld", (long long)s);
+  return out;
+}
+
+static long long total_bytes(const cache *c) {
+  long long t = 0;
+  for (int i = 0; i < c->n; i++) t += c->e[i].bytes;
+  return t;
+}
+
+/* TARGET/COMPILER, e.g. c/tcc or c/gcc-12: one loop shape may be cached once per compiler tier,
+ * and this tells the rows apart. The compiler is the basename of the first word of its identity
+ * ("libtcc ..." for TinyCC, the resolved path of the optimising compiler otherwise). */
+static const char *built_by(const entry *e, char out[48]) {
+  if (!e->man_ok) return "-";
+  const char *id = e->man.compiler;
+  size_t n = strcspn(id, " ");
+  const char *base = id;
+  for (const char *p = id; p < id + n; p++)
+    if (*p == '/') base = p + 1;
+  n -= (size_t)(base - id);
+  if (n == 6 && strncmp(base, "libtcc", 6) == 0) base = "tcc", n = 3;
+  snprintf(out, 48, "%s/%.*s", e->man.target, (int)(n > 26 ? 26 : n), base);
+  return out;
+}
+
+#define ROW_FORMAT "%-19s  %-20s %-16s  %-28s %15s %10s  %s%s\n"
+
+static void print_header(FILE *out) {
+  fprintf(out, ROW_FORMAT, "LAST USED", "LOOP", "HASH", "BUILT BY", "SIZE", "COMPILE", "STATUS",
+          "");
+}
+
+static void print_row(FILE *out, const entry *e) {
+  char t[32], h[24], size[48], ms[32], by[48];
+  snprintf(size, sizeof size, "%lld (%s)", e->bytes, human(e->bytes, h));
+  if (e->man_ok)
+    snprintf(ms, sizeof ms, "%.1f ms", e->man.compile_ms);
+  else
+    snprintf(ms, sizeof ms, "-");
+  fprintf(out, ROW_FORMAT, when(&e->used, t), e->name, e->hash, built_by(e, by), size, ms,
+          e->problem[0] ? "BAD: " : "ok", e->problem);
+}
+
+static int cmd_list(cache *c) {
+  char why[600], h[24];
+  if (op2_cache_root_usable(c->root, 0, why, sizeof why) != 0)
+    printf("warning: programs will not use this cache: %s\n", why);
+  long long total = total_bytes(c);
+  printf("cache %s: %d entr%s, %lld bytes (%s)\n", c->root, c->n, c->n == 1 ? "y" : "ies", total,
+         human(total, h));
+  if (c->n) print_header(stdout);
+  for (int i = 0; i < c->n; i++) print_row(stdout, &c->e[i]);
+  if (c->foreign)
+    printf("(%d director%s named like entries but holding other files: left out)\n", c->foreign,
+           c->foreign == 1 ? "y" : "ies");
+  return 0;
+}
+
+static int matches_hash(const entry *e, const char *arg) {
+  size_t n = strlen(arg);
+  char lower[40];
+  if (n == 0 || n > 32) return 0;
+  for (size_t i = 0; i <= n; i++) lower[i] = (char)tolower((unsigned char)arg[i]);
+  if (!is_lower_hex(lower, n)) return 0;
+  if (n <= 16) return strncmp(e->hash, lower, n) == 0;
+  return e->man_ok && strncmp(e->man.key, lower, n) == 0;
+}
+
+static void print_json_item(const cJSON *it) {
+  if (cJSON_IsString(it)) {
+    printf("%-14s %s\n", it->string, it->valuestring);
+  } else if (cJSON_IsNumber(it)) {
+    double v = it->valuedouble;
+    if (v > -9e15 && v < 9e15 && v == (double)(long long)v)
+      printf("%-14s %lld\n", it->string, (long long)v);
+    else
+      printf("%-14s %.6g\n", it->string, v);
+  } else if (cJSON_IsArray(it)) {
+    printf("%s:\n", it->string);
+    for (const cJSON *x = it->child; x; x = x->next) {
+      char *text = cJSON_IsString(x) ? NULL : cJSON_PrintUnformatted(x);
+      printf("  %s\n", text ? text : x->valuestring ? x->valuestring : "?");
+      free(text);
+    }
+  } else {
+    char *text = cJSON_PrintUnformatted(it);
+    printf("%-14s %s\n", it->string, text ? text : "?");
+    free(text);
+  }
+}
+
+static int show_entry(const cache *c, const entry *e) {
+  char t[32], h[24];
+  printf("entry          %s/%s\n", c->root, e->dir);
+  printf("status         %s%s\n", e->problem[0] ? "BAD: " : "ok", e->problem);
+  printf("size           %lld bytes (%s)\n", e->bytes, human(e->bytes, h));
+  printf("last used      %s\n", when(&e->used, t));
+  int efd = openat(c->fd, e->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (efd < 0) {
+    fprintf(stderr, "op2-cache: cannot open %s/%s: %s\n", c->root, e->dir, strerror(errno));
+    return 1;
+  }
+  char *text, problem[400], src[300];
+  size_t len;
+  struct stat st;
+  if (read_at(efd, "manifest.json", &text, &len, &st) == 0) {
+    cJSON *j = cJSON_ParseWithLength(text, len);
+    if (cJSON_IsObject(j)) {
+      printf("manifest:\n");
+      for (const cJSON *it = j->child; it; it = it->next) print_json_item(it);
+    } else {
+      printf("manifest.json (not valid JSON):\n%s%s", text,
+             len && text[len - 1] == '\n' ? "" : "\n");
+    }
+    cJSON_Delete(j);
+    free(text);
+  } else {
+    describe_open_error("manifest.json", problem, sizeof problem);
+    printf("manifest: %s\n", problem);
+  }
+  snprintf(src, sizeof src, "%s.c", e->name);
+  if (read_at(efd, src, &text, &len, &st) == 0) {
+    printf("---- generated source %s/%s/%s ----\n", c->root, e->dir, src);
+    fwrite(text, 1, len, stdout);
+    if (len && text[len - 1] != '\n') putchar('\n');
+    free(text);
+  } else {
+    describe_open_error(src, problem, sizeof problem);
+    printf("---- generated source: %s ----\n", problem);
+  }
+  close(efd);
+  return 0;
+}
+
+static int cmd_show(cache *c, const char *arg) {
+  int *hit = malloc(((size_t)c->n + 1) * sizeof *hit), nhit = 0;
+  if (!hit) return fprintf(stderr, "op2-cache: out of memory\n"), 1;
+  /* A loop name wins over a hash prefix: names such as "add" are valid hex too. */
+  for (int i = 0; i < c->n; i++)
+    if (strcmp(c->e[i].name, arg) == 0 || strcmp(c->e[i].dir, arg) == 0) hit[nhit++] = i;
+  for (int i = 0; nhit == 0 && i < c->n; i++)
+    if (matches_hash(&c->e[i], arg)) hit[nhit++] = i;
+  int rc = 0;
+  if (nhit == 0) {
+    fprintf(stderr, "op2-cache: no entry in %s matches '%s'\n", c->root, arg);
+    rc = 1;
+  } else if (nhit > 1) {
+    fprintf(stderr, "op2-cache: '%s' matches %d entries; name one by its hash:\n", arg, nhit);
+    print_header(stderr);
+    for (int i = 0; i < nhit; i++) print_row(stderr, &c->e[hit[i]]);
+    rc = 1;
+  } else {
+    rc = show_entry(c, &c->e[hit[0]]);
+  }
+  free(hit);
+  return rc;
+}
+
+/* Unlinks the entry's files (links as links) and then its directory. Files that appeared since
+ * the scan and are not cache files stop the removal of that entry. */
+static int remove_entry(const cache *c, const entry *e) {
+  int efd = openat(c->fd, e->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  DIR *d = efd >= 0 ? fdopendir(efd) : NULL;
+  if (!d) {
+    if (efd >= 0) close(efd);
+    fprintf(stderr, "op2-cache: cannot open %s/%s: %s\n", c->root, e->dir, strerror(errno));
+    return -1;
+  }
+  char names[64][300];
+  int n = 0, failed = 0;
+  for (struct dirent *de; (de = readdir(d)) != NULL;) {
+    if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+    if (!is_cache_file(e->name, de->d_name) || n == 64) {
+      fprintf(stderr, "op2-cache: %s/%s holds %s: left alone\n", c->root, e->dir, de->d_name);
+      failed = 1;
+      break;
+    }
+    snprintf(names[n++], sizeof names[0], "%s", de->d_name);
+  }
+  for (int i = 0; !failed && i < n; i++)
+    if (unlinkat(efd, names[i], 0) != 0 && errno != ENOENT) {
+      fprintf(stderr, "op2-cache: cannot remove %s/%s/%s: %s\n", c->root, e->dir, names[i],
+              strerror(errno));
+      failed = 1;
+    }
+  closedir(d);
+  if (!failed && unlinkat(c->fd, e->dir, AT_REMOVEDIR) != 0 && errno != ENOENT) {
+    fprintf(stderr, "op2-cache: cannot remove %s/%s: %s\n", c->root, e->dir, strerror(errno));
+    failed = 1;
+  }
+  return failed ? -1 : 0;
+}
+
+static int remove_and_report(const cache *c, const entry *e, int *removed, long long *freed) {
+  if (remove_entry(c, e) != 0) return -1;
+  char h[24];
+  printf("removed %s (%s)\n", e->dir, human(e->bytes, h));
+  (*removed)++;
+  *freed += e->bytes;
+  return 0;
+}
+
+static int cmd_clear(cache *c) {
+  int removed = 0, failed = 0;
+  long long freed = 0;
+  char h[24];
+  for (int i = 0; i < c->n; i++) failed |= remove_and_report(c, &c->e[i], &removed, &freed) != 0;
+  printf("cleared %s: removed %d entr%s, freed %lld bytes (%s)\n", c->root, removed,
+         removed == 1 ? "y" : "ies", freed, human(freed, h));
+  return failed ? 1 : 0;
+}
+
+/* SIZE: bytes with an optional K, M, G or T suffix (powers of 1024), optionally followed by B or
+ * iB. Returns -1 when it is not one. */
+static long long parse_size(const char *s) {
+  if (!isdigit((unsigned char)*s)) return -1;
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno) return -1;
+  int shift = 0;
+  const char *units = "KMGT", *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+  if (u) shift = 10 * (int)(u - units + 1), end++;
+  if (*end && strcmp(end, "B") != 0 && !(u && strcmp(end, "iB") == 0)) return -1;
+  if (v > (unsigned long long)(0x7fffffffffffffffLL >> shift)) return -1;
+  return (long long)(v << shift);
+}
+
+static int cmd_prune(cache *c, const char *max_size, const char *older_than) {
+  long long limit = -1;
+  double days = -1;
+  if (max_size && (limit = parse_size(max_size)) < 0)
+    return usage_error("--max-size: '%s' is not a size (bytes, or a number with K, M, G or T)",
+                       max_size);
+  if (older_than) {
+    char *end;
+    days = strtod(older_than, &end);
+    if (end == older_than || *end || !(days >= 0) || days > 1e6)
+      return usage_error("--older-than: '%s' is not a number of days", older_than);
+  }
+  int removed = 0, failed = 0;
+  long long freed = 0, total = total_bytes(c);
+  char *gone = calloc((size_t)c->n + 1, 1);
+  if (!gone) return fprintf(stderr, "op2-cache: out of memory\n"), 1;
+  if (days >= 0) {
+    double cutoff = (double)time(NULL) - days * 86400.0;
+    for (int i = 0; i < c->n; i++) {
+      if ((double)c->e[i].used.tv_sec >= cutoff) continue;
+      if (remove_and_report(c, &c->e[i], &removed, &freed) == 0)
+        gone[i] = 1, total -= c->e[i].bytes;
+      else
+        failed = 1;
+    }
+  }
+  /* Entries are sorted least recently used first. */
+  for (int i = 0; limit >= 0 && total > limit && i < c->n; i++) {
+    if (gone[i]) continue;
+    if (remove_and_report(c, &c->e[i], &removed, &freed) == 0)
+      gone[i] = 1, total -= c->e[i].bytes;
+    else
+      failed = 1;
+  }
+  free(gone);
+  char h1[24], h2[24];
+  printf("pruned %s: removed %d entr%s, freed %lld bytes (%s); %d left, %lld bytes (%s)\n", c->root,
+         removed, removed == 1 ? "y" : "ies", freed, human(freed, h1), c->n - removed, total,
+         human(total, h2));
+  return failed ? 1 : 0;
+}
+
+/* The cache root exactly as the library picks it (runtime/options.c). */
+static int default_root(char *out, size_t len) {
+  const char *dir = getenv("OP2_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
+             *home = getenv("HOME");
+  int n;
+  if (dir) {
+    if (!*dir) return -1;
+    n = snprintf(out, len, "%s", dir);
+  } else if (xdg && *xdg) {
+    n = snprintf(out, len, "%s/op2", xdg);
+  } else if (home && *home) {
+    n = snprintf(out, len, "%s/.cache/op2", home);
+  } else {
+    n = snprintf(out, len, "/tmp/op2-cache-%d", (int)getuid());
+  }
+  return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* --name VALUE or --name=VALUE. Returns 1 when argv[*i] is that option (VALUE in *out, NULL when
+ * missing), 0 otherwise. */
+static int option(const char *name, int argc, char **argv, int *i, const char **out) {
+  size_t n = strlen(name);
+  const char *a = argv[*i];
+  if (strncmp(a, name, n) != 0) return 0;
+  if (a[n] == '=') return *out = a + n + 1, 1;
+  if (a[n] != '\0') return 0;
+  *out = *i + 1 < argc ? argv[++*i] : NULL;
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  const char *dir = NULL, *cmd = NULL, *arg = NULL, *max_size = NULL, *older = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = NULL, **slot = NULL;
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      fputs(usage_text, stdout);
+      return 0;
+    }
+    if (option("--dir", argc, argv, &i, &v))
+      slot = &dir;
+    else if (option("--max-size", argc, argv, &i, &v))
+      slot = &max_size;
+    else if (option("--older-than", argc, argv, &i, &v))
+      slot = &older;
+    else if (a[0] == '-')
+      return usage_error("unknown option '%s'", a);
+    if (slot) {
+      if (!v || !*v) return usage_error("%s needs a value", a);
+      *slot = v;
+    } else if (!cmd) {
+      cmd = a;
+    } else if (!arg && strcmp(cmd, "show") == 0) {
+      arg = a;
+    } else {
+      return usage_error("unexpected argument '%s'", a);
+    }
+  }
+  if (!cmd) return usage_error("%s", "missing command (list, show, clear or prune)");
+  int list = strcmp(cmd, "list") == 0, show = strcmp(cmd, "show") == 0,
+      clear = strcmp(cmd, "clear") == 0, prune = strcmp(cmd, "prune") == 0;
+  if (!list && !show && !clear && !prune) return usage_error("unknown command '%s'", cmd);
+  if (show && !arg) return usage_error("%s", "show needs a loop name or hash");
+  if (prune && !max_size && !older)
+    return usage_error("%s", "prune needs --max-size SIZE or --older-than DAYS");
+  if (!prune && (max_size || older))
+    return usage_error("--max-size and --older-than apply to prune, not to %s", cmd);
+  char root[4096];
+  if (dir)
+    snprintf(root, sizeof root, "%s", dir);
+  else if (default_root(root, sizeof root) != 0)
+    return usage_error("%s", "no cache directory: OP2_CACHE_DIR is empty or too long");
+
+  cache c;
+  int rc = cache_open(&c, root);
+  if (rc == EXIT_USAGE) return rc;
+  if (rc == 0) {
+    if (list)
+      rc = cmd_list(&c);
+    else if (show)
+      rc = cmd_show(&c, arg);
+    else if (clear)
+      rc = cmd_clear(&c);
+    else
+      rc = cmd_prune(&c, max_size, older);
+  }
+  cache_close(&c);
+  if (fflush(stdout) != 0) rc = 1;
+  return rc;
+}
