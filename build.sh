@@ -81,7 +81,10 @@ case "$cmd" in
     FAILED=0
     SKIPPED=0
     run_tests build "release build"
-    export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1
+    # Full stacks on malloc so leak suppressions can tell test-harness frames from library ones.
+    export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+    export ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0
+    export LSAN_OPTIONS=suppressions=$PWD/ctest/lsan.supp
     run_tests build-sanitize "AddressSanitizer + UndefinedBehaviorSanitizer"
     # Skipped: tests that cannot apply here (read-only directories do not stop root).
     echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"

@@ -131,9 +131,11 @@ static void emit_arg_macros(op2_buf *b, const op2_loop *loop) {
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
     const char *sep = i + 1 < loop->nargs ? "," : "";
-    if (d->opt_off)
-      op2_buf_printf(b, " \\\n    (%s *%s)0%s", op2_type_name(d->type),
-                     d->map_arity && d->idx < 0 ? "*" : "", sep);
+    if (d->opt_off && d->idx < -1) /* a vector: the kernel takes (const) T ** */
+      op2_buf_printf(b, " \\\n    (%s%s **)0%s", d->acc == OP_READ ? "const " : "",
+                     op2_type_name(d->type), sep);
+    else if (d->opt_off)
+      op2_buf_printf(b, " \\\n    (%s *)0%s", op2_type_name(d->type), sep);
     else if (d->kind == OP2_ARG_GBL) op2_buf_printf(b, " \\\n    op2_arg%d%s", i, sep);
     else if (d->kind == OP2_ARG_IDX) op2_buf_printf(b, " \\\n    &op2_idx%d%s", i, sep);
     else if (!d->map_arity)

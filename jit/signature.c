@@ -76,7 +76,7 @@ int op2_constants_used(const op2_context *ctx, const char *src, op2_const ***out
     return op2_error(OP2_ERR_MEM, "out of memory scanning kernel for constants");
   }
   const char *p = src;
-  char prev = ' ';
+  char prev = ' ', before_prev = ' ';
   while (*p) {
     const char *q = skip_non_code(p);
     if (q != p) {
@@ -87,17 +87,18 @@ int op2_constants_used(const op2_context *ctx, const char *src, op2_const ***out
       const char *start = p;
       while (isalnum((unsigned char)*p) || *p == '_') p++;
       size_t len = (size_t)(p - start);
-      if (prev != '.' && prev != '>') /* a struct member is not a constant */
+      /* a struct member (after . or ->) is not a constant; after a plain > it may be */
+      if (prev != '.' && !(prev == '>' && before_prev == '-'))
         for (int c = 0; c < count; c++) {
           const op2_const *k = ctx->consts.items[c];
           if (strlen(k->name) == len && strncmp(k->name, start, len) == 0) used[c] = 1;
         }
-      prev = 'a';
+      before_prev = prev, prev = 'a';
     } else if (isdigit((unsigned char)*p)) {
       while (isalnum((unsigned char)*p) || *p == '.' || *p == '_') p++;
-      prev = '0';
+      before_prev = prev, prev = '0';
     } else {
-      if (!isspace((unsigned char)*p)) prev = *p;
+      if (!isspace((unsigned char)*p)) before_prev = prev, prev = *p;
       p++;
     }
   }

@@ -46,7 +46,9 @@ static void run_planned(const op2_exec *exec, void **table, int nthreads) {
       }
       continue;
     }
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+    /* static: the same blocks go to the same threads every call, so reductions repeat bit for
+     * bit for a given thread count */
+#pragma omp parallel for schedule(static) num_threads(nthreads)
     for (int k = first; k < last; k++) {
       int b = plan->blocks_by_colour[k];
       int begin = b * part, end = begin + part < size ? begin + part : size;

@@ -35,6 +35,7 @@ int main(int argc, char **argv) {
   char *child_argv[] = {argv[1], argv[2], (char *)iters, NULL};
   pid_t pid;
   CHECK(posix_spawn(&pid, argv[1], &fa, NULL, child_argv, environ) == 0);
+  posix_spawn_file_actions_destroy(&fa);
   close(out[1]);
   FILE *r = fdopen(out[0], "r");
   int compared = 0, last = 0;
