@@ -87,13 +87,18 @@ static void emit_arg_macros(op2_buf *b, const op2_loop *loop) {
     const op2_arg_desc *d = &loop->desc[i];
     if (d->opt_off) continue;
     const char *t = op2_type_name(d->type);
-    if (d->kind == OP2_ARG_IDX)
+    if (d->kind == OP2_ARG_IDX) {
       op2_buf_printf(b, " \\\n  const int *const op2_orig%d = (const int *)op2_args[%d];", i, i);
-    else if (d->kind == OP2_ARG_GBL)
+    } else if (d->kind == OP2_ARG_GBL) {
       op2_buf_printf(b, " \\\n  %s *restrict const op2_arg%d = (%s *)op2_args[%d];", t, i, t, i);
-    else if (first_arg_of_dat_group(loop, d->dat_group) == i)
+      /* A reduction accumulates in a local copy the compiler can keep in registers. */
+      if (d->acc != OP_READ)
+        op2_buf_printf(b, " \\\n  %s op2_red%d[%d]; \\\n  for (int op2_k = 0; op2_k < %d; op2_k++) "
+                       "op2_red%d[op2_k] = op2_arg%d[op2_k];", t, i, d->dim, d->dim, i, i);
+    } else if (first_arg_of_dat_group(loop, d->dat_group) == i) {
       op2_buf_printf(b, " \\\n  %s *restrict const op2_dat%d = (%s *)op2_args[%d];", t,
                      d->dat_group, t, i);
+    }
   }
   for (int g = 0; g < ngroups; g++)
     op2_buf_printf(b, " \\\n  const int *restrict const op2_map%d = op2_maps[%d];", g,
@@ -136,7 +141,8 @@ static void emit_arg_macros(op2_buf *b, const op2_loop *loop) {
                      op2_type_name(d->type), sep);
     else if (d->opt_off)
       op2_buf_printf(b, " \\\n    (%s *)0%s", op2_type_name(d->type), sep);
-    else if (d->kind == OP2_ARG_GBL) op2_buf_printf(b, " \\\n    op2_arg%d%s", i, sep);
+    else if (d->kind == OP2_ARG_GBL)
+      op2_buf_printf(b, " \\\n    op2_%s%d%s", d->acc == OP_READ ? "arg" : "red", i, sep);
     else if (d->kind == OP2_ARG_IDX) op2_buf_printf(b, " \\\n    &op2_idx%d%s", i, sep);
     else if (!d->map_arity)
       op2_buf_printf(b, " \\\n    op2_dat%d + %d * op2_n%s", d->dat_group, d->dim, sep);
@@ -144,6 +150,13 @@ static void emit_arg_macros(op2_buf *b, const op2_loop *loop) {
       op2_buf_printf(b, " \\\n    op2_dat%d + %d * op2_i%d_%d%s", d->dat_group, d->dim,
                      d->map_group, d->idx, sep);
     else op2_buf_printf(b, " \\\n    op2_vec%d%s", i, sep);
+  }
+  op2_buf_printf(b, "\n\n#define OP2_FINISH");
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (d->kind == OP2_ARG_GBL && d->acc != OP_READ)
+      op2_buf_printf(b, " \\\n  for (int op2_k = 0; op2_k < %d; op2_k++) op2_arg%d[op2_k] = "
+                     "op2_red%d[op2_k];", d->dim, i, i);
   }
   op2_buf_printf(b, "\n\n");
   free(need);

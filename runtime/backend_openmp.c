@@ -16,9 +16,9 @@ enum { SERIAL_BELOW = 4096 };
 
 static void run_direct(const op2_exec *exec, void **table, int nthreads) {
   const op2_loop *loop = exec->loop;
-  int size = loop->set->size;
+  int size = exec->end - exec->begin, base = exec->begin;
   if (size < SERIAL_BELOW) {
-    loop->kernel->fn(table, exec->map_ptrs, 0, size);
+    loop->kernel->fn(table, exec->map_ptrs, base, exec->end);
     return;
   }
 #pragma omp parallel num_threads(nthreads)
@@ -29,20 +29,22 @@ static void run_direct(const op2_exec *exec, void **table, int nthreads) {
     chunk = (chunk + 7) / 8 * 8;
     long begin = chunk * t, end = begin + chunk < size ? begin + chunk : size;
     if (begin < end)
-      loop->kernel->fn(table + (size_t)t * loop->nargs, exec->map_ptrs, (int)begin, (int)end);
+      loop->kernel->fn(table + (size_t)t * loop->nargs, exec->map_ptrs, base + (int)begin,
+                       base + (int)end);
   }
 }
 
 static void run_planned(const op2_exec *exec, void **table, int nthreads) {
   const op2_loop *loop = exec->loop;
-  const op2_plan *plan = loop->plan;
-  int size = loop->set->size, part = plan->part_size;
+  const op2_plan *plan = exec->plan;
+  int end_all = plan->end, part = plan->part_size;
   for (int c = 0; c < plan->ncolours; c++) {
     int first = plan->colour_offset[c], last = plan->colour_offset[c + 1];
     if ((long)(last - first) * part < SERIAL_BELOW) {
       for (int k = first; k < last; k++) {
-        int begin = plan->blocks_by_colour[k] * part;
-        loop->kernel->fn(table, exec->map_ptrs, begin, begin + part < size ? begin + part : size);
+        int begin = plan->begin + plan->blocks_by_colour[k] * part;
+        loop->kernel->fn(table, exec->map_ptrs, begin,
+                         begin + part < end_all ? begin + part : end_all);
       }
       continue;
     }
@@ -50,8 +52,8 @@ static void run_planned(const op2_exec *exec, void **table, int nthreads) {
      * bit for a given thread count */
 #pragma omp parallel for schedule(static) num_threads(nthreads)
     for (int k = first; k < last; k++) {
-      int b = plan->blocks_by_colour[k];
-      int begin = b * part, end = begin + part < size ? begin + part : size;
+      int begin = plan->begin + plan->blocks_by_colour[k] * part;
+      int end = begin + part < end_all ? begin + part : end_all;
       loop->kernel->fn(table + (size_t)omp_get_thread_num() * loop->nargs, exec->map_ptrs,
                        begin, end);
     }
@@ -60,7 +62,7 @@ static void run_planned(const op2_exec *exec, void **table, int nthreads) {
 
 static void run_owned(const op2_exec *exec, void **table, int nthreads) {
   const op2_loop *loop = exec->loop;
-  const op2_plan *plan = loop->plan;
+  const op2_plan *plan = exec->plan;
 #pragma omp parallel num_threads(nthreads)
   {
     int t = omp_get_thread_num();
@@ -77,7 +79,7 @@ static int run_openmp(op2_context *ctx, const op2_exec *exec) {
   int nthreads = ctx->nthreads;
   void **table;
   OP2_CALL(op2_reduction_begin(ctx, exec, nthreads, &table));
-  const op2_plan *plan = exec->loop->plan;
+  const op2_plan *plan = exec->plan;
   if (plan && plan->owner_threads == nthreads) run_owned(exec, table, nthreads);
   else if (plan) run_planned(exec, table, nthreads);
   else run_direct(exec, table, nthreads);

@@ -4,7 +4,7 @@
 
 static int run_seq(op2_context *ctx, const op2_exec *exec) {
   (void)ctx;
-  exec->loop->kernel->fn(exec->arg_ptrs, exec->map_ptrs, 0, exec->loop->set->size);
+  exec->loop->kernel->fn(exec->arg_ptrs, exec->map_ptrs, exec->begin, exec->end);
   return OP2_OK;
 }
 

@@ -7,9 +7,8 @@
 
 #include "op2_impl.h"
 
-/* Calls visit(target_element_mask) for every element written by block b. */
 typedef struct colour_job {
-  op_set set;
+  int begin, end;
   int part_size, nwrites;
   const op_map *maps;
   const int *idx;
@@ -17,8 +16,8 @@ typedef struct colour_job {
 } colour_job;
 
 static uint32_t block_mask(const colour_job *job, int b) {
-  int begin = b * job->part_size, end = begin + job->part_size;
-  if (end > job->set->size) end = job->set->size;
+  int begin = job->begin + b * job->part_size, end = begin + job->part_size;
+  if (end > job->end) end = job->end;
   uint32_t m = 0;
   for (int w = 0; w < job->nwrites; w++) {
     const op_map map = job->maps[w];
@@ -32,8 +31,8 @@ static uint32_t block_mask(const colour_job *job, int b) {
 }
 
 static void mark_block(const colour_job *job, int b, uint32_t bit) {
-  int begin = b * job->part_size, end = begin + job->part_size;
-  if (end > job->set->size) end = job->set->size;
+  int begin = job->begin + b * job->part_size, end = begin + job->part_size;
+  if (end > job->end) end = job->end;
   for (int w = 0; w < job->nwrites; w++) {
     const op_map map = job->maps[w];
     int lo = job->idx[w] < 0 ? 0 : job->idx[w];
@@ -45,16 +44,17 @@ static void mark_block(const colour_job *job, int b, uint32_t bit) {
 }
 
 /* Fills colour[b] for every block; returns the number of colours, or -1 when out of memory. */
-int op2_colour_blocks(op_set set, int part_size, int nwrites, const op_map *maps, const int *idx,
-                      int nblocks, int *colour) {
-  colour_job job = {set, part_size, nwrites, maps, idx, calloc((size_t)nwrites, sizeof(void *))};
+int op2_colour_blocks(int begin, int end, int part_size, int nwrites, const op_map *maps,
+                      const int *idx, int nblocks, int *colour) {
+  colour_job job = {begin, end, part_size, nwrites, maps, idx,
+                    calloc((size_t)nwrites, sizeof(void *))};
   int ok = job.masks != NULL;
   /* Writes into the same to-set share one mask array: different maps may reach one element. */
   for (int w = 0; ok && w < nwrites; w++) {
     for (int v = 0; v < w && !job.masks[w]; v++)
       if (maps[v]->to == maps[w]->to) job.masks[w] = job.masks[v];
     if (!job.masks[w])
-      ok = (job.masks[w] = calloc((size_t)maps[w]->to->size + 1, sizeof(uint32_t))) != NULL;
+      ok = (job.masks[w] = calloc(op2_set_local_count(maps[w]->to) + 1, sizeof(uint32_t))) != NULL;
   }
   int ncolours = 0, coloured = 0;
   for (int b = 0; b < nblocks; b++) colour[b] = -1;
@@ -72,7 +72,7 @@ int op2_colour_blocks(op_set set, int part_size, int nwrites, const op_map *maps
     for (int w = 0; w < nwrites; w++) {
       int first = 1;
       for (int v = 0; v < w; v++) first &= job.masks[v] != job.masks[w];
-      if (first) memset(job.masks[w], 0, ((size_t)maps[w]->to->size + 1) * sizeof(uint32_t));
+      if (first) memset(job.masks[w], 0, (op2_set_local_count(maps[w]->to) + 1) * sizeof(uint32_t));
     }
   }
   for (int w = 0; job.masks && w < nwrites; w++) {

@@ -5,6 +5,7 @@
 
 #include "op2_impl.h"
 #include "../jit/jit.h"
+#include "mpi/op2_mpi.h"
 
 /* OP2's API has no context argument, so the one context is reached through this pointer. */
 static op2_context *the_context;
@@ -32,6 +33,8 @@ void op_init(int argc, char **argv, int diags) {
     return;
   }
   if (op2_options_read(&ctx->opt, argc, argv, diags) != OP2_OK) return;
+  if (op2_mpi_init(ctx, &argc, &argv) != OP2_OK) return;
+  if (ctx->mpi.rank > 0 && ctx->opt.diags < 2) ctx->opt.diags = 0; /* one voice: rank 0 */
   ctx->backend = op2_backend_find(ctx->opt.backend);
   if (ctx->backend->init && ctx->backend->init(ctx) != OP2_OK) return;
   ctx->initialised = true;
@@ -52,6 +55,8 @@ static void free_set(void *p) {
   op_set s = p;
   free(s->orig);
   free(s->rank);
+  op2_halo_free(s->halo);
+  free(s->decl_firsts);
   free(s->name);
   free(s);
 }
@@ -103,6 +108,7 @@ void op_exit(void) {
   free_list(&ctx->maps, free_map);
   free_list(&ctx->sets, free_set);
   free(ctx->reduction_scratch);
+  op2_mpi_finalize(ctx);
   /* The error handler and the last message outlive op_exit: a program may install its handler
    * once, before op_init, and still read why a later op_init failed. */
   op_error_handler handler = ctx->handler;

@@ -73,14 +73,28 @@ static void describe_args(int nargs, const op_arg *args, op2_arg_desc *desc) {
   free(dats);
 }
 
+/* The least traffic a call can cause: each dat once (read, written, or both for RW/INC), an
+ * indirectly reached dat over at most the elements its map columns can reach, each map once. */
 static double bytes_per_call(op_set set, int nargs, const op_arg *args, const op2_arg_desc *d) {
   double bytes = 0;
   for (int i = 0; i < nargs; i++) {
     if (d[i].kind != OP2_ARG_DAT || d[i].opt_off) continue;
-    double passes = (d[i].acc == OP_RW || d[i].acc == OP_INC) ? 2.0 : 1.0;
-    /* Indirectly reached data is counted once per target element, as a cache would see it. */
-    int elems = d[i].map_arity ? args[i].dat->set->size : set->size;
-    bytes += passes * (double)elems * (double)args[i].dat->elem_bytes;
+    int first = 1, written = d[i].acc != OP_READ, read = d[i].acc != OP_WRITE, direct = 0;
+    long reach = 0;
+    for (int j = 0; j < nargs; j++) {
+      if (d[j].dat_group != d[i].dat_group || d[j].opt_off) continue;
+      if (j < i) first = 0;
+      written |= d[j].acc != OP_READ;
+      read |= d[j].acc != OP_WRITE;
+      if (!d[j].map_arity) direct = 1;
+      else reach += (long)set->size * (d[j].idx < 0 ? -d[j].idx : 1);
+    }
+    if (!first) continue;
+    long elems = direct ? set->size : 0;
+    long target = args[i].dat->set->size;
+    if (reach > 0) elems = elems > (reach < target ? reach : target) ? elems
+                                                                    : (reach < target ? reach : target);
+    bytes += (double)(read + written) * (double)elems * (double)args[i].dat->elem_bytes;
   }
   for (int i = 0; i < nargs; i++) { /* each distinct map's values are read once */
     if (d[i].map_group < 0) continue;
@@ -128,7 +142,19 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
   double t0 = op2_wall_seconds();
   int rc = loop->stats ? op2_jit_kernel(ctx, loop, kernel, &loop->kernel) : OP2_ERR_MEM;
   if (rc == OP2_OK) loop->stats->jit_ms += 1e3 * (op2_wall_seconds() - t0);
-  if (rc == OP2_OK && needs_plan(nargs, loop->desc)) rc = op2_plan_get(ctx, loop, &loop->plan);
+  loop->writes_indirectly = needs_plan(nargs, loop->desc);
+  if (ctx->mpi.size > 1) { /* core while messages travel, the rest, then the exec halo */
+    int bounds[4] = {0, set->core_size, set->size, set->size + set->exec_size};
+    loop->nphases = loop->writes_indirectly ? 3 : 2;
+    for (int ph = 0; ph < loop->nphases; ph++)
+      loop->phase_begin[ph] = bounds[ph], loop->phase_end[ph] = bounds[ph + 1];
+  } else {
+    loop->nphases = 1;
+    loop->phase_begin[0] = 0, loop->phase_end[0] = set->size;
+  }
+  for (int ph = 0; rc == OP2_OK && loop->writes_indirectly && ph < loop->nphases; ph++)
+    if (loop->phase_end[ph] > loop->phase_begin[ph])
+      rc = op2_plan_get(ctx, loop, loop->phase_begin[ph], loop->phase_end[ph], &loop->plans[ph]);
   if (rc == OP2_OK) rc = op2_list_push(&ctx->loops, loop);
   if (rc != OP2_OK) {
     free(loop->key_blob), free(loop->name), free(loop->args), free(loop->desc), free(loop);

@@ -5,14 +5,17 @@
 
 #include "op2_impl.h"
 
+/* Under MPI values are global indices: checked against the global size here, and against the
+ * declared size again if the program turns out to have declared the whole mesh on every rank. */
 static int check_values(const char *label, op_set from, op_set to, int dim, const int *data) {
   size_t n = (size_t)from->size * (size_t)dim;
   for (size_t i = 0; i < n; i++) {
-    if (data[i] < 0 || data[i] >= to->size)
+    if (data[i] < 0 || data[i] >= to->global_size)
       return op2_error(OP2_ERR_ARG,
                        "op_decl_map '%s': value %d at element %zu, column %zu is outside set "
                        "'%s' (size %d)",
-                       label, data[i], i / (size_t)dim, i % (size_t)dim, to->name, to->size);
+                       label, data[i], i / (size_t)dim, i % (size_t)dim, to->name,
+                       (int)to->global_size);
   }
   return OP2_OK;
 }

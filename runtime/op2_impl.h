@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <mpi.h>
+
 #include "op2.h"
 
 /* ---- status codes and the one error mechanism (error.c) ---- */
@@ -36,12 +38,35 @@ size_t op2_type_size(op2_type t);
 const char *op2_type_name(op2_type t); /* the C spelling */
 
 /* ---- mesh objects ---- */
+/* Halo lists of one set (OP2's design). Exports name owned elements, by local index, that a
+ * neighbour needs; imports are contiguous ranges of the halo region, neighbour by neighbour. */
+typedef struct op2_halo_list {
+  int nranks;
+  int *ranks;   /* neighbour ranks, ascending */
+  int *offset;  /* nranks+1: exports: into elements; imports: relative to the region start */
+  int *elements;/* exports only: local indices */
+} op2_halo_list;
+
+typedef struct op2_halo {
+  op2_halo_list exp_exec, imp_exec, exp_nonexec, imp_nonexec;
+} op2_halo;
+
 struct op2_set {
   int index; /* position in the context's set list */
-  int size;
+  int size;  /* elements this rank owns (all of them without MPI) */
   char *name;
-  int *orig; /* element -> index the user declared it at; NULL while in the user's order */
-  int *rank; /* the inverse of orig */
+  int *orig; /* element -> the user's (global) index of it; NULL while in the user's order */
+  int *rank; /* the inverse of orig (single process only) */
+  /* Distributed memory. Local element order: [core | owned non-core | import exec halo | import
+   * non-exec halo]; without MPI core_size == size and the halos are empty. */
+  long global_size;
+  long decl_first;   /* the block this rank declared: first global index and count */
+  int decl_count;
+  long *decl_firsts; /* every rank's decl_first, then global_size (MPI, once distributed) */
+  int core_size;     /* owned elements [0, core_size) reach no halo element through any map */
+  int exec_size;     /* import exec halo [size, size + exec_size): run by indirect-write loops */
+  int nonexec_size;  /* import non-exec halo, read only */
+  op2_halo *halo;    /* NULL without MPI */
 };
 
 struct op2_map {
@@ -58,8 +83,9 @@ struct op2_dat {
   int dim;
   op2_type type;
   size_t elem_bytes; /* dim * type size */
-  char *data;        /* set->size * elem_bytes, 64-byte aligned */
+  char *data;        /* (size + exec + non-exec halo) * elem_bytes, 64-byte aligned */
   char *name;
+  bool halo_dirty;   /* written since its halo copies were last refreshed */
 };
 
 typedef struct op2_const {
@@ -88,8 +114,9 @@ typedef struct op2_arg_desc {
 /* ---- execution plans (plan.c, colour.c) ---- */
 typedef struct op2_plan {
   op_set set;
+  int begin, end;  /* the element range planned: the whole set, or one MPI phase of it */
   int part_size;
-  int nblocks;     /* block b covers elements [b*part_size, min((b+1)*part_size, size)) */
+  int nblocks;     /* block b covers [begin + b*part_size, min(begin + (b+1)*part_size, end)) */
   int ncolours;
   int *colour_offset; /* ncolours+1 offsets into blocks_by_colour */
   int *blocks_by_colour;
@@ -129,6 +156,8 @@ typedef struct op2_kernel {
   double cc_compile_ms;    /* background compile time */
   char *source_path;       /* generated source in the cache, or NULL */
   void *job;               /* pending background build, or NULL */
+  bool awaiting_peer;      /* MPI: another rank of this node builds the optimised code */
+  double next_peer_check;  /* wall clock of the next look for it in the cache */
 } op2_kernel;
 
 /* Per loop name: what op_timing_output() reports. */
@@ -143,6 +172,8 @@ typedef struct op2_loop_stats {
   double upgrade_ms;      /* worst first-call -> optimised-code delay of its kernels */
   double cc_compile_ms;   /* optimising compiles (background or from a disk hit: 0) */
   double plan_seconds;
+  double halo_bytes;     /* sent by halo exchanges before this loop's calls */
+  long halo_messages;
 } op2_loop_stats;
 
 /* One loop shape: kernel text + set + argument descriptors (with dat and map identities). */
@@ -157,7 +188,12 @@ typedef struct op2_loop {
   op_arg *args;       /* copies; gbl data pointers are taken from each call instead */
   op2_arg_desc *desc;
   op2_kernel *kernel;
-  op2_plan *plan;     /* NULL when no argument is written through a map */
+  /* Element ranges run in order: [0, size) alone without MPI; under MPI the core elements (while
+   * halo messages travel), the other owned ones, and the exec halo for indirect-write loops. */
+  int nphases;
+  int phase_begin[3], phase_end[3];
+  op2_plan *plans[3]; /* per phase; NULL when no argument is written through a map */
+  bool writes_indirectly;
   op2_loop_stats *stats;
   double bytes_per_call;
 } op2_loop;
@@ -165,6 +201,8 @@ typedef struct op2_loop {
 /* ---- backends ---- */
 typedef struct op2_exec {
   const op2_loop *loop;
+  int begin, end;         /* the element range of this run */
+  const op2_plan *plan;   /* its plan, or NULL (direct loop) */
   void **arg_ptrs;        /* per argument: dat base, gbl data, NULL */
   const int **map_ptrs;   /* per argument: map values or NULL */
 } op2_exec;
@@ -183,6 +221,8 @@ const char *op2_backend_names(void);
 /* ---- options (options.c) ---- */
 typedef enum { OP2_CACHE_OFF, OP2_CACHE_READONLY, OP2_CACHE_ON } op2_cache_mode;
 typedef enum { OP2_JIT_TCC, OP2_JIT_CC, OP2_JIT_TIERED } op2_jit_mode;
+/* Under MPI: did each rank declare its block, or every rank the whole mesh? */
+typedef enum { OP2_DECL_AUTO, OP2_DECL_LOCAL, OP2_DECL_REPLICATED } op2_decl_mode;
 
 typedef struct op2_options {
   char backend[32];
@@ -191,6 +231,7 @@ typedef struct op2_options {
   op2_cache_mode cache_mode;
   op2_jit_mode jit_mode;
   int renumber; /* reorder sets for locality before the first loop */
+  op2_decl_mode mpi_decl;
   char cc[1024];     /* optimising compiler */
   char cflags[1024]; /* its flags */
   char profile_json[4096]; /* where op_exit writes per-loop statistics, or "" */
@@ -199,6 +240,16 @@ typedef struct op2_options {
 } op2_options;
 
 int op2_options_read(op2_options *opt, int argc, char **argv, int diags);
+
+/* ---- distributed memory (runtime/mpi/) ---- */
+typedef struct op2_mpi {
+  MPI_Comm comm;      /* duplicate of MPI_COMM_WORLD, or MPI_COMM_NULL without MPI */
+  int rank, size;
+  MPI_Comm node_comm; /* ranks sharing this machine (one optimised compile per node) */
+  int node_rank, node_size;
+  int we_initialised; /* op_init called MPI_Init, so op_exit finalises */
+  int has_comms;      /* comm and node_comm are ours to free */
+} op2_mpi;
 
 /* ---- the one context ---- */
 typedef struct op2_ptr_list {
@@ -218,6 +269,7 @@ typedef struct op2_jit_counters {
 
 struct op2_context {
   bool initialised;
+  op2_mpi mpi;
   op2_options opt;
   const op2_backend *backend;
   void *backend_data;
@@ -231,6 +283,8 @@ struct op2_context {
   op2_ptr_list plans;
   op2_ptr_list stats;
   bool renumbered;
+  bool mpi_distributed;    /* partitioned and halos built (first loop or op_partition) */
+  bool mpi_replicated;     /* every rank declared the whole mesh */
   op2_jit_counters jit;
   struct op2_jit_state *jit_state; /* compilers and the background tier (jit/jit.c) */
   int nthreads;
@@ -251,10 +305,14 @@ int op2_loop_lookup(op2_context *ctx, const char *kernel, const char *name, op_s
                     int nargs, const op_arg *args, op2_loop **out);
 int op2_renumber(op2_context *ctx, op_map base);
 op_map op2_renumber_pick_base(op2_context *ctx);
+/* Every element this rank holds: owned, exec halo and non-exec halo. */
+static inline size_t op2_set_local_count(op_set s) {
+  return (size_t)s->size + (size_t)s->exec_size + (size_t)s->nonexec_size;
+}
 void op2_loop_free(op2_loop *loop);
-int op2_plan_get(op2_context *ctx, const op2_loop *loop, op2_plan **out);
-int op2_plan_build(op_set set, int part_size, int nwrites, const op_map *maps, const int *idx,
-                   op2_plan **out);
+int op2_plan_get(op2_context *ctx, const op2_loop *loop, int begin, int end, op2_plan **out);
+int op2_plan_build(op_set set, int begin, int end, int part_size, int nwrites, const op_map *maps,
+                   const int *idx, op2_plan **out);
 void op2_plan_free(op2_plan *plan);
 int op2_plan_build_ownership(op2_plan *p, int nthreads, double max_shared_fraction);
 op2_loop_stats *op2_stats_for(op2_context *ctx, const char *name);

@@ -81,6 +81,14 @@ static int parse_renumber(op2_options *opt, const char *name, const char *value)
   return OP2_OK;
 }
 
+static int parse_mpi_decl(op2_options *opt, const char *name, const char *value) {
+  if (strcmp(value, "auto") == 0) opt->mpi_decl = OP2_DECL_AUTO;
+  else if (strcmp(value, "local") == 0) opt->mpi_decl = OP2_DECL_LOCAL;
+  else if (strcmp(value, "replicated") == 0) opt->mpi_decl = OP2_DECL_REPLICATED;
+  else return op2_error(OP2_ERR_ARG, "option %s=%s: expected auto, local or replicated", name, value);
+  return OP2_OK;
+}
+
 static int parse_path(char *dst, size_t len, const char *name, const char *value) {
   if (!*value || strlen(value) >= len - 300) /* room for entry and file names */
     return op2_error(OP2_ERR_ARG, "option %s: path is empty or too long", name);
@@ -105,7 +113,7 @@ static const struct {
     {"OP2_CACHE_DIR", parse_cache_dir},       {"OP2_TEMPLATE_DIR", parse_template_dir},
     {"OP2_JIT", parse_jit},                   {"OP2_CC", parse_cc},
     {"OP2_CFLAGS", parse_cflags},             {"OP2_PROFILE_JSON", parse_profile_json},
-    {"OP2_RENUMBER", parse_renumber},
+    {"OP2_RENUMBER", parse_renumber},         {"OP2_MPI_DECL", parse_mpi_decl},
 };
 enum { NOPTIONS = sizeof option_table / sizeof option_table[0] };
 
@@ -129,7 +137,10 @@ int op2_options_read(op2_options *opt, int argc, char **argv, int diags) {
   opt->jit_mode = OP2_JIT_TIERED;
   snprintf(opt->cc, sizeof opt->cc, "cc");
   /* -ffp-contract=off: no fused multiply-adds, so results match TinyCC's code bit for bit. */
-  snprintf(opt->cflags, sizeof opt->cflags, "-O3 -march=native -ffp-contract=off -fPIC -shared");
+  /* -fno-semantic-interposition: the kernel is an exported function of a shared object; without
+   * it gcc calls it through the PLT for every element instead of inlining it. */
+  snprintf(opt->cflags, sizeof opt->cflags,
+           "-O3 -march=native -ffp-contract=off -fno-semantic-interposition -fPIC -shared");
   OP2_CALL(default_cache_dir(opt));
   for (int i = 0; i < NOPTIONS; i++) {
     /* argv wins over the environment: a bad value that argv overrides is never looked at. */

@@ -10,18 +10,18 @@
 
 enum { SHARED = -2, UNOWNED = -1 };
 
+/* Thread of element e (relative to the plan's range) and where thread t's range starts. */
 static int thread_of(long e, long size, int nthreads) {
   return (int)((e * nthreads) / (size > 0 ? size : 1));
 }
 
 static long range_begin(int t, long size, int nthreads) {
-  /* smallest e with thread_of(e) == t */
-  return (t * size + nthreads - 1) / nthreads;
+  return (t * size + nthreads - 1) / nthreads; /* smallest e with thread_of(e) == t */
 }
 
 /* Appends [begin, end) runs of elements for which want(e) holds, within [lo, hi). */
-static int add_runs(const char *is_shared, long lo, long hi, char want, int **runs, int *n,
-                    int *cap) {
+static int add_runs(const char *is_shared, long base, long lo, long hi, char want, int **runs,
+                    int *n, int *cap) {
   for (long e = lo; e < hi;) {
     while (e < hi && is_shared[e] != want) e++;
     if (e >= hi) break;
@@ -33,15 +33,14 @@ static int add_runs(const char *is_shared, long lo, long hi, char want, int **ru
       if (!r) return -1;
       *runs = r, *cap = c;
     }
-    (*runs)[(*n)++] = (int)b;
-    (*runs)[(*n)++] = (int)e;
+    (*runs)[(*n)++] = (int)(base + b);
+    (*runs)[(*n)++] = (int)(base + e);
   }
   return 0;
 }
 
 int op2_plan_build_ownership(op2_plan *p, int nthreads, double max_shared_fraction) {
-  op_set set = p->set;
-  long size = set->size;
+  long size = p->end - p->begin, base = p->begin;
   if (nthreads < 2 || size < 2L * nthreads) return OP2_OK;
   char *is_shared = calloc((size_t)size + 1, 1);
   int **owner = calloc((size_t)p->nwrites + 1, sizeof *owner);
@@ -51,7 +50,7 @@ int op2_plan_build_ownership(op2_plan *p, int nthreads, double max_shared_fracti
     for (int v = 0; v < w && !owner[w]; v++)
       if (p->write_maps[v]->to == p->write_maps[w]->to) owner[w] = owner[v];
     if (!owner[w]) {
-      size_t n = (size_t)p->write_maps[w]->to->size + 1;
+      size_t n = op2_set_local_count(p->write_maps[w]->to) + 1;
       ok = (owner[w] = malloc(n * sizeof(int))) != NULL;
       if (ok) memset(owner[w], 0xff, n * sizeof(int)); /* UNOWNED */
     }
@@ -64,7 +63,7 @@ int op2_plan_build_ownership(op2_plan *p, int nthreads, double max_shared_fracti
         int idx = p->write_idx[w];
         int lo = idx < 0 ? 0 : idx, hi = idx < 0 ? -idx : idx + 1;
         for (int c = lo; c < hi; c++) {
-          int *o = &owner[w][m->values[e * m->dim + c]];
+          int *o = &owner[w][m->values[(base + e) * m->dim + c]];
           if (pass == 0) *o = *o == UNOWNED || *o == t ? t : SHARED;
           else if (*o == SHARED) is_shared[e] = 1;
         }
@@ -78,12 +77,12 @@ int op2_plan_build_ownership(op2_plan *p, int nthreads, double max_shared_fracti
   p->thread_run_offset = ok ? calloc((size_t)nthreads + 1, sizeof(int)) : NULL;
   ok = ok && p->thread_run_offset && (double)nshared <= max_shared_fraction * (double)size;
   for (int t = 0; ok && t < nthreads; t++) {
-    ok = add_runs(is_shared, range_begin(t, size, nthreads), range_begin(t + 1, size, nthreads),
-                  0, &runs, &n, &cap) == 0;
+    ok = add_runs(is_shared, base, range_begin(t, size, nthreads),
+                  range_begin(t + 1, size, nthreads), 0, &runs, &n, &cap) == 0;
     p->thread_run_offset[t + 1] = n / 2;
   }
   int shared_from = n;
-  if (ok) ok = add_runs(is_shared, 0, size, 1, &runs, &n, &cap) == 0;
+  if (ok) ok = add_runs(is_shared, base, 0, size, 1, &runs, &n, &cap) == 0;
   if (ok) {
     p->owner_threads = nthreads;
     p->runs = runs;

@@ -1,14 +1,121 @@
-/* op_par_loop: find (or build) the loop shape, bind this call's data and let the backend run it. */
+/* op_par_loop: find (or build) the loop shape, bind this call's data and run it: in one range
+ * without MPI; under MPI in phases around a halo exchange, with global reductions summed over
+ * ranks and written dats marked dirty. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "op2_impl.h"
 #include "../jit/jit.h"
+#include "mpi/op2_mpi.h"
+
+static int is_reduction(const op2_arg_desc *d) {
+  return d->kind == OP2_ARG_GBL && (d->acc == OP_INC || d->acc == OP_MIN || d->acc == OP_MAX);
+}
+
+static int run_phase(op2_context *ctx, op2_exec *exec, int ph) {
+  const op2_loop *loop = exec->loop;
+  exec->begin = loop->phase_begin[ph];
+  exec->end = loop->phase_end[ph];
+  exec->plan = loop->plans[ph];
+  if (exec->end <= exec->begin) return OP2_OK;
+  return ctx->backend->run(ctx, exec);
+}
+
+/* Dats this call must refresh first: read through a map, or read at all when the exec halo runs,
+ * and written since their last exchange. */
+static int dats_to_exchange(const op2_loop *loop, const op_arg *args, op_dat *out) {
+  int n = 0;
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (d->kind != OP2_ARG_DAT || d->opt_off || !(d->acc == OP_READ || d->acc == OP_RW)) continue;
+    if (!d->map_arity && !loop->writes_indirectly) continue;
+    op_dat dat = args[i].dat;
+    if (!dat->halo_dirty) continue;
+    int seen = 0;
+    for (int k = 0; k < n; k++) seen |= out[k] == dat;
+    if (!seen) out[n++] = dat;
+  }
+  return n;
+}
+
+#define COMBINE(T, MPITYPE)                                                               \
+  do {                                                                                  \
+    T *user = (T *)user_ptr, *mine = (T *)local, *all = (T *)global;                    \
+    MPI_Allreduce(mine, all, d->dim, MPITYPE,                                           \
+                  d->acc == OP_INC ? MPI_SUM : d->acc == OP_MIN ? MPI_MIN : MPI_MAX,      \
+                  ctx->mpi.comm);                                                       \
+    for (int k = 0; k < d->dim; k++)                                                    \
+      user[k] = d->acc == OP_INC ? user[k] + all[k]                                     \
+                : d->acc == OP_MIN ? (all[k] < user[k] ? all[k] : user[k])              \
+                                   : (all[k] > user[k] ? all[k] : user[k]);              \
+  } while (0)
+
+/* Under MPI a reduction accumulates into a private buffer (INC from zero, MIN/MAX from the
+ * caller's value), which is then reduced over ranks and folded into the caller's data. */
+static void reduce_over_ranks(op2_context *ctx, const op2_arg_desc *d, void *user_ptr,
+                              void *local) {
+  char global[256];
+  switch (d->type) {
+    case OP2_TYPE_DOUBLE: COMBINE(double, MPI_DOUBLE); break;
+    case OP2_TYPE_FLOAT: COMBINE(float, MPI_FLOAT); break;
+    case OP2_TYPE_INT: COMBINE(int, MPI_INT); break;
+    default: COMBINE(long long, MPI_LONG_LONG); break;
+  }
+}
+
+static int run_distributed(op2_context *ctx, op2_exec *exec, const op_arg *args) {
+  const op2_loop *loop = exec->loop;
+  int nargs = loop->nargs;
+  /* private reduction buffers: [0] owned phases, [1] the exec halo (thrown away) */
+  char (*buf)[2][256] = calloc((size_t)nargs, sizeof *buf);
+  op_dat *dats = malloc(sizeof(op_dat) * (size_t)nargs);
+  if (!buf || !dats) return free(buf), free(dats), op2_error(OP2_ERR_MEM, "op_par_loop: oom");
+  for (int i = 0; i < nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (!is_reduction(d)) continue;
+    size_t bytes = (size_t)d->dim * op2_type_size(d->type);
+    if (bytes > sizeof buf[i][0]) return free(buf), free(dats), op2_error(OP2_ERR_ARG,
+                                           "op_par_loop '%s', argument %d: a reduction of more "
+                                           "than 256 bytes is not supported under MPI",
+                                           loop->name, i);
+    for (int k = 0; k < 2; k++) {
+      if (d->acc == OP_INC) memset(buf[i][k], 0, bytes);
+      else memcpy(buf[i][k], exec->arg_ptrs[i], bytes);
+    }
+    exec->arg_ptrs[i] = buf[i][0];
+  }
+  int ndats = dats_to_exchange(loop, args, dats);
+  op2_exchange *x = NULL;
+  double t0 = op2_wall_seconds();
+  int rc = op2_exchange_begin(ctx, dats, ndats, &x, &loop->stats->halo_bytes,
+                              &loop->stats->halo_messages);
+  if (rc == OP2_OK) rc = run_phase(ctx, exec, 0); /* core: needs no halo data */
+  op2_exchange_end(ctx, x);
+  if (rc == OP2_OK) rc = run_phase(ctx, exec, 1);
+  if (rc == OP2_OK && loop->nphases > 2) {
+    for (int i = 0; i < nargs; i++)
+      if (is_reduction(&loop->desc[i])) exec->arg_ptrs[i] = buf[i][1];
+    rc = run_phase(ctx, exec, 2); /* redundant work on the exec halo: contributes no reduction */
+  }
+  for (int i = 0; rc == OP2_OK && i < nargs; i++)
+    if (is_reduction(&loop->desc[i])) reduce_over_ranks(ctx, &loop->desc[i], args[i].data, buf[i][0]);
+  for (int i = 0; i < nargs; i++) { /* written dats: their halo copies are stale now */
+    const op2_arg_desc *d = &loop->desc[i];
+    if (d->kind == OP2_ARG_DAT && !d->opt_off && d->acc != OP_READ) args[i].dat->halo_dirty = true;
+  }
+  (void)t0;
+  free(buf), free(dats);
+  return rc;
+}
 
 void op_par_loop_args(const char *kernel, const char *name, op_set set, int nargs,
                       const op_arg *args) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_par_loop") != OP2_OK) return;
-  if (ctx->opt.renumber && !ctx->renumbered) {
+  if (ctx->mpi.size > 1 && !ctx->mpi_distributed &&
+      op2_mpi_distribute(ctx, NULL, NULL, NULL) != OP2_OK)
+    return;
+  if (ctx->opt.renumber && !ctx->renumbered && ctx->mpi.size == 1) {
     op_map base = op2_renumber_pick_base(ctx);
     ctx->renumbered = true; /* once, even when no map qualifies */
     if (base && op2_renumber(ctx, base) != OP2_OK) return;
@@ -36,10 +143,10 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
     maps[i] = d->map_arity ? a->map->values : NULL;
   }
   op2_kernel *k = loop->kernel;
-  if (k->job) op2_jit_poll(ctx, k); /* between calls: the only moment a kernel may change */
+  if (k->job || k->awaiting_peer) op2_jit_poll(ctx, k); /* between calls only */
   op2_exec exec = {.loop = loop, .arg_ptrs = ptrs, .map_ptrs = maps};
   double t0 = op2_wall_seconds();
-  int rc = set->size > 0 ? ctx->backend->run(ctx, &exec) : OP2_OK;
+  int rc = ctx->mpi.size > 1 ? run_distributed(ctx, &exec, args) : run_phase(ctx, &exec, 0);
   if (rc == OP2_OK) {
     loop->stats->calls++;
     loop->stats->calls_by_tier[k->tier]++;

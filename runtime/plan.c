@@ -6,8 +6,8 @@
 
 #include "op2_impl.h"
 
-int op2_colour_blocks(op_set set, int part_size, int nwrites, const op_map *maps, const int *idx,
-                      int nblocks, int *colour);
+int op2_colour_blocks(int begin, int end, int part_size, int nwrites, const op_map *maps,
+                      const int *idx, int nblocks, int *colour);
 
 void op2_plan_free(op2_plan *plan) {
   if (!plan) return;
@@ -21,14 +21,16 @@ void op2_plan_free(op2_plan *plan) {
   free(plan);
 }
 
-int op2_plan_build(op_set set, int part_size, int nwrites, const op_map *maps, const int *idx,
-                   op2_plan **out) {
+int op2_plan_build(op_set set, int begin, int end, int part_size, int nwrites, const op_map *maps,
+                   const int *idx, op2_plan **out) {
   double t0 = op2_wall_seconds();
   op2_plan *p = calloc(1, sizeof *p);
   if (!p) return op2_error(OP2_ERR_MEM, "plan for set '%s': out of memory", set->name);
   p->set = set;
+  p->begin = begin;
+  p->end = end;
   p->part_size = part_size;
-  p->nblocks = (int)(((long)set->size + part_size - 1) / part_size);
+  p->nblocks = (int)(((long)(end - begin) + part_size - 1) / part_size);
   p->nwrites = nwrites;
   p->write_maps = malloc((size_t)(nwrites ? nwrites : 1) * sizeof *p->write_maps);
   p->write_idx = malloc((size_t)(nwrites ? nwrites : 1) * sizeof *p->write_idx);
@@ -38,7 +40,8 @@ int op2_plan_build(op_set set, int part_size, int nwrites, const op_map *maps, c
   if (p->write_maps && p->write_idx && p->block_colour && p->blocks_by_colour) {
     memcpy(p->write_maps, maps, (size_t)nwrites * sizeof *maps);
     memcpy(p->write_idx, idx, (size_t)nwrites * sizeof *idx);
-    ncolours = op2_colour_blocks(set, part_size, nwrites, maps, idx, p->nblocks, p->block_colour);
+    ncolours = op2_colour_blocks(begin, end, part_size, nwrites, maps, idx, p->nblocks,
+                                 p->block_colour);
   }
   if (ncolours >= 0) p->colour_offset = calloc((size_t)ncolours + 1, sizeof(int));
   if (ncolours < 0 || !p->colour_offset) {
@@ -83,7 +86,7 @@ static int written_pairs(const op2_loop *loop, op_map *maps, int *idx) {
   return n;
 }
 
-int op2_plan_get(op2_context *ctx, const op2_loop *loop, op2_plan **out) {
+int op2_plan_get(op2_context *ctx, const op2_loop *loop, int begin, int end, op2_plan **out) {
   op_map *maps = malloc((size_t)loop->nargs * sizeof *maps);
   int *idx = malloc((size_t)loop->nargs * sizeof *idx);
   if (!maps || !idx) {
@@ -94,7 +97,8 @@ int op2_plan_get(op2_context *ctx, const op2_loop *loop, op2_plan **out) {
   int part = ctx->opt.part_size;
   for (int i = 0; i < ctx->plans.count; i++) {
     op2_plan *p = ctx->plans.items[i];
-    if (p->set == loop->set && p->part_size == part && p->nwrites == n &&
+    if (p->set == loop->set && p->begin == begin && p->end == end && p->part_size == part &&
+        p->nwrites == n &&
         memcmp(p->write_maps, maps, (size_t)n * sizeof *maps) == 0 &&
         memcmp(p->write_idx, idx, (size_t)n * sizeof *idx) == 0) {
       *out = p;
@@ -103,7 +107,7 @@ int op2_plan_get(op2_context *ctx, const op2_loop *loop, op2_plan **out) {
     }
   }
   op2_plan *p;
-  int rc = op2_plan_build(loop->set, part, n, maps, idx, &p);
+  int rc = op2_plan_build(loop->set, begin, end, part, n, maps, idx, &p);
   free(maps), free(idx);
   /* Beyond a few percent of shared elements (a badly ordered mesh) colouring is the better way. */
   if (rc == OP2_OK && ctx->nthreads > 1) {

@@ -18,7 +18,14 @@ op_set op_decl_set(int size, const char *name) {
     op2_error(OP2_ERR_MEM, "op_decl_set '%s': out of memory", label);
     return NULL;
   }
-  set->size = size;
+  set->size = set->core_size = set->decl_count = size;
+  set->global_size = size;
+  if (ctx->mpi.size > 1) { /* collective, as in OP2: each rank declares its block */
+    long local = size;
+    MPI_Allreduce(&local, &set->global_size, 1, MPI_LONG, MPI_SUM, ctx->mpi.comm);
+    MPI_Exscan(&local, &set->decl_first, 1, MPI_LONG, MPI_SUM, ctx->mpi.comm);
+    if (ctx->mpi.rank == 0) set->decl_first = 0;
+  }
   set->index = ctx->sets.count;
   if (op2_list_push(&ctx->sets, set) != OP2_OK) {
     free(set->name);

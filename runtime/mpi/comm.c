@@ -1,0 +1,50 @@
+/* MPI start-up and shut-down for the library context. */
+#include <stdlib.h>
+
+#include "op2_mpi.h"
+
+static int launched_by_mpi(void) {
+  /* Open MPI, PMIx and Hydra-style launchers each export the world size. */
+  return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
+}
+
+int op2_mpi_init(op2_context *ctx, int *argc, char ***argv) {
+  op2_mpi *m = &ctx->mpi;
+  m->comm = m->node_comm = MPI_COMM_NULL;
+  m->rank = m->node_rank = 0;
+  m->size = m->node_size = 1;
+  int initialised = 0;
+  MPI_Initialized(&initialised);
+  if (!initialised && !launched_by_mpi()) return OP2_OK;
+  if (!initialised) {
+    int provided;
+    /* Only the calling thread talks to MPI (OpenMP workers and the compile thread never do). */
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+      return op2_error(OP2_ERR_STATE, "op_init: MPI_Init failed");
+    m->we_initialised = 1;
+  }
+  MPI_Comm_dup(MPI_COMM_WORLD, &m->comm);
+  MPI_Comm_rank(m->comm, &m->rank);
+  MPI_Comm_size(m->comm, &m->size);
+  MPI_Comm_split_type(m->comm, MPI_COMM_TYPE_SHARED, m->rank, MPI_INFO_NULL, &m->node_comm);
+  MPI_Comm_rank(m->node_comm, &m->node_rank);
+  MPI_Comm_size(m->node_comm, &m->node_size);
+  m->has_comms = 1;
+  return OP2_OK;
+}
+
+void op2_mpi_finalize(op2_context *ctx) {
+  op2_mpi *m = &ctx->mpi;
+  if (m->has_comms) {
+    MPI_Comm_free(&m->node_comm);
+    MPI_Comm_free(&m->comm);
+    m->has_comms = 0;
+  }
+  if (m->we_initialised) {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Finalize();
+  }
+  m->comm = m->node_comm = MPI_COMM_NULL;
+  m->we_initialised = 0;
+}

@@ -1,0 +1,425 @@
+/* From what the ranks declared to each rank owning a part of the mesh: decide how the program
+ * declared (each rank its block, or the whole mesh everywhere), give every element an owner
+ * (PT-Scotch on a primary set and inheritance through maps, or the declared blocks), and move
+ * every element to its owner. Halos are built afterwards (halo_build.c). */
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "op2_mpi.h"
+#include "ptscotch.h"
+
+/* ---- how the program declared ---- */
+
+/* True when every rank declared identical sets, maps and dats: a program written for one process,
+ * started under mpirun. Each rank then keeps its block of everything. */
+static int declared_everywhere(op2_context *ctx) {
+  int n = ctx->sets.count + ctx->maps.count + ctx->dats.count;
+  unsigned long long *h = malloc(sizeof(*h) * 2 * ((size_t)n + 1));
+  if (!h) return 0;
+  int k = 0;
+  for (int i = 0; i < ctx->sets.count; i++)
+    h[k++] = (unsigned long long)((op_set)ctx->sets.items[i])->size;
+  for (int i = 0; i < ctx->maps.count; i++) {
+    op_map m = ctx->maps.items[i];
+    h[k++] = XXH3_64bits(m->values, sizeof(int) * (size_t)m->from->size * (size_t)m->dim);
+  }
+  for (int i = 0; i < ctx->dats.count; i++) {
+    op_dat d = ctx->dats.items[i];
+    h[k++] = XXH3_64bits(d->data, d->elem_bytes * (size_t)d->set->size);
+  }
+  MPI_Allreduce(h, h + n, n, MPI_UNSIGNED_LONG_LONG, MPI_BAND, ctx->mpi.comm);
+  int same = 1;
+  for (int i = 0; i < n; i++) same &= h[i] == h[n + i];
+  /* AND equals every value only if all agree... confirm with OR as well */
+  MPI_Allreduce(h, h + n, n, MPI_UNSIGNED_LONG_LONG, MPI_BOR, ctx->mpi.comm);
+  for (int i = 0; i < n; i++) same &= h[i] == h[n + i];
+  free(h);
+  int all = same;
+  MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, ctx->mpi.comm);
+  return all && ctx->sets.count > 0;
+}
+
+static int slice_to_blocks(op2_context *ctx) {
+  int p = ctx->mpi.size, r = ctx->mpi.rank;
+  for (int s = 0; s < ctx->sets.count; s++) {
+    op_set set = ctx->sets.items[s];
+    long first = op2_block_begin(set->size, r, p), count = op2_block_begin(set->size, r + 1, p) - first;
+    for (int i = 0; i < ctx->dats.count; i++) {
+      op_dat d = ctx->dats.items[i];
+      if (d->set != set) continue;
+      memmove(d->data, d->data + (size_t)first * d->elem_bytes, (size_t)count * d->elem_bytes);
+    }
+    for (int i = 0; i < ctx->maps.count; i++) {
+      op_map m = ctx->maps.items[i];
+      if (m->from != set) continue;
+      memmove(m->values, m->values + (size_t)first * m->dim, sizeof(int) * (size_t)count * m->dim);
+    }
+    set->global_size = set->size;
+    set->decl_first = first;
+    set->size = set->decl_count = set->core_size = (int)count;
+  }
+  for (int i = 0; i < ctx->maps.count; i++) { /* now the declared sizes are the global ones */
+    op_map m = ctx->maps.items[i];
+    for (size_t k = 0; k < (size_t)m->from->size * (size_t)m->dim; k++)
+      if (m->values[k] >= m->to->global_size)
+        return op2_error(OP2_ERR_ARG, "op_decl_map '%s': value %d is outside set '%s' (size %ld)",
+                         m->name, m->values[k], m->to->name, m->to->global_size);
+  }
+  return OP2_OK;
+}
+
+/* ---- who holds a global index in the declared distribution ---- */
+
+typedef struct holders {
+  long *first; /* p+1 per set: first global index declared by each rank */
+} holders;
+
+static int holders_init(op2_context *ctx, holders *h) {
+  int p = ctx->mpi.size, ns = ctx->sets.count;
+  h->first = malloc(sizeof(long) * (size_t)(p + 1) * (size_t)(ns ? ns : 1));
+  if (!h->first) return op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  for (int s = 0; s < ns; s++) {
+    op_set set = ctx->sets.items[s];
+    long *f = h->first + (size_t)s * (p + 1);
+    MPI_Allgather(&set->decl_first, 1, MPI_LONG, f, 1, MPI_LONG, ctx->mpi.comm);
+    f[p] = set->global_size;
+  }
+  return OP2_OK;
+}
+
+static int holder_of(const holders *h, int p, op_set set, long g) {
+  const long *f = h->first + (size_t)set->index * (p + 1);
+  int lo = 0, hi = p - 1;
+  while (lo < hi) { /* last rank whose first <= g */
+    int mid = (lo + hi + 1) / 2;
+    if (f[mid] <= g) lo = mid;
+    else hi = mid - 1;
+  }
+  while (lo + 1 < p && f[lo + 1] <= g && f[lo + 1] == f[lo]) lo++;
+  return lo;
+}
+
+typedef struct pair {
+  long a, b;
+} pair;
+
+static int cmp_pair(const void *x, const void *y) {
+  const pair *a = x, *b = y;
+  if (a->a != b->a) return (a->a > b->a) - (a->a < b->a);
+  return (a->b > b->b) - (a->b < b->b);
+}
+
+/* ---- ownership ---- */
+
+/* The graph of the primary set: two elements are neighbours when the primary map links them
+ * (through a shared target when the map starts at the primary set, through a shared source when
+ * it ends there). Returns the local CSR in global numbering. */
+static int primary_graph(op2_context *ctx, const holders *h, op_set prime, op_map pm, int **xadj,
+                         long **adjncy) {
+  int p = ctx->mpi.size, me = ctx->mpi.rank;
+  MPI_Comm comm = ctx->mpi.comm;
+  long npairs = 0, cap = 1024;
+  pair *pairs = malloc(sizeof(pair) * (size_t)cap);
+  int rc = pairs ? OP2_OK : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+#define ADD_PAIR(x, y)                                                          \
+  do {                                                                          \
+    if (npairs == cap) {                                                        \
+      pair *np = realloc(pairs, sizeof(pair) * (size_t)(cap *= 2));             \
+      if (!np) return free(pairs), op2_error(OP2_ERR_MEM, "partitioning: out of memory"); \
+      pairs = np;                                                               \
+    }                                                                           \
+    pairs[npairs++] = (pair){(x), (y)};                                         \
+  } while (0)
+  if (rc != OP2_OK) return rc;
+  int d = pm->dim;
+  if (pm->to == prime) {
+    for (int f = 0; f < pm->from->size; f++)
+      for (int i = 0; i < d; i++)
+        for (int j = 0; j < d; j++)
+          if (pm->values[f * d + i] != pm->values[f * d + j])
+            ADD_PAIR(pm->values[f * d + i], pm->values[f * d + j]);
+  } else { /* neighbours through shared targets: first gather each target's sources */
+    int *dest = malloc(sizeof(int) * ((size_t)pm->from->size * d + 1));
+    pair *ts = malloc(sizeof(pair) * ((size_t)pm->from->size * d + 1));
+    if (!dest || !ts) return free(dest), free(ts), free(pairs), op2_error(OP2_ERR_MEM, "oom");
+    long n = 0;
+    for (int f = 0; f < pm->from->size; f++)
+      for (int i = 0; i < d; i++) {
+        ts[n] = (pair){pm->values[f * d + i], prime->decl_first + f};
+        dest[n++] = holder_of(h, p, pm->to, pm->values[f * d + i]);
+      }
+    int *counts = malloc(sizeof(int) * 2 * (size_t)p);
+    void *grouped, *recv;
+    long nrecv;
+    rc = op2_group_by_rank(p, n, ts, dest, sizeof(pair), &grouped, counts);
+    if (rc == OP2_OK) rc = op2_alltoallv(comm, grouped, counts, sizeof(pair), &recv, counts + p, &nrecv);
+    free(dest), free(ts), free(counts);
+    if (rc != OP2_OK) return free(pairs), rc;
+    free(grouped);
+    pair *in = recv; /* (target, source): sort by target, then link sources of one target */
+    qsort(in, (size_t)nrecv, sizeof(pair), cmp_pair);
+    for (long a = 0; a < nrecv;) {
+      long b = a;
+      while (b < nrecv && in[b].a == in[a].a) b++;
+      for (long i = a; i < b; i++)
+        for (long j = a; j < b; j++)
+          if (in[i].b != in[j].b) ADD_PAIR(in[i].b, in[j].b);
+      a = b;
+    }
+    free(recv);
+  }
+#undef ADD_PAIR
+  /* send each pair to the holder of its first element */
+  int *dest = malloc(sizeof(int) * ((size_t)npairs + 1));
+  int *counts = malloc(sizeof(int) * 2 * (size_t)p);
+  if (!dest || !counts) return free(dest), free(counts), free(pairs), op2_error(OP2_ERR_MEM, "oom");
+  for (long i = 0; i < npairs; i++) dest[i] = holder_of(h, p, prime, pairs[i].a);
+  void *grouped, *recv;
+  long nrecv;
+  rc = op2_group_by_rank(p, npairs, pairs, dest, sizeof(pair), &grouped, counts);
+  if (rc == OP2_OK) rc = op2_alltoallv(comm, grouped, counts, sizeof(pair), &recv, counts + p, &nrecv);
+  free(pairs), free(dest), free(counts);
+  if (rc != OP2_OK) return rc;
+  free(grouped);
+  pair *in = recv;
+  int n = prime->size;
+  *xadj = calloc((size_t)n + 1, sizeof(int));
+  *adjncy = malloc(sizeof(long) * ((size_t)nrecv + 1));
+  if (!*xadj || !*adjncy) return free(recv), op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  for (long i = 0; i < nrecv; i++) (*xadj)[in[i].a - prime->decl_first + 1]++;
+  for (int v = 0; v < n; v++) (*xadj)[v + 1] += (*xadj)[v];
+  int *fill = calloc((size_t)n + 1, sizeof(int));
+  for (long i = 0; i < nrecv; i++) {
+    int v = (int)(in[i].a - prime->decl_first);
+    (*adjncy)[(*xadj)[v] + fill[v]++] = in[i].b;
+  }
+  free(fill), free(recv);
+  (void)me;
+  return OP2_OK;
+}
+
+
+/* Owners of the elements of `next` from a map between it and a set whose owners are known:
+ * an element reached by the map takes the lowest owner among the elements reaching it; an element
+ * whose map row reaches known elements takes the owner of its first target. */
+static int inherit(op2_context *ctx, const holders *h, op_map m, int **owner) {
+  int p = ctx->mpi.size, me = ctx->mpi.rank;
+  MPI_Comm comm = ctx->mpi.comm;
+  int d = m->dim, rc;
+  int *counts = malloc(sizeof(int) * 2 * (size_t)p);
+  if (!counts) return op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  if (owner[m->from->index] && !owner[m->to->index]) {
+    op_set t = m->to;
+    long n = (long)m->from->size * d;
+    pair *items = malloc(sizeof(pair) * ((size_t)n + 1));
+    int *dest = malloc(sizeof(int) * ((size_t)n + 1));
+    int *own = malloc(sizeof(int) * ((size_t)t->size + 1));
+    if (!items || !dest || !own) return free(items), free(dest), free(own), free(counts), OP2_ERR_MEM;
+    for (long k = 0; k < n; k++) {
+      items[k] = (pair){m->values[k], owner[m->from->index][k / d]};
+      dest[k] = holder_of(h, p, t, m->values[k]);
+    }
+    void *grouped, *recv;
+    long nrecv;
+    rc = op2_group_by_rank(p, n, items, dest, sizeof(pair), &grouped, counts);
+    if (rc == OP2_OK) rc = op2_alltoallv(comm, grouped, counts, sizeof(pair), &recv, counts + p, &nrecv);
+    free(items), free(dest);
+    if (rc != OP2_OK) return free(own), free(counts), rc;
+    free(grouped);
+    for (int e = 0; e < t->size; e++) own[e] = -1;
+    const pair *in = recv;
+    for (long k = 0; k < nrecv; k++) {
+      int *o = &own[in[k].a - t->decl_first];
+      if (*o < 0 || in[k].b < *o) *o = (int)in[k].b;
+    }
+    for (int e = 0; e < t->size; e++)
+      if (own[e] < 0) own[e] = me; /* nobody reaches it: it stays */
+    free(recv);
+    owner[t->index] = own;
+  } else {
+    op_set f = m->from, t = m->to;
+    long n = f->size;
+    long *ask = malloc(sizeof(long) * ((size_t)n + 1));
+    int *dest = malloc(sizeof(int) * ((size_t)n + 1));
+    int *own = malloc(sizeof(int) * ((size_t)n + 1));
+    if (!ask || !dest || !own) return free(ask), free(dest), free(own), free(counts), OP2_ERR_MEM;
+    for (long e = 0; e < n; e++) {
+      ask[e] = m->values[e * d];
+      dest[e] = holder_of(h, p, t, ask[e]);
+    }
+    void *grouped, *questions, *back;
+    long nq, nback;
+    rc = op2_group_by_rank(p, n, ask, dest, sizeof(long), &grouped, counts);
+    if (rc == OP2_OK) rc = op2_alltoallv(comm, grouped, counts, sizeof(long), &questions, counts + p, &nq);
+    int *answers = rc == OP2_OK ? malloc(sizeof(int) * ((size_t)nq + 1)) : NULL;
+    for (long k = 0; answers && k < nq; k++)
+      answers[k] = owner[t->index][((long *)questions)[k] - t->decl_first];
+    if (rc == OP2_OK) free(questions);
+    if (rc == OP2_OK && !answers) rc = OP2_ERR_MEM;
+    if (rc == OP2_OK) rc = op2_alltoallv(comm, answers, counts + p, sizeof(int), &back, counts, &nback);
+    if (rc == OP2_OK) {
+      long *fill = calloc((size_t)p + 1, sizeof(long));
+      for (int q = 0; q < p; q++) fill[q + 1] = fill[q] + counts[q];
+      for (long e = 0; e < n; e++) own[e] = ((int *)back)[fill[dest[e]]++];
+      free(fill), free(back), free(grouped);
+      owner[f->index] = own;
+    } else {
+      free(own);
+    }
+    free(answers), free(ask), free(dest);
+  }
+  free(counts);
+  return rc;
+}
+
+static int partition_owners(op2_context *ctx, const holders *h, const char *lib, op_set prime,
+                            op_map pm, int **owner) {
+  int me = ctx->mpi.rank;
+  if (lib && strcmp(lib, "PTSCOTCH") == 0) {
+    int *xadj = NULL;
+    long *adjncy = NULL;
+    OP2_CALL(primary_graph(ctx, h, prime, pm, &xadj, &adjncy));
+    long *vtxdist = h->first + (size_t)prime->index * (ctx->mpi.size + 1);
+    int *part = malloc(sizeof(int) * ((size_t)prime->size + 1));
+    op2_partition_quality q, qb;
+    char err[512];
+    int rc = part ? op2_ptscotch_kway(ctx->mpi.comm, prime->size, vtxdist, xadj, adjncy,
+                                      ctx->mpi.size, part, &q, err, sizeof err)
+                  : -1;
+    int *block = malloc(sizeof(int) * ((size_t)prime->size + 1));
+    for (int v = 0; block && v < prime->size; v++) block[v] = me;
+    if (rc == 0 && block)
+      op2_partition_quality_of(ctx->mpi.comm, prime->size, vtxdist, xadj, adjncy, ctx->mpi.size,
+                               block, &qb);
+    free(xadj), free(adjncy), free(block);
+    if (rc != 0) {
+      free(part);
+      return op2_error(OP2_ERR_STATE, "op_partition PTSCOTCH on set '%s': %s", prime->name,
+                       part ? err : "out of memory");
+    }
+    if (me == 0)
+      op2_diag(1, "partition of '%s' (PT-Scotch k-way, %d parts): edge cut %ld (declared blocks: "
+               "%ld), parts %ld..%ld elements, imbalance %.3f", prime->name, ctx->mpi.size,
+               q.edge_cut, qb.edge_cut, q.min_part, q.max_part, q.imbalance);
+    owner[prime->index] = part;
+    /* other sets follow the primary set through the maps */
+    for (int changed = 1; changed;) {
+      changed = 0;
+      for (int i = 0; i < ctx->maps.count; i++) {
+        op_map m = ctx->maps.items[i];
+        int known_from = owner[m->from->index] != NULL, known_to = owner[m->to->index] != NULL;
+        if (known_from == known_to) continue;
+        OP2_CALL(inherit(ctx, h, m, owner));
+        changed = 1;
+      }
+    }
+  }
+  for (int s = 0; s < ctx->sets.count; s++) { /* BLOCK, and sets no map reaches */
+    op_set set = ctx->sets.items[s];
+    if (owner[s]) continue;
+    owner[s] = malloc(sizeof(int) * ((size_t)set->size + 1));
+    if (!owner[s]) return op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+    for (int e = 0; e < set->size; e++) owner[s][e] = me;
+  }
+  return OP2_OK;
+}
+
+/* ---- moving elements to their owners ---- */
+
+static int cmp_record(const void *x, const void *y, void *rb) {
+  (void)rb;
+  long a = op2_record_global(x), b = op2_record_global(y);
+  return (a > b) - (a < b);
+}
+
+/* Replaces the set's dats and map rows by the records given (n of them, sorted by global index):
+ * the set then holds exactly those elements, orig[] their global indices. */
+int op2_set_adopt_records(op2_context *ctx, op_set set, long n, char *records, int halo_rows) {
+  size_t rb = op2_record_bytes(ctx, set);
+  qsort_r(records, (size_t)n, rb, cmp_record, NULL);
+  char **dat_data = calloc((size_t)ctx->dats.count + 1, sizeof(char *));
+  int **map_values = calloc((size_t)ctx->maps.count + 1, sizeof(int *));
+  int *orig = malloc(sizeof(int) * ((size_t)n + (size_t)halo_rows + 1));
+  if (!dat_data || !map_values || !orig) return op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  for (int i = 0; i < ctx->dats.count; i++) {
+    op_dat d = ctx->dats.items[i];
+    if (d->set == set) dat_data[i] = op2_aligned_alloc(((size_t)n + halo_rows) * d->elem_bytes);
+  }
+  for (int i = 0; i < ctx->maps.count; i++) {
+    op_map m = ctx->maps.items[i];
+    if (m->from == set)
+      map_values[i] = op2_aligned_alloc(((size_t)n + halo_rows) * (size_t)m->dim * sizeof(int));
+  }
+  for (long e = 0; e < n; e++) {
+    orig[e] = (int)op2_record_global(records + e * rb);
+    op2_record_unpack(ctx, set, records + e * rb, (int)e, dat_data, map_values);
+  }
+  for (int i = 0; i < ctx->dats.count; i++) {
+    op_dat d = ctx->dats.items[i];
+    if (d->set != set) continue;
+    free(d->data);
+    d->data = dat_data[i];
+  }
+  for (int i = 0; i < ctx->maps.count; i++) {
+    op_map m = ctx->maps.items[i];
+    if (m->from != set) continue;
+    free(m->values);
+    m->values = map_values[i];
+  }
+  free(set->orig);
+  set->orig = orig;
+  set->size = set->core_size = (int)n;
+  free(dat_data), free(map_values);
+  return OP2_OK;
+}
+
+static int migrate(op2_context *ctx, op_set set, const int *owner) {
+  long n = set->size;
+  int *local = malloc(sizeof(int) * ((size_t)n + 1));
+  long *global = malloc(sizeof(long) * ((size_t)n + 1));
+  int *counts = malloc(sizeof(int) * (size_t)ctx->mpi.size);
+  if (!local || !global || !counts) return free(local), free(global), free(counts), OP2_ERR_MEM;
+  for (long e = 0; e < n; e++) local[e] = (int)e, global[e] = set->decl_first + e;
+  char *recv;
+  long nrecv;
+  int rc = op2_ship(ctx, set, n, local, global, owner, &recv, counts, &nrecv);
+  free(local), free(global), free(counts);
+  if (rc == OP2_OK) rc = op2_set_adopt_records(ctx, set, nrecv, recv, 0);
+  free(recv);
+  return rc;
+}
+
+int op2_halo_build(op2_context *ctx);
+
+int op2_mpi_distribute(op2_context *ctx, const char *lib, op_set prime, op_map prime_map) {
+  if (ctx->mpi_distributed) return OP2_OK;
+  double t0 = op2_wall_seconds();
+  int replicated = ctx->opt.mpi_decl == OP2_DECL_REPLICATED ||
+                   (ctx->opt.mpi_decl == OP2_DECL_AUTO && declared_everywhere(ctx));
+  if (replicated) OP2_CALL(slice_to_blocks(ctx));
+  ctx->mpi_replicated = replicated;
+  holders h;
+  OP2_CALL(holders_init(ctx, &h));
+  int **owner = calloc((size_t)ctx->sets.count + 1, sizeof(int *));
+  int rc = owner ? partition_owners(ctx, &h, lib, prime, prime_map, owner) : OP2_ERR_MEM;
+  for (int s = 0; rc == OP2_OK && s < ctx->sets.count; s++)
+    rc = migrate(ctx, ctx->sets.items[s], owner[s]);
+  for (int s = 0; owner && s < ctx->sets.count; s++) free(owner[s]);
+  for (int s = 0; rc == OP2_OK && s < ctx->sets.count; s++) { /* kept for fetches */
+    op_set set = ctx->sets.items[s];
+    set->decl_firsts = malloc(sizeof(long) * ((size_t)ctx->mpi.size + 1));
+    if (!set->decl_firsts) rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+    else memcpy(set->decl_firsts, h.first + (size_t)s * (ctx->mpi.size + 1),
+                sizeof(long) * ((size_t)ctx->mpi.size + 1));
+  }
+  free(owner), free(h.first);
+  if (rc == OP2_OK) rc = op2_halo_build(ctx);
+  if (rc != OP2_OK) return rc;
+  ctx->mpi_distributed = true;
+  if (ctx->mpi.rank == 0)
+    op2_diag(1, "mesh distributed over %d ranks (%s declaration, %s) in %.3f s", ctx->mpi.size,
+             replicated ? "whole mesh on every rank" : "each rank its block",
+             lib ? lib : "BLOCK", op2_wall_seconds() - t0);
+  return OP2_OK;
+}

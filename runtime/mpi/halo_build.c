@@ -1,0 +1,359 @@
+/* Halo construction (OP2's design), after every element has moved to its owner:
+ *   1. a directory of who owns each global element;          2. the owner of every map target;
+ *   3. core elements (every target owned here) first;         4. export exec halo: owned elements
+ *      whose targets another rank owns — it runs them too;    5. those elements' records shipped;
+ *   6. non-exec halo: targets still missing here, asked from their owners;
+ *   7. map values translated from global to local indices;    8. halo lists filled.
+ * Each step is a function with explicit inputs and outputs. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "op2_mpi.h"
+
+int op2_set_adopt_records(op2_context *ctx, op_set set, long n, char *records, int halo_rows);
+
+typedef struct gl {
+  long global;
+  int local;
+} gl;
+
+static int cmp_gl(const void *x, const void *y) {
+  const gl *a = x, *b = y;
+  return (a->global > b->global) - (a->global < b->global);
+}
+
+static int find_local(const gl *table, long n, long g) {
+  long lo = 0, hi = n - 1;
+  while (lo <= hi) {
+    long mid = (lo + hi) / 2;
+    if (table[mid].global == g) return table[mid].local;
+    if (table[mid].global < g) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+static int cmp_long(const void *x, const void *y) {
+  long a = *(const long *)x, b = *(const long *)y;
+  return (a > b) - (a < b);
+}
+
+/* Per-set working state while the halos are built. */
+typedef struct set_work {
+  op2_directory dir;
+  int **target_owner; /* per map from this set (context map index): owner rank of each entry */
+} set_work;
+
+/* Step 3: reorder owned elements so that core elements come first; returns new->old order. */
+static int put_core_first(op2_context *ctx, op_set set, set_work *w, int me) {
+  int n = set->size;
+  char *core = malloc((size_t)n + 1);
+  int *order = malloc(sizeof(int) * ((size_t)n + 1));
+  if (!core || !order) return free(core), free(order), op2_error(OP2_ERR_MEM, "halo: out of memory");
+  for (int e = 0; e < n; e++) core[e] = 1;
+  for (int i = 0; i < ctx->maps.count; i++) {
+    op_map m = ctx->maps.items[i];
+    if (m->from != set) continue;
+    for (int e = 0; e < n; e++)
+      for (int c = 0; c < m->dim; c++) core[e] &= w->target_owner[i][(size_t)e * m->dim + c] == me;
+  }
+  int k = 0;
+  for (int e = 0; e < n; e++)
+    if (core[e]) order[k++] = e;
+  set->core_size = k;
+  for (int e = 0; e < n; e++)
+    if (!core[e]) order[k++] = e;
+  /* apply to dats, map rows, target owners and orig */
+  size_t maxrow = 0;
+  for (int i = 0; i < ctx->dats.count; i++) {
+    op_dat d = ctx->dats.items[i];
+    if (d->set == set && d->elem_bytes > maxrow) maxrow = d->elem_bytes;
+  }
+  for (int i = 0; i < ctx->maps.count; i++) {
+    op_map m = ctx->maps.items[i];
+    if (m->from == set && sizeof(int) * (size_t)m->dim > maxrow) maxrow = sizeof(int) * m->dim;
+  }
+  if (maxrow < sizeof(int)) maxrow = sizeof(int);
+  char *tmp = malloc(maxrow * ((size_t)n + 1));
+  if (!tmp) return free(core), free(order), op2_error(OP2_ERR_MEM, "halo: out of memory");
+#define PERMUTE(base, bytes)                                                          \
+  do {                                                                                \
+    for (int e = 0; e < n; e++)                                                       \
+      memcpy(tmp + (size_t)e * (bytes), (char *)(base) + (size_t)order[e] * (bytes), (bytes)); \
+    memcpy((base), tmp, (size_t)n * (bytes));                                         \
+  } while (0)
+  for (int i = 0; i < ctx->dats.count; i++) {
+    op_dat d = ctx->dats.items[i];
+    if (d->set == set) PERMUTE(d->data, d->elem_bytes);
+  }
+  for (int i = 0; i < ctx->maps.count; i++) {
+    op_map m = ctx->maps.items[i];
+    if (m->from != set) continue;
+    PERMUTE(m->values, sizeof(int) * (size_t)m->dim);
+    PERMUTE(w->target_owner[i], sizeof(int) * (size_t)m->dim);
+  }
+  PERMUTE(set->orig, sizeof(int));
+#undef PERMUTE
+  free(tmp), free(core), free(order);
+  return OP2_OK;
+}
+
+static int list_alloc(op2_halo_list *l, int nranks, int nelements) {
+  l->nranks = nranks;
+  l->ranks = malloc(sizeof(int) * ((size_t)nranks + 1));
+  l->offset = calloc((size_t)nranks + 1, sizeof(int));
+  l->elements = malloc(sizeof(int) * ((size_t)nelements + 1));
+  return l->ranks && l->offset && l->elements ? OP2_OK : op2_error(OP2_ERR_MEM, "halo: oom");
+}
+
+/* Fills a list from per-rank counts (and, for exports, the elements grouped by rank). */
+static int list_from_counts(op2_halo_list *l, int p, const int *counts, const int *elements) {
+  int nranks = 0, total = 0;
+  for (int q = 0; q < p; q++) nranks += counts[q] > 0, total += counts[q];
+  OP2_CALL(list_alloc(l, nranks, total));
+  int k = 0;
+  for (int q = 0; q < p; q++) {
+    if (!counts[q]) continue;
+    l->ranks[k] = q;
+    l->offset[k + 1] = l->offset[k] + counts[q];
+    k++;
+  }
+  if (elements) memcpy(l->elements, elements, sizeof(int) * (size_t)total);
+  return OP2_OK;
+}
+
+/* Steps 4-5: owned elements some other rank must run, shipped to it as records. */
+static int exec_halo(op2_context *ctx, op_set set, set_work *w) {
+  int p = ctx->mpi.size, me = ctx->mpi.rank, n = set->size;
+  long cap = 64, nitems = 0;
+  int *item_local = malloc(sizeof(int) * (size_t)cap), *item_dest = malloc(sizeof(int) * (size_t)cap);
+  char *seen = calloc((size_t)p, 1);
+  if (!item_local || !item_dest || !seen) return op2_error(OP2_ERR_MEM, "halo: out of memory");
+  for (int e = 0; e < n; e++) {
+    memset(seen, 0, (size_t)p);
+    for (int i = 0; i < ctx->maps.count; i++) {
+      op_map m = ctx->maps.items[i];
+      if (m->from != set) continue;
+      for (int c = 0; c < m->dim; c++) {
+        int q = w->target_owner[i][(size_t)e * m->dim + c];
+        if (q == me || seen[q]) continue;
+        seen[q] = 1;
+        if (nitems == cap) {
+          cap *= 2;
+          item_local = realloc(item_local, sizeof(int) * (size_t)cap);
+          item_dest = realloc(item_dest, sizeof(int) * (size_t)cap);
+          if (!item_local || !item_dest) return op2_error(OP2_ERR_MEM, "halo: out of memory");
+        }
+        item_local[nitems] = e;
+        item_dest[nitems++] = q;
+      }
+    }
+  }
+  free(seen);
+  /* export list: the items grouped by destination, in local order within each */
+  int *counts = malloc(sizeof(int) * 2 * (size_t)p);
+  void *grouped;
+  int rc = op2_group_by_rank(p, nitems, item_local, item_dest, sizeof(int), &grouped, counts);
+  if (rc == OP2_OK) rc = list_from_counts(&set->halo->exp_exec, p, counts, grouped);
+  if (rc == OP2_OK) free(grouped);
+  long *globals = malloc(sizeof(long) * ((size_t)nitems + 1));
+  for (long k = 0; globals && k < nitems; k++) globals[k] = set->orig[item_local[k]];
+  char *recv = NULL;
+  long nrecv = 0;
+  if (rc == OP2_OK)
+    rc = globals ? op2_ship(ctx, set, nitems, item_local, globals, item_dest, &recv, counts + p,
+                            &nrecv)
+                 : OP2_ERR_MEM;
+  free(globals), free(item_local), free(item_dest);
+  if (rc == OP2_OK) rc = list_from_counts(&set->halo->imp_exec, p, counts + p, NULL);
+  if (rc == OP2_OK) { /* append the received rows after the owned ones, in arrival order */
+    size_t rb = op2_record_bytes(ctx, set);
+    char **dat_data = calloc((size_t)ctx->dats.count + 1, sizeof(char *));
+    int **map_values = calloc((size_t)ctx->maps.count + 1, sizeof(int *));
+    int *orig = realloc(set->orig, sizeof(int) * ((size_t)n + (size_t)nrecv + 1));
+    if (!dat_data || !map_values || !orig) return op2_error(OP2_ERR_MEM, "halo: out of memory");
+    set->orig = orig;
+    for (int i = 0; i < ctx->dats.count; i++) {
+      op_dat d = ctx->dats.items[i];
+      if (d->set != set) continue;
+      char *data = op2_aligned_alloc(((size_t)n + (size_t)nrecv) * d->elem_bytes);
+      if (!data) return op2_error(OP2_ERR_MEM, "halo: out of memory");
+      memcpy(data, d->data, (size_t)n * d->elem_bytes);
+      free(d->data);
+      d->data = dat_data[i] = data;
+    }
+    for (int i = 0; i < ctx->maps.count; i++) {
+      op_map m = ctx->maps.items[i];
+      if (m->from != set) continue;
+      int *values = op2_aligned_alloc(((size_t)n + (size_t)nrecv) * (size_t)m->dim * sizeof(int));
+      if (!values) return op2_error(OP2_ERR_MEM, "halo: out of memory");
+      memcpy(values, m->values, (size_t)n * (size_t)m->dim * sizeof(int));
+      free(m->values);
+      m->values = map_values[i] = values;
+    }
+    for (long k = 0; k < nrecv; k++) {
+      set->orig[n + k] = (int)op2_record_global(recv + k * rb);
+      op2_record_unpack(ctx, set, recv + k * rb, (int)(n + k), dat_data, map_values);
+    }
+    set->exec_size = (int)nrecv;
+    free(dat_data), free(map_values);
+  }
+  free(recv), free(counts);
+  return rc;
+}
+
+/* Step 6: targets referenced by owned and exec rows that are neither owned nor exec halo here. */
+static int nonexec_halo(op2_context *ctx, op_set t, const gl *known, long nknown,
+                        const set_work *w) {
+  int p = ctx->mpi.size;
+  long cap = 1024, n = 0;
+  long *want = malloc(sizeof(long) * (size_t)cap);
+  if (!want) return op2_error(OP2_ERR_MEM, "halo: out of memory");
+  for (int i = 0; i < ctx->maps.count; i++) {
+    op_map m = ctx->maps.items[i];
+    if (m->to != t) continue;
+    size_t entries = ((size_t)m->from->size + (size_t)m->from->exec_size) * (size_t)m->dim;
+    for (size_t k = 0; k < entries; k++) {
+      if (find_local(known, nknown, m->values[k]) >= 0) continue;
+      if (n == cap) {
+        long *nw = realloc(want, sizeof(long) * (size_t)(cap *= 2));
+        if (!nw) return free(want), op2_error(OP2_ERR_MEM, "halo: out of memory");
+        want = nw;
+      }
+      want[n++] = m->values[k];
+    }
+  }
+  qsort(want, (size_t)n, sizeof(long), cmp_long);
+  long u = 0;
+  for (long k = 0; k < n; k++)
+    if (k == 0 || want[k] != want[k - 1]) want[u++] = want[k];
+  int *owner = malloc(sizeof(int) * ((size_t)u + 1)), *local = malloc(sizeof(int) * ((size_t)u + 1));
+  int *counts = malloc(sizeof(int) * 2 * (size_t)p);
+  if (!owner || !local || !counts) return op2_error(OP2_ERR_MEM, "halo: out of memory");
+  int rc = op2_dir_query(ctx, &w->dir, u, want, owner, local);
+  void *grouped = NULL, *asked = NULL;
+  long nasked = 0;
+  /* import order: by owner rank, then global index (want is sorted and grouping is stable) */
+  if (rc == OP2_OK) rc = op2_group_by_rank(p, u, want, owner, sizeof(long), &grouped, counts);
+  if (rc == OP2_OK) rc = list_from_counts(&t->halo->imp_nonexec, p, counts, NULL);
+  /* the owners answer with local indices: ask with (global) and they look it up in their table;
+   * the directory already told us the local index, so send that instead */
+  int *locals_grouped = NULL;
+  if (rc == OP2_OK) rc = op2_group_by_rank(p, u, local, owner, sizeof(int), (void **)&locals_grouped, counts);
+  if (rc == OP2_OK)
+    rc = op2_alltoallv(ctx->mpi.comm, locals_grouped, counts, sizeof(int), &asked, counts + p, &nasked);
+  if (rc == OP2_OK) rc = list_from_counts(&t->halo->exp_nonexec, p, counts + p, asked);
+  if (rc == OP2_OK) {
+    int *orig = realloc(t->orig, sizeof(int) * ((size_t)t->size + t->exec_size + (size_t)u + 1));
+    if (!orig) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
+    else {
+      t->orig = orig;
+      for (long k = 0; k < u; k++) t->orig[t->size + t->exec_size + k] = (int)((long *)grouped)[k];
+      t->nonexec_size = (int)u;
+    }
+  }
+  free(grouped), free(asked), free(locals_grouped), free(want), free(owner), free(local), free(counts);
+  return rc;
+}
+
+/* A sorted (global, local) table of everything this rank holds of a set. */
+static gl *local_table(op_set set, long n) {
+  gl *t = malloc(sizeof(gl) * ((size_t)n + 1));
+  if (!t) return NULL;
+  for (long e = 0; e < n; e++) t[e] = (gl){set->orig[e], (int)e};
+  qsort(t, (size_t)n, sizeof(gl), cmp_gl);
+  return t;
+}
+
+int op2_halo_build(op2_context *ctx) {
+  int me = ctx->mpi.rank, ns = ctx->sets.count;
+  set_work *w = calloc((size_t)ns + 1, sizeof(set_work));
+  if (!w) return op2_error(OP2_ERR_MEM, "halo: out of memory");
+  int rc = OP2_OK;
+  for (int s = 0; rc == OP2_OK && s < ns; s++) { /* step 1 */
+    op_set set = ctx->sets.items[s];
+    set->halo = calloc(1, sizeof(op2_halo));
+    long *g = malloc(sizeof(long) * ((size_t)set->size + 1));
+    if (!set->halo || !g) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
+    for (int e = 0; rc == OP2_OK && e < set->size; e++) g[e] = set->orig[e];
+    if (rc == OP2_OK) rc = op2_dir_build(ctx, set->global_size, set->size, g, &w[s].dir);
+    free(g);
+    w[s].target_owner = calloc((size_t)ctx->maps.count + 1, sizeof(int *));
+    if (!w[s].target_owner) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
+  }
+  for (int i = 0; rc == OP2_OK && i < ctx->maps.count; i++) { /* step 2 */
+    op_map m = ctx->maps.items[i];
+    long n = (long)m->from->size * m->dim;
+    long *g = malloc(sizeof(long) * ((size_t)n + 1));
+    int *own = malloc(sizeof(int) * ((size_t)n + 1));
+    if (!g || !own) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
+    for (long k = 0; rc == OP2_OK && k < n; k++) g[k] = m->values[k];
+    if (rc == OP2_OK) rc = op2_dir_query(ctx, &w[m->to->index].dir, n, g, own, NULL);
+    w[m->from->index].target_owner[i] = own;
+    free(g);
+  }
+  for (int s = 0; rc == OP2_OK && s < ns; s++) { /* step 3, then a directory of the new order */
+    op_set set = ctx->sets.items[s];
+    rc = put_core_first(ctx, set, &w[s], me);
+    long *g = malloc(sizeof(long) * ((size_t)set->size + 1));
+    if (!g) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
+    for (int e = 0; rc == OP2_OK && e < set->size; e++) g[e] = set->orig[e];
+    op2_dir_free(&w[s].dir);
+    if (rc == OP2_OK) rc = op2_dir_build(ctx, set->global_size, set->size, g, &w[s].dir);
+    free(g);
+  }
+  for (int s = 0; rc == OP2_OK && s < ns; s++) /* steps 4-5 */
+    rc = exec_halo(ctx, ctx->sets.items[s], &w[s]);
+  for (int s = 0; rc == OP2_OK && s < ns; s++) { /* step 6 */
+    op_set set = ctx->sets.items[s];
+    long nknown = (long)set->size + set->exec_size;
+    gl *known = local_table(set, nknown);
+    rc = known ? nonexec_halo(ctx, set, known, nknown, &w[s]) : OP2_ERR_MEM;
+    free(known);
+  }
+  for (int i = 0; rc == OP2_OK && i < ctx->maps.count; i++) { /* step 7 */
+    op_map m = ctx->maps.items[i];
+    op_set t = m->to;
+    long nt = (long)t->size + t->exec_size + t->nonexec_size;
+    gl *table = local_table(t, nt);
+    if (!table) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
+    size_t entries = ((size_t)m->from->size + (size_t)m->from->exec_size) * (size_t)m->dim;
+    for (size_t k = 0; rc == OP2_OK && k < entries; k++) {
+      int l = find_local(table, nt, m->values[k]);
+      if (l < 0) rc = op2_error(OP2_ERR_STATE, "halo: map '%s' target %d missing", m->name, m->values[k]);
+      else m->values[k] = l;
+    }
+    free(table);
+  }
+  for (int i = 0; rc == OP2_OK && i < ctx->dats.count; i++) { /* room for the non-exec halo */
+    op_dat d = ctx->dats.items[i];
+    op_set set = d->set;
+    size_t rows = (size_t)set->size + set->exec_size + set->nonexec_size;
+    char *data = op2_aligned_alloc(rows * d->elem_bytes);
+    if (!data) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
+    else {
+      memcpy(data, d->data, ((size_t)set->size + set->exec_size) * d->elem_bytes);
+      free(d->data);
+      d->data = data;
+      d->halo_dirty = true; /* non-exec rows are empty until the first exchange */
+    }
+  }
+  for (int s = 0; s < ns; s++) {
+    op2_dir_free(&w[s].dir);
+    for (int i = 0; w[s].target_owner && i < ctx->maps.count; i++) free(w[s].target_owner[i]);
+    free(w[s].target_owner);
+  }
+  free(w);
+  return rc;
+}
+
+static void list_free(op2_halo_list *l) {
+  free(l->ranks), free(l->offset), free(l->elements);
+}
+
+void op2_halo_free(op2_halo *h) {
+  if (!h) return;
+  list_free(&h->exp_exec), list_free(&h->imp_exec);
+  list_free(&h->exp_nonexec), list_free(&h->imp_nonexec);
+  free(h);
+}

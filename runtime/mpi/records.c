@@ -1,0 +1,83 @@
+/* Elements travel between ranks as fixed-size records: the element's global index, its row of
+ * every dat on the set, then its row of every map from the set (global target indices). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "op2_mpi.h"
+
+size_t op2_record_bytes(const op2_context *ctx, op_set set) {
+  size_t bytes = sizeof(long);
+  for (int i = 0; i < ctx->dats.count; i++) {
+    op_dat d = ctx->dats.items[i];
+    if (d->set == set) bytes += d->elem_bytes;
+  }
+  for (int i = 0; i < ctx->maps.count; i++) {
+    op_map m = ctx->maps.items[i];
+    if (m->from == set) bytes += sizeof(int) * (size_t)m->dim;
+  }
+  return (bytes + 7) / 8 * 8;
+}
+
+void op2_record_pack(const op2_context *ctx, op_set set, int e, long global, char *rec) {
+  memcpy(rec, &global, sizeof global);
+  char *p = rec + sizeof global;
+  for (int i = 0; i < ctx->dats.count; i++) {
+    op_dat d = ctx->dats.items[i];
+    if (d->set != set) continue;
+    memcpy(p, d->data + (size_t)e * d->elem_bytes, d->elem_bytes);
+    p += d->elem_bytes;
+  }
+  for (int i = 0; i < ctx->maps.count; i++) {
+    op_map m = ctx->maps.items[i];
+    if (m->from != set) continue;
+    memcpy(p, m->values + (size_t)e * m->dim, sizeof(int) * (size_t)m->dim);
+    p += sizeof(int) * (size_t)m->dim;
+  }
+}
+
+void op2_record_unpack(const op2_context *ctx, op_set set, const char *rec, int e, char **dat_data,
+                       int **map_values) {
+  const char *p = rec + sizeof(long);
+  for (int i = 0; i < ctx->dats.count; i++) {
+    op_dat d = ctx->dats.items[i];
+    if (d->set != set) continue;
+    memcpy(dat_data[i] + (size_t)e * d->elem_bytes, p, d->elem_bytes);
+    p += d->elem_bytes;
+  }
+  for (int i = 0; i < ctx->maps.count; i++) {
+    op_map m = ctx->maps.items[i];
+    if (m->from != set) continue;
+    memcpy(map_values[i] + (size_t)e * m->dim, p, sizeof(int) * (size_t)m->dim);
+    p += sizeof(int) * (size_t)m->dim;
+  }
+}
+
+long op2_record_global(const char *rec) {
+  long g;
+  memcpy(&g, rec, sizeof g);
+  return g;
+}
+
+/* Sends the elements listed (local index, global index, destination) as records; returns the
+ * received records grouped by source rank (recv_counts per rank). */
+int op2_ship(const op2_context *ctx, op_set set, long n, const int *local, const long *global,
+             const int *dest, char **recv, int *recv_counts, long *nrecv) {
+  size_t rb = op2_record_bytes(ctx, set);
+  int p = ctx->mpi.size;
+  char *packed = malloc(rb * ((size_t)n + 1));
+  int *counts = malloc(sizeof(int) * (size_t)p);
+  if (!packed || !counts) {
+    free(packed), free(counts);
+    return op2_error(OP2_ERR_MEM, "moving set '%s': out of memory", set->name);
+  }
+  for (long i = 0; i < n; i++) op2_record_pack(ctx, set, local[i], global[i], packed + i * rb);
+  void *grouped;
+  int rc = op2_group_by_rank(p, n, packed, dest, rb, &grouped, counts);
+  free(packed);
+  if (rc == OP2_OK) {
+    rc = op2_alltoallv(ctx->mpi.comm, grouped, counts, rb, (void **)recv, recv_counts, nrecv);
+    free(grouped);
+  }
+  free(counts);
+  return rc;
+}
