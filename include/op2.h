@@ -112,6 +112,17 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
  */
 void op_renumber(op_map base);
 
+/**
+ * @brief OP2's explicit distribution under MPI: "PTSCOTCH" partitions the graph `prime_map` induces
+ * on `prime_set` (elements sharing a target, or a source, are neighbours) and the other sets follow
+ * through the maps; "BLOCK" keeps the declared blocks. `routine` and `coords` are accepted for OP2
+ * compatibility. Without a call the first loop distributes by BLOCK. No effect on one process.
+ */
+void op_partition(const char *lib, const char *routine, op_set prime_set, op_map prime_map,
+                  op_dat coords);
+/** @brief 1 on the rank that should print (rank 0, or the only process). */
+int op_is_root(void);
+
 /** @brief Number of elements of a set. */
 int op_get_size(op_set set);
 /** @brief Copies a dat's values (size * dim of its type) into `out`, in declaration order. */

@@ -42,6 +42,7 @@ void op2_kernel_free(op2_kernel *k) {
   op2_tcc_release(k->tcc_state);
   free(k->name);
   free(k->source_path);
+  free(k->peer_source);
   free(k);
 }
 
@@ -111,7 +112,8 @@ static int load_from_disk(op2_context *ctx, op2_kernel *k, const char *root, con
              k->name, why);
   }
   struct stat st;
-  *may_write = ctx->opt.cache_mode == OP2_CACHE_ON &&
+  /* Under MPI one rank per node writes the cache, so ranks never race on an entry. */
+  *may_write = ctx->opt.cache_mode == OP2_CACHE_ON && ctx->mpi.node_rank == 0 &&
                (lstat(entry, &st) != 0 || (S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
                                            !(st.st_mode & (S_IWGRP | S_IWOTH))));
   return 1;
@@ -241,7 +243,34 @@ static void free_job(op2_bg_job *job) {
   free(job->source_copy), free(job->signature_copy), free(job->name_copy), free(job);
 }
 
+/* A peer rank builds the optimised code: look for it in the cache now and then. */
+static void poll_peer(op2_context *ctx, op2_kernel *k) {
+  double now = op2_wall_seconds();
+  if (now < k->next_peer_check) return;
+  k->next_peer_check = now + 0.05;
+  struct op2_jit_state *st = ctx->jit_state;
+  op2_cache_key key;
+  op2_cache_key_make(k->peer_source, k->peer_source_len, st->cc.identity, st->cc.flags, &key);
+  char so_path[4400], why[600];
+  void *handle;
+  op2_kernel_fn fn;
+  if (op2_cache_verify(k->peer_entry, k->name, &key, k->peer_source, k->peer_source_len, so_path,
+                       sizeof so_path, why, sizeof why) != 0 ||
+      op2_load_shared_object(so_path, &handle, &fn, why, sizeof why) != 0)
+    return;
+  op2_build_result res = {.handle = handle, .fn = fn};
+  adopt_build(k, &res, OP2_TIER_CC);
+  k->upgrade_ms = 1e3 * (now - k->requested_at);
+  k->awaiting_peer = false;
+  free(k->peer_source);
+  k->peer_source = NULL;
+}
+
 void op2_jit_poll(op2_context *ctx, op2_kernel *k) {
+  if (k->awaiting_peer) {
+    poll_peer(ctx, k);
+    return;
+  }
   op2_bg_job *job = k->job;
   int state = atomic_load_explicit(&job->state, memory_order_acquire);
   if (state == OP2_JOB_QUEUED) return;
@@ -327,8 +356,21 @@ static int obtain_kernel(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
   if (use_cc && obtain_cc(ctx, loop, k, gen, root, entry, sizeof entry, &may_write) == 0)
     return OP2_OK;
   OP2_CALL(obtain_tcc(ctx, loop, k, gen, root));
-  if (use_cc && ctx->opt.jit_mode == OP2_JIT_TIERED)
-    queue_optimised_build(ctx, loop, k, gen, entry, may_write);
+  if (use_cc && ctx->opt.jit_mode == OP2_JIT_TIERED) {
+    /* Under MPI with a usable cache, only the node's first rank runs the compiler; the others
+     * pick the result up from the cache. */
+    if (ctx->mpi.node_rank > 0 && root && ctx->opt.cache_mode != OP2_CACHE_OFF) {
+      k->awaiting_peer = true;
+      k->next_peer_check = op2_wall_seconds() + 0.05;
+      snprintf(k->peer_entry, sizeof k->peer_entry, "%s", entry);
+      k->peer_source = malloc(gen->source.len + 1);
+      if (k->peer_source) memcpy(k->peer_source, gen->source.data, gen->source.len + 1);
+      k->peer_source_len = gen->source.len;
+      if (!k->peer_source) k->awaiting_peer = false;
+    } else {
+      queue_optimised_build(ctx, loop, k, gen, entry, may_write);
+    }
+  }
   return OP2_OK;
 }
 
@@ -338,6 +380,19 @@ int op2_jit_kernel(op2_context *ctx, const op2_loop *loop, const char *kernel_sr
   op2_generated gen;
   OP2_CALL(op2_codegen_c(ctx, loop, kernel_src, &gen));
   XXH128_hash_t h = XXH3_128bits(gen.source.data, gen.source.len);
+  /* Every rank must run the same code: compare source hashes. Done for every new loop shape, before
+   * any rank can take a different path, so the collective never deadlocks. */
+  if (ctx->mpi.size > 1) {
+    unsigned long long mine[2] = {h.high64, h.low64}, lo[2], hi[2];
+    MPI_Allreduce(mine, lo, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, ctx->mpi.comm);
+    MPI_Allreduce(mine, hi, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, ctx->mpi.comm);
+    if (lo[0] != hi[0] || lo[1] != hi[1]) {
+      op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
+      return op2_error(OP2_ERR_STATE, "op_par_loop '%s': ranks generated different kernel "
+                       "sources (different kernel text, constants or arguments on some ranks)",
+                       loop->name);
+    }
+  }
   for (int i = 0; i < ctx->kernels.count; i++) {
     op2_kernel *k = ctx->kernels.items[i];
     if (k->key_hi == h.high64 && k->key_lo == h.low64) {

@@ -158,6 +158,9 @@ typedef struct op2_kernel {
   void *job;               /* pending background build, or NULL */
   bool awaiting_peer;      /* MPI: another rank of this node builds the optimised code */
   double next_peer_check;  /* wall clock of the next look for it in the cache */
+  char peer_entry[4400];   /* the cache entry it will appear in */
+  char *peer_source;       /* the source it is built from, to verify the entry */
+  size_t peer_source_len;
 } op2_kernel;
 
 /* Per loop name: what op_timing_output() reports. */

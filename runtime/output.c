@@ -1,10 +1,12 @@
 /* Getting data out: op_fetch_data*, op_print_dat_to_txtfile, op_diagnostic_output. */
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "op2_impl.h"
+#include "mpi/op2_mpi.h"
 
 void op_fetch_data_idx(op_dat dat, void *out, int low, int high) {
   if (op2_require_init("op_fetch_data") != OP2_OK) return;
@@ -12,14 +14,20 @@ void op_fetch_data_idx(op_dat dat, void *out, int low, int high) {
     op2_error(OP2_ERR_ARG, "op_fetch_data: %s is NULL", dat ? "output buffer" : "dat");
     return;
   }
+  op2_context *ctx = op2_ctx();
   if (low > high + 1) {
     op2_error(OP2_ERR_ARG, "op_fetch_data_idx '%s': low %d is greater than high %d", dat->name,
               low, high);
     return;
   }
-  if (low < 0 || high >= dat->set->size) {
-    op2_error(OP2_ERR_ARG, "op_fetch_data_idx '%s': range [%d, %d] is outside [0, %d]",
-              dat->name, low, high, dat->set->size - 1);
+  if (low < 0 || high >= dat->set->global_size) {
+    op2_error(OP2_ERR_ARG, "op_fetch_data_idx '%s': range [%d, %d] is outside [0, %ld]",
+              dat->name, low, high, dat->set->global_size - 1);
+    return;
+  }
+  if (ctx->mpi_distributed) { /* the range in the user's numbering, gathered on every rank */
+    if (op2_mpi_fetch(ctx, dat, out, low, (long)high - low + 1, OP2_FETCH_ALL) != OP2_OK)
+      op2_error(OP2_ERR_MEM, "op_fetch_data_idx '%s': out of memory", dat->name);
     return;
   }
   const int *rank = dat->set->rank;
@@ -33,9 +41,25 @@ void op_fetch_data_idx(op_dat dat, void *out, int low, int high) {
            dat->data + (size_t)rank[i] * dat->elem_bytes, dat->elem_bytes);
 }
 
+/* What the rank declared comes back to it: its block, or under MPI with the whole mesh declared on
+ * every rank, the whole dat. */
 void op_fetch_data(op_dat dat, void *out) {
-  if (dat && dat->set->size == 0) return;
-  op_fetch_data_idx(dat, out, 0, dat ? dat->set->size - 1 : 0);
+  op2_context *ctx = op2_ctx();
+  if (op2_require_init("op_fetch_data") != OP2_OK) return;
+  if (!dat || !out) {
+    op2_error(OP2_ERR_ARG, "op_fetch_data: %s is NULL", dat ? "output buffer" : "dat");
+    return;
+  }
+  if (ctx->mpi_distributed) {
+    op_set s = dat->set;
+    int rc = ctx->mpi_replicated
+                 ? op2_mpi_fetch(ctx, dat, out, 0, s->global_size, OP2_FETCH_ALL)
+                 : op2_mpi_fetch(ctx, dat, out, s->decl_first, s->decl_count, OP2_FETCH_DECLARED);
+    if (rc != OP2_OK) op2_error(OP2_ERR_MEM, "op_fetch_data '%s': out of memory", dat->name);
+    return;
+  }
+  if (dat->set->size == 0) return;
+  op_fetch_data_idx(dat, out, 0, dat->set->size - 1);
 }
 
 static void print_value(FILE *f, op2_type t, const char *p) {
@@ -47,38 +71,63 @@ static void print_value(FILE *f, op2_type t, const char *p) {
   }
 }
 
+static int write_txt(op_dat dat, const char *file_name, const char *data, long n, const int *rank);
+
 void op_print_dat_to_txtfile(op_dat dat, const char *file_name) {
   if (op2_require_init("op_print_dat_to_txtfile") != OP2_OK) return;
   if (!dat || !file_name) {
     op2_error(OP2_ERR_ARG, "op_print_dat_to_txtfile: %s is NULL", dat ? "file name" : "dat");
     return;
   }
-  /* Written beside the target and renamed, so a failure never leaves a half-written file. */
+  op2_context *ctx = op2_ctx();
+  char *gathered = NULL;
+  if (ctx->mpi_distributed) { /* gathered everywhere, written by rank 0 */
+    gathered = malloc((size_t)dat->set->global_size * dat->elem_bytes + 1);
+    if (!gathered ||
+        op2_mpi_fetch(ctx, dat, gathered, 0, dat->set->global_size, OP2_FETCH_ALL) != OP2_OK) {
+      free(gathered);
+      op2_error(OP2_ERR_MEM, "op_print_dat_to_txtfile '%s': out of memory", dat->name);
+      return;
+    }
+    int failed = 0;
+    if (ctx->mpi.rank == 0) failed = write_txt(dat, file_name, gathered, dat->set->global_size, NULL);
+    MPI_Bcast(&failed, 1, MPI_INT, 0, ctx->mpi.comm);
+    free(gathered);
+    if (failed)
+      op2_error(OP2_ERR_IO, "op_print_dat_to_txtfile '%s': writing %s failed", dat->name, file_name);
+    return;
+  }
+  if (write_txt(dat, file_name, dat->data, dat->set->size, dat->set->rank) != 0)
+    op2_error(OP2_ERR_IO, "op_print_dat_to_txtfile '%s': cannot write %s: %s", dat->name,
+              file_name, strerror(errno));
+}
+
+/* Writes n elements as text, element e taken from row rank[e] (or e): temp file, then rename, so
+ * a failure never leaves a half-written file. Returns 0 on success. */
+static int write_txt(op_dat dat, const char *file_name, const char *data, long n, const int *rank) {
   char tmp[4096];
   snprintf(tmp, sizeof tmp, "%s.tmp%d", file_name, (int)getpid());
   FILE *f = fopen(tmp, "w");
-  if (!f) {
-    op2_error(OP2_ERR_IO, "op_print_dat_to_txtfile '%s': cannot write %s: %s", dat->name,
-              file_name, strerror(errno));
-    return;
-  }
+  if (!f) return -1;
   size_t tsize = op2_type_size(dat->type);
-  fprintf(f, "%d %d\n", dat->set->size, dat->dim);
-  for (int e = 0; e < dat->set->size; e++) {
+  fprintf(f, "%ld %d\n", n, dat->dim);
+  for (long e = 0; e < n; e++) {
     for (int k = 0; k < dat->dim; k++) {
       if (k) fputc(' ', f);
-      size_t at = dat->set->rank ? (size_t)dat->set->rank[e] : (size_t)e;
-      print_value(f, dat->type, dat->data + at * dat->elem_bytes + (size_t)k * tsize);
+      size_t at = rank ? (size_t)rank[e] : (size_t)e;
+      print_value(f, dat->type, data + at * dat->elem_bytes + (size_t)k * tsize);
     }
     fputc('\n', f);
   }
   int failed = ferror(f);
   failed |= fclose(f) != 0;
   if (failed || rename(tmp, file_name) != 0) {
+    int saved = errno;
     unlink(tmp);
-    op2_error(OP2_ERR_IO, "op_print_dat_to_txtfile '%s': writing %s failed: %s", dat->name,
-              file_name, strerror(errno));
+    errno = saved;
+    return -1;
   }
+  return 0;
 }
 
 void op_diagnostic_output(void) {

@@ -39,6 +39,8 @@ void *op2_aligned_alloc(size_t bytes) {
   return p;
 }
 
+int op_is_root(void) { return op2_ctx()->mpi.rank == 0; }
+
 void op_timers(double *cpu, double *wall) {
   if (cpu) *cpu = (double)clock() / CLOCKS_PER_SEC;
   if (wall) *wall = op2_wall_seconds();

@@ -32,7 +32,7 @@ int op2_h5_dat_block(op_dat dat, long *first, long *count, void **values) {
   op_set set = dat->set;
   OP2_CALL(declared_layout(set, "dat", dat->name));
   size_t eb = dat->elem_bytes, n = (size_t)set->size;
-  char *out = malloc(n * eb ? n * eb : 1);
+  char *out = malloc(n * eb > 0 ? n * eb : 1);
   if (!out) return op2_error(OP2_ERR_MEM, "dat '%s': out of memory for %zu bytes", dat->name, n * eb);
   if (set->orig) /* renumbered: element e is the user's element orig[e] */
     for (size_t e = 0; e < n; e++) memcpy(out + (size_t)set->orig[e] * eb, dat->data + e * eb, eb);
@@ -52,7 +52,7 @@ int op2_h5_map_block(op_map map, long *first, long *count, int **values) {
   const int *to_orig = map->to->orig;
   OP2_CALL(declared_layout(from, "map", map->name));
   size_t dim = (size_t)map->dim, n = (size_t)from->size;
-  int *out = malloc(n * dim ? n * dim * sizeof(int) : 1);
+  int *out = malloc(n * dim > 0 ? n * dim * sizeof(int) : 1);
   if (!out)
     return op2_error(OP2_ERR_MEM, "map '%s': out of memory for %zu bytes", map->name,
                      n * dim * sizeof(int));
