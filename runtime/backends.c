@@ -6,8 +6,17 @@
 
 extern const op2_backend op2_backend_seq;
 extern const op2_backend op2_backend_openmp;
+#ifdef OP2_HAVE_CUDA
+extern const op2_backend op2_backend_cuda;
+extern const op2_backend op2_backend_cuda_emu;
+#endif
 
-static const op2_backend *const backends[] = {&op2_backend_seq, &op2_backend_openmp};
+static const op2_backend *const backends[] = {
+    &op2_backend_seq, &op2_backend_openmp,
+#ifdef OP2_HAVE_CUDA
+    &op2_backend_cuda, &op2_backend_cuda_emu,
+#endif
+};
 enum { NBACKENDS = sizeof backends / sizeof backends[0] };
 
 const op2_backend *op2_backend_find(const char *name) {
@@ -16,4 +25,10 @@ const op2_backend *op2_backend_find(const char *name) {
   return NULL;
 }
 
-const char *op2_backend_names(void) { return "seq, openmp"; }
+const char *op2_backend_names(void) {
+#ifdef OP2_HAVE_CUDA
+  return "seq, openmp, cuda, cuda-emu";
+#else
+  return "seq, openmp";
+#endif
+}

@@ -86,6 +86,8 @@ struct op2_dat {
   char *data;        /* (size + exec + non-exec halo) * elem_bytes, 64-byte aligned */
   char *name;
   bool halo_dirty;   /* written since its halo copies were last refreshed */
+  void *device;      /* accelerator backends: their copy of the data (NULL until first use) */
+  bool device_newer; /* the device copy has changes the host copy lacks */
 };
 
 typedef struct op2_const {
@@ -216,7 +218,11 @@ typedef struct op2_backend {
   int (*init)(op2_context *ctx);
   int (*run)(op2_context *ctx, const op2_exec *exec);
   void (*finalize)(op2_context *ctx);
+  /* Accelerators: make the host copy of a dat current before the host reads it (fetch, print,
+   * dump, halo exchange). NULL for CPU backends. */
+  int (*sync_host)(op2_context *ctx, op_dat dat);
 } op2_backend;
+
 
 const op2_backend *op2_backend_find(const char *name);
 const char *op2_backend_names(void);
@@ -294,6 +300,13 @@ struct op2_context {
   void *reduction_scratch;
   size_t reduction_scratch_bytes;
 };
+
+/* Called before the host reads a dat's data. */
+static inline int op2_dat_sync_host(op2_context *ctx, op_dat dat) {
+  return ctx->backend && ctx->backend->sync_host && dat->device_newer
+             ? ctx->backend->sync_host(ctx, dat)
+             : 0;
+}
 
 op2_context *op2_ctx(void);             /* the context, created on first use */
 int op2_require_init(const char *what); /* OP2_ERR_STATE unless op_init has run */

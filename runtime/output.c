@@ -20,6 +20,7 @@ void op_fetch_data_idx(op_dat dat, void *out, int low, int high) {
               low, high);
     return;
   }
+  if (op2_dat_sync_host(ctx, dat) != OP2_OK) return;
   if (low < 0 || high >= dat->set->global_size) {
     op2_error(OP2_ERR_ARG, "op_fetch_data_idx '%s': range [%d, %d] is outside [0, %ld]",
               dat->name, low, high, dat->set->global_size - 1);
@@ -50,6 +51,7 @@ void op_fetch_data(op_dat dat, void *out) {
     op2_error(OP2_ERR_ARG, "op_fetch_data: %s is NULL", dat ? "output buffer" : "dat");
     return;
   }
+  if (op2_dat_sync_host(ctx, dat) != OP2_OK) return;
   if (ctx->mpi_distributed) {
     op_set s = dat->set;
     int rc = ctx->mpi_replicated
@@ -81,6 +83,7 @@ void op_print_dat_to_txtfile(op_dat dat, const char *file_name) {
   }
   op2_context *ctx = op2_ctx();
   char *gathered = NULL;
+  if (op2_dat_sync_host(ctx, dat) != OP2_OK) return;
   if (ctx->mpi_distributed) { /* gathered everywhere, written by rank 0 */
     gathered = malloc((size_t)dat->set->global_size * dat->elem_bytes + 1);
     if (!gathered ||

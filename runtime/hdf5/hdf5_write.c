@@ -31,6 +31,7 @@ int op2_h5_dat_block(op_dat dat, long *first, long *count, void **values) {
 #endif
   op_set set = dat->set;
   OP2_CALL(declared_layout(set, "dat", dat->name));
+  OP2_CALL(op2_dat_sync_host(op2_ctx(), dat)); /* an accelerator may hold newer values */
   size_t eb = dat->elem_bytes, n = (size_t)set->size;
   char *out = malloc(n * eb > 0 ? n * eb : 1);
   if (!out) return op2_error(OP2_ERR_MEM, "dat '%s': out of memory for %zu bytes", dat->name, n * eb);
