@@ -268,6 +268,10 @@ void op_renumber(op_map base) {
     op2_error(OP2_ERR_ARG, "op_renumber: map is NULL");
     return;
   }
+  if (ctx->mpi.size > 1) { /* partitioning already orders each rank's elements */
+    op2_diag(1, "op_renumber: ignored under MPI (the partitioner orders each rank's part)");
+    return;
+  }
   if (base->dim < 2) {
     op2_error(OP2_ERR_ARG, "op_renumber '%s': a map of arity %d links no two elements (need 2 "
               "or more)", base->name, base->dim);
