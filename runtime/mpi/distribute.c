@@ -282,21 +282,23 @@ static int partition_owners(op2_context *ctx, const holders *h, const char *lib,
     OP2_CALL(primary_graph(ctx, h, prime, pm, &xadj, &adjncy));
     long *vtxdist = h->first + (size_t)prime->index * (ctx->mpi.size + 1);
     int *part = malloc(sizeof(int) * ((size_t)prime->size + 1));
-    op2_partition_quality q, qb;
-    char err[512];
-    int rc = part ? op2_ptscotch_kway(ctx->mpi.comm, prime->size, vtxdist, xadj, adjncy,
-                                      ctx->mpi.size, part, &q, err, sizeof err)
-                  : -1;
     int *block = malloc(sizeof(int) * ((size_t)prime->size + 1));
-    for (int v = 0; block && v < prime->size; v++) block[v] = me;
-    if (rc == 0 && block)
-      op2_partition_quality_of(ctx->mpi.comm, prime->size, vtxdist, xadj, adjncy, ctx->mpi.size,
-                               block, &qb);
+    op2_partition_quality q, qb = {0};
+    char err[512] = "out of memory";
+    /* every rank must enter the collectives below, or none */
+    int have = part && block, all_have = 0;
+    MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_LAND, ctx->mpi.comm);
+    int rc = all_have ? op2_ptscotch_kway(ctx->mpi.comm, prime->size, vtxdist, xadj, adjncy,
+                                          ctx->mpi.size, part, &q, err, sizeof err)
+                      : -1;
+    for (int v = 0; rc == 0 && v < prime->size; v++) block[v] = me;
+    if (rc == 0 && op2_partition_quality_of(ctx->mpi.comm, prime->size, vtxdist, xadj, adjncy,
+                                            ctx->mpi.size, block, &qb) != 0)
+      qb.edge_cut = -1;
     free(xadj), free(adjncy), free(block);
     if (rc != 0) {
       free(part);
-      return op2_error(OP2_ERR_STATE, "op_partition PTSCOTCH on set '%s': %s", prime->name,
-                       part ? err : "out of memory");
+      return op2_error(OP2_ERR_STATE, "op_partition PTSCOTCH on set '%s': %s", prime->name, err);
     }
     if (me == 0)
       op2_diag(1, "partition of '%s' (PT-Scotch k-way, %d parts): edge cut %ld (declared blocks: "

@@ -43,7 +43,9 @@ static void say(char *msg, const char *fmt, ...) {
 }
 
 /* malloc(0) may return NULL, which must not read as a failure for empty ranks. */
-static void *alloc(size_t count, size_t size) { return calloc(count ? count : 1, size); }
+static void *alloc(size_t count, size_t size) {
+  return calloc(count ? count : 1, size);
+}
 
 /* Collective. 0 when no rank failed; otherwise every rank gets the message of the lowest failing
  * rank and -1. */
@@ -293,9 +295,9 @@ out:
 }
 
 /* Collective: validates the arguments everywhere, then symmetrises. */
-static int prepare(MPI_Comm comm, const char *who, int nlocal, const long *vtxdist,
-                   const int *xadj, const long *adjncy, int nparts, const int *part,
-                   int check_part_values, sym_graph *g, char *msg) {
+static int prepare(MPI_Comm comm, const char *who, int nlocal, const long *vtxdist, const int *xadj,
+                   const long *adjncy, int nparts, const int *part, int check_part_values,
+                   sym_graph *g, char *msg) {
   int rank, size, failed = 0;
   g->xadj = g->adj = NULL;
   if (comm == MPI_COMM_NULL) {
@@ -506,8 +508,7 @@ static int scotch_part(MPI_Comm comm, const char *who, const long *vtxdist, cons
   } else {
     have_context = 1;
     if (SCOTCH_contextThreadImport1(&context, 1) != 0 ||
-        SCOTCH_contextThreadImport2(&context, 0) != 0 ||
-        SCOTCH_contextRandomClone(&context) != 0 ||
+        SCOTCH_contextThreadImport2(&context, 0) != 0 || SCOTCH_contextRandomClone(&context) != 0 ||
         SCOTCH_contextOptionSetNum(&context, SCOTCH_OPTIONNUMDETERMINISTIC, 1) != 0 ||
         SCOTCH_contextOptionSetNum(&context, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1) != 0) {
       say(msg, "%s: rank %d: cannot set up a deterministic Scotch context", who, rank);
@@ -534,8 +535,8 @@ static int scotch_part(MPI_Comm comm, const char *who, const long *vtxdist, cons
     failed = 1;
   } else {
     have_strat = 1;
-    if (SCOTCH_stratDgraphMapBuild(&strat, SCOTCH_STRATQUALITY, size, nparts,
-                                   OP2_SCOTCH_BALANCE) != 0) {
+    if (SCOTCH_stratDgraphMapBuild(&strat, SCOTCH_STRATQUALITY, size, nparts, OP2_SCOTCH_BALANCE) !=
+        0) {
       say(msg, "%s: rank %d: SCOTCH_stratDgraphMapBuild failed", who, rank);
       failed = 1;
     }
@@ -591,8 +592,7 @@ int op2_ptscotch_kway(MPI_Comm comm, int nlocal, const long *vtxdist, const int 
   /* Scotch may pin the threads it runs on; the caller's binding (OpenMP, the launcher's) must
    * survive the call. */
   cpu_set_t affinity;
-  const int have_affinity =
-      pthread_getaffinity_np(pthread_self(), sizeof affinity, &affinity) == 0;
+  const int have_affinity = pthread_getaffinity_np(pthread_self(), sizeof affinity, &affinity) == 0;
 
   int rc;
   if (nparts == 1) {
