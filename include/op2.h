@@ -132,6 +132,37 @@ void op_fetch_data_idx(op_dat dat, void *out, int low, int high);
 /** @brief Writes a dat as text: a line `size dim`, then one line of values per element. */
 void op_print_dat_to_txtfile(op_dat dat, const char *file_name);
 
+/*
+ * HDF5 mesh files in OP2-Common's layout: one 1-element int dataset per set (its size), one
+ * [size, dim] dataset per map and dat with attributes dim, size and type, one [dim] dataset per
+ * constant. Files written by OP2 load unchanged. Under MPI every rank calls these together; each
+ * reads its block of every set (rank r of P: rows [G*r/P, G*(r+1)/P)) and map values are global.
+ */
+/** @brief Declares a set whose size is stored in dataset `name` of HDF5 file `file`. */
+op_set op_decl_set_hdf5(const char *file, const char *name);
+/**
+ * @brief Declares a map from dataset `name` ([from's global size, dim] ints, values indexing
+ * `to`). The file's dim and row count must match the call.
+ */
+op_map op_decl_map_hdf5(op_set from, op_set to, int dim, const char *file, const char *name);
+/**
+ * @brief Declares a dat from dataset `name` ([set's global size, dim]). The dataset's type must
+ * be `type` exactly: a double dataset is read as "double" only.
+ */
+op_dat op_decl_dat_hdf5(op_set set, int dim, const char *type, const char *file, const char *name);
+/** @brief Reads constant `name` (`dim` values of `type`) from `file_name` into `const_data`. */
+void op_get_const_hdf5(const char *name, int dim, const char *type, char *const_data,
+                       const char *file_name);
+/**
+ * @brief Writes every set, map, dat and constant to `file_name` in the user's original order,
+ * atomically (a failed dump leaves no partial file), plus `file_name`.xdmf describing the mesh
+ * for ParaView when a map of arity 3 or 4 leads to 2-D or 3-D double coordinates.
+ */
+void op_dump_to_hdf5(const char *file_name);
+/** @brief Writes one dat to `file_name` as dataset named after it, creating the file or adding
+ * to (replacing the dat's dataset in) an existing one. */
+void op_fetch_data_hdf5_file(op_dat dat, const char *file_name);
+
 /** @brief Prints the declared sets, maps, dats and constants to stdout. */
 void op_diagnostic_output(void);
 /** @brief Prints per-loop timing: calls, time, GB/s, JIT compile time and its source. */

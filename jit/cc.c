@@ -92,6 +92,8 @@ static int compile_cc(const op2_tier *cc, const char *source, const char *src_pa
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
   posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
+  /* The compiler must not inherit the program's descriptors (HDF5 files and their locks, MPI). */
+  posix_spawn_file_actions_addclosefrom_np(&fa, 3);
   pid_t pid;
   int rc = posix_spawn(&pid, cc->path, &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&fa);

@@ -17,6 +17,11 @@ op_dat op_decl_dat(op_set set, int dim, const char *type, const void *data, cons
     op2_error(OP2_ERR_ARG, "op_decl_dat '%s': dim %d must be at least 1", label, dim);
     return NULL;
   }
+  if (set->halo) {
+    op2_error(OP2_ERR_STATE, "op_decl_dat '%s': set '%s' is already distributed over the MPI ranks "
+              "(declare everything before op_partition or the first loop)", label, set->name);
+    return NULL;
+  }
   if (op2_type_parse(type, &t) != OP2_OK) {
     op2_error(OP2_ERR_ARG,
               "op_decl_dat '%s': unknown type '%s' (use double, float, int or long long)", label,

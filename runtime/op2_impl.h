@@ -292,6 +292,7 @@ struct op2_context {
   op2_ptr_list plans;
   op2_ptr_list stats;
   bool renumbered;
+  bool mpi_prepared;       /* declaration mode settled, whole-mesh declarations cut to blocks */
   bool mpi_distributed;    /* partitioned and halos built (first loop or op_partition) */
   bool mpi_replicated;     /* every rank declared the whole mesh */
   op2_jit_counters jit;

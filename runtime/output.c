@@ -26,7 +26,7 @@ void op_fetch_data_idx(op_dat dat, void *out, int low, int high) {
               dat->name, low, high, dat->set->global_size - 1);
     return;
   }
-  if (ctx->mpi_distributed) { /* the range in the user's numbering, gathered on every rank */
+  if (ctx->mpi.size > 1) { /* the range in the user's numbering, gathered on every rank */
     if (op2_mpi_fetch(ctx, dat, out, low, (long)high - low + 1, OP2_FETCH_ALL) != OP2_OK)
       op2_error(OP2_ERR_MEM, "op_fetch_data_idx '%s': out of memory", dat->name);
     return;
@@ -52,7 +52,7 @@ void op_fetch_data(op_dat dat, void *out) {
     return;
   }
   if (op2_dat_sync_host(ctx, dat) != OP2_OK) return;
-  if (ctx->mpi_distributed) {
+  if (ctx->mpi_distributed && dat->set->halo) { /* sets declared later are still as declared */
     op_set s = dat->set;
     int rc = ctx->mpi_replicated
                  ? op2_mpi_fetch(ctx, dat, out, 0, s->global_size, OP2_FETCH_ALL)
@@ -61,6 +61,10 @@ void op_fetch_data(op_dat dat, void *out) {
     return;
   }
   if (dat->set->size == 0) return;
+  if (ctx->mpi.size > 1) { /* not distributed: the rank still holds exactly what it declared */
+    memcpy(out, dat->data, (size_t)dat->set->size * dat->elem_bytes);
+    return;
+  }
   op_fetch_data_idx(dat, out, 0, dat->set->size - 1);
 }
 
@@ -84,7 +88,7 @@ void op_print_dat_to_txtfile(op_dat dat, const char *file_name) {
   op2_context *ctx = op2_ctx();
   char *gathered = NULL;
   if (op2_dat_sync_host(ctx, dat) != OP2_OK) return;
-  if (ctx->mpi_distributed) { /* gathered everywhere, written by rank 0 */
+  if (ctx->mpi.size > 1) { /* gathered everywhere, written by rank 0 */
     gathered = malloc((size_t)dat->set->global_size * dat->elem_bytes + 1);
     if (!gathered ||
         op2_mpi_fetch(ctx, dat, gathered, 0, dat->set->global_size, OP2_FETCH_ALL) != OP2_OK) {

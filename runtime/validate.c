@@ -94,11 +94,19 @@ int op2_validate_loop(const char *kernel, const char *name, op_set set, int narg
   if (!set) return op2_error(OP2_ERR_ARG, "op_par_loop '%s': set is NULL", name);
   if (nargs < 1 || !args)
     return op2_error(OP2_ERR_ARG, "op_par_loop '%s': no arguments", name);
+  op2_context *ctx = op2_ctx();
+  if (ctx->mpi_distributed && !set->halo)
+    return op2_error(OP2_ERR_STATE, "op_par_loop '%s': set '%s' was declared after the mesh was "
+                     "distributed (declare everything before op_partition or the first loop)",
+                     name, set->name);
   for (int i = 0; i < nargs; i++) {
     const op_arg *a = &args[i];
     switch (a->kind) {
       case OP2_ARG_DAT:
         if (a->opt) OP2_CALL(check_dat(name, i, set, a));
+        if (a->opt && ctx->mpi_distributed && !a->dat->set->halo)
+          return ARG_ERROR("dat '%s' is on a set declared after the mesh was distributed",
+                           a->dat->name);
         break;
       case OP2_ARG_GBL:
         OP2_CALL(check_gbl(name, i, a));

@@ -13,7 +13,9 @@ int op2_h5_ranks(int *rank) {
   return size;
 }
 
-MPI_Comm op2_h5_comm(void) { return op2_ctx()->mpi.comm; }
+MPI_Comm op2_h5_comm(void) {
+  return op2_ctx()->mpi.comm;
+}
 
 int op2_h5_agree(int status) {
   if (op2_h5_ranks(NULL) == 1) return status;
@@ -29,13 +31,18 @@ void op2_h5_quiet_begin(op2_h5_quiet *q) {
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
-void op2_h5_quiet_end(const op2_h5_quiet *q) { H5Eset_auto2(H5E_DEFAULT, q->func, q->data); }
+void op2_h5_quiet_end(const op2_h5_quiet *q) {
+  H5Eset_auto2(H5E_DEFAULT, q->func, q->data);
+}
 
 hid_t op2_h5_fapl(int parallel) {
-  if (!parallel) return H5P_DEFAULT;
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   if (fapl < 0) return fapl;
-  if (H5Pset_fapl_mpio(fapl, op2_h5_comm(), MPI_INFO_NULL) < 0) {
+  /* No flock: the library's compiler processes inherit open descriptors, and a lock held through
+   * one of them would outlive our close and make the next open of the file fail. */
+  int ok = H5Pset_file_locking(fapl, 0, 1) >= 0;
+  if (ok && parallel) ok = H5Pset_fapl_mpio(fapl, op2_h5_comm(), MPI_INFO_NULL) >= 0;
+  if (!ok) {
     H5Pclose(fapl);
     return -1;
   }
@@ -59,20 +66,28 @@ void op2_h5_plist_close(hid_t plist) {
 
 hid_t op2_h5_mem_type(op2_type t) {
   switch (t) {
-    case OP2_TYPE_DOUBLE: return H5T_NATIVE_DOUBLE;
-    case OP2_TYPE_FLOAT: return H5T_NATIVE_FLOAT;
-    case OP2_TYPE_INT: return H5T_NATIVE_INT;
-    default: return H5T_NATIVE_LLONG;
+    case OP2_TYPE_DOUBLE:
+      return H5T_NATIVE_DOUBLE;
+    case OP2_TYPE_FLOAT:
+      return H5T_NATIVE_FLOAT;
+    case OP2_TYPE_INT:
+      return H5T_NATIVE_INT;
+    default:
+      return H5T_NATIVE_LLONG;
   }
 }
 
 /* Little-endian IEEE and two's complement, as OP2 files have on every machine it runs on. */
 hid_t op2_h5_file_type(op2_type t) {
   switch (t) {
-    case OP2_TYPE_DOUBLE: return H5T_IEEE_F64LE;
-    case OP2_TYPE_FLOAT: return H5T_IEEE_F32LE;
-    case OP2_TYPE_INT: return H5T_STD_I32LE;
-    default: return H5T_STD_I64LE;
+    case OP2_TYPE_DOUBLE:
+      return H5T_IEEE_F64LE;
+    case OP2_TYPE_FLOAT:
+      return H5T_IEEE_F32LE;
+    case OP2_TYPE_INT:
+      return H5T_STD_I32LE;
+    default:
+      return H5T_STD_I64LE;
   }
 }
 
@@ -91,13 +106,19 @@ int op2_h5_type_of_dtype(hid_t dtype, op2_type *out) {
 const char *op2_h5_describe_dtype(hid_t dtype, char *buf, size_t len) {
   size_t bits = 8 * H5Tget_size(dtype);
   switch (H5Tget_class(dtype)) {
-    case H5T_FLOAT: snprintf(buf, len, "%zu-bit float", bits); break;
+    case H5T_FLOAT:
+      snprintf(buf, len, "%zu-bit float", bits);
+      break;
     case H5T_INTEGER:
       snprintf(buf, len, "%zu-bit %sinteger", bits,
                H5Tget_sign(dtype) == H5T_SGN_NONE ? "unsigned " : "");
       break;
-    case H5T_STRING: snprintf(buf, len, "string"); break;
-    default: snprintf(buf, len, "non-numeric (HDF5 class %d)", (int)H5Tget_class(dtype)); break;
+    case H5T_STRING:
+      snprintf(buf, len, "string");
+      break;
+    default:
+      snprintf(buf, len, "non-numeric (HDF5 class %d)", (int)H5Tget_class(dtype));
+      break;
   }
   return buf;
 }
@@ -112,9 +133,12 @@ int op2_h5_parse_type(const char *name, op2_type *out) {
   static const struct {
     const char *name;
     op2_type type;
-  } fortran[] = {{"double precision", OP2_TYPE_DOUBLE}, {"real(8)", OP2_TYPE_DOUBLE},
-                 {"real(4)", OP2_TYPE_FLOAT},           {"real", OP2_TYPE_FLOAT},
-                 {"integer(4)", OP2_TYPE_INT},          {"integer", OP2_TYPE_INT},
+  } fortran[] = {{"double precision", OP2_TYPE_DOUBLE},
+                 {"real(8)", OP2_TYPE_DOUBLE},
+                 {"real(4)", OP2_TYPE_FLOAT},
+                 {"real", OP2_TYPE_FLOAT},
+                 {"integer(4)", OP2_TYPE_INT},
+                 {"integer", OP2_TYPE_INT},
                  {"ll", OP2_TYPE_LONGLONG}};
   for (size_t i = 0; i < sizeof fortran / sizeof fortran[0]; i++)
     if (strcmp(buf, fortran[i].name) == 0) return *out = fortran[i].type, OP2_OK;
@@ -180,8 +204,8 @@ done:
 int op2_h5_put_int_attr(hid_t obj, const char *name, int value) {
   hsize_t one = 1;
   hid_t space = H5Screate_simple(1, &one, NULL);
-  hid_t attr = space >= 0 ? H5Acreate2(obj, name, H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT)
-                          : -1;
+  hid_t attr =
+      space >= 0 ? H5Acreate2(obj, name, H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT) : -1;
   int ok = attr >= 0 && H5Awrite(attr, H5T_NATIVE_INT, &value) >= 0;
   if (attr >= 0) H5Aclose(attr);
   if (space >= 0) H5Sclose(space);
@@ -230,6 +254,11 @@ int op2_h5_write_rows(hid_t dset, int ndims, hsize_t first, hsize_t count, hsize
                       hid_t mem_type, const void *buf, hid_t dxpl) {
   int ok = 0;
   hid_t fspace = H5Dget_space(dset);
+  /* An empty dataset has no storage to write to (parallel HDF5 fails the attempt). */
+  if (fspace >= 0 && H5Sget_simple_extent_npoints(fspace) == 0) {
+    H5Sclose(fspace);
+    return OP2_OK;
+  }
   hsize_t start[2] = {first, 0}, block[2] = {count, cols};
   hsize_t mdims = count * (ndims == 2 ? cols : 1);
   hid_t mspace = H5Screate_simple(1, mdims ? &mdims : (hsize_t[]){1}, NULL);

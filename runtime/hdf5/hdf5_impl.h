@@ -45,8 +45,8 @@ typedef struct op2_h5_quiet {
 void op2_h5_quiet_begin(op2_h5_quiet *q);
 void op2_h5_quiet_end(const op2_h5_quiet *q);
 
-/* Property lists for MPI-IO with collective transfers when `parallel`, else H5P_DEFAULT (sec2).
- * Close with op2_h5_plist_close. */
+/* File access: MPI-IO when `parallel`, else sec2; never file locks. Transfers: collective when
+ * `parallel`, else H5P_DEFAULT. Close with op2_h5_plist_close. */
 hid_t op2_h5_fapl(int parallel);
 hid_t op2_h5_dxpl(int parallel);
 void op2_h5_plist_close(hid_t plist);

@@ -53,8 +53,14 @@ static void source_close(source *s) {
  * so ranks fail together without having to agree. */
 static int source_open(source *s, const char *fn, const char *file, const char *name,
                        int parallel) {
-  *s = (source){.fn = fn, .file = file ? file : "(null)", .name = name ? name : "(null)",
-                .parallel = parallel, .fid = -1, .dset = -1, .dtype = -1, .space = -1};
+  *s = (source){.fn = fn,
+                .file = file ? file : "(null)",
+                .name = name ? name : "(null)",
+                .parallel = parallel,
+                .fid = -1,
+                .dset = -1,
+                .dtype = -1,
+                .space = -1};
   op2_h5_quiet_begin(&s->quiet);
   if (!file || !name) return fail(s, OP2_ERR_ARG, "file and dataset names must not be NULL");
   if (access(file, R_OK) != 0)
@@ -65,8 +71,9 @@ static int source_open(source *s, const char *fn, const char *file, const char *
   if (s->fid < 0) return fail(s, OP2_ERR_IO, "cannot open the file as HDF5 (not an HDF5 file?)");
   int exists = op2_h5_path_exists(s->fid, name);
   if (exists <= 0)
-    return fail(s, OP2_ERR_IO, exists == 0 ? "no such dataset in the file"
-                                           : "cannot look the dataset up in the file");
+    return fail(
+        s, OP2_ERR_IO,
+        exists == 0 ? "no such dataset in the file" : "cannot look the dataset up in the file");
   hid_t obj = H5Oopen(s->fid, name, H5P_DEFAULT);
   H5I_type_t kind = obj >= 0 ? H5Iget_type(obj) : H5I_BADID;
   if (obj >= 0) H5Oclose(obj);
@@ -85,8 +92,10 @@ static int source_open(source *s, const char *fn, const char *file, const char *
 }
 
 static const char *shape(const source *s, char *buf, size_t len) {
-  if (s->ndims == 0) snprintf(buf, len, "scalar");
-  else if (s->ndims == 1) snprintf(buf, len, "[%llu]", (unsigned long long)s->dims[0]);
+  if (s->ndims == 0)
+    snprintf(buf, len, "scalar");
+  else if (s->ndims == 1)
+    snprintf(buf, len, "[%llu]", (unsigned long long)s->dims[0]);
   else
     snprintf(buf, len, "[%llu, %llu]", (unsigned long long)s->dims[0],
              (unsigned long long)s->dims[1]);
@@ -146,6 +155,10 @@ static int read_rows(const source *s, hid_t mem_type, size_t elem_bytes, long fi
     free(buf);
     return status;
   }
+  if (H5Sget_simple_extent_npoints(s->space) == 0) { /* nothing stored, nothing to read */
+    *out = buf;
+    return OP2_OK;
+  }
   hid_t fspace = H5Scopy(s->space);
   hsize_t cols = s->ndims == 2 ? s->dims[1] : 1;
   hsize_t mdims = (hsize_t)count * cols;
@@ -161,8 +174,9 @@ static int read_rows(const source *s, hid_t mem_type, size_t elem_bytes, long fi
   op2_h5_plist_close(dxpl);
   if (mspace >= 0) H5Sclose(mspace);
   if (fspace >= 0) H5Sclose(fspace);
-  status = agree(s, ok ? OP2_OK : fail(s, OP2_ERR_IO, "reading rows %ld..%ld failed", first,
-                                       first + count - 1));
+  status =
+      agree(s, ok ? OP2_OK
+                  : fail(s, OP2_ERR_IO, "reading rows %ld..%ld failed", first, first + count - 1));
   if (status != OP2_OK) {
     free(buf);
     return status;
@@ -182,9 +196,10 @@ op_set op_decl_set_hdf5(const char *file, const char *name) {
   char dbuf[64], sbuf[64];
   if (status == OP2_OK) {
     if (H5Tget_class(s.dtype) != H5T_INTEGER || H5Sget_simple_extent_npoints(s.space) != 1)
-      status = fail(&s, OP2_ERR_IO,
-                    "a set's dataset holds one integer (its size); this one is %s of %s values",
-                    shape(&s, sbuf, sizeof sbuf), op2_h5_describe_dtype(s.dtype, dbuf, sizeof dbuf));
+      status =
+          fail(&s, OP2_ERR_IO,
+               "a set's dataset holds one integer (its size); this one is %s of %s values",
+               shape(&s, sbuf, sizeof sbuf), op2_h5_describe_dtype(s.dtype, dbuf, sizeof dbuf));
     else if (H5Dread(s.dset, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, &global) < 0)
       status = fail(&s, OP2_ERR_IO, "cannot read the set size");
     else if (global < 0 || global > INT_MAX)
@@ -192,8 +207,8 @@ op_set op_decl_set_hdf5(const char *file, const char *name) {
   }
   source_close(&s);
   if (agree(&s, status) != OP2_OK) return NULL;
-  long n_local = op2_block_begin((long)global, rank + 1, nranks) -
-                 op2_block_begin((long)global, rank, nranks);
+  long n_local =
+      op2_block_begin((long)global, rank + 1, nranks) - op2_block_begin((long)global, rank, nranks);
   return op_decl_set((int)n_local, name);
 }
 
@@ -216,8 +231,7 @@ op_map op_decl_map_hdf5(op_set from, op_set to, int dim, const char *file, const
   int status = source_open(&s, fn, file, name, nranks > 1);
   if (status == OP2_OK && (!from || !to))
     status = fail(&s, OP2_ERR_ARG, "the %s set is NULL", from ? "to" : "from");
-  if (status == OP2_OK && dim < 1)
-    status = fail(&s, OP2_ERR_ARG, "dim %d must be at least 1", dim);
+  if (status == OP2_OK && dim < 1) status = fail(&s, OP2_ERR_ARG, "dim %d must be at least 1", dim);
   if (status == OP2_OK) status = check_table(&s, "map", dim, from);
   op2_type t;
   char dbuf[64];
@@ -228,25 +242,23 @@ op_map op_decl_map_hdf5(op_set from, op_set to, int dim, const char *file, const
     /* OP2 writes "int"; a map stored as 64-bit integers is still a map. */
     status = file_type(&s, &t);
     if (status == OP2_OK && t != OP2_TYPE_INT && t != OP2_TYPE_LONGLONG)
-      status = fail(&s, OP2_ERR_IO, "a map holds integers; the file says '%s'",
-                    op2_type_name(t));
+      status = fail(&s, OP2_ERR_IO, "a map holds integers; the file says '%s'", op2_type_name(t));
   }
   status = agree(&s, status);
   int *rows = NULL;
   long first = 0, count = 0;
   if (status == OP2_OK) {
     declared_block(from, &first, &count);
-    status = read_rows(&s, H5T_NATIVE_INT, (size_t)dim * sizeof(int), first, count,
-                       (void **)&rows);
+    status = read_rows(&s, H5T_NATIVE_INT, (size_t)dim * sizeof(int), first, count, (void **)&rows);
   }
   if (status == OP2_OK) {
     /* Checked here so the message names the file and the global row. */
     long n = count * dim;
     for (long i = 0; i < n && status == OP2_OK; i++)
       if (rows[i] < 0 || rows[i] >= to->global_size)
-        status = fail(&s, OP2_ERR_ARG,
-                      "value %d at row %ld, column %ld is outside set '%s' (size %ld)", rows[i],
-                      first + i / dim, i % dim, to->name, to->global_size);
+        status =
+            fail(&s, OP2_ERR_ARG, "value %d at row %ld, column %ld is outside set '%s' (size %ld)",
+                 rows[i], first + i / dim, i % dim, to->name, to->global_size);
     status = agree(&s, status);
   }
   source_close(&s);
@@ -255,8 +267,7 @@ op_map op_decl_map_hdf5(op_set from, op_set to, int dim, const char *file, const
   return map;
 }
 
-op_dat op_decl_dat_hdf5(op_set set, int dim, const char *type, const char *file,
-                        const char *name) {
+op_dat op_decl_dat_hdf5(op_set set, int dim, const char *type, const char *file, const char *name) {
   const char *fn = "op_decl_dat_hdf5";
   if (op2_require_init(fn) != OP2_OK) return NULL;
   int nranks = op2_h5_ranks(NULL);
@@ -264,8 +275,7 @@ op_dat op_decl_dat_hdf5(op_set set, int dim, const char *type, const char *file,
   op2_type want, have;
   int status = source_open(&s, fn, file, name, nranks > 1);
   if (status == OP2_OK && !set) status = fail(&s, OP2_ERR_ARG, "the set is NULL");
-  if (status == OP2_OK && dim < 1)
-    status = fail(&s, OP2_ERR_ARG, "dim %d must be at least 1", dim);
+  if (status == OP2_OK && dim < 1) status = fail(&s, OP2_ERR_ARG, "dim %d must be at least 1", dim);
   if (status == OP2_OK && op2_type_parse(type, &want) != OP2_OK)
     status = fail(&s, OP2_ERR_ARG, "unknown type '%s' (use double, float, int or long long)",
                   type ? type : "(null)");
@@ -280,8 +290,8 @@ op_dat op_decl_dat_hdf5(op_set set, int dim, const char *type, const char *file,
   if (status == OP2_OK) {
     long first, count;
     declared_block(set, &first, &count);
-    status = read_rows(&s, op2_h5_mem_type(want), (size_t)dim * op2_type_size(want), first,
-                       count, &rows);
+    status = read_rows(&s, op2_h5_mem_type(want), (size_t)dim * op2_type_size(want), first, count,
+                       &rows);
   }
   source_close(&s);
   op_dat dat = status == OP2_OK ? op_decl_dat(set, dim, type, rows, name) : NULL;
@@ -300,8 +310,7 @@ void op_get_const_hdf5(const char *name, int dim, const char *type, char *const_
   /* Small and wanted by every rank: each reads it on its own. */
   int status = source_open(&s, fn, file_name, name, 0);
   if (status == OP2_OK && !const_data) status = fail(&s, OP2_ERR_ARG, "const_data is NULL");
-  if (status == OP2_OK && dim < 1)
-    status = fail(&s, OP2_ERR_ARG, "dim %d must be at least 1", dim);
+  if (status == OP2_OK && dim < 1) status = fail(&s, OP2_ERR_ARG, "dim %d must be at least 1", dim);
   if (status == OP2_OK && op2_type_parse(type, &want) != OP2_OK)
     status = fail(&s, OP2_ERR_ARG, "unknown type '%s' (use double, float, int or long long)",
                   type ? type : "(null)");
@@ -311,8 +320,7 @@ void op_get_const_hdf5(const char *name, int dim, const char *type, char *const_
       status = fail(&s, OP2_ERR_IO, "its 'dim' attribute is not a readable integer");
     else if (got == 1 && attr_dim != dim)
       status = fail(&s, OP2_ERR_ARG,
-                    "the file has dim %lld (attribute 'dim'), the call asks for %d", attr_dim,
-                    dim);
+                    "the file has dim %lld (attribute 'dim'), the call asks for %d", attr_dim, dim);
     else if (H5Sget_simple_extent_npoints(s.space) != dim)
       status = fail(&s, OP2_ERR_ARG, "the dataset's shape is %s; a constant of dim %d needs [%d]",
                     shape(&s, sbuf, sizeof sbuf), dim, dim);

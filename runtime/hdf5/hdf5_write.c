@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hdf5_impl.h"
@@ -17,7 +18,9 @@
  * true before partitioning, never after. */
 static int declared_layout(op_set set, const char *what, const char *name) {
   if (op2_h5_ranks(NULL) == 1) return OP2_OK;
-  if (set->orig || set->halo || set->size != set->decl_count)
+  /* A whole mesh declared on every rank is not a block per rank until it is distributed. */
+  if (set->orig || set->halo || set->size != set->decl_count ||
+      op2_ctx()->opt.mpi_decl == OP2_DECL_REPLICATED)
     return op2_error(OP2_ERR_STATE,
                      "%s '%s': writing a partitioned mesh needs the runtime's distributed gather "
                      "(op2_dat_gather_block), which this build lacks",
@@ -34,7 +37,8 @@ int op2_h5_dat_block(op_dat dat, long *first, long *count, void **values) {
   OP2_CALL(op2_dat_sync_host(op2_ctx(), dat)); /* an accelerator may hold newer values */
   size_t eb = dat->elem_bytes, n = (size_t)set->size;
   char *out = malloc(n * eb > 0 ? n * eb : 1);
-  if (!out) return op2_error(OP2_ERR_MEM, "dat '%s': out of memory for %zu bytes", dat->name, n * eb);
+  if (!out)
+    return op2_error(OP2_ERR_MEM, "dat '%s': out of memory for %zu bytes", dat->name, n * eb);
   if (set->orig) /* renumbered: element e is the user's element orig[e] */
     for (size_t e = 0; e < n; e++) memcpy(out + (size_t)set->orig[e] * eb, dat->data + e * eb, eb);
   else if (n)
@@ -98,8 +102,8 @@ static int sink_agree(const sink *k, int status) {
 
 /* A dataset of [rows] (ndims 1) or [rows, cols], created with any missing parent groups so that
  * names like "group/dat" work as they do in OP2. */
-static hid_t create_dataset(const sink *k, const char *name, hid_t ftype, int ndims,
-                            hsize_t rows, hsize_t cols) {
+static hid_t create_dataset(const sink *k, const char *name, hid_t ftype, int ndims, hsize_t rows,
+                            hsize_t cols) {
   hsize_t dims[2] = {rows, cols};
   hid_t space = H5Screate_simple(ndims, dims, NULL);
   if (space < 0) return -1;
@@ -111,8 +115,8 @@ static hid_t create_dataset(const sink *k, const char *name, hid_t ftype, int nd
 static int write_set(const sink *k, op_set set) {
   hid_t dset = create_dataset(k, set->name, H5T_STD_I32LE, 1, 1, 1);
   int size = (int)set->global_size;
-  int ok = dset >= 0 && op2_h5_write_rows(dset, 1, 0, k->rank == 0, 1, H5T_NATIVE_INT, &size,
-                                          k->dxpl) == OP2_OK;
+  int ok = dset >= 0 &&
+           op2_h5_write_rows(dset, 1, 0, k->rank == 0, 1, H5T_NATIVE_INT, &size, k->dxpl) == OP2_OK;
   if (dset >= 0) H5Dclose(dset);
   return ok ? OP2_OK : sink_fail(k, OP2_ERR_IO, "cannot write set '%s'", set->name);
 }
@@ -122,8 +126,8 @@ static int write_set(const sink *k, op_set set) {
 static int write_table(const sink *k, const char *what, const char *name, op2_type type, int dim,
                        long global_rows, int size_attr, long first, long count,
                        const void *values) {
-  hid_t dset = create_dataset(k, name, op2_h5_file_type(type), 2, (hsize_t)global_rows,
-                              (hsize_t)dim);
+  hid_t dset =
+      create_dataset(k, name, op2_h5_file_type(type), 2, (hsize_t)global_rows, (hsize_t)dim);
   /* OP2 stores map types in 10-byte strings; dats get exactly the name's length. */
   int ok = dset >= 0 && op2_h5_put_int_attr(dset, "dim", dim) == OP2_OK &&
            op2_h5_put_int_attr(dset, "size", size_attr) == OP2_OK &&
@@ -142,8 +146,8 @@ static int write_map(const sink *k, op_map map) {
   long rows = map->from->global_size;
   /* OP2 puts the row count in a map's `size` attribute. */
   if (status == OP2_OK)
-    status = write_table(k, "map", map->name, OP2_TYPE_INT, map->dim, rows, (int)rows, first,
-                         count, values);
+    status = write_table(k, "map", map->name, OP2_TYPE_INT, map->dim, rows, (int)rows, first, count,
+                         values);
   free(values);
   return status;
 }
@@ -201,12 +205,18 @@ static const char *create_problem(const char *path, char *buf, size_t len) {
   snprintf(buf, len, "%s", path);
   char *slash = strrchr(buf, '/');
   const char *dir = slash ? (slash == buf ? "/" : (*slash = '\0', buf)) : ".";
-  if (access(dir, W_OK) != 0) {
-    int err = errno;
-    snprintf(buf, len, "directory not writable: %s", strerror(err));
-  } else {
+  struct stat st;
+  int err = 0;
+  if (stat(dir, &st) != 0)
+    err = errno;
+  else if (!S_ISDIR(st.st_mode))
+    err = ENOTDIR;
+  else if (access(dir, W_OK) != 0)
+    err = errno;
+  if (err)
+    snprintf(buf, len, "its directory is unusable: %s", strerror(err));
+  else
     snprintf(buf, len, "HDF5 could not create it");
-  }
   return buf;
 }
 
@@ -301,8 +311,9 @@ static void dump(const char *file) {
   }
   status = dump_contents(&k);
   int closed = sink_close(&k);
-  if (status == OP2_OK) status = sink_agree(&k, closed == OP2_OK ? OP2_OK
-                                                    : sink_fail(&k, OP2_ERR_IO, "closing failed"));
+  if (status == OP2_OK)
+    status =
+        sink_agree(&k, closed == OP2_OK ? OP2_OK : sink_fail(&k, OP2_ERR_IO, "closing failed"));
   status = finish_temporary(&k, tmp, status);
   free(tmp);
   if (status != OP2_OK) return;
@@ -312,7 +323,8 @@ static void dump(const char *file) {
   char *xdmf = malloc(len);
   int written = 1;
   if (k.rank == 0) {
-    if (!xdmf) status = sink_fail(&k, OP2_ERR_MEM, "out of memory");
+    if (!xdmf)
+      status = sink_fail(&k, OP2_ERR_MEM, "out of memory");
     else {
       snprintf(xdmf, len, "%s.xdmf", file);
       status = op2_h5_write_xdmf(file, xdmf, &written);
@@ -322,7 +334,8 @@ static void dump(const char *file) {
   if (status != OP2_OK && k.rank != 0)
     sink_fail(&k, status, "writing its XDMF description failed on rank 0 (see its message)");
   if (status == OP2_OK && !written)
-    op2_diag(1, "%s: %s written; no XDMF description: no map of arity 3 or 4 leads to a set with "
+    op2_diag(1,
+             "%s: %s written; no XDMF description: no map of arity 3 or 4 leads to a set with "
              "2-D or 3-D double coordinates",
              fn, file);
   free(xdmf);
@@ -342,41 +355,62 @@ void op_dump_to_hdf5(const char *file_name) {
 
 static void fetch(op_dat dat, const char *file) {
   const char *fn = "op_fetch_data_hdf5_file";
-  int rank, nranks = op2_h5_ranks(&rank);
+  sink k = {.fn = fn, .file = file, .fid = -1, .dxpl = -1, .lcpl = -1};
+  int nranks = op2_h5_ranks(NULL);
+  /* The values first: a gather that fails must not have touched the file. */
+  long first = 0, count = 0;
+  void *values = NULL;
+  if (sink_agree(&k, op2_h5_dat_block(dat, &first, &count, &values)) != OP2_OK) {
+    free(values);
+    return;
+  }
   /* Rank 0 decides, so that every rank takes the same (collective) path. */
   int exists = access(file, F_OK) == 0;
   if (nranks > 1) MPI_Bcast(&exists, 1, MPI_INT, 0, op2_h5_comm());
-  char *tmp = exists ? NULL : temporary_name(file);
-  if (op2_h5_agree(exists || tmp ? OP2_OK : OP2_ERR_MEM) != OP2_OK) {
-    free(tmp);
+  size_t len = strlen(dat->name) + 16;
+  char *tmp = exists ? NULL : temporary_name(file), *staged = malloc(len);
+  if (op2_h5_agree((exists || tmp) && staged ? OP2_OK : OP2_ERR_MEM) != OP2_OK) {
+    free(tmp), free(staged), free(values);
     op2_error(OP2_ERR_MEM, "%s: file %s: out of memory", fn, file);
     return;
   }
-  sink k;
   int status = sink_open(&k, fn, file, exists ? file : tmp, !exists);
   if (op2_h5_agree(status) != OP2_OK) {
     char why[4096];
     sink_close(&k);
-    if (exists)
+    if (exists) {
       sink_fail(&k, OP2_ERR_IO, "exists but cannot be opened as HDF5 for writing");
-    else {
+    } else {
       unlink(tmp);
       sink_fail(&k, OP2_ERR_IO, "cannot create %s: %s", tmp, create_problem(tmp, why, sizeof why));
     }
-    free(tmp);
+    free(tmp), free(staged), free(values);
     return;
   }
-  /* A dat fetched again replaces its earlier values. */
-  int there = exists ? op2_h5_path_exists(k.fid, dat->name) : 0;
-  if (there < 0 || (there > 0 && H5Ldelete(k.fid, dat->name, H5P_DEFAULT) < 0))
-    status = sink_fail(&k, OP2_ERR_IO, "cannot replace its dataset '%s'", dat->name);
+  /* Into an existing file the dataset is written under a staging name and then moved over the
+   * old one, so a failed write leaves the earlier values in place. */
+  snprintf(staged, len, "%s%s", dat->name, exists ? "~op2new" : "");
+  if (exists && op2_h5_path_exists(k.fid, staged) > 0) H5Ldelete(k.fid, staged, H5P_DEFAULT);
+  status = write_table(&k, "dat", staged, dat->type, dat->dim, dat->set->global_size,
+                       (int)dat->elem_bytes, first, count, values);
+  free(values);
   status = sink_agree(&k, status);
-  if (status == OP2_OK) status = write_dat(&k, dat);
+  if (exists && status == OP2_OK) {
+    int there = op2_h5_path_exists(k.fid, dat->name);
+    if (there < 0 || (there > 0 && H5Ldelete(k.fid, dat->name, H5P_DEFAULT) < 0) ||
+        H5Lmove(k.fid, staged, k.fid, dat->name, k.lcpl, H5P_DEFAULT) < 0)
+      status = sink_fail(&k, OP2_ERR_IO, "cannot replace its dataset '%s'", dat->name);
+    status = sink_agree(&k, status);
+  } else if (exists) {
+    H5Ldelete(k.fid, staged, H5P_DEFAULT);
+  }
   int closed = sink_close(&k);
   if (status == OP2_OK)
-    status = sink_agree(&k, closed == OP2_OK ? OP2_OK : sink_fail(&k, OP2_ERR_IO, "closing failed"));
+    status =
+        sink_agree(&k, closed == OP2_OK ? OP2_OK : sink_fail(&k, OP2_ERR_IO, "closing failed"));
   if (!exists) finish_temporary(&k, tmp, status);
   free(tmp);
+  free(staged);
 }
 
 void op_fetch_data_hdf5_file(op_dat dat, const char *file_name) {

@@ -20,8 +20,8 @@ static const char *base_name(const char *path) {
 static int geometry_score(op_dat d) {
   if (d->type != OP2_TYPE_DOUBLE || (d->dim != 2 && d->dim != 3)) return -1;
   const char *name = base_name(d->name);
-  static const char *exact[] = {"x", "p_x", "coords", "coord", "coordinates", "xyz", "p_coords",
-                                "p_coord", "p_xyz", "node_coords"};
+  static const char *exact[] = {"x",   "p_x",      "coords",  "coord", "coordinates",
+                                "xyz", "p_coords", "p_coord", "p_xyz", "node_coords"};
   for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
     if (strcmp(name, exact[i]) == 0) return 2;
   static const char *suffix[] = {"_x", "_coords", "_coord", "_xyz"};
@@ -57,12 +57,24 @@ static void choose(op_map *topology, op_dat *geometry) {
 static void put_escaped(FILE *f, const char *s) {
   for (; *s; s++) {
     switch (*s) {
-      case '&': fputs("&amp;", f); break;
-      case '<': fputs("&lt;", f); break;
-      case '>': fputs("&gt;", f); break;
-      case '"': fputs("&quot;", f); break;
-      case '\'': fputs("&apos;", f); break;
-      default: fputc(*s, f); break;
+      case '&':
+        fputs("&amp;", f);
+        break;
+      case '<':
+        fputs("&lt;", f);
+        break;
+      case '>':
+        fputs("&gt;", f);
+        break;
+      case '"':
+        fputs("&quot;", f);
+        break;
+      case '\'':
+        fputs("&apos;", f);
+        break;
+      default:
+        fputc(*s, f);
+        break;
     }
   }
 }
@@ -70,7 +82,8 @@ static void put_escaped(FILE *f, const char *s) {
 static void put_data_item(FILE *f, const char *indent, const char *h5_name, const char *dataset,
                           long rows, int cols, op2_type type) {
   int is_float = type == OP2_TYPE_DOUBLE || type == OP2_TYPE_FLOAT;
-  fprintf(f, "%s<DataItem Dimensions=\"%ld %d\" NumberType=\"%s\" Precision=\"%zu\" "
+  fprintf(f,
+          "%s<DataItem Dimensions=\"%ld %d\" NumberType=\"%s\" Precision=\"%zu\" "
           "Format=\"HDF\">",
           indent, rows, cols, is_float ? "Float" : "Int", op2_type_size(type));
   put_escaped(f, h5_name);
@@ -93,12 +106,13 @@ static void put_attribute(FILE *f, const char *h5_name, op_dat dat, const char *
 
 static void put_description(FILE *f, const char *h5_name, op_map topo, op_dat geom) {
   op2_context *ctx = op2_ctx();
-  fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
-        "<Xdmf Version=\"3.0\">\n"
-        "  <Domain>\n"
-        "    <Grid Name=\"",
-        f);
+  fputs(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+      "<Xdmf Version=\"3.0\">\n"
+      "  <Domain>\n"
+      "    <Grid Name=\"",
+      f);
   put_escaped(f, topo->from->name);
   fputs("\" GridType=\"Uniform\">\n", f);
   fprintf(f, "      <Topology TopologyType=\"%s\" NumberOfElements=\"%ld\">\n",
@@ -107,8 +121,7 @@ static void put_description(FILE *f, const char *h5_name, op_map topo, op_dat ge
                 OP2_TYPE_INT);
   fputs("      </Topology>\n", f);
   fprintf(f, "      <Geometry GeometryType=\"%s\">\n", geom->dim == 2 ? "XY" : "XYZ");
-  put_data_item(f, "        ", h5_name, geom->name, geom->set->global_size, geom->dim,
-                geom->type);
+  put_data_item(f, "        ", h5_name, geom->name, geom->set->global_size, geom->dim, geom->type);
   fputs("      </Geometry>\n", f);
   for (int d = 0; d < ctx->dats.count; d++) {
     op_dat dat = ctx->dats.items[d];
@@ -118,10 +131,11 @@ static void put_description(FILE *f, const char *h5_name, op_map topo, op_dat ge
     op_dat dat = ctx->dats.items[d];
     if (dat->set == geom->set && dat != geom) put_attribute(f, h5_name, dat, "Node");
   }
-  fputs("    </Grid>\n"
-        "  </Domain>\n"
-        "</Xdmf>\n",
-        f);
+  fputs(
+      "    </Grid>\n"
+      "  </Domain>\n"
+      "</Xdmf>\n",
+      f);
 }
 
 int op2_h5_write_xdmf(const char *h5_path, const char *xdmf_path, int *written) {

@@ -394,13 +394,23 @@ static int migrate(op2_context *ctx, op_set set, const int *owner) {
 
 int op2_halo_build(op2_context *ctx);
 
-int op2_mpi_distribute(op2_context *ctx, const char *lib, op_set prime, op_map prime_map) {
-  if (ctx->mpi_distributed) return OP2_OK;
-  double t0 = op2_wall_seconds();
+/* Settles how the program declared and brings a whole-mesh declaration down to blocks, so every
+ * set is "each rank its block, global index decl_first + e" from here on. Collective, once. */
+int op2_mpi_prepare(op2_context *ctx) {
+  if (ctx->mpi_prepared) return OP2_OK;
   int replicated = ctx->opt.mpi_decl == OP2_DECL_REPLICATED ||
                    (ctx->opt.mpi_decl == OP2_DECL_AUTO && declared_everywhere(ctx));
   if (replicated) OP2_CALL(slice_to_blocks(ctx));
   ctx->mpi_replicated = replicated;
+  ctx->mpi_prepared = true;
+  return OP2_OK;
+}
+
+int op2_mpi_distribute(op2_context *ctx, const char *lib, op_set prime, op_map prime_map) {
+  if (ctx->mpi_distributed) return OP2_OK;
+  double t0 = op2_wall_seconds();
+  OP2_CALL(op2_mpi_prepare(ctx));
+  int replicated = ctx->mpi_replicated;
   holders h;
   OP2_CALL(holders_init(ctx, &h));
   int **owner = calloc((size_t)ctx->sets.count + 1, sizeof(int *));

@@ -22,8 +22,8 @@ static int redistribute(op2_context *ctx, op_dat dat, long first, long count,
   int *counts = malloc(sizeof(int) * 2 * (size_t)p);
   if (!items || !dest || !counts) return free(items), free(dest), free(counts), OP2_ERR_MEM;
   long m = 0;
-  for (long e = 0; e < n; e++) {
-    long g = set->orig[e];
+  for (long e = 0; e < n; e++) { /* before distribution element e is the declared decl_first + e */
+    long g = set->orig ? set->orig[e] : set->decl_first + e;
     int d = to_all ? 0 : dest_of(ctx, set, g, 0);
     if (d < 0) continue;
     memcpy(items + (size_t)m * rec, &g, sizeof g);
@@ -93,4 +93,40 @@ int op2_mpi_fetch(op2_context *ctx, op_dat dat, void *out, long first, long coun
     default:
       return redistribute(ctx, dat, first, count, NULL, out, 1);
   }
+}
+
+/* This rank's uniform block of the user's order: [first, first + count) of the set. */
+static void my_block(const op2_context *ctx, op_set set, long *first, long *count) {
+  *first = op2_block_begin(set->global_size, ctx->mpi.rank, ctx->mpi.size);
+  *count = op2_block_begin(set->global_size, ctx->mpi.rank + 1, ctx->mpi.size) - *first;
+}
+
+int op2_dat_gather_block(op_dat dat, long *first, long *count, void **values) {
+  op2_context *ctx = op2_ctx();
+  OP2_CALL(op2_mpi_prepare(ctx));
+  OP2_CALL(op2_dat_sync_host(ctx, dat));
+  my_block(ctx, dat->set, first, count);
+  *values = malloc((size_t)*count * dat->elem_bytes + 1);
+  if (!*values) return op2_error(OP2_ERR_MEM, "gathering dat '%s': out of memory", dat->name);
+  return op2_mpi_fetch(ctx, dat, *values, *first, *count, OP2_FETCH_BLOCK);
+}
+
+int op2_map_gather_block(op_map map, long *first, long *count, int **values) {
+  op2_context *ctx = op2_ctx();
+  OP2_CALL(op2_mpi_prepare(ctx));
+  op_set from = map->from;
+  /* the owned rows with their values back in the user's global numbering, shipped like a dat */
+  int *rows = malloc(sizeof(int) * ((size_t)from->size * map->dim + 1));
+  if (!rows) return op2_error(OP2_ERR_MEM, "gathering map '%s': out of memory", map->name);
+  for (size_t k = 0; k < (size_t)from->size * (size_t)map->dim; k++)
+    rows[k] = map->to->orig ? map->to->orig[map->values[k]] : map->values[k];
+  struct op2_dat as_dat = {.set = from, .dim = map->dim, .type = OP2_TYPE_INT,
+                           .elem_bytes = sizeof(int) * (size_t)map->dim, .data = (char *)rows,
+                           .name = map->name};
+  my_block(ctx, from, first, count);
+  *values = malloc(as_dat.elem_bytes * (size_t)*count + 1);
+  int rc = *values ? op2_mpi_fetch(ctx, &as_dat, *values, *first, *count, OP2_FETCH_BLOCK)
+                   : op2_error(OP2_ERR_MEM, "gathering map '%s': out of memory", map->name);
+  free(rows);
+  return rc;
 }

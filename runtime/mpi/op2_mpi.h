@@ -47,6 +47,7 @@ int op2_ship(const op2_context *ctx, op_set set, long n, const int *local, const
              const int *dest, char **recv, int *recv_counts, long *nrecv);
 
 /* Distribution and halos (distribute.c, halo_build.c). */
+int op2_mpi_prepare(op2_context *ctx);
 int op2_mpi_distribute(op2_context *ctx, const char *lib, op_set prime, op_map prime_map);
 void op2_halo_free(op2_halo *h);
 
@@ -61,5 +62,12 @@ void op2_exchange_end(op2_context *ctx, op2_exchange *x);
  * OP2_FETCH_ALL: any range, on every rank. Collective. */
 enum { OP2_FETCH_DECLARED, OP2_FETCH_BLOCK, OP2_FETCH_ALL };
 int op2_mpi_fetch(op2_context *ctx, op_dat dat, void *out, long first, long count, int mode);
+
+/* This rank's uniform block [first, first+count) of the user's order, for parallel file writes:
+ * dat values, or map rows with global target indices. malloc'ed; the caller frees. Collective;
+ * distributes the mesh first if no loop has yet. */
+#define OP2_HAVE_GATHER_BLOCK 1
+int op2_dat_gather_block(op_dat dat, long *first, long *count, void **values);
+int op2_map_gather_block(op_map map, long *first, long *count, int **values);
 
 #endif
