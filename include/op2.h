@@ -123,7 +123,7 @@ void op_partition(const char *lib, const char *routine, op_set prime_set, op_map
 /** @brief 1 on the rank that should print (rank 0, or the only process). */
 int op_is_root(void);
 
-/** @brief Number of elements of a set. */
+/** @brief Number of elements of a set (over all MPI ranks, as OP2 counts them). */
 int op_get_size(op_set set);
 /** @brief Copies a dat's values (size * dim of its type) into `out`, in declaration order. */
 void op_fetch_data(op_dat dat, void *out);

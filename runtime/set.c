@@ -40,5 +40,5 @@ int op_get_size(op_set set) {
     op2_error(OP2_ERR_ARG, "op_get_size: set is NULL");
     return 0;
   }
-  return set->size;
+  return (int)set->global_size;
 }

@@ -5,11 +5,99 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <op2.h>
 
 #include "kernels.h"
 #include "mesh_scatter.h"
+
+typedef struct airfoil_mesh_handles {
+  op_set nodes, edges, bedges, cells;
+  op_map pedge, pecell, pbedge, pbecell, pcell;
+  op_dat p_bound, p_x, p_q, p_qold, p_adt, p_res;
+} airfoil_mesh_handles;
+
+static void declare_constants(double gam, double gm1, double cfl, double eps, double mach,
+                              double alpha, const double *qinf) {
+  op_decl_const(1, "double", &gam, "gam");
+  op_decl_const(1, "double", &gm1, "gm1");
+  op_decl_const(1, "double", &cfl, "cfl");
+  op_decl_const(1, "double", &eps, "eps");
+  op_decl_const(1, "double", &mach, "mach");
+  op_decl_const(1, "double", &alpha, "alpha");
+  op_decl_const(4, "double", qinf, "qinf");
+}
+
+/* new_grid.dat: rank 0 reads, each rank declares its block; the flow starts at free stream. */
+static int declare_from_dat(const char *path, airfoil_mesh_handles *h, double *ncell) {
+  airfoil_block block;
+  char err[1024] = "";
+  if (airfoil_mesh_read_block(path, &block, err, sizeof err) != 0) {
+    if (op_is_root()) fprintf(stderr, "airfoil: %s\n", err);
+    return -1;
+  }
+  airfoil_mesh mesh = block.local;
+  double gam = 1.4f, gm1 = gam - 1.0f, cfl = 0.9f, eps = 0.05f, mach = 0.4f;
+  double alpha = 3.0f * atan(1.0f) / 45.0f, p = 1.0f, r = 1.0f;
+  double u = sqrt(gam * p / r) * mach, e = p / (r * gm1) + 0.5f * u * u;
+  double qinf[4] = {r, r * u, 0.0f, r * e};
+  double *q = malloc(4 * sizeof(double) * (size_t)mesh.ncell);
+  for (int n = 0; n < mesh.ncell; n++)
+    for (int m = 0; m < 4; m++) q[4 * n + m] = qinf[m];
+
+  h->nodes = op_decl_set(mesh.nnode, "nodes");
+  h->edges = op_decl_set(mesh.nedge, "edges");
+  h->bedges = op_decl_set(mesh.nbedge, "bedges");
+  h->cells = op_decl_set(mesh.ncell, "cells");
+  h->pedge = op_decl_map(h->edges, h->nodes, 2, mesh.edge, "pedge");
+  h->pecell = op_decl_map(h->edges, h->cells, 2, mesh.ecell, "pecell");
+  h->pbedge = op_decl_map(h->bedges, h->nodes, 2, mesh.bedge, "pbedge");
+  h->pbecell = op_decl_map(h->bedges, h->cells, 1, mesh.becell, "pbecell");
+  h->pcell = op_decl_map(h->cells, h->nodes, 4, mesh.cell, "pcell");
+  h->p_bound = op_decl_dat(h->bedges, 1, "int", mesh.bound, "p_bound");
+  h->p_x = op_decl_dat(h->nodes, 2, "double", mesh.x, "p_x");
+  h->p_q = op_decl_dat(h->cells, 4, "double", q, "p_q");
+  h->p_qold = op_decl_dat(h->cells, 4, "double", NULL, "p_qold");
+  h->p_adt = op_decl_dat(h->cells, 1, "double", NULL, "p_adt");
+  h->p_res = op_decl_dat(h->cells, 4, "double", NULL, "p_res");
+  free(q);
+  *ncell = (double)block.ncell; /* all ranks together */
+  airfoil_mesh_free(&mesh); /* the library keeps its own copies */
+  declare_constants(gam, gm1, cfl, eps, mach, alpha, qinf);
+  return 0;
+}
+
+/* OP2's HDF5 layout: every rank reads its block in parallel; flow field and constants from the
+ * file, as OP2's Airfoil does. */
+static int declare_from_hdf5(const char *path, airfoil_mesh_handles *h, double *ncell) {
+  h->nodes = op_decl_set_hdf5(path, "nodes");
+  h->edges = op_decl_set_hdf5(path, "edges");
+  h->bedges = op_decl_set_hdf5(path, "bedges");
+  h->cells = op_decl_set_hdf5(path, "cells");
+  h->pedge = op_decl_map_hdf5(h->edges, h->nodes, 2, path, "pedge");
+  h->pecell = op_decl_map_hdf5(h->edges, h->cells, 2, path, "pecell");
+  h->pbedge = op_decl_map_hdf5(h->bedges, h->nodes, 2, path, "pbedge");
+  h->pbecell = op_decl_map_hdf5(h->bedges, h->cells, 1, path, "pbecell");
+  h->pcell = op_decl_map_hdf5(h->cells, h->nodes, 4, path, "pcell");
+  h->p_bound = op_decl_dat_hdf5(h->bedges, 1, "int", path, "p_bound");
+  h->p_x = op_decl_dat_hdf5(h->nodes, 2, "double", path, "p_x");
+  h->p_q = op_decl_dat_hdf5(h->cells, 4, "double", path, "p_q");
+  h->p_qold = op_decl_dat_hdf5(h->cells, 4, "double", path, "p_qold");
+  h->p_adt = op_decl_dat_hdf5(h->cells, 1, "double", path, "p_adt");
+  h->p_res = op_decl_dat_hdf5(h->cells, 4, "double", path, "p_res");
+  double gam, gm1, cfl, eps, mach, alpha, qinf[4];
+  op_get_const_hdf5("gam", 1, "double", (char *)&gam, path);
+  op_get_const_hdf5("gm1", 1, "double", (char *)&gm1, path);
+  op_get_const_hdf5("cfl", 1, "double", (char *)&cfl, path);
+  op_get_const_hdf5("eps", 1, "double", (char *)&eps, path);
+  op_get_const_hdf5("mach", 1, "double", (char *)&mach, path);
+  op_get_const_hdf5("alpha", 1, "double", (char *)&alpha, path);
+  op_get_const_hdf5("qinf", 4, "double", (char *)qinf, path);
+  declare_constants(gam, gm1, cfl, eps, mach, alpha, qinf);
+  *ncell = h->cells ? (double)op_get_size(h->cells) : 0;
+  return 0; /* errors went through op2's handler, which exits by default */
+}
 
 int main(int argc, char **argv) {
   if (argc < 2) {
@@ -23,53 +111,21 @@ int main(int argc, char **argv) {
   }
   op_init(argc, argv, 0);
 
-  airfoil_block block;
-  char err[1024] = "";
-  if (airfoil_mesh_read_block(argv[1], &block, err, sizeof err) != 0) {
-    if (op_is_root()) fprintf(stderr, "airfoil: %s\n", err);
+  airfoil_mesh_handles h;
+  double ncell;
+  size_t len = strlen(argv[1]);
+  int rc = len > 3 && strcmp(argv[1] + len - 3, ".h5") == 0 ? declare_from_hdf5(argv[1], &h, &ncell)
+                                                              : declare_from_dat(argv[1], &h, &ncell);
+  if (rc != 0) {
     op_exit();
     return 1;
   }
-  airfoil_mesh mesh = block.local;
-
-  double gam = 1.4f, gm1 = gam - 1.0f, cfl = 0.9f, eps = 0.05f, mach = 0.4f;
-  double alpha = 3.0f * atan(1.0f) / 45.0f, p = 1.0f, r = 1.0f;
-  double u = sqrt(gam * p / r) * mach, e = p / (r * gm1) + 0.5f * u * u;
-  double qinf[4] = {r, r * u, 0.0f, r * e};
-
-  double *q = malloc(4 * sizeof(double) * (size_t)mesh.ncell);
-  for (int n = 0; n < mesh.ncell; n++)
-    for (int m = 0; m < 4; m++) q[4 * n + m] = qinf[m];
-
-  op_set nodes = op_decl_set(mesh.nnode, "nodes");
-  op_set edges = op_decl_set(mesh.nedge, "edges");
-  op_set bedges = op_decl_set(mesh.nbedge, "bedges");
-  op_set cells = op_decl_set(mesh.ncell, "cells");
-
-  op_map pedge = op_decl_map(edges, nodes, 2, mesh.edge, "pedge");
-  op_map pecell = op_decl_map(edges, cells, 2, mesh.ecell, "pecell");
-  op_map pbedge = op_decl_map(bedges, nodes, 2, mesh.bedge, "pbedge");
-  op_map pbecell = op_decl_map(bedges, cells, 1, mesh.becell, "pbecell");
-  op_map pcell = op_decl_map(cells, nodes, 4, mesh.cell, "pcell");
-
-  op_dat p_bound = op_decl_dat(bedges, 1, "int", mesh.bound, "p_bound");
-  op_dat p_x = op_decl_dat(nodes, 2, "double", mesh.x, "p_x");
-  op_dat p_q = op_decl_dat(cells, 4, "double", q, "p_q");
-  op_dat p_qold = op_decl_dat(cells, 4, "double", NULL, "p_qold");
-  op_dat p_adt = op_decl_dat(cells, 1, "double", NULL, "p_adt");
-  op_dat p_res = op_decl_dat(cells, 4, "double", NULL, "p_res");
-  free(q);
-  double ncell = (double)block.ncell; /* all ranks together */
-  airfoil_mesh_free(&mesh); /* the library keeps its own copies */
-  op_partition("PTSCOTCH", "KWAY", cells, pecell, p_x);
-
-  op_decl_const(1, "double", &gam, "gam");
-  op_decl_const(1, "double", &gm1, "gm1");
-  op_decl_const(1, "double", &cfl, "cfl");
-  op_decl_const(1, "double", &eps, "eps");
-  op_decl_const(1, "double", &mach, "mach");
-  op_decl_const(1, "double", &alpha, "alpha");
-  op_decl_const(4, "double", qinf, "qinf");
+  op_partition("PTSCOTCH", "KWAY", h.cells, h.pecell, h.p_x);
+  op_set edges = h.edges, bedges = h.bedges, cells = h.cells;
+  op_map pedge = h.pedge, pecell = h.pecell, pbedge = h.pbedge, pbecell = h.pbecell,
+         pcell = h.pcell;
+  op_dat p_bound = h.p_bound, p_x = h.p_x, p_q = h.p_q, p_qold = h.p_qold, p_adt = h.p_adt,
+         p_res = h.p_res;
 
   double cpu0, wall0, cpu1, wall1;
   op_timers(&cpu0, &wall0);
