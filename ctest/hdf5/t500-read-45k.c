@@ -68,10 +68,11 @@ int main(int argc, char **argv) {
   h5t_block(mesh.nedge, &ef, &en);
   h5t_block(mesh.nbedge, &bf, &bn);
   h5t_block(mesh.ncell, &cf, &cn);
-  CHECK_EQ_INT(op_get_size(nodes), nn);
-  CHECK_EQ_INT(op_get_size(edges), en);
-  CHECK_EQ_INT(op_get_size(bedges), bn);
-  CHECK_EQ_INT(op_get_size(cells), cn);
+  CHECK_EQ_INT(nodes->size, nn); /* this rank's block */
+  CHECK_EQ_INT(edges->size, en);
+  CHECK_EQ_INT(bedges->size, bn);
+  CHECK_EQ_INT(cells->size, cn);
+  CHECK_EQ_INT(op_get_size(cells), mesh.ncell); /* op_get_size counts over all ranks */
 
   op_map pedge = op_decl_map_hdf5(edges, nodes, 2, file, "pedge");
   op_map pecell = op_decl_map_hdf5(edges, cells, 2, file, "pecell");
