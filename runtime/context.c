@@ -34,7 +34,6 @@ void op_init(int argc, char **argv, int diags) {
   }
   if (op2_options_read(&ctx->opt, argc, argv, diags) != OP2_OK) return;
   if (op2_mpi_init(ctx, &argc, &argv) != OP2_OK) return;
-  if (ctx->mpi.rank > 0 && ctx->opt.diags < 2) ctx->opt.diags = 0; /* one voice: rank 0 */
   ctx->backend = op2_backend_find(ctx->opt.backend);
   if (ctx->backend->init && ctx->backend->init(ctx) != OP2_OK) return;
   ctx->initialised = true;

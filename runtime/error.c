@@ -27,7 +27,8 @@ int op2_error(int code, const char *fmt, ...) {
 
 void op2_diag(int level, const char *fmt, ...) {
   op2_context *ctx = op2_ctx();
-  if (ctx->opt.diags < level) return;
+  /* One voice under MPI: rank 0, unless asked for every rank's detail (level 3). */
+  if (ctx->opt.diags < level || (ctx->mpi.rank > 0 && ctx->opt.diags < 3)) return;
   va_list ap;
   va_start(ap, fmt);
   fputs("op2: ", stderr);

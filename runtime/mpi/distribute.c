@@ -429,6 +429,17 @@ int op2_mpi_distribute(op2_context *ctx, const char *lib, op_set prime, op_map p
   if (rc == OP2_OK) rc = op2_halo_build(ctx);
   if (rc != OP2_OK) return rc;
   ctx->mpi_distributed = true;
+  for (int s = 0; s < ctx->sets.count && ctx->opt.diags >= 1; s++) { /* halo sizes, per set */
+    op_set set = ctx->sets.items[s];
+    long mine[4] = {set->size, set->core_size, set->exec_size, set->nonexec_size}, sum[4], max[4];
+    MPI_Reduce(mine, sum, 4, MPI_LONG, MPI_SUM, 0, ctx->mpi.comm);
+    MPI_Reduce(mine, max, 4, MPI_LONG, MPI_MAX, 0, ctx->mpi.comm);
+    if (ctx->mpi.rank == 0)
+      op2_diag(1, "set '%s': owned max %ld (imbalance %.3f), core %ld, exec halo %ld, non-exec "
+               "halo %ld (sums over ranks)", set->name, max[0],
+               sum[0] ? (double)max[0] * ctx->mpi.size / (double)sum[0] : 1.0, sum[1], sum[2],
+               sum[3]);
+  }
   if (ctx->mpi.rank == 0)
     op2_diag(1, "mesh distributed over %d ranks (%s declaration, %s) in %.3f s", ctx->mpi.size,
              replicated ? "whole mesh on every rank" : "each rank its block",
