@@ -41,6 +41,8 @@ op_dat op_decl_dat(op_set set, int dim, const char *type, const void *data, cons
     op2_error(OP2_ERR_MEM, "op_decl_dat '%s': out of memory for %zu bytes", label, bytes);
     return NULL;
   }
+  if (data && ctx->mpi_prepared && ctx->mpi_replicated) /* whole mesh given: this rank's rows */
+    data = (const char *)data + (size_t)set->decl_first * elem_bytes;
   if (data && bytes && set->orig) /* the set was reordered: element e is the user's orig[e] */
     for (int e = 0; e < set->size; e++)
       memcpy(dat->data + (size_t)e * elem_bytes,

@@ -42,6 +42,8 @@ op_map op_decl_map(op_set from, op_set to, int dim, const int *data, const char 
     op2_error(OP2_ERR_ARG, "op_decl_map '%s': data is NULL for %d elements", label, from->size);
     return NULL;
   }
+  if (ctx->mpi_prepared && ctx->mpi_replicated && data) /* whole mesh given: this rank's rows */
+    data += (size_t)from->decl_first * (size_t)dim;
   if (from->size > 0 && check_values(label, from, to, dim, data) != OP2_OK) return NULL;
   size_t bytes = (size_t)from->size * (size_t)dim * sizeof(int);
   op_map map = calloc(1, sizeof *map);

@@ -15,6 +15,8 @@ void op_fetch_data_idx(op_dat dat, void *out, int low, int high) {
     return;
   }
   op2_context *ctx = op2_ctx();
+  /* A whole mesh declared on every rank counts once only after this (collective). */
+  if (ctx->mpi.size > 1 && op2_mpi_prepare(ctx) != OP2_OK) return;
   if (low > high + 1) {
     op2_error(OP2_ERR_ARG, "op_fetch_data_idx '%s': low %d is greater than high %d", dat->name,
               low, high);
@@ -52,7 +54,9 @@ void op_fetch_data(op_dat dat, void *out) {
     return;
   }
   if (op2_dat_sync_host(ctx, dat) != OP2_OK) return;
-  if (ctx->mpi_distributed && dat->set->halo) { /* sets declared later are still as declared */
+  if (ctx->mpi.size > 1 && op2_mpi_prepare(ctx) != OP2_OK) return;
+  if ((ctx->mpi_distributed && dat->set->halo) ||
+      (ctx->mpi_replicated && !ctx->mpi_distributed)) {
     op_set s = dat->set;
     int rc = ctx->mpi_replicated
                  ? op2_mpi_fetch(ctx, dat, out, 0, s->global_size, OP2_FETCH_ALL)
@@ -86,6 +90,7 @@ void op_print_dat_to_txtfile(op_dat dat, const char *file_name) {
     return;
   }
   op2_context *ctx = op2_ctx();
+  if (ctx->mpi.size > 1 && op2_mpi_prepare(ctx) != OP2_OK) return;
   char *gathered = NULL;
   if (op2_dat_sync_host(ctx, dat) != OP2_OK) return;
   if (ctx->mpi.size > 1) { /* gathered everywhere, written by rank 0 */

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "op2_impl.h"
+#include "mpi/op2_mpi.h"
 
 op_set op_decl_set(int size, const char *name) {
   op2_context *ctx = op2_ctx();
@@ -20,7 +21,12 @@ op_set op_decl_set(int size, const char *name) {
   }
   set->size = set->core_size = set->decl_count = size;
   set->global_size = size;
-  if (ctx->mpi.size > 1) { /* collective, as in OP2: each rank declares its block */
+  if (ctx->mpi.size > 1 && ctx->mpi_prepared && ctx->mpi_replicated) {
+    /* the whole mesh on every rank, and the blocks already settled: keep this rank's block */
+    set->decl_first = op2_block_begin(size, ctx->mpi.rank, ctx->mpi.size);
+    set->size = set->core_size = set->decl_count =
+        (int)(op2_block_begin(size, ctx->mpi.rank + 1, ctx->mpi.size) - set->decl_first);
+  } else if (ctx->mpi.size > 1) { /* collective, as in OP2: each rank declares its block */
     long local = size;
     MPI_Allreduce(&local, &set->global_size, 1, MPI_LONG, MPI_SUM, ctx->mpi.comm);
     MPI_Exscan(&local, &set->decl_first, 1, MPI_LONG, MPI_SUM, ctx->mpi.comm);
@@ -40,5 +46,8 @@ int op_get_size(op_set set) {
     op2_error(OP2_ERR_ARG, "op_get_size: set is NULL");
     return 0;
   }
+  op2_context *ctx = op2_ctx();
+  /* Collective under MPI until the declaration mode is settled, as OP2's op_get_size is. */
+  if (ctx->mpi.size > 1 && op2_mpi_prepare(ctx) != OP2_OK) return 0;
   return (int)set->global_size;
 }

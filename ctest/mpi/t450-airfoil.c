@@ -1,0 +1,65 @@
+/* Runs a command (the Airfoil sample under mpiexec) and compares the rms lines it prints with the
+ * reference values. Usage: t450-airfoil RMS_FILE MESH_LABEL REL_TOL ITERATIONS -- COMMAND...
+ * The sample prints ` ITER  RMS` every 100 iterations on rank 0 only: exactly ITERATIONS / 100
+ * such lines must appear, each within REL_TOL of the reference, and the command must succeed. */
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test.h"
+
+extern char **environ;
+
+int main(int argc, char **argv) {
+  CHECK(argc >= 7 && strcmp(argv[5], "--") == 0);
+  const char *label = argv[2];
+  double tol = atof(argv[3]);
+  int iters = atoi(argv[4]);
+  static double ref[10001];
+  FILE *f = fopen(argv[1], "r");
+  CHECK(f != NULL);
+  char line[1024], mesh[64];
+  int it, nref = 0;
+  double v;
+  while (fgets(line, sizeof line, f))
+    if (line[0] != '#' && sscanf(line, "%63s %d %lf", mesh, &it, &v) == 3 &&
+        strcmp(mesh, label) == 0 && it > 0 && it <= 10000)
+      ref[it] = v, nref++;
+  fclose(f);
+  CHECK(nref > 0);
+
+  int out[2];
+  CHECK(pipe(out) == 0);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+  posix_spawn_file_actions_addclose(&fa, out[0]);
+  pid_t pid;
+  CHECK(posix_spawnp(&pid, argv[6], &fa, NULL, argv + 6, environ) == 0);
+  posix_spawn_file_actions_destroy(&fa);
+  close(out[1]);
+  FILE *r = fdopen(out[0], "r");
+  int compared = 0, last = 0;
+  while (fgets(line, sizeof line, r)) {
+    fputs(line, stdout);
+    int end = 0;
+    /* only a line that is exactly "iteration rms" (timing tables have more columns) */
+    if (sscanf(line, " %d %lf %n", &it, &v, &end) == 2 && line[end] == '\0' && strchr(line, 'e') &&
+        it > 0 && it <= 10000) {
+      CHECK(ref[it] != 0);
+      double rel = fabs(v / ref[it] - 1.0);
+      printf("   iteration %d: relative difference %.3e (tolerance %.1e)\n", it, rel, tol);
+      CHECK(rel <= tol);
+      CHECK(it > last); /* printed once (rank 0 only), in order */
+      compared++;
+      last = it;
+    }
+  }
+  fclose(r);
+  int status;
+  CHECK(waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  CHECK_EQ_INT(compared, iters / 100);
+  CHECK_EQ_INT(last, iters / 100 * 100);
+  return 0;
+}
