@@ -63,6 +63,10 @@ static void run_planned(const op2_exec *exec, void **table, int nthreads) {
 static void run_owned(const op2_exec *exec, void **table, int nthreads) {
   const op2_loop *loop = exec->loop;
   const op2_plan *plan = exec->plan;
+  if (plan->end - plan->begin < SERIAL_BELOW) { /* the plain range, in order, on this thread */
+    loop->kernel->fn(table, exec->map_ptrs, plan->begin, plan->end);
+    return;
+  }
 #pragma omp parallel num_threads(nthreads)
   {
     int t = omp_get_thread_num();
