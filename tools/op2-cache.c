@@ -47,7 +47,8 @@ static const char usage_text[] =
     "  -h, --help   this text\n"
     "\n"
     "An entry is a directory named LOOP-<16 hex digits> holding nothing but cache files\n"
-    "(manifest.json, LOOP.c, LOOP.so and their temporary files); anything else in the cache\n"
+    "(manifest.json, LOOP.c, LOOP.so, for CUDA LOOP.cu, LOOP.cubin, LOOP.ptx, and their temporary\n"
+    "files); anything else in the cache\n"
     "directory is left alone. Symbolic links are removed as links, never followed. An\n"
     "entry's last use is its directory's modification time, which programs update on every\n"
     "load.\n"
@@ -111,11 +112,15 @@ static int is_cache_file(const char *loop, const char *f) {
   size_t base;
   if (strncmp(f, "manifest.json", 13) == 0)
     base = 13;
-  else if (strncmp(f, loop, n) == 0 &&
-           (strncmp(f + n, ".c", 2) == 0 || strncmp(f + n, ".so", 3) == 0))
-    base = n + (f[n + 1] == 'c' ? 2 : 3);
-  else
+  else if (strncmp(f, loop, n) == 0) {
+    static const char *const ext[] = {".cubin", ".cu", ".c", ".so", ".ptx"}; /* longest first */
+    base = 0;
+    for (int i = 0; i < 5 && !base; i++)
+      if (strncmp(f + n, ext[i], strlen(ext[i])) == 0) base = n + strlen(ext[i]);
+    if (!base) return 0;
+  } else {
     return 0;
+  }
   if (f[base] == '\0') return 1;
   if (strncmp(f + base, ".tmp", 4) != 0 || !f[base + 4]) return 0;
   for (const char *p = f + base + 4; *p; p++)
@@ -220,8 +225,11 @@ static void verify(const cache *c, entry *e, int efd, const struct stat *dst) {
   }
   e->man_ok = 1;
   char so[300], src[300];
-  snprintf(so, sizeof so, "%s.so", e->name);
-  snprintf(src, sizeof src, "%s.c", e->name);
+  /* CUDA entries hold LOOP.cu and LOOP.cubin instead of LOOP.c and LOOP.so */
+  snprintf(so, sizeof so, "%s.cubin", e->name);
+  int cubin = strcmp(e->man.binary_file, so) == 0;
+  snprintf(so, sizeof so, "%s.%s", e->name, cubin ? "cubin" : "so");
+  snprintf(src, sizeof src, "%s.%s", e->name, cubin ? "cu" : "c");
   if (strcmp(e->man.loop, e->name) != 0 || strlen(e->man.key) != 32 ||
       strncmp(e->man.key, e->hash, 16) != 0 || strcmp(e->man.binary_file, so) != 0 ||
       strcmp(e->man.source_file, src) != 0) {
@@ -473,6 +481,7 @@ static int show_entry(const cache *c, const entry *e) {
     printf("manifest: %s\n", problem);
   }
   snprintf(src, sizeof src, "%s.c", e->name);
+  if (faccessat(efd, src, F_OK, AT_SYMLINK_NOFOLLOW) != 0) snprintf(src, sizeof src, "%s.cu", e->name);
   if (read_at(efd, src, &text, &len, &st) == 0) {
     printf("---- generated source %s/%s/%s ----\n", c->root, e->dir, src);
     fwrite(text, 1, len, stdout);

@@ -24,15 +24,6 @@ OP2_MATH2(hypot) OP2_MATH2(copysign) OP2_MATH2(fdim) OP2_MATH2(remainder)
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
-#ifndef INFINITY
-#define INFINITY (1e300 * 1e300)
-#endif
-#ifndef NAN
-#define NAN (0.0 / 0.0)
-#endif
-#ifndef isnan
-#define isnan(x) ((x) != (x))
-#endif
 #ifndef MIN
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #endif

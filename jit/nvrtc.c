@@ -1,0 +1,146 @@
+/* NVRTC: generated CUDA source to CUBIN (and its PTX) for one architecture, in process. The CUDA
+ * driver is not needed for this, so kernels compile and assemble on machines without a GPU. */
+#include <errno.h>
+#include <fcntl.h>
+#include <nvrtc.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "jit.h"
+#include "../runtime/cuda/cuda.h"
+
+extern char **environ;
+
+const char *op2_nvrtc_identity(void) {
+  static char id[64];
+  if (!id[0]) {
+    int major = 0, minor = 0;
+    nvrtcVersion(&major, &minor);
+    snprintf(id, sizeof id, "nvrtc %d.%d", major, minor);
+  }
+  return id;
+}
+
+/* NVRTC has no C library headers; kernels written for the C backends may include these, whose
+ * content NVRTC provides built in (math) or C++ has anyway (bool). */
+static const char *const empty_headers[] = {"math.h", "stdbool.h", "stddef.h", "stdint.h"};
+enum { NEMPTY = sizeof empty_headers / sizeof empty_headers[0] };
+
+static char *take_log(nvrtcProgram prog) {
+  size_t n = 0;
+  if (nvrtcGetProgramLogSize(prog, &n) != NVRTC_SUCCESS || n == 0) return calloc(1, 1);
+  char *log = malloc(n + 1);
+  if (!log) return NULL;
+  if (nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS) log[0] = '\0';
+  log[n] = '\0';
+  return log;
+}
+
+int op2_nvrtc_compile(const char *source, size_t len, const char *name, const char *arch,
+                      char **cubin, size_t *cubin_len, char **ptx, size_t *ptx_len, char **log) {
+  *cubin = *ptx = *log = NULL;
+  *cubin_len = *ptx_len = 0;
+  char *text = malloc(len + 1); /* NVRTC wants a NUL-terminated string */
+  if (!text) return OP2_ERR_MEM;
+  memcpy(text, source, len);
+  text[len] = '\0';
+  const char *contents[NEMPTY];
+  for (int i = 0; i < NEMPTY; i++) contents[i] = "";
+  char file[300], arch_opt[64];
+  snprintf(file, sizeof file, "%s.cu", name);
+  snprintf(arch_opt, sizeof arch_opt, "-arch=%s", arch);
+  /* -default-device: the user's plain functions are device functions. --fmad=false: no fused
+   * multiply-adds, so results agree with the CPU backends' code. */
+  const char *opts[] = {arch_opt, "-default-device", "--fmad=false", "-std=c++17"};
+  nvrtcProgram prog;
+  nvrtcResult r = nvrtcCreateProgram(&prog, text, file, NEMPTY, contents, empty_headers);
+  free(text);
+  if (r != NVRTC_SUCCESS) {
+    op2_buf b = {0};
+    op2_buf_printf(&b, "nvrtcCreateProgram: %s\n", nvrtcGetErrorString(r));
+    *log = b.data;
+    return OP2_ERR_JIT;
+  }
+  r = nvrtcCompileProgram(prog, (int)(sizeof opts / sizeof opts[0]), opts);
+  *log = take_log(prog);
+  if (r == NVRTC_SUCCESS && nvrtcGetCUBINSize(prog, cubin_len) == NVRTC_SUCCESS &&
+      (*cubin = malloc(*cubin_len ? *cubin_len : 1)) &&
+      nvrtcGetCUBIN(prog, *cubin) == NVRTC_SUCCESS &&
+      nvrtcGetPTXSize(prog, ptx_len) == NVRTC_SUCCESS && (*ptx = malloc(*ptx_len + 1)) &&
+      nvrtcGetPTX(prog, *ptx) == NVRTC_SUCCESS) {
+    if (*ptx_len && (*ptx)[*ptx_len - 1] == '\0') (*ptx_len)--; /* the size counts the NUL */
+    nvrtcDestroyProgram(&prog);
+    return OP2_OK;
+  }
+  if (r == NVRTC_SUCCESS) { /* compiled, but the products could not be taken */
+    op2_buf b = {0};
+    op2_buf_printf(&b, "%sNVRTC gave no CUBIN or PTX for %s\n", *log ? *log : "", arch);
+    free(*log);
+    *log = b.data;
+  }
+  free(*cubin), free(*ptx);
+  *cubin = *ptx = NULL;
+  nvrtcDestroyProgram(&prog);
+  return OP2_ERR_JIT;
+}
+
+int op2_ptxas_check(const char *ptxas, const char *ptx, size_t len, const char *arch, char **log) {
+  const char *tmpdir = getenv("TMPDIR");
+  char path[4200], why[300], arch_opt[64];
+  snprintf(path, sizeof path, "%s/op2-ptxas-XXXXXX.ptx", tmpdir && *tmpdir ? tmpdir : "/tmp");
+  op2_buf out = {0};
+  int fd = mkstemps(path, 4);
+  if (fd < 0) {
+    op2_buf_printf(&out, "cannot create %s: %s\n", path, strerror(errno));
+    *log = out.data;
+    return -1;
+  }
+  close(fd);
+  if (op2_write_file_atomic(path, ptx, len, why, sizeof why) != 0) {
+    unlink(path);
+    op2_buf_printf(&out, "%s\n", why);
+    *log = out.data;
+    return -1;
+  }
+  snprintf(arch_opt, sizeof arch_opt, "-arch=%s", arch);
+  char *argv[] = {(char *)ptxas, arch_opt, path, "-o", "/dev/null", NULL};
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC) != 0) {
+    unlink(path);
+    *log = strdup("cannot create a pipe for ptxas");
+    return -1;
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
+  pid_t pid;
+  int rc = posix_spawn(&pid, ptxas, &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(pipefd[1]);
+  if (rc == 0) {
+    char chunk[4096];
+    ssize_t got;
+    while ((got = read(pipefd[0], chunk, sizeof chunk)) != 0) {
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) break;
+      op2_buf_append(&out, chunk, (size_t)got);
+    }
+  }
+  close(pipefd[0]);
+  int status = 0, ok = 0;
+  if (rc == 0) {
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  } else {
+    op2_buf_printf(&out, "cannot run %s: %s\n", ptxas, strerror(rc));
+  }
+  unlink(path);
+  *log = out.data ? out.data : calloc(1, 1);
+  return ok ? 0 : -1;
+}

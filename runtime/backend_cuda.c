@@ -1,0 +1,17 @@
+/* The CUDA backend: generated kernels compiled by NVRTC to CUBIN for the device's architecture
+ * and run through the CUDA driver API, loaded with dlopen("libcuda.so.1") at op_init. See
+ * docs/CUDA.md; the host side is runtime/cuda/core.c. */
+#include "cuda/cuda.h"
+
+static int init_cuda(op2_context *ctx) {
+  return op2_cuda_init(ctx, NULL, 0);
+}
+
+const op2_backend op2_backend_cuda = {
+    .name = "cuda",
+    .target = "cuda",
+    .init = init_cuda,
+    .run = op2_cuda_run,
+    .finalize = op2_cuda_finalize,
+    .sync_host = op2_cuda_sync_host,
+};

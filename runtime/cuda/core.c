@@ -1,0 +1,676 @@
+/* The CUDA backends' host side, shared by cuda and cuda-emu: one context, device memory per dat
+ * uploaded at first use and kept resident (the host copy is refreshed only when a fetch needs it:
+ * dat->device_newer), maps and plans uploaded once, kernel parameters, launches, reductions.
+ * Every driver call goes through the op2_cu_api table and is checked; the table is the real
+ * driver, the emulator or a test's fake, and nothing here knows which. */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
+
+#include "cuda.h"
+
+typedef struct dev_buf {
+  CUdeviceptr ptr;
+  size_t bytes;
+} dev_buf;
+
+typedef struct cuda_module {
+  uint64_t hi, lo; /* hash of the source and the architecture */
+  CUmodule mod;
+  CUfunction fn;
+  int smem_limit; /* dynamic shared memory the function may use (opted in beyond the default) */
+  op2_cuda_emu_build emu;
+  op2_emu_image image;
+} cuda_module;
+
+typedef struct cuda_loop {
+  const op2_loop *loop;
+  op2_cuda_layout lay;
+  cuda_module *mod;
+  op2_cuda_plan *plan;
+  dev_buf col_elems, blkmap, thr_elem, thrcol, nthrcol, ind_offs, ind_sizes, ind_map, loc_map;
+  dev_buf gbl, red;
+  char *gbl_host, *red_host;
+  size_t gbl_bytes;
+  int gbl_off[OP2_CUDA_MAX_ARGS];
+} cuda_loop;
+
+struct op2_cuda_state {
+  op2_cu_api api;
+  int emulated;
+  void *driver_handle;
+  CUdevice dev;
+  CUcontext cuctx;
+  int have_ctx;
+  char arch[32];
+  int smem_default, smem_optin;
+  int block_size;
+  int asked;        /* OP2_CUDA_STRATEGY, -1 for the default */
+  int emu_tcc;      /* emulation builds with TinyCC (OP2_JIT=tcc) */
+  char verify[128]; /* emulation: also compile every kernel with NVRTC for these architectures */
+  char ptxas[4096]; /* and assemble its PTX with this ptxas */
+  op2_ptr_list loops, modules;
+  op2_jit_counters counters; /* CUDA module builds: compiles, disk hits, refused entries */
+  dev_buf *maps;             /* by map index */
+  int nmaps;
+  dev_buf *origs; /* by set index */
+  int norigs;
+  cuda_loop *last;
+};
+
+static const op2_cu_api *test_driver;
+
+void op2_cuda_use_driver(const op2_cu_api *api) {
+  test_driver = api;
+}
+
+static op2_cuda_state *state(op2_context *ctx) {
+  return ctx->backend_data;
+}
+
+static int cu_error(op2_cuda_state *st, CUresult r, const char *what, const char *name) {
+  const char *text = NULL;
+  if (!st->api.cuGetErrorString || st->api.cuGetErrorString(r, &text) != CUDA_SUCCESS) text = NULL;
+  return op2_error(OP2_ERR_STATE, "%s%s%s: %s failed: CUDA error %d (%s)",
+                   name ? "op_par_loop '" : "", name ? name : "", name ? "'" : "cuda backend", what,
+                   (int)r, text ? text : "no description");
+}
+
+/* Checks a driver call; `name` is the loop for messages, or NULL. */
+#define CU(st, call, name)                                                      \
+  do {                                                                          \
+    CUresult op2_cu_r_ = (call);                                                \
+    if (op2_cu_r_ != CUDA_SUCCESS) return cu_error(st, op2_cu_r_, #call, name); \
+  } while (0)
+
+static int upload(op2_cuda_state *st, dev_buf *d, const void *host, size_t bytes,
+                  const char *name) {
+  d->bytes = bytes;
+  d->ptr = 0;
+  if (!bytes || !host) return OP2_OK;
+  CU(st, st->api.cuMemAlloc(&d->ptr, bytes), name);
+  CU(st, st->api.cuMemcpyHtoD(d->ptr, host, bytes), name);
+  return OP2_OK;
+}
+
+static void release(op2_cuda_state *st, dev_buf *d) {
+  if (d->ptr && st->api.cuMemFree(d->ptr) != CUDA_SUCCESS)
+    op2_diag(1, "cuda backend: cuMemFree failed at exit");
+  d->ptr = 0;
+  d->bytes = 0;
+}
+
+/* ---- initialisation ---- */
+
+static int parse_strategy(const char *v, int *out) {
+  if (!v || !*v || !strcmp(v, "auto"))
+    *out = -1;
+  else if (!strcmp(v, "atomics"))
+    *out = OP2_CUDA_ATOMICS;
+  else if (!strcmp(v, "global"))
+    *out = OP2_CUDA_GLOBAL;
+  else if (!strcmp(v, "hierarchical"))
+    *out = OP2_CUDA_HIER;
+  else
+    return op2_error(OP2_ERR_ARG,
+                     "OP2_CUDA_STRATEGY=%s: expected atomics, global, "
+                     "hierarchical or auto",
+                     v);
+  return OP2_OK;
+}
+
+static int init_device(op2_context *ctx, op2_cuda_state *st) {
+  if (!st->emulated && !test_driver) {
+    const char *path = getenv("OP2_CUDA_DRIVER");
+    char why[1024];
+    if (!path || !*path) path = "libcuda.so.1";
+    if (op2_cu_driver_load(path, &st->api, &st->driver_handle, why, sizeof why) != 0)
+      return op2_error(OP2_ERR_STATE,
+                       "OP2_BACKEND=cuda: cannot load the CUDA driver %s (%s); "
+                       "this machine has no usable NVIDIA driver. OP2_BACKEND=cuda-emu runs the "
+                       "same generated CUDA code on the CPU",
+                       path, why);
+  }
+  CUresult r = st->api.cuInit(0);
+  if (r != CUDA_SUCCESS) {
+    const char *text = NULL;
+    if (st->api.cuGetErrorString(r, &text) != CUDA_SUCCESS) text = NULL;
+    return op2_error(OP2_ERR_STATE,
+                     "OP2_BACKEND=cuda: the CUDA driver does not start (cuInit: "
+                     "CUDA error %d, %s): no usable GPU. OP2_BACKEND=cuda-emu runs the same "
+                     "generated CUDA code on the CPU",
+                     (int)r, text ? text : "no description");
+  }
+  int count = 0;
+  CU(st, st->api.cuDeviceGetCount(&count), NULL);
+  if (count < 1)
+    return op2_error(OP2_ERR_STATE, "OP2_BACKEND=cuda: the CUDA driver reports no device");
+  const char *ord = getenv("OP2_CUDA_DEVICE");
+  int ordinal = ord && *ord ? atoi(ord) : 0;
+  if (ordinal < 0 || ordinal >= count)
+    return op2_error(OP2_ERR_ARG, "OP2_CUDA_DEVICE=%s: the driver reports %d device(s)", ord,
+                     count);
+  CU(st, st->api.cuDeviceGet(&st->dev, ordinal), NULL);
+  int major = 0, minor = 0;
+  CU(st,
+     st->api.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, st->dev),
+     NULL);
+  CU(st,
+     st->api.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, st->dev),
+     NULL);
+  CU(st,
+     st->api.cuDeviceGetAttribute(&st->smem_default,
+                                  CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, st->dev),
+     NULL);
+  CU(st,
+     st->api.cuDeviceGetAttribute(&st->smem_optin,
+                                  CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, st->dev),
+     NULL);
+  if (!st->arch[0]) snprintf(st->arch, sizeof st->arch, "sm_%d%d", major, minor);
+  CU(st, st->api.cuDevicePrimaryCtxRetain(&st->cuctx, st->dev), NULL);
+  st->have_ctx = 1;
+  CU(st, st->api.cuCtxSetCurrent(st->cuctx), NULL);
+  char name[256] = "";
+  if (st->api.cuDeviceGetName(name, sizeof name, st->dev) != CUDA_SUCCESS) name[0] = '\0';
+  op2_diag(1, "cuda backend: %s device %d '%s', compute capability %d.%d, kernels for %s",
+           st->api.name ? st->api.name : "driver", ordinal, name, major, minor, st->arch);
+  (void)ctx;
+  return OP2_OK;
+}
+
+int op2_cuda_init(op2_context *ctx, const op2_cu_api *api, int emulated) {
+  if (ctx->mpi.size > 1) /* halo exchanges would read stale host copies */
+    return op2_error(OP2_ERR_STATE,
+                     "OP2_BACKEND=%s: the CUDA backends do not run under MPI yet "
+                     "(%d ranks)",
+                     emulated ? "cuda-emu" : "cuda", ctx->mpi.size);
+  op2_cuda_state *st = calloc(1, sizeof *st);
+  if (!st) return op2_error(OP2_ERR_MEM, "cuda backend: out of memory");
+  ctx->backend_data = st;
+  st->emulated = emulated;
+  if (api)
+    st->api = *api;
+  else if (test_driver)
+    st->api = *test_driver;
+  const char *arch = getenv("OP2_CUDA_ARCH"), *bs = getenv("OP2_CUDA_BLOCK_SIZE");
+  st->block_size = bs && *bs ? atoi(bs) : 256;
+  int rc = parse_strategy(getenv("OP2_CUDA_STRATEGY"), &st->asked);
+  if (rc == OP2_OK && arch && *arch) {
+    if (strncmp(arch, "sm_", 3) != 0 || strlen(arch) >= sizeof st->arch)
+      rc = op2_error(OP2_ERR_ARG, "OP2_CUDA_ARCH=%s: expected a real architecture such as sm_90",
+                     arch);
+    snprintf(st->arch, sizeof st->arch, "%s", arch);
+  }
+  if (rc == OP2_OK && (st->block_size < 32 || st->block_size > 1024 || st->block_size % 32))
+    rc = op2_error(OP2_ERR_ARG,
+                   "OP2_CUDA_BLOCK_SIZE=%s: expected a multiple of 32 in [32, "
+                   "1024]",
+                   bs);
+  const char *verify = getenv("OP2_CUDA_EMU_VERIFY");
+  if (emulated && verify) snprintf(st->verify, sizeof st->verify, "%s", verify);
+  const char *ptxas = getenv("OP2_CUDA_PTXAS");
+  if (emulated && ptxas) snprintf(st->ptxas, sizeof st->ptxas, "%s", ptxas);
+  if (rc == OP2_OK) rc = init_device(ctx, st);
+  if (rc != OP2_OK) {
+    op2_cuda_finalize(ctx);
+    return rc;
+  }
+  /* The C kernels the generic JIT still builds for every loop never run here: no optimised
+   * background builds of them. The emulator's own builds follow the user's OP2_JIT. */
+  st->emu_tcc = ctx->opt.jit_mode == OP2_JIT_TCC;
+  ctx->opt.jit_mode = OP2_JIT_TCC;
+  return OP2_OK;
+}
+
+/* ---- per loop: strategy, kernel, plan ---- */
+
+static int obtain_module(op2_context *ctx, op2_cuda_state *st, cuda_loop *cl) {
+  const op2_loop *loop = cl->loop;
+  op2_generated gen;
+  /* loop.c keeps the kernel text at the start of the shape key (NUL-terminated). */
+  OP2_CALL(op2_codegen_cuda(ctx, loop, loop->key_blob, &cl->lay, &gen));
+  XXH3_state_t hs;
+  XXH3_128bits_reset(&hs);
+  XXH3_128bits_update(&hs, gen.source.data, gen.source.len);
+  XXH3_128bits_update(&hs, st->arch, strlen(st->arch) + 1);
+  XXH128_hash_t h = XXH3_128bits_digest(&hs);
+  for (int i = 0; i < st->modules.count; i++) {
+    cuda_module *m = st->modules.items[i];
+    if (m->hi == h.high64 && m->lo == h.low64) {
+      cl->mod = m;
+      op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
+      return OP2_OK;
+    }
+  }
+  cuda_module *m = calloc(1, sizeof *m);
+  if (!m) {
+    op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
+    return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
+  }
+  m->hi = h.high64;
+  m->lo = h.low64;
+  int rc = OP2_OK;
+  const void *image = NULL;
+  op2_cuda_binary bin = {0};
+  if (st->emulated) {
+    /* Proof that the emulated text is also a valid CUDA kernel: NVRTC for each architecture
+     * asked, then ptxas on the PTX. */
+    char archs[128];
+    snprintf(archs, sizeof archs, "%s", st->verify);
+    for (char *save = NULL, *a = strtok_r(archs, ", ", &save); a && rc == OP2_OK;
+         a = strtok_r(NULL, ", ", &save)) {
+      op2_cuda_binary vb;
+      rc = op2_cuda_obtain_cubin(ctx, &st->counters, loop->name, &gen, a, st->ptxas[0] != 0, &vb);
+      char *log = NULL;
+      if (rc == OP2_OK && st->ptxas[0] &&
+          op2_ptxas_check(st->ptxas, vb.ptx, vb.ptx_len, a, &log) != 0)
+        rc = op2_error(OP2_ERR_JIT, "op_par_loop '%s': ptxas rejects the PTX for %s:\n%s",
+                       loop->name, a, log ? log : "");
+      free(log);
+      op2_cuda_binary_clear(&vb);
+    }
+    if (rc == OP2_OK)
+      rc = op2_cuda_obtain_emu(ctx, &st->counters, loop->name, &gen, st->emu_tcc, &m->emu);
+    m->image.entry = m->emu.entry;
+    image = &m->image;
+  } else {
+    rc = op2_cuda_obtain_cubin(ctx, &st->counters, loop->name, &gen, st->arch, 0, &bin);
+    image = bin.image;
+  }
+  op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
+  if (rc == OP2_OK) {
+    CUresult r = st->api.cuModuleLoadData(&m->mod, image);
+    if (r == CUDA_SUCCESS) r = st->api.cuModuleGetFunction(&m->fn, m->mod, "op2_cuda_kernel");
+    if (r != CUDA_SUCCESS) rc = cu_error(st, r, "loading the kernel module", loop->name);
+  }
+  op2_cuda_binary_clear(&bin);
+  m->smem_limit = st->smem_default;
+  if (rc == OP2_OK) rc = op2_list_push(&st->modules, m);
+  if (rc != OP2_OK) {
+    if (m->mod) st->api.cuModuleUnload(m->mod);
+    op2_cuda_emu_build_release(&m->emu);
+    free(m);
+    return rc;
+  }
+  cl->mod = m;
+  return OP2_OK;
+}
+
+static int upload_plan(op2_cuda_state *st, cuda_loop *cl) {
+  const op2_cuda_plan *p = cl->plan;
+  const char *name = cl->loop->name;
+  int n = p->end - p->begin;
+  if (p->strategy == OP2_CUDA_GLOBAL)
+    return upload(st, &cl->col_elems, p->col_elems, sizeof(int) * (size_t)n, name);
+  int ng = cl->lay.ngroups;
+  OP2_CALL(upload(st, &cl->blkmap, p->blkmap, sizeof(int) * (size_t)p->nblocks, name));
+  OP2_CALL(upload(st, &cl->thr_elem, p->thr_elem, sizeof(int) * (size_t)n, name));
+  OP2_CALL(upload(st, &cl->thrcol, p->thrcol, (size_t)n, name));
+  OP2_CALL(upload(st, &cl->nthrcol, p->nthrcol, sizeof(int) * (size_t)p->nblocks, name));
+  OP2_CALL(upload(st, &cl->ind_offs, p->ind_offs, sizeof(int) * (size_t)(ng * p->nblocks), name));
+  OP2_CALL(upload(st, &cl->ind_sizes, p->ind_sizes, sizeof(int) * (size_t)(ng * p->nblocks), name));
+  OP2_CALL(upload(st, &cl->ind_map, p->ind_map, sizeof(int) * (size_t)p->ind_map_len, name));
+  return upload(st, &cl->loc_map, p->loc_map,
+                sizeof(unsigned short) * (size_t)n * (size_t)cl->lay.nslots, name);
+}
+
+static int setup_loop(op2_context *ctx, op2_cuda_state *st, cuda_loop *cl, int begin, int end) {
+  const op2_loop *loop = cl->loop;
+  double t0 = op2_wall_seconds();
+  OP2_CALL(op2_cuda_layout_make(loop, st->asked, &cl->lay));
+  if (cl->lay.why[0]) op2_diag(1, "cuda backend, loop '%s': %s", loop->name, cl->lay.why);
+  OP2_CALL(obtain_module(ctx, st, cl));
+  loop->stats->jit_ms += 1e3 * (op2_wall_seconds() - t0);
+  if (cl->lay.strategy == OP2_CUDA_GLOBAL || cl->lay.strategy == OP2_CUDA_HIER) {
+    OP2_CALL(op2_cuda_plan_build(ctx, loop, &cl->lay, begin, end, &cl->plan));
+    loop->stats->plan_seconds += cl->plan->build_seconds;
+    OP2_CALL(upload_plan(st, cl));
+    op2_diag(2,
+             "cuda plan for loop '%s' (%s): %d colours, %d blocks in %d block colours, at "
+             "most %d thread colours, %d bytes staged per block",
+             loop->name, op2_cuda_strategy_name(cl->lay.strategy), cl->plan->ncolours,
+             cl->plan->nblocks, cl->plan->nblock_colours, cl->plan->max_thread_colours,
+             cl->plan->stage_bytes);
+  }
+  /* Global arguments: one device buffer, the values of each call copied in before launch. */
+  size_t off = 0;
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (d->kind != OP2_ARG_GBL) continue;
+    cl->gbl_off[i] = (int)off;
+    off += ((size_t)d->dim * op2_type_size(d->type) + 7) / 8 * 8;
+  }
+  cl->gbl_bytes = off;
+  if (off) {
+    cl->gbl_host = calloc(1, off);
+    if (!cl->gbl_host) return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
+    CU(st, st->api.cuMemAlloc(&cl->gbl.ptr, off), loop->name);
+    cl->gbl.bytes = off;
+  }
+  op2_diag(2, "cuda backend: loop '%s' runs with the %s strategy", loop->name,
+           op2_cuda_strategy_name(cl->lay.strategy));
+  return OP2_OK;
+}
+
+static void loop_release(op2_cuda_state *st, cuda_loop *cl) {
+  dev_buf *bufs[] = {&cl->col_elems, &cl->blkmap,   &cl->thr_elem,  &cl->thrcol,
+                     &cl->nthrcol,   &cl->ind_offs, &cl->ind_sizes, &cl->ind_map,
+                     &cl->loc_map,   &cl->gbl,      &cl->red};
+  for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) release(st, bufs[i]);
+  op2_cuda_plan_free(cl->plan);
+  free(cl->gbl_host), free(cl->red_host);
+  free(cl);
+}
+
+static int loop_state(op2_context *ctx, op2_cuda_state *st, const op2_exec *exec, cuda_loop **out) {
+  if (st->last && st->last->loop == exec->loop) return *out = st->last, OP2_OK;
+  for (int i = 0; i < st->loops.count; i++) {
+    cuda_loop *cl = st->loops.items[i];
+    if (cl->loop == exec->loop) return *out = st->last = cl, OP2_OK;
+  }
+  cuda_loop *cl = calloc(1, sizeof *cl);
+  if (!cl) return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", exec->loop->name);
+  cl->loop = exec->loop;
+  int rc = setup_loop(ctx, st, cl, exec->begin, exec->end);
+  if (rc == OP2_OK) rc = op2_list_push(&st->loops, cl);
+  if (rc != OP2_OK) return loop_release(st, cl), rc;
+  *out = st->last = cl;
+  return OP2_OK;
+}
+
+/* ---- data on the device ---- */
+
+static int dat_device(op2_cuda_state *st, op_dat dat, CUdeviceptr *out, const char *name) {
+  if (!dat->device) {
+    dev_buf *d = calloc(1, sizeof *d);
+    if (!d) return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
+    int rc = upload(st, d, dat->data, op2_set_local_count(dat->set) * dat->elem_bytes, name);
+    if (rc != OP2_OK) return free(d), rc;
+    dat->device = d;
+    dat->device_newer = false;
+  }
+  *out = ((dev_buf *)dat->device)->ptr;
+  return OP2_OK;
+}
+
+static int grow(dev_buf **arr, int *n, int need) {
+  if (need <= *n) return OP2_OK;
+  dev_buf *a = realloc(*arr, sizeof **arr * (size_t)need);
+  if (!a) return OP2_ERR_MEM;
+  memset(a + *n, 0, sizeof *a * (size_t)(need - *n));
+  *arr = a;
+  *n = need;
+  return OP2_OK;
+}
+
+static int map_device(op2_cuda_state *st, op_map map, CUdeviceptr *out, const char *name) {
+  if (grow(&st->maps, &st->nmaps, map->index + 1) != OP2_OK)
+    return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
+  dev_buf *d = &st->maps[map->index];
+  if (!d->bytes && map->from->size > 0)
+    OP2_CALL(
+        upload(st, d, map->values, sizeof(int) * (size_t)map->from->size * (size_t)map->dim, name));
+  *out = d->ptr;
+  return OP2_OK;
+}
+
+static int orig_device(op2_cuda_state *st, op_set set, CUdeviceptr *out, const char *name) {
+  *out = 0;
+  if (!set->orig) return OP2_OK;
+  if (grow(&st->origs, &st->norigs, set->index + 1) != OP2_OK)
+    return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
+  dev_buf *d = &st->origs[set->index];
+  if (!d->bytes && set->size > 0)
+    OP2_CALL(upload(st, d, set->orig, sizeof(int) * op2_set_local_count(set), name));
+  *out = d->ptr;
+  return OP2_OK;
+}
+
+/* ---- running a loop ---- */
+
+static int launch(op2_cuda_state *st, cuda_loop *cl, op2_cuda_params *p, unsigned grid,
+                  unsigned block, unsigned smem) {
+  const char *name = cl->loop->name;
+  cuda_module *m = cl->mod;
+  if ((int)smem > m->smem_limit) {
+    if ((int)smem > st->smem_optin)
+      return op2_error(OP2_ERR_ARG,
+                       "op_par_loop '%s': needs %u bytes of shared memory per "
+                       "block, the device has %d; lower OP2_PART_SIZE (now %d)",
+                       name, smem, st->smem_optin, p->part_size);
+    CU(st,
+       st->api.cuFuncSetAttribute(m->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                  (int)smem),
+       name);
+    m->smem_limit = (int)smem;
+  }
+  void *params[] = {p};
+  CU(st, st->api.cuLaunchKernel(m->fn, grid, 1, 1, block, 1, 1, smem, NULL, params, NULL), name);
+  return OP2_OK;
+}
+
+static unsigned ceil_div(long a, long b) {
+  return (unsigned)((a + b - 1) / b);
+}
+
+/* Launches of one call; *records counts the reduction records (blocks) they write. */
+static int launches(op2_cuda_state *st, cuda_loop *cl, op2_cuda_params *p, int count_only,
+                    int *records) {
+  const op2_cuda_layout *lay = &cl->lay;
+  const op2_cuda_plan *plan = cl->plan;
+  unsigned bs = (unsigned)st->block_size;
+  int n = p->end - p->begin;
+  *records = 0;
+  if (lay->strategy == OP2_CUDA_DIRECT || lay->strategy == OP2_CUDA_ATOMICS) {
+    unsigned grid = ceil_div(n, bs);
+    p->block_offset = 0;
+    if (!count_only && grid)
+      OP2_CALL(launch(st, cl, p, grid, bs, lay->nred ? bs * (unsigned)lay->red_thread_bytes : 0));
+    *records = (int)grid;
+    return OP2_OK;
+  }
+  if (lay->strategy == OP2_CUDA_GLOBAL) {
+    p->col_elems = (const int *)(uintptr_t)cl->col_elems.ptr;
+    for (int c = 0; c < plan->ncolours; c++) {
+      p->col_begin = plan->col_offset[c];
+      p->col_count = plan->col_offset[c + 1] - plan->col_offset[c];
+      p->block_offset = *records;
+      unsigned grid = ceil_div(p->col_count, bs);
+      if (!count_only && grid)
+        OP2_CALL(launch(st, cl, p, grid, bs, lay->nred ? bs * (unsigned)lay->red_thread_bytes : 0));
+      *records += (int)grid;
+    }
+    return OP2_OK;
+  }
+  /* hierarchical: one launch per block colour, a thread per position (looping when the part
+   * size exceeds the block size) */
+  unsigned threads = plan->part_size < st->block_size ? (unsigned)plan->part_size : bs;
+  p->part_size = plan->part_size;
+  p->nblocks = plan->nblocks;
+  p->npos = plan->npos;
+  p->blkmap = (const int *)(uintptr_t)cl->blkmap.ptr;
+  p->thr_elem = (const int *)(uintptr_t)cl->thr_elem.ptr;
+  p->thrcol = (const unsigned char *)(uintptr_t)cl->thrcol.ptr;
+  p->nthrcol = (const int *)(uintptr_t)cl->nthrcol.ptr;
+  p->ind_offs = (const int *)(uintptr_t)cl->ind_offs.ptr;
+  p->ind_sizes = (const int *)(uintptr_t)cl->ind_sizes.ptr;
+  p->ind_map = (const int *)(uintptr_t)cl->ind_map.ptr;
+  p->loc_map = (const unsigned short *)(uintptr_t)cl->loc_map.ptr;
+  for (int g = 0; g < lay->ngroups; g++) p->goff[g] = plan->goff[g];
+  p->red_smem_off = (plan->stage_bytes + 15) / 16 * 16;
+  unsigned smem =
+      (unsigned)p->red_smem_off + (lay->nred ? threads * (unsigned)lay->red_thread_bytes : 0);
+  for (int c = 0; c < plan->nblock_colours; c++) {
+    p->block_offset = plan->block_col_offset[c];
+    unsigned grid = (unsigned)(plan->block_col_offset[c + 1] - plan->block_col_offset[c]);
+    if (!count_only && grid) OP2_CALL(launch(st, cl, p, grid, threads, smem));
+  }
+  *records = plan->nblocks;
+  return OP2_OK;
+}
+
+#define COMBINE(T)                                                                \
+  do {                                                                            \
+    T *user = (T *)exec->arg_ptrs[i];                                             \
+    for (int r = 0; r < records; r++) {                                           \
+      const T *v = (const T *)(cl->red_host + (size_t)r * rec + lay->red_off[i]); \
+      for (int k = 0; k < d->dim; k++) {                                          \
+        if (d->acc == OP_INC)                                                     \
+          user[k] += v[k];                                                        \
+        else if (d->acc == OP_MIN)                                                \
+          user[k] = v[k] < user[k] ? v[k] : user[k];                              \
+        else                                                                      \
+          user[k] = v[k] > user[k] ? v[k] : user[k];                              \
+      }                                                                           \
+    }                                                                             \
+  } while (0)
+
+/* Block partials are combined on the host, in block order, so a run repeats bit for bit. */
+static int finish_reductions(op2_cuda_state *st, cuda_loop *cl, const op2_exec *exec, int records) {
+  const op2_cuda_layout *lay = &cl->lay;
+  size_t rec = (size_t)lay->red_rec_bytes;
+  CU(st, st->api.cuMemcpyDtoH(cl->red_host, cl->red.ptr, rec * (size_t)records), cl->loop->name);
+  for (int i = 0; i < cl->loop->nargs; i++) {
+    const op2_arg_desc *d = &cl->loop->desc[i];
+    if (lay->red_off[i] < 0) continue;
+    switch (d->type) {
+      case OP2_TYPE_DOUBLE:
+        COMBINE(double);
+        break;
+      case OP2_TYPE_FLOAT:
+        COMBINE(float);
+        break;
+      case OP2_TYPE_INT:
+        COMBINE(int);
+        break;
+      default:
+        COMBINE(long long);
+        break;
+    }
+  }
+  return OP2_OK;
+}
+
+int op2_cuda_run(op2_context *ctx, const op2_exec *exec) {
+  op2_cuda_state *st = state(ctx);
+  cuda_loop *cl = NULL;
+  OP2_CALL(loop_state(ctx, st, exec, &cl));
+  const op2_loop *loop = exec->loop;
+  if (cl->plan && (cl->plan->begin != exec->begin || cl->plan->end != exec->end))
+    return op2_error(OP2_ERR_STATE,
+                     "op_par_loop '%s': the CUDA plan was built for elements "
+                     "[%d, %d), this run is [%d, %d)",
+                     loop->name, cl->plan->begin, cl->plan->end, exec->begin, exec->end);
+  op2_cuda_params p;
+  memset(&p, 0, sizeof p);
+  p.begin = exec->begin;
+  p.end = exec->end;
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    const op_arg *a = &loop->args[i];
+    CUdeviceptr ptr = 0;
+    if (d->kind == OP2_ARG_DAT && !d->opt_off) {
+      OP2_CALL(dat_device(st, a->dat, &ptr, loop->name));
+    } else if (d->kind == OP2_ARG_GBL) {
+      memcpy(cl->gbl_host + cl->gbl_off[i], exec->arg_ptrs[i],
+             (size_t)d->dim * op2_type_size(d->type));
+      ptr = cl->gbl.ptr + (CUdeviceptr)cl->gbl_off[i];
+    } else if (d->kind == OP2_ARG_IDX) {
+      OP2_CALL(orig_device(st, d->map_arity ? a->map->to : loop->set, &ptr, loop->name));
+    }
+    p.arg[i] = (void *)(uintptr_t)ptr;
+    if (d->map_arity && !d->opt_off) {
+      OP2_CALL(map_device(st, a->map, &ptr, loop->name));
+      p.map[d->map_group] = (const int *)(uintptr_t)ptr;
+    }
+  }
+  if (cl->gbl_bytes)
+    CU(st, st->api.cuMemcpyHtoD(cl->gbl.ptr, cl->gbl_host, cl->gbl_bytes), loop->name);
+  int records = 0;
+  if (cl->lay.nred) {
+    OP2_CALL(launches(st, cl, &p, 1, &records));
+    size_t need = (size_t)records * (size_t)cl->lay.red_rec_bytes;
+    if (need > cl->red.bytes) {
+      release(st, &cl->red);
+      free(cl->red_host);
+      cl->red_host = malloc(need);
+      if (!cl->red_host)
+        return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
+      CU(st, st->api.cuMemAlloc(&cl->red.ptr, need), loop->name);
+      cl->red.bytes = need;
+    }
+    p.red = (char *)(uintptr_t)cl->red.ptr;
+  }
+  OP2_CALL(launches(st, cl, &p, 0, &records));
+  /* One synchronisation per loop: errors and time belong to the loop that caused them. */
+  CU(st, st->api.cuCtxSynchronize(), loop->name);
+  if (cl->lay.nred && records) OP2_CALL(finish_reductions(st, cl, exec, records));
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (d->kind == OP2_ARG_DAT && !d->opt_off && d->acc != OP_READ)
+      loop->args[i].dat->device_newer = true;
+  }
+  return OP2_OK;
+}
+
+int op2_cuda_sync_host(op2_context *ctx, op_dat dat) {
+  op2_cuda_state *st = state(ctx);
+  dev_buf *d = dat->device;
+  if (!st || !d || !dat->device_newer) return OP2_OK;
+  if (d->bytes) CU(st, st->api.cuMemcpyDtoH(dat->data, d->ptr, d->bytes), NULL);
+  dat->device_newer = false;
+  return OP2_OK;
+}
+
+int op2_cuda_loop_strategy(const char *loop_name) {
+  op2_context *ctx = op2_ctx();
+  op2_cuda_state *st = ctx->initialised && ctx->backend && !strncmp(ctx->backend->name, "cuda", 4)
+                           ? state(ctx)
+                           : NULL;
+  if (!st) return -1;
+  for (int i = 0; i < st->loops.count; i++) {
+    cuda_loop *cl = st->loops.items[i];
+    if (!strcmp(cl->loop->name, loop_name)) return (int)cl->lay.strategy;
+  }
+  return -1;
+}
+
+void op2_cuda_finalize(op2_context *ctx) {
+  op2_cuda_state *st = state(ctx);
+  if (!st) return;
+  if (st->modules.count)
+    op2_diag(1,
+             "cuda backend: %d kernel modules; builds: %d compiled, %d from the disk cache, %d "
+             "cache entries refused",
+             st->modules.count, st->counters.compiles, st->counters.disk_hits,
+             st->counters.disk_rejects);
+  for (int i = 0; i < st->loops.count; i++) loop_release(st, st->loops.items[i]);
+  free(st->loops.items);
+  for (int i = 0; i < st->modules.count; i++) {
+    cuda_module *m = st->modules.items[i];
+    if (m->mod && st->api.cuModuleUnload(m->mod) != CUDA_SUCCESS)
+      op2_diag(1, "cuda backend: cuModuleUnload failed at exit");
+    op2_cuda_emu_build_release(&m->emu);
+    free(m);
+  }
+  free(st->modules.items);
+  for (int i = 0; i < ctx->dats.count; i++) {
+    op_dat dat = ctx->dats.items[i];
+    if (!dat->device) continue;
+    release(st, dat->device);
+    free(dat->device);
+    dat->device = NULL;
+  }
+  for (int i = 0; i < st->nmaps; i++) release(st, &st->maps[i]);
+  for (int i = 0; i < st->norigs; i++) release(st, &st->origs[i]);
+  free(st->maps), free(st->origs);
+  if (st->have_ctx && st->api.cuDevicePrimaryCtxRelease(st->dev) != CUDA_SUCCESS)
+    op2_diag(1, "cuda backend: releasing the context failed at exit");
+  if (st->driver_handle) dlclose(st->driver_handle);
+  free(st);
+  ctx->backend_data = NULL;
+}

@@ -1,0 +1,187 @@
+/* The CUDA backends (cuda, cuda-emu): shared declarations. The launch code runs against a table
+ * of driver entry points: the real driver (libcuda.so.1, loaded with dlopen at first use), the
+ * emulator (the generated .cu compiled as C, threads as fibers), or a test's fake. Everything up
+ * to that table is the same for all three. */
+#ifndef OP2_CUDA_H
+#define OP2_CUDA_H
+
+#include <cuda.h>
+
+#include "../op2_impl.h"
+#include "../../jit/jit.h"
+#include "../../templates/cuda/params.h"
+#include "../../templates/cuda/emu_env.h"
+
+/* ---- the driver entry points the backend uses (same signatures as libcuda's) ---- */
+typedef struct op2_cu_api {
+  const char *name;
+  CUresult (*cuInit)(unsigned int flags);
+  CUresult (*cuDeviceGetCount)(int *count);
+  CUresult (*cuDeviceGet)(CUdevice *dev, int ordinal);
+  CUresult (*cuDeviceGetAttribute)(int *value, CUdevice_attribute attrib, CUdevice dev);
+  CUresult (*cuDeviceGetName)(char *name, int len, CUdevice dev);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *ctx, CUdevice dev);
+  CUresult (*cuDevicePrimaryCtxRelease)(CUdevice dev);
+  CUresult (*cuCtxSetCurrent)(CUcontext ctx);
+  CUresult (*cuCtxSynchronize)(void);
+  CUresult (*cuModuleLoadData)(CUmodule *mod, const void *image);
+  CUresult (*cuModuleUnload)(CUmodule mod);
+  CUresult (*cuModuleGetFunction)(CUfunction *fn, CUmodule mod, const char *name);
+  CUresult (*cuFuncSetAttribute)(CUfunction fn, CUfunction_attribute attrib, int value);
+  CUresult (*cuMemAlloc)(CUdeviceptr *ptr, size_t bytes);
+  CUresult (*cuMemFree)(CUdeviceptr ptr);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr dst, const void *src, size_t bytes);
+  CUresult (*cuMemcpyDtoH)(void *dst, CUdeviceptr src, size_t bytes);
+  CUresult (*cuLaunchKernel)(CUfunction fn, unsigned int gx, unsigned int gy, unsigned int gz,
+                             unsigned int bx, unsigned int by, unsigned int bz,
+                             unsigned int shared_bytes, CUstream stream, void **params,
+                             void **extra);
+  CUresult (*cuGetErrorString)(CUresult err, const char **text);
+} op2_cu_api;
+
+/* Fills `api` from the driver library `path` (dlopen). 0, or -1 with the reason in `why`. */
+int op2_cu_driver_load(const char *path, op2_cu_api *api, void **handle, char *why, size_t whylen);
+
+/* Tests: the next op_init with OP2_BACKEND=cuda uses this table instead of libcuda (NULL: back to
+ * the real driver). The table must stay valid until op_exit. */
+void op2_cuda_use_driver(const op2_cu_api *api);
+
+/* ---- how a loop runs on the GPU (codegen_cuda.c) ---- */
+typedef enum {
+  OP2_CUDA_DIRECT = 0,  /* no indirect data: one thread per element */
+  OP2_CUDA_ATOMICS = 1, /* one thread per element, indirect increments as atomic adds */
+  OP2_CUDA_GLOBAL = 2,  /* elements coloured, one launch per colour */
+  OP2_CUDA_HIER = 3     /* OP2's blocks, shared-memory staging, thread colours */
+} op2_cuda_strategy;
+const char *op2_cuda_strategy_name(op2_cuda_strategy s);
+
+enum { OP2_STAGE_READ = 1, OP2_STAGE_INC = 2, OP2_STAGE_RW = 3 };
+
+/* Hierarchical staging group: the data one dat reaches through one map from a block. */
+typedef struct op2_cuda_group {
+  int dat_group, map_group;
+  int first_arg; /* an argument of the group: its dat, map, type and dim */
+  int mode;      /* OP2_STAGE_READ, _INC or _RW */
+} op2_cuda_group;
+
+/* A (group, map column) pair: one loc_map row of local indices. */
+typedef struct op2_cuda_slot {
+  int group, col;
+} op2_cuda_slot;
+
+typedef struct op2_cuda_layout {
+  op2_cuda_strategy strategy;
+  int ngroups, nslots, nmap_groups;
+  op2_cuda_group groups[OP2_CUDA_MAX_ARGS];
+  op2_cuda_slot slots[2 * OP2_CUDA_MAX_ARGS];
+  int in_colour;                  /* hierarchical: the kernel runs in its thread colour's turn */
+  int indirect_writes;            /* some dat is written through a map */
+  int nred;                       /* global reductions */
+  int red_rec_bytes;              /* one block's partial record: every reduction, 8-byte aligned */
+  int red_off[OP2_CUDA_MAX_ARGS]; /* per argument: offset in the record (-1: none) */
+  int red_thread_bytes;           /* reduction scratch per thread in shared memory */
+  char why[160];                  /* why the strategy differs from the one asked for, or "" */
+} op2_cuda_layout;
+
+/* Chooses the strategy (`asked` < 0: the default) and lays out staging and reductions. */
+int op2_cuda_layout_make(const op2_loop *loop, int asked, op2_cuda_layout *out);
+/* The .cu source of a loop: prelude, params, constants, the user's kernel as a device function,
+ * argument #defines, the strategy's template. */
+int op2_codegen_cuda(const op2_context *ctx, const op2_loop *loop, const char *kernel_src,
+                     const op2_cuda_layout *lay, op2_generated *out);
+
+/* ---- compiling (nvrtc.c, jit_cuda.c) ----
+ * CUDA builds are counted in the backend's own op2_jit_counters, not in the context's: the
+ * generic JIT still obtains a C kernel for every loop shape, and the context's counters (what
+ * op_timing_output prints) keep counting exactly those. */
+const char *op2_nvrtc_identity(void); /* "nvrtc MAJOR.MINOR" */
+/* CUBIN and PTX for `arch` (e.g. "sm_90"). The compiler's messages go to *log (malloc'ed). */
+int op2_nvrtc_compile(const char *source, size_t len, const char *name, const char *arch,
+                      char **cubin, size_t *cubin_len, char **ptx, size_t *ptx_len, char **log);
+/* Assembles PTX with the ptxas binary for `arch`; 0 when it succeeds. */
+int op2_ptxas_check(const char *ptxas, const char *ptx, size_t len, const char *arch, char **log);
+
+typedef struct op2_cuda_binary {
+  char *image; /* the CUBIN */
+  size_t len;
+  char *ptx; /* its PTX, when asked for */
+  size_t ptx_len;
+  int from_disk;
+  double compile_ms;
+  char *source_path; /* the .cu in the cache, or NULL */
+} op2_cuda_binary;
+/* The CUBIN of generated source for `arch`: the disk cache entry NAME-HASH16/{NAME.cu, NAME.cubin,
+ * NAME.ptx, manifest.json} when sound, else NVRTC (stored there when the cache allows). */
+int op2_cuda_obtain_cubin(op2_context *ctx, op2_jit_counters *cnt, const char *name,
+                          const op2_generated *gen, const char *arch, int want_ptx,
+                          op2_cuda_binary *out);
+void op2_cuda_binary_clear(op2_cuda_binary *b);
+
+/* The emulator's build of generated source: C (templates/c/prelude.h, cuda/emu_env.h, cuda/emu.h,
+ * the .cu text, cuda/emu_entry.c) compiled by the system compiler (or TinyCC with
+ * OP2_JIT=tcc) through the same cache. *entry is its op2_loop. */
+typedef struct op2_cuda_emu_build {
+  op2_kernel_fn entry;
+  void *dl_handle, *tcc_state;
+  int from_disk;
+  double compile_ms;
+} op2_cuda_emu_build;
+int op2_cuda_obtain_emu(op2_context *ctx, op2_jit_counters *cnt, const char *name,
+                        const op2_generated *gen, int use_tcc, op2_cuda_emu_build *out);
+void op2_cuda_emu_build_release(op2_cuda_emu_build *b);
+
+/* ---- plans for the GPU (plan_cuda.c) ---- */
+typedef struct op2_cuda_plan {
+  op2_cuda_strategy strategy;
+  int begin, end;
+  /* global colouring */
+  int ncolours;
+  int *col_offset; /* ncolours + 1 */
+  int *col_elems;  /* elements by colour, ascending within a colour */
+  /* hierarchical */
+  int part_size, nblocks, npos, nblock_colours;
+  int *block_col_offset; /* nblock_colours + 1 offsets into blkmap */
+  int *blkmap;
+  int *thr_elem;         /* NULL when there is no thread colouring */
+  unsigned char *thrcol; /* NULL likewise */
+  int *nthrcol;
+  int *ind_offs, *ind_sizes, *ind_map;
+  long ind_map_len;
+  unsigned short *loc_map;
+  int goff[OP2_CUDA_MAX_ARGS];
+  int stage_bytes; /* shared memory of the staging areas */
+  int max_thread_colours;
+  double build_seconds;
+} op2_cuda_plan;
+int op2_cuda_plan_build(op2_context *ctx, const op2_loop *loop, const op2_cuda_layout *lay,
+                        int begin, int end, op2_cuda_plan **out);
+void op2_cuda_plan_free(op2_cuda_plan *p);
+
+/* ---- the backend (core.c) ---- */
+typedef struct op2_cuda_state op2_cuda_state;
+/* Sets up the backend with a driver table: real (api NULL: libcuda.so.1, or the table given to
+ * op2_cuda_use_driver) or the emulator's. */
+int op2_cuda_init(op2_context *ctx, const op2_cu_api *api, int emulated);
+int op2_cuda_run(op2_context *ctx, const op2_exec *exec);
+int op2_cuda_sync_host(op2_context *ctx, op_dat dat);
+void op2_cuda_finalize(op2_context *ctx);
+/* Strategy the loop runs with, or -1 if it has not run yet (tests and diagnostics). */
+int op2_cuda_loop_strategy(const char *loop_name);
+
+/* ---- the emulator (backend_cuda_emu.c) ---- */
+/* What cuModuleLoadData receives in emulation: the loaded module's entry. */
+typedef struct op2_emu_image {
+  op2_kernel_fn entry;
+} op2_emu_image;
+const op2_cu_api *op2_cuda_emu_api(void);
+
+typedef struct op2_cuda_sectors {
+  long calls, launches;
+  long elements; /* elements run, all calls */
+  long load_sectors, store_sectors, atomic_sectors;
+} op2_cuda_sectors;
+/* Global-memory traffic counted for a loop name since op_init (OP2_CUDA_EMU_SECTORS=on); -1 if
+ * the loop has not run. */
+int op2_cuda_emu_sectors(const char *loop_name, op2_cuda_sectors *out);
+
+#endif

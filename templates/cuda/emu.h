@@ -1,0 +1,43 @@
+/* The CUDA built-ins the generated kernels use, for compiling the generated .cu text as C on the
+ * host (the cuda-emu backend). Threads of a block are fibers run by the emulator: it points
+ * op2_emu at its state, updates the indices before it resumes a thread, and __syncthreads()
+ * switches to the next thread of the block until all have arrived. Follows templates/c/prelude.h
+ * (math declarations, MIN, MAX) and templates/cuda/emu_env.h. */
+#define OP2_EMULATION 1
+
+static op2_emu_env *op2_emu;
+
+#define threadIdx (op2_emu->thread_idx)
+#define blockIdx (op2_emu->block_idx)
+#define blockDim (op2_emu->block_dim)
+#define gridDim (op2_emu->grid_dim)
+#define __global__
+#define __device__
+#define __constant__
+#define __syncthreads() op2_emu->sync()
+
+#define OP2_EXTERN_C
+#define OP2_RESTRICT restrict
+#define OP2_DYNAMIC_SHARED(name) char *name = op2_emu->shared
+#define OP2_TOUCH(site, kind, p, bytes) \
+  (op2_emu->counting ? op2_emu->touch(site, kind, (const void *)(p), bytes) : (void)0)
+#define OP2_LDG(site, lvalue) \
+  (OP2_TOUCH(site, OP2_ACCESS_LD, &(lvalue), (unsigned)sizeof(lvalue)), (lvalue))
+
+/* One thread runs at a time: the adds are atomic by construction. */
+static inline void op2_atomic_add_double(int site, double *p, double v) {
+  OP2_TOUCH(site, 4, p, 8);
+  *p += v;
+}
+static inline void op2_atomic_add_float(int site, float *p, float v) {
+  OP2_TOUCH(site, 4, p, 4);
+  *p += v;
+}
+static inline void op2_atomic_add_int(int site, int *p, int v) {
+  OP2_TOUCH(site, 4, p, 4);
+  *p = (int)((unsigned)*p + (unsigned)v); /* wraps like the device's atomicAdd */
+}
+static inline void op2_atomic_add_longlong(int site, long long *p, long long v) {
+  OP2_TOUCH(site, 4, p, 8);
+  *p = (long long)((unsigned long long)*p + (unsigned long long)v);
+}

@@ -1,0 +1,51 @@
+/* op2jit prelude for CUDA kernels, compiled by NVRTC with -default-device: the user's plain C
+ * functions become device functions without any change. The emulation backend compiles the same
+ * file as C on the host; it defines OP2_EMULATION and supplies templates/cuda/emu.h instead of
+ * this part. Everything after this prelude stays within the subset of CUDA that is also C. */
+#define OP2_EXTERN_C extern "C"
+#define OP2_RESTRICT __restrict__
+#define OP2_DYNAMIC_SHARED(name)        \
+  extern __shared__ double op2_smem_[]; \
+  char *name = (char *)op2_smem_
+/* Memory accesses are only counted in emulation. */
+#define OP2_TOUCH(site, kind, p, bytes) ((void)0)
+#define OP2_LDG(site, lvalue) (lvalue)
+
+#ifndef NULL
+#define NULL 0
+#endif
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+#ifndef MIN
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#endif
+#ifndef MAX
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#endif
+
+/* One name per type: C, which the emulator compiles, has no overloading. */
+static __device__ inline void op2_atomic_add_double(int site, double *p, double v) {
+  (void)site;
+#if __CUDA_ARCH__ >= 600
+  atomicAdd(p, v);
+#else
+  unsigned long long *a = (unsigned long long *)p, old = *a, seen;
+  do {
+    seen = old;
+    old = atomicCAS(a, seen, __double_as_longlong(v + __longlong_as_double(seen)));
+  } while (seen != old);
+#endif
+}
+static __device__ inline void op2_atomic_add_float(int site, float *p, float v) {
+  (void)site;
+  atomicAdd(p, v);
+}
+static __device__ inline void op2_atomic_add_int(int site, int *p, int v) {
+  (void)site;
+  atomicAdd(p, v);
+}
+static __device__ inline void op2_atomic_add_longlong(int site, long long *p, long long v) {
+  (void)site; /* two's complement: an unsigned add is the signed add */
+  atomicAdd((unsigned long long *)p, (unsigned long long)v);
+}
