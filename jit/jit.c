@@ -36,6 +36,11 @@ static struct op2_jit_state *jit_state(op2_context *ctx) {
   return st;
 }
 
+/* Finds the compilers at op_init, so a loop's first call pays only for its own kernel. */
+int op2_jit_init(op2_context *ctx) {
+  return jit_state(ctx) ? OP2_OK : op2_error(OP2_ERR_MEM, "op_init: out of memory");
+}
+
 void op2_kernel_free(op2_kernel *k) {
   if (!k) return;
   if (k->dl_handle) dlclose(k->dl_handle);

@@ -142,6 +142,7 @@ void op2_jit_poll(op2_context *ctx, op2_kernel *k);
 /* Blocks until every queued optimised build has finished (tests and benchmarks). */
 void op2_jit_wait(op2_context *ctx);
 void op2_jit_shutdown(op2_context *ctx);
+int op2_jit_init(op2_context *ctx);
 
 /* Writes a file atomically: temp file in the same directory, then rename. */
 int op2_write_file_atomic(const char *path, const void *data, size_t len, char *why,
