@@ -10,13 +10,9 @@
 
 enum { SHARED = -2, UNOWNED = -1 };
 
-/* Thread of element e (relative to the plan's range) and where thread t's range starts. */
-static int thread_of(long e, long size, int nthreads) {
-  return (int)((e * nthreads) / (size > 0 ? size : 1));
-}
-
+/* Where thread t's range (relative to the plan's) starts: the smallest e with e*n/size == t. */
 static long range_begin(int t, long size, int nthreads) {
-  return (t * size + nthreads - 1) / nthreads; /* smallest e with thread_of(e) == t */
+  return (t * size + nthreads - 1) / nthreads;
 }
 
 /* Appends [begin, end) runs of elements for which want(e) holds, within [lo, hi). */
@@ -56,20 +52,22 @@ int op2_plan_build_ownership(op2_plan *p, int nthreads, double max_shared_fracti
     }
   }
   for (int pass = 0; ok && pass < 2; pass++) {
-    for (long e = 0; e < size; e++) {
-      int t = thread_of(e, size, nthreads);
-      for (int w = 0; w < p->nwrites; w++) {
-        op_map m = p->write_maps[w];
-        int idx = p->write_idx[w];
-        int lo = idx < 0 ? 0 : idx, hi = idx < 0 ? -idx : idx + 1;
-        for (int c = lo; c < hi; c++) {
-          int *o = &owner[w][m->values[(base + e) * m->dim + c]];
-          if (pass == 0) *o = *o == UNOWNED || *o == t ? t : SHARED;
-          else if (*o == SHARED) is_shared[e] = 1;
+    for (int t = 0; t < nthreads; t++) { /* thread by thread: no division per element */
+      for (long e = range_begin(t, size, nthreads); e < range_begin(t + 1, size, nthreads); e++) {
+        for (int w = 0; w < p->nwrites; w++) {
+          op_map m = p->write_maps[w];
+          int idx = p->write_idx[w];
+          int lo = idx < 0 ? 0 : idx, hi = idx < 0 ? -idx : idx + 1;
+          for (int c = lo; c < hi; c++) {
+            int *o = &owner[w][m->values[(base + e) * m->dim + c]];
+            if (pass == 0) *o = *o == UNOWNED || *o == t ? t : SHARED;
+            else if (*o == SHARED) is_shared[e] = 1;
+          }
         }
       }
     }
   }
+
   long nshared = 0;
   for (long e = 0; ok && e < size; e++) nshared += is_shared[e];
   int cap = 0, n = 0;
