@@ -25,16 +25,18 @@ static void emit_value(op2_buf *b, op2_type t, const void *data, int k) {
   }
 }
 
-static void emit_constants(op2_buf *b, op2_const **used, int n) {
+/* The constants a kernel uses, as exact literals. Arrays get `array_qualifier` (CUDA puts them
+ * in constant memory); scalars fold into the code. Shared by the C and CUDA generators. */
+void op2_emit_constants(op2_buf *b, op2_const **used, int n, const char *array_qualifier) {
   if (n) op2_buf_printf(b, "\n/* Constants the kernel uses, baked in: a new value is a new kernel. */\n");
   for (int i = 0; i < n; i++) {
     const op2_const *c = used[i];
-    op2_buf_printf(b, "static const %s %s", op2_type_name(c->type), c->name);
     if (c->dim == 1) {
-      op2_buf_printf(b, " = ");
+      op2_buf_printf(b, "static const %s %s = ", op2_type_name(c->type), c->name);
       emit_value(b, c->type, c->data, 0);
     } else {
-      op2_buf_printf(b, "[%d] = {", c->dim);
+      op2_buf_printf(b, "static %sconst %s %s[%d] = {", array_qualifier, op2_type_name(c->type),
+                     c->name, c->dim);
       for (int k = 0; k < c->dim; k++) {
         op2_buf_printf(b, "%s\n    ", k ? "," : "");
         emit_value(b, c->type, c->data, k);
@@ -45,13 +47,13 @@ static void emit_constants(op2_buf *b, op2_const **used, int n) {
   }
 }
 
-static int first_arg_of_dat_group(const op2_loop *loop, int group) {
+int op2_first_arg_of_dat_group(const op2_loop *loop, int group) {
   for (int i = 0; i < loop->nargs; i++)
     if (loop->desc[i].dat_group == group && !loop->desc[i].opt_off) return i;
   return -1;
 }
 
-static int first_arg_of_map_group(const op2_loop *loop, int group) {
+int op2_first_arg_of_map_group(const op2_loop *loop, int group) {
   for (int i = 0; i < loop->nargs; i++)
     if (loop->desc[i].map_group == group) return i;
   return -1;
@@ -95,17 +97,17 @@ static void emit_arg_macros(op2_buf *b, const op2_loop *loop) {
       if (d->acc != OP_READ)
         op2_buf_printf(b, " \\\n  %s op2_red%d[%d]; \\\n  for (int op2_k = 0; op2_k < %d; op2_k++) "
                        "op2_red%d[op2_k] = op2_arg%d[op2_k];", t, i, d->dim, d->dim, i, i);
-    } else if (first_arg_of_dat_group(loop, d->dat_group) == i) {
+    } else if (op2_first_arg_of_dat_group(loop, d->dat_group) == i) {
       op2_buf_printf(b, " \\\n  %s *restrict const op2_dat%d = (%s *)op2_args[%d];", t,
                      d->dat_group, t, i);
     }
   }
   for (int g = 0; g < ngroups; g++)
     op2_buf_printf(b, " \\\n  const int *restrict const op2_map%d = op2_maps[%d];", g,
-                   first_arg_of_map_group(loop, g));
+                   op2_first_arg_of_map_group(loop, g));
   op2_buf_printf(b, "\n\n#define OP2_ELEMENT");
   for (int g = 0; g < ngroups; g++) {
-    int arity = loop->desc[first_arg_of_map_group(loop, g)].map_arity;
+    int arity = loop->desc[op2_first_arg_of_map_group(loop, g)].map_arity;
     for (int c = 0; c < arity; c++)
       if (need[g * max_arity + c])
         op2_buf_printf(b, " \\\n    const int op2_i%d_%d = op2_map%d[%d * op2_n + %d];", g, c,
@@ -195,7 +197,7 @@ int op2_codegen_c(const op2_context *ctx, const op2_loop *loop, const char *kern
                    used[i]->dim);
   op2_buf_printf(b, " */\n");
   op2_buf_append(b, prelude, strlen(prelude));
-  emit_constants(b, used, nused);
+  op2_emit_constants(b, used, nused, "");
   out->kernel_first_line = count_lines(b->data, b->len) + 3;
   op2_buf_printf(b, "\n/* The user's kernel, as given to op_par_loop. */\n#line 1 \"kernel:%s\"\n",
                  loop->name);

@@ -136,62 +136,6 @@ static int next_site(gen *g) {
   return g->site++;
 }
 
-static void emit_value(op2_buf *b, op2_type t, const void *data, int k) {
-  switch (t) {
-    case OP2_TYPE_DOUBLE: {
-      double v = ((const double *)data)[k];
-      op2_buf_printf(b, "%a /* %.17g */", v, v);
-      break;
-    }
-    case OP2_TYPE_FLOAT: {
-      float v = ((const float *)data)[k];
-      op2_buf_printf(b, "%af /* %.9g */", (double)v, (double)v);
-      break;
-    }
-    case OP2_TYPE_INT:
-      op2_buf_printf(b, "%d", ((const int *)data)[k]);
-      break;
-    default:
-      op2_buf_printf(b, "%lldLL", ((const long long *)data)[k]);
-      break;
-  }
-}
-
-/* Scalars fold into the code as literals; arrays live in constant memory. */
-static void emit_constants(op2_buf *b, op2_const **used, int n) {
-  if (n)
-    op2_buf_printf(b,
-                   "\n/* Constants the kernel uses, baked in: a new value is a new kernel. */\n");
-  for (int i = 0; i < n; i++) {
-    const op2_const *c = used[i];
-    if (c->dim == 1) {
-      op2_buf_printf(b, "static const %s %s = ", op2_type_name(c->type), c->name);
-      emit_value(b, c->type, c->data, 0);
-    } else {
-      op2_buf_printf(b, "static __constant__ const %s %s[%d] = {", op2_type_name(c->type), c->name,
-                     c->dim);
-      for (int k = 0; k < c->dim; k++) {
-        op2_buf_printf(b, "%s\n    ", k ? "," : "");
-        emit_value(b, c->type, c->data, k);
-      }
-      op2_buf_printf(b, "}");
-    }
-    op2_buf_printf(b, ";\n");
-  }
-}
-
-static int first_arg_of_dat_group(const op2_loop *loop, int group) {
-  for (int i = 0; i < loop->nargs; i++)
-    if (loop->desc[i].dat_group == group && !loop->desc[i].opt_off) return i;
-  return -1;
-}
-
-static int first_arg_of_map_group(const op2_loop *loop, int group) {
-  for (int i = 0; i < loop->nargs; i++)
-    if (loop->desc[i].map_group == group) return i;
-  return -1;
-}
-
 static int access_kind(op_access acc) {
   return acc == OP_READ ? OP2_ACCESS_LD : acc == OP_WRITE ? OP2_ACCESS_ST : OP2_ACCESS_LDST;
 }
@@ -220,13 +164,13 @@ static void emit_declare(gen *g) {
                            next_site(g), i, k);
         }
       }
-    } else if (first_arg_of_dat_group(loop, d->dat_group) == i) {
+    } else if (op2_first_arg_of_dat_group(loop, d->dat_group) == i) {
       op2_buf_printf(b, " \\\n  %s *OP2_RESTRICT const op2_dat%d = (%s *)op2_p.arg[%d];", t,
                      d->dat_group, t, i);
     }
   }
   for (int m = 0; m < g->lay->nmap_groups; m++)
-    if (first_arg_of_map_group(loop, m) >= 0)
+    if (op2_first_arg_of_map_group(loop, m) >= 0)
       op2_buf_printf(b, " \\\n  const int *OP2_RESTRICT const op2_map%d = op2_p.map[%d];", m, m);
   op2_buf_printf(b, "\n\n");
 }
@@ -259,7 +203,7 @@ static void emit_map_indices(gen *g, int hier) {
   }
   needed_indices(g, max_arity, need);
   for (int m = 0; m < g->lay->nmap_groups; m++) {
-    int first = first_arg_of_map_group(loop, m);
+    int first = op2_first_arg_of_map_group(loop, m);
     if (first < 0) continue;
     int arity = loop->desc[first].map_arity;
     for (int c = 0; c < arity; c++)
@@ -590,7 +534,8 @@ int op2_codegen_cuda(const op2_context *ctx, const op2_loop *loop, const char *k
   op2_buf_append(b, prelude, strlen(prelude));
   op2_buf_printf(b, "#endif\n");
   op2_buf_append(b, params, strlen(params));
-  emit_constants(b, used, nused);
+  /* scalars fold into the code as literals; arrays live in constant memory */
+  op2_emit_constants(b, used, nused, "__constant__ ");
   out->kernel_first_line = count_lines(b->data, b->len) + 3;
   op2_buf_printf(b,
                  "\n/* The user's kernel, as given to op_par_loop: a device function. */\n"
