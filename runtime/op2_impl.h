@@ -328,8 +328,9 @@ static inline size_t op2_set_local_count(op_set s) {
 }
 void op2_loop_free(op2_loop *loop);
 int op2_plan_get(op2_context *ctx, const op2_loop *loop, int begin, int end, op2_plan **out);
+/* nthreads > 1: try a thread-owned layout first; when it succeeds the blocks are not coloured. */
 int op2_plan_build(op_set set, int begin, int end, int part_size, int nwrites, const op_map *maps,
-                   const int *idx, op2_plan **out);
+                   const int *idx, int nthreads, op2_plan **out);
 void op2_plan_free(op2_plan *plan);
 int op2_plan_build_ownership(op2_plan *p, int nthreads, double max_shared_fraction);
 op2_loop_stats *op2_stats_for(op2_context *ctx, const char *name);

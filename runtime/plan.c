@@ -22,7 +22,7 @@ void op2_plan_free(op2_plan *plan) {
 }
 
 int op2_plan_build(op_set set, int begin, int end, int part_size, int nwrites, const op_map *maps,
-                   const int *idx, op2_plan **out) {
+                   const int *idx, int nthreads, op2_plan **out) {
   double t0 = op2_wall_seconds();
   op2_plan *p = calloc(1, sizeof *p);
   if (!p) return op2_error(OP2_ERR_MEM, "plan for set '%s': out of memory", set->name);
@@ -40,8 +40,12 @@ int op2_plan_build(op_set set, int begin, int end, int part_size, int nwrites, c
   if (p->write_maps && p->write_idx && p->block_colour && p->blocks_by_colour) {
     memcpy(p->write_maps, maps, (size_t)nwrites * sizeof *maps);
     memcpy(p->write_idx, idx, (size_t)nwrites * sizeof *idx);
-    ncolours = op2_colour_blocks(begin, end, part_size, nwrites, maps, idx, p->nblocks,
-                                 p->block_colour);
+    /* Threads first: when few elements are shared, the thread-owned layout needs no colours.
+     * Beyond a few percent shared (a badly ordered mesh) colouring is the better way. */
+    if (nthreads > 1) op2_plan_build_ownership(p, nthreads, 0.05);
+    ncolours = p->owner_threads ? 0
+                                : op2_colour_blocks(begin, end, part_size, nwrites, maps, idx,
+                                                    p->nblocks, p->block_colour);
   }
   if (ncolours >= 0) p->colour_offset = calloc((size_t)ncolours + 1, sizeof(int));
   if (ncolours < 0 || !p->colour_offset) {
@@ -49,6 +53,11 @@ int op2_plan_build(op_set set, int begin, int end, int part_size, int nwrites, c
     return op2_error(OP2_ERR_MEM, "plan for set '%s': out of memory", set->name);
   }
   p->ncolours = ncolours;
+  if (p->owner_threads) { /* not coloured */
+    p->build_seconds = op2_wall_seconds() - t0;
+    *out = p;
+    return OP2_OK;
+  }
   /* Counting sort of blocks by colour keeps each colour's blocks in set order. */
   for (int b = 0; b < p->nblocks; b++) p->colour_offset[p->block_colour[b] + 1]++;
   for (int c = 0; c < ncolours; c++) p->colour_offset[c + 1] += p->colour_offset[c];
@@ -107,14 +116,8 @@ int op2_plan_get(op2_context *ctx, const op2_loop *loop, int begin, int end, op2
     }
   }
   op2_plan *p;
-  int rc = op2_plan_build(loop->set, begin, end, part, n, maps, idx, &p);
+  int rc = op2_plan_build(loop->set, begin, end, part, n, maps, idx, ctx->nthreads, &p);
   free(maps), free(idx);
-  /* Beyond a few percent of shared elements (a badly ordered mesh) colouring is the better way. */
-  if (rc == OP2_OK && ctx->nthreads > 1) {
-    double t0 = op2_wall_seconds();
-    rc = op2_plan_build_ownership(p, ctx->nthreads, 0.05);
-    p->build_seconds += op2_wall_seconds() - t0;
-  }
   if (rc == OP2_OK) rc = op2_list_push(&ctx->plans, p);
   if (rc != OP2_OK) return rc;
   loop->stats->plan_seconds += p->build_seconds;

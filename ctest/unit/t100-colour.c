@@ -78,7 +78,7 @@ int main(int argc, char **argv) {
   op2_plan *p;
   op_map maps2[2] = {ring_map, ring_map};
   int idx2[2] = {0, 1};
-  CHECK_EQ_INT(op2_plan_build(edges, 0, edges->size, 256, 2, maps2, idx2, &p), OP2_OK);
+  CHECK_EQ_INT(op2_plan_build(edges, 0, edges->size, 256, 2, maps2, idx2, 0, &p), OP2_OK);
   check_plan(p, edges, 2, maps2, idx2);
   CHECK(p->ncolours >= 2 && p->ncolours <= 3);
   op2_plan_free(p);
@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
   op_map rmap = op_decl_map(cells, verts, 3, rnd, "random");
   op_map mv[1] = {rmap};
   int iv[1] = {-3};
-  CHECK_EQ_INT(op2_plan_build(cells, 0, cells->size, 64, 1, mv, iv, &p), OP2_OK);
+  CHECK_EQ_INT(op2_plan_build(cells, 0, cells->size, 64, 1, mv, iv, 0, &p), OP2_OK);
   check_plan(p, cells, 1, mv, iv);
   CHECK(p->ncolours <= conflict_bound(p, rmap));
   op2_plan_free(p);
@@ -104,7 +104,7 @@ int main(int argc, char **argv) {
   op_map to_one = op_decl_map(many, one, 1, all, "to_one");
   op_map m1[1] = {to_one};
   int i1[1] = {0};
-  CHECK_EQ_INT(op2_plan_build(many, 0, many->size, 16, 1, m1, i1, &p), OP2_OK);
+  CHECK_EQ_INT(op2_plan_build(many, 0, many->size, 16, 1, m1, i1, 0, &p), OP2_OK);
   check_plan(p, many, 1, m1, i1);
   CHECK_EQ_INT(p->ncolours, 70);
   op2_plan_free(p);
@@ -115,7 +115,7 @@ int main(int argc, char **argv) {
   op_map other = op_decl_map(edges, nodes, 1, half, "other");
   op_map mixed[2] = {ring_map, other};
   int imixed[2] = {-2, 0};
-  CHECK_EQ_INT(op2_plan_build(edges, 0, edges->size, 128, 2, mixed, imixed, &p), OP2_OK);
+  CHECK_EQ_INT(op2_plan_build(edges, 0, edges->size, 128, 2, mixed, imixed, 0, &p), OP2_OK);
   check_plan(p, edges, 2, mixed, imixed);
   op2_plan_free(p);
 
@@ -123,7 +123,7 @@ int main(int argc, char **argv) {
   op_set none = op_decl_set(0, "none");
   op_map from_none = op_decl_map(none, nodes, 1, NULL, "from_none");
   op_map m0[1] = {from_none};
-  CHECK_EQ_INT(op2_plan_build(none, 0, none->size, 256, 1, m0, i1, &p), OP2_OK);
+  CHECK_EQ_INT(op2_plan_build(none, 0, none->size, 256, 1, m0, i1, 0, &p), OP2_OK);
   CHECK_EQ_INT(p->nblocks, 0);
   CHECK_EQ_INT(p->ncolours, 0);
   op2_plan_free(p);

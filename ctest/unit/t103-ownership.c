@@ -44,7 +44,7 @@ int main(int argc, char **argv) {
   int idx = -2;
   for (int nthreads = 2; nthreads <= 5; nthreads++) {
     op2_plan *p;
-    CHECK_EQ_INT(op2_plan_build(edges, 0, edges->size, 256, 1, &m, &idx, &p), OP2_OK);
+    CHECK_EQ_INT(op2_plan_build(edges, 0, edges->size, 256, 1, &m, &idx, 0, &p), OP2_OK);
     CHECK_EQ_INT(op2_plan_build_ownership(p, nthreads, 0.05), OP2_OK);
     CHECK_EQ_INT(p->owner_threads, nthreads);
     CHECK(p->nshared <= 2 * (nthreads - 1)); /* the seams only */
@@ -59,7 +59,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < 2 * n; i++) rnd[i] = (int)(test_rand(&seed) % (unsigned)(n + 1));
   op_map r = op_decl_map(edges, nodes, 2, rnd, "random");
   op2_plan *p;
-  CHECK_EQ_INT(op2_plan_build(edges, 0, edges->size, 256, 1, &r, &idx, &p), OP2_OK);
+  CHECK_EQ_INT(op2_plan_build(edges, 0, edges->size, 256, 1, &r, &idx, 0, &p), OP2_OK);
   CHECK_EQ_INT(op2_plan_build_ownership(p, 2, 0.05), OP2_OK);
   CHECK_EQ_INT(p->owner_threads, 0);
   CHECK_EQ_INT(op2_plan_build_ownership(p, 2, 1.0), OP2_OK);
