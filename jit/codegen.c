@@ -47,6 +47,22 @@ void op2_emit_constants(op2_buf *b, op2_const **used, int n, const char *array_q
   }
 }
 
+/* The head of every generated file: #line naming it as the cache stores it, then the signature and
+ * the constants in words. Shared by the C and CUDA generators. */
+void op2_emit_header(op2_buf *b, const char *name, const char *ext, const char *what,
+                     const char *signature, op2_const **used, int nused) {
+  op2_buf_printf(b, "#line 2 \"%s.%s\"\n/* op2jit generated %s. Signature:\n", name, ext, what);
+  for (const char *p = signature; p && *p;) {
+    const char *e = strchr(p, '\n');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    op2_buf_printf(b, " *   %.*s\n", (int)len, p);
+    p += len + (e != NULL);
+  }
+  for (int i = 0; i < nused; i++)
+    op2_buf_printf(b, " *   constant %s %s[%d]\n", used[i]->name, op2_type_name(used[i]->type),
+                   used[i]->dim);
+}
+
 int op2_first_arg_of_dat_group(const op2_loop *loop, int group) {
   for (int i = 0; i < loop->nargs; i++)
     if (loop->desc[i].dat_group == group && !loop->desc[i].opt_off) return i;
@@ -185,16 +201,7 @@ int op2_codegen_c(const op2_context *ctx, const op2_loop *loop, const char *kern
   }
   op2_buf *b = &out->source;
   /* Messages about the generated parts name the generated file, as the cache stores it. */
-  op2_buf_printf(b, "#line 2 \"%s.c\"\n/* op2jit generated kernel. Signature:\n", loop->name);
-  for (const char *p = out->signature.data; p && *p;) {
-    const char *e = strchr(p, '\n');
-    size_t len = e ? (size_t)(e - p) : strlen(p);
-    op2_buf_printf(b, " *   %.*s\n", (int)len, p);
-    p += len + (e != NULL);
-  }
-  for (int i = 0; i < nused; i++)
-    op2_buf_printf(b, " *   constant %s %s[%d]\n", used[i]->name, op2_type_name(used[i]->type),
-                   used[i]->dim);
+  op2_emit_header(b, loop->name, "c", "kernel", out->signature.data, used, nused);
   op2_buf_printf(b, " */\n");
   op2_buf_append(b, prelude, strlen(prelude));
   op2_emit_constants(b, used, nused, "");

@@ -520,16 +520,7 @@ int op2_codegen_cuda(const op2_context *ctx, const op2_loop *loop, const char *k
     return OP2_ERR_JIT;
   }
   op2_buf *b = &out->source;
-  op2_buf_printf(b, "#line 2 \"%s.cu\"\n/* op2jit generated CUDA kernel. Signature:\n", loop->name);
-  for (const char *p = out->signature.data; p && *p;) {
-    const char *e = strchr(p, '\n');
-    size_t len = e ? (size_t)(e - p) : strlen(p);
-    op2_buf_printf(b, " *   %.*s\n", (int)len, p);
-    p += len + (e != NULL);
-  }
-  for (int i = 0; i < nused; i++)
-    op2_buf_printf(b, " *   constant %s %s[%d]\n", used[i]->name, op2_type_name(used[i]->type),
-                   used[i]->dim);
+  op2_emit_header(b, loop->name, "cu", "CUDA kernel", out->signature.data, used, nused);
   op2_buf_printf(b, " */\n#ifndef OP2_EMULATION\n");
   op2_buf_append(b, prelude, strlen(prelude));
   op2_buf_printf(b, "#endif\n");

@@ -40,6 +40,8 @@ typedef struct op2_generated {
 int op2_signature_describe(const op2_loop *loop, const char *target, op2_buf *out);
 /* Declared constants whose names occur as identifiers in the kernel text, in declaration order. */
 int op2_constants_used(const op2_context *ctx, const char *kernel_src, op2_const ***out, int *n);
+void op2_emit_header(op2_buf *b, const char *name, const char *ext, const char *what,
+                     const char *signature, op2_const **used, int nused);
 void op2_emit_constants(op2_buf *b, op2_const **used, int n, const char *array_qualifier);
 int op2_first_arg_of_dat_group(const op2_loop *loop, int group);
 int op2_first_arg_of_map_group(const op2_loop *loop, int group);
