@@ -556,3 +556,36 @@ int op2_codegen_cuda(const op2_context *ctx, const op2_loop *loop, const char *k
   }
   return OP2_OK;
 }
+
+int op2_codegen_cuda_halo_gather(const op2_context *ctx, size_t row_bytes, op2_generated *out) {
+  memset(out, 0, sizeof *out);
+  size_t word = row_bytes % 8 == 0 ? 8 : row_bytes % 4 == 0 ? 4 : 1;
+  const char *word_type = word == 8   ? "unsigned long long"
+                          : word == 4 ? "unsigned int"
+                                      : "unsigned char";
+  op2_buf_printf(&out->signature, "halo gather\nrow bytes %zu\ntarget cuda\n", row_bytes);
+  char *prelude = op2_template_load(ctx, "cuda/prelude.h");
+  char *params = prelude ? op2_template_load(ctx, "cuda/params.h") : NULL;
+  char *tmpl = params ? op2_template_load(ctx, "cuda/halo_gather.cu") : NULL;
+  if (!tmpl) {
+    free(prelude), free(params);
+    return OP2_ERR_JIT;
+  }
+  op2_buf *b = &out->source;
+  op2_emit_header(b, "op2_halo_gather", "cu", "CUDA kernel", out->signature.data, NULL, 0);
+  op2_buf_printf(b, " */\n#ifndef OP2_EMULATION\n");
+  op2_buf_append(b, prelude, strlen(prelude));
+  op2_buf_printf(b, "#endif\n");
+  op2_buf_append(b, params, strlen(params));
+  op2_buf_printf(b,
+                 "\n#define OP2_USES_BARRIERS 0\n#define OP2_HALO_WORD %s\n"
+                 "#define OP2_HALO_ROW_WORDS %zu\n\n",
+                 word_type, row_bytes / word);
+  op2_buf_append(b, tmpl, strlen(tmpl));
+  free(prelude), free(params), free(tmpl);
+  if (b->failed || out->signature.failed) {
+    op2_buf_free(&out->source), op2_buf_free(&out->signature);
+    return op2_error(OP2_ERR_MEM, "out of memory generating the CUDA halo gather kernel");
+  }
+  return OP2_OK;
+}

@@ -49,6 +49,10 @@ typedef struct op2_halo_list {
 
 typedef struct op2_halo {
   op2_halo_list exp_exec, imp_exec, exp_nonexec, imp_nonexec;
+  /* Every exported row in the order messages carry them (neighbour by neighbour, its exec rows
+   * then its non-exec rows): built at the first exchange, so accelerators pack with one gather. */
+  int *send_rows;
+  int nsend_rows;
 } op2_halo;
 
 struct op2_set {
@@ -210,6 +214,7 @@ typedef struct op2_exec {
   const op2_plan *plan;   /* its plan, or NULL (direct loop) */
   void **arg_ptrs;        /* per argument: dat base, gbl data, NULL */
   const int **map_ptrs;   /* per argument: map values or NULL */
+  bool async;             /* the run may return before its work is done (backend->complete) */
 } op2_exec;
 
 typedef struct op2_backend {
@@ -221,6 +226,14 @@ typedef struct op2_backend {
   /* Accelerators: make the host copy of a dat current before the host reads it (fetch, print,
    * dump, halo exchange). NULL for CPU backends. */
   int (*sync_host)(op2_context *ctx, op_dat dat);
+  /* Accelerators under MPI; NULL for CPU backends, whose runs finish before they return and
+   * whose dats live in host memory. */
+  int (*complete)(op2_context *ctx); /* waits for async runs and finishes their reductions */
+  /* Packs rows[0..n) of the device copy of `dat` into host memory `out` (a gather on the
+   * device, then one copy), for sending to neighbours. */
+  int (*halo_pack)(op2_context *ctx, op_dat dat, const int *rows, int n, void *out);
+  /* Copies the import halo rows of the host copy of `dat`, just received, to its device copy. */
+  int (*halo_unpack)(op2_context *ctx, op_dat dat);
 } op2_backend;
 
 

@@ -86,16 +86,23 @@ static int run_distributed(op2_context *ctx, op2_exec *exec, const op_arg *args)
   }
   int ndats = dats_to_exchange(loop, args, dats);
   op2_exchange *x = NULL;
-  double t0 = op2_wall_seconds();
+  /* An accelerator queues the phases and returns: the core elements compute while this rank
+   * waits for its halo messages, and one wait at the end covers all phases. */
+  exec->async = ctx->backend->complete != NULL;
   int rc = op2_exchange_begin(ctx, dats, ndats, &x, &loop->stats->halo_bytes,
                               &loop->stats->halo_messages);
   if (rc == OP2_OK) rc = run_phase(ctx, exec, 0); /* core: needs no halo data */
-  op2_exchange_end(ctx, x);
+  int rc_end = op2_exchange_end(ctx, x);
+  if (rc == OP2_OK) rc = rc_end;
   if (rc == OP2_OK) rc = run_phase(ctx, exec, 1);
   if (rc == OP2_OK && loop->nphases > 2) {
     for (int i = 0; i < nargs; i++)
       if (is_reduction(&loop->desc[i])) exec->arg_ptrs[i] = buf[i][1];
     rc = run_phase(ctx, exec, 2); /* redundant work on the exec halo: contributes no reduction */
+  }
+  if (exec->async) { /* always: nothing queued may outlive this call's buffers */
+    int rc_wait = ctx->backend->complete(ctx);
+    if (rc == OP2_OK) rc = rc_wait;
   }
   for (int i = 0; rc == OP2_OK && i < nargs; i++)
     if (is_reduction(&loop->desc[i])) reduce_over_ranks(ctx, &loop->desc[i], args[i].data, buf[i][0]);
@@ -103,7 +110,6 @@ static int run_distributed(op2_context *ctx, op2_exec *exec, const op_arg *args)
     const op2_arg_desc *d = &loop->desc[i];
     if (d->kind == OP2_ARG_DAT && !d->opt_off && d->acc != OP_READ) args[i].dat->halo_dirty = true;
   }
-  (void)t0;
   free(buf), free(dats);
   return rc;
 }

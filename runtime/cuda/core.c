@@ -1,6 +1,7 @@
 /* The CUDA backends' host side, shared by cuda and cuda-emu: one context, device memory per dat
  * uploaded at first use and kept resident (the host copy is refreshed only when a fetch needs it:
  * dat->device_newer), maps and plans uploaded once, kernel parameters, launches, reductions.
+ * Under MPI: halo gathers on the device and loop phases queued around the exchange.
  * Every driver call goes through the op2_cu_api table and is checked; the table is the real
  * driver, the emulator or a test's fake, and nothing here knows which. */
 #include <dlfcn.h>
@@ -27,8 +28,11 @@ typedef struct cuda_module {
   op2_emu_image image;
 } cuda_module;
 
+/* One loop over one element range: the whole set, or one MPI phase of it (core, owned
+ * non-core, exec halo), each with its own plan and reduction records. */
 typedef struct cuda_loop {
   const op2_loop *loop;
+  int begin, end;
   op2_cuda_layout lay;
   cuda_module *mod;
   op2_cuda_plan *plan;
@@ -38,6 +42,21 @@ typedef struct cuda_loop {
   size_t gbl_bytes;
   int gbl_off[OP2_CUDA_MAX_ARGS];
 } cuda_loop;
+
+/* A run queued without waiting (MPI phases): its reductions are finished by complete(). */
+typedef struct queued_run {
+  cuda_loop *cl;
+  int records;
+  void *dst[OP2_CUDA_MAX_ARGS]; /* per reduction argument: where its result goes */
+} queued_run;
+
+enum { MAX_QUEUED = 4 };
+
+/* The halo gather kernel for one row size. */
+typedef struct gather_kernel {
+  size_t row_bytes;
+  cuda_module *mod;
+} gather_kernel;
 
 struct op2_cuda_state {
   op2_cu_api api;
@@ -60,6 +79,14 @@ struct op2_cuda_state {
   dev_buf *origs; /* by set index */
   int norigs;
   cuda_loop *last;
+  queued_run queued[MAX_QUEUED];
+  int nqueued;
+  /* MPI halo exchanges */
+  gather_kernel *gathers;
+  int ngathers;
+  dev_buf *send_rows; /* by set index: the export rows in message order */
+  int nsend_rows;
+  dev_buf halo_buf; /* packed export rows of one dat */
 };
 
 static const op2_cu_api *test_driver;
@@ -149,8 +176,9 @@ static int init_device(op2_context *ctx, op2_cuda_state *st) {
   CU(st, st->api.cuDeviceGetCount(&count), NULL);
   if (count < 1)
     return op2_error(OP2_ERR_STATE, "OP2_BACKEND=cuda: the CUDA driver reports no device");
+  /* Ranks sharing a machine share its devices round-robin unless told otherwise. */
   const char *ord = getenv("OP2_CUDA_DEVICE");
-  int ordinal = ord && *ord ? atoi(ord) : 0;
+  int ordinal = ord && *ord ? atoi(ord) : ctx->mpi.node_rank % count;
   if (ordinal < 0 || ordinal >= count)
     return op2_error(OP2_ERR_ARG, "OP2_CUDA_DEVICE=%s: the driver reports %d device(s)", ord,
                      count);
@@ -178,24 +206,18 @@ static int init_device(op2_context *ctx, op2_cuda_state *st) {
   if (st->api.cuDeviceGetName(name, sizeof name, st->dev) != CUDA_SUCCESS) name[0] = '\0';
   op2_diag(1, "cuda backend: %s device %d '%s', compute capability %d.%d, kernels for %s",
            st->api.name ? st->api.name : "driver", ordinal, name, major, minor, st->arch);
-  (void)ctx;
   return OP2_OK;
 }
 
 int op2_cuda_init(op2_context *ctx, const op2_cu_api *api, int emulated) {
-  if (ctx->mpi.size > 1) /* halo exchanges would read stale host copies */
-    return op2_error(OP2_ERR_STATE,
-                     "OP2_BACKEND=%s: the CUDA backends do not run under MPI yet "
-                     "(%d ranks)",
-                     emulated ? "cuda-emu" : "cuda", ctx->mpi.size);
   op2_cuda_state *st = calloc(1, sizeof *st);
   if (!st) return op2_error(OP2_ERR_MEM, "cuda backend: out of memory");
   ctx->backend_data = st;
   st->emulated = emulated;
-  if (api)
-    st->api = *api;
-  else if (test_driver)
+  if (test_driver) /* a test's table stands in for the real driver and for the emulator's */
     st->api = *test_driver;
+  else if (api)
+    st->api = *api;
   const char *arch = getenv("OP2_CUDA_ARCH"), *bs = getenv("OP2_CUDA_BLOCK_SIZE");
   st->block_size = bs && *bs ? atoi(bs) : 256;
   int rc = parse_strategy(getenv("OP2_CUDA_STRATEGY"), &st->asked);
@@ -228,11 +250,11 @@ int op2_cuda_init(op2_context *ctx, const op2_cu_api *api, int emulated) {
 
 /* ---- per loop: strategy, kernel, plan ---- */
 
-static int obtain_module(op2_context *ctx, op2_cuda_state *st, cuda_loop *cl) {
-  const op2_loop *loop = cl->loop;
-  op2_generated gen;
-  /* loop.c keeps the kernel text at the start of the shape key (NUL-terminated). */
-  OP2_CALL(op2_codegen_cuda(ctx, loop, loop->key_blob, &cl->lay, &gen));
+/* The module of generated source (consumed): one per source and architecture, built or taken
+ * from the disk cache. `name` is the loop's, for the cache entry and messages. */
+static int module_for(op2_context *ctx, op2_cuda_state *st, const char *name, op2_generated *gen_in,
+                      cuda_module **out) {
+  op2_generated gen = *gen_in;
   XXH3_state_t hs;
   XXH3_128bits_reset(&hs);
   XXH3_128bits_update(&hs, gen.source.data, gen.source.len);
@@ -241,7 +263,7 @@ static int obtain_module(op2_context *ctx, op2_cuda_state *st, cuda_loop *cl) {
   for (int i = 0; i < st->modules.count; i++) {
     cuda_module *m = st->modules.items[i];
     if (m->hi == h.high64 && m->lo == h.low64) {
-      cl->mod = m;
+      *out = m;
       op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
       return OP2_OK;
     }
@@ -249,7 +271,7 @@ static int obtain_module(op2_context *ctx, op2_cuda_state *st, cuda_loop *cl) {
   cuda_module *m = calloc(1, sizeof *m);
   if (!m) {
     op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
-    return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
+    return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
   }
   m->hi = h.high64;
   m->lo = h.low64;
@@ -264,28 +286,28 @@ static int obtain_module(op2_context *ctx, op2_cuda_state *st, cuda_loop *cl) {
     for (char *save = NULL, *a = strtok_r(archs, ", ", &save); a && rc == OP2_OK;
          a = strtok_r(NULL, ", ", &save)) {
       op2_cuda_binary vb;
-      rc = op2_cuda_obtain_cubin(ctx, &st->counters, loop->name, &gen, a, st->ptxas[0] != 0, &vb);
+      rc = op2_cuda_obtain_cubin(ctx, &st->counters, name, &gen, a, st->ptxas[0] != 0, &vb);
       char *log = NULL;
       if (rc == OP2_OK && st->ptxas[0] &&
           op2_ptxas_check(st->ptxas, vb.ptx, vb.ptx_len, a, &log) != 0)
-        rc = op2_error(OP2_ERR_JIT, "op_par_loop '%s': ptxas rejects the PTX for %s:\n%s",
-                       loop->name, a, log ? log : "");
+        rc = op2_error(OP2_ERR_JIT, "op_par_loop '%s': ptxas rejects the PTX for %s:\n%s", name, a,
+                       log ? log : "");
       free(log);
       op2_cuda_binary_clear(&vb);
     }
     if (rc == OP2_OK)
-      rc = op2_cuda_obtain_emu(ctx, &st->counters, loop->name, &gen, st->emu_tcc, &m->emu);
+      rc = op2_cuda_obtain_emu(ctx, &st->counters, name, &gen, st->emu_tcc, &m->emu);
     m->image.entry = m->emu.entry;
     image = &m->image;
   } else {
-    rc = op2_cuda_obtain_cubin(ctx, &st->counters, loop->name, &gen, st->arch, 0, &bin);
+    rc = op2_cuda_obtain_cubin(ctx, &st->counters, name, &gen, st->arch, 0, &bin);
     image = bin.image;
   }
   op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
   if (rc == OP2_OK) {
     CUresult r = st->api.cuModuleLoadData(&m->mod, image);
     if (r == CUDA_SUCCESS) r = st->api.cuModuleGetFunction(&m->fn, m->mod, "op2_cuda_kernel");
-    if (r != CUDA_SUCCESS) rc = cu_error(st, r, "loading the kernel module", loop->name);
+    if (r != CUDA_SUCCESS) rc = cu_error(st, r, "loading the kernel module", name);
   }
   op2_cuda_binary_clear(&bin);
   m->smem_limit = st->smem_default;
@@ -296,8 +318,15 @@ static int obtain_module(op2_context *ctx, op2_cuda_state *st, cuda_loop *cl) {
     free(m);
     return rc;
   }
-  cl->mod = m;
+  *out = m;
   return OP2_OK;
+}
+
+static int obtain_module(op2_context *ctx, op2_cuda_state *st, cuda_loop *cl) {
+  op2_generated gen;
+  /* loop.c keeps the kernel text at the start of the shape key (NUL-terminated). */
+  OP2_CALL(op2_codegen_cuda(ctx, cl->loop, cl->loop->key_blob, &cl->lay, &gen));
+  return module_for(ctx, st, cl->loop->name, &gen, &cl->mod);
 }
 
 static int upload_plan(op2_cuda_state *st, cuda_loop *cl) {
@@ -366,15 +395,21 @@ static void loop_release(op2_cuda_state *st, cuda_loop *cl) {
   free(cl);
 }
 
+static int same_run(const cuda_loop *cl, const op2_exec *exec) {
+  return cl->loop == exec->loop && cl->begin == exec->begin && cl->end == exec->end;
+}
+
 static int loop_state(op2_context *ctx, op2_cuda_state *st, const op2_exec *exec, cuda_loop **out) {
-  if (st->last && st->last->loop == exec->loop) return *out = st->last, OP2_OK;
+  if (st->last && same_run(st->last, exec)) return *out = st->last, OP2_OK;
   for (int i = 0; i < st->loops.count; i++) {
     cuda_loop *cl = st->loops.items[i];
-    if (cl->loop == exec->loop) return *out = st->last = cl, OP2_OK;
+    if (same_run(cl, exec)) return *out = st->last = cl, OP2_OK;
   }
   cuda_loop *cl = calloc(1, sizeof *cl);
   if (!cl) return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", exec->loop->name);
   cl->loop = exec->loop;
+  cl->begin = exec->begin;
+  cl->end = exec->end;
   int rc = setup_loop(ctx, st, cl, exec->begin, exec->end);
   if (rc == OP2_OK) rc = op2_list_push(&st->loops, cl);
   if (rc != OP2_OK) return loop_release(st, cl), rc;
@@ -411,9 +446,10 @@ static int map_device(op2_cuda_state *st, op_map map, CUdeviceptr *out, const ch
   if (grow(&st->maps, &st->nmaps, map->index + 1) != OP2_OK)
     return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
   dev_buf *d = &st->maps[map->index];
-  if (!d->bytes && map->from->size > 0)
-    OP2_CALL(
-        upload(st, d, map->values, sizeof(int) * (size_t)map->from->size * (size_t)map->dim, name));
+  /* under MPI a map also has rows for the exec halo, which indirect-write loops run */
+  size_t rows = (size_t)map->from->size + (size_t)map->from->exec_size;
+  if (!d->bytes && rows > 0)
+    OP2_CALL(upload(st, d, map->values, sizeof(int) * rows * (size_t)map->dim, name));
   *out = d->ptr;
   return OP2_OK;
 }
@@ -432,10 +468,8 @@ static int orig_device(op2_cuda_state *st, op_set set, CUdeviceptr *out, const c
 
 /* ---- running a loop ---- */
 
-static int launch(op2_cuda_state *st, cuda_loop *cl, op2_cuda_params *p, unsigned grid,
-                  unsigned block, unsigned smem) {
-  const char *name = cl->loop->name;
-  cuda_module *m = cl->mod;
+static int launch(op2_cuda_state *st, cuda_module *m, const char *name, op2_cuda_params *p,
+                  unsigned grid, unsigned block, unsigned smem) {
   if ((int)smem > m->smem_limit) {
     if ((int)smem > st->smem_optin)
       return op2_error(OP2_ERR_ARG,
@@ -469,7 +503,8 @@ static int launches(op2_cuda_state *st, cuda_loop *cl, op2_cuda_params *p, int c
     unsigned grid = ceil_div(n, bs);
     p->block_offset = 0;
     if (!count_only && grid)
-      OP2_CALL(launch(st, cl, p, grid, bs, lay->nred ? bs * (unsigned)lay->red_thread_bytes : 0));
+      OP2_CALL(launch(st, cl->mod, cl->loop->name, p, grid, bs,
+                      lay->nred ? bs * (unsigned)lay->red_thread_bytes : 0));
     *records = (int)grid;
     return OP2_OK;
   }
@@ -481,7 +516,8 @@ static int launches(op2_cuda_state *st, cuda_loop *cl, op2_cuda_params *p, int c
       p->block_offset = *records;
       unsigned grid = ceil_div(p->col_count, bs);
       if (!count_only && grid)
-        OP2_CALL(launch(st, cl, p, grid, bs, lay->nred ? bs * (unsigned)lay->red_thread_bytes : 0));
+        OP2_CALL(launch(st, cl->mod, cl->loop->name, p, grid, bs,
+                        lay->nred ? bs * (unsigned)lay->red_thread_bytes : 0));
       *records += (int)grid;
     }
     return OP2_OK;
@@ -507,7 +543,7 @@ static int launches(op2_cuda_state *st, cuda_loop *cl, op2_cuda_params *p, int c
   for (int c = 0; c < plan->nblock_colours; c++) {
     p->block_offset = plan->block_col_offset[c];
     unsigned grid = (unsigned)(plan->block_col_offset[c + 1] - plan->block_col_offset[c]);
-    if (!count_only && grid) OP2_CALL(launch(st, cl, p, grid, threads, smem));
+    if (!count_only && grid) OP2_CALL(launch(st, cl->mod, cl->loop->name, p, grid, threads, smem));
   }
   *records = plan->nblocks;
   return OP2_OK;
@@ -515,7 +551,7 @@ static int launches(op2_cuda_state *st, cuda_loop *cl, op2_cuda_params *p, int c
 
 #define COMBINE(T)                                                                \
   do {                                                                            \
-    T *user = (T *)exec->arg_ptrs[i];                                             \
+    T *user = (T *)dst[i];                                                        \
     for (int r = 0; r < records; r++) {                                           \
       const T *v = (const T *)(cl->red_host + (size_t)r * rec + lay->red_off[i]); \
       for (int k = 0; k < d->dim; k++) {                                          \
@@ -530,7 +566,7 @@ static int launches(op2_cuda_state *st, cuda_loop *cl, op2_cuda_params *p, int c
   } while (0)
 
 /* Block partials are combined on the host, in block order, so a run repeats bit for bit. */
-static int finish_reductions(op2_cuda_state *st, cuda_loop *cl, const op2_exec *exec, int records) {
+static int finish_reductions(op2_cuda_state *st, cuda_loop *cl, void *const *dst, int records) {
   const op2_cuda_layout *lay = &cl->lay;
   size_t rec = (size_t)lay->red_rec_bytes;
   CU(st, st->api.cuMemcpyDtoH(cl->red_host, cl->red.ptr, rec * (size_t)records), cl->loop->name);
@@ -560,11 +596,6 @@ int op2_cuda_run(op2_context *ctx, const op2_exec *exec) {
   cuda_loop *cl = NULL;
   OP2_CALL(loop_state(ctx, st, exec, &cl));
   const op2_loop *loop = exec->loop;
-  if (cl->plan && (cl->plan->begin != exec->begin || cl->plan->end != exec->end))
-    return op2_error(OP2_ERR_STATE,
-                     "op_par_loop '%s': the CUDA plan was built for elements "
-                     "[%d, %d), this run is [%d, %d)",
-                     loop->name, cl->plan->begin, cl->plan->end, exec->begin, exec->end);
   op2_cuda_params p;
   memset(&p, 0, sizeof p);
   p.begin = exec->begin;
@@ -605,15 +636,94 @@ int op2_cuda_run(op2_context *ctx, const op2_exec *exec) {
     }
     p.red = (char *)(uintptr_t)cl->red.ptr;
   }
+  if (exec->async && st->nqueued == MAX_QUEUED) OP2_CALL(op2_cuda_complete(ctx));
   OP2_CALL(launches(st, cl, &p, 0, &records));
-  /* One synchronisation per loop: errors and time belong to the loop that caused them. */
-  CU(st, st->api.cuCtxSynchronize(), loop->name);
-  if (cl->lay.nred && records) OP2_CALL(finish_reductions(st, cl, exec, records));
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
     if (d->kind == OP2_ARG_DAT && !d->opt_off && d->acc != OP_READ)
       loop->args[i].dat->device_newer = true;
   }
+  if (exec->async) { /* MPI phases: the caller waits once, after the last (op2_cuda_complete) */
+    queued_run *q = &st->queued[st->nqueued++];
+    q->cl = cl;
+    q->records = cl->lay.nred ? records : 0;
+    memcpy(q->dst, exec->arg_ptrs, sizeof(void *) * (size_t)loop->nargs);
+    return OP2_OK;
+  }
+  /* One synchronisation per loop: errors and time belong to the loop that caused them. */
+  CU(st, st->api.cuCtxSynchronize(), loop->name);
+  if (cl->lay.nred && records) OP2_CALL(finish_reductions(st, cl, exec->arg_ptrs, records));
+  return OP2_OK;
+}
+
+int op2_cuda_complete(op2_context *ctx) {
+  op2_cuda_state *st = state(ctx);
+  if (!st || !st->nqueued) return OP2_OK;
+  int n = st->nqueued;
+  st->nqueued = 0;
+  CU(st, st->api.cuCtxSynchronize(), st->queued[n - 1].cl->loop->name);
+  for (int i = 0; i < n; i++) {
+    queued_run *q = &st->queued[i];
+    if (q->records) OP2_CALL(finish_reductions(st, q->cl, q->dst, q->records));
+  }
+  return OP2_OK;
+}
+
+/* ---- halo exchanges under MPI ---- */
+
+static int gather_kernel_for(op2_context *ctx, op2_cuda_state *st, size_t row_bytes,
+                             cuda_module **out) {
+  for (int i = 0; i < st->ngathers; i++)
+    if (st->gathers[i].row_bytes == row_bytes) return *out = st->gathers[i].mod, OP2_OK;
+  gather_kernel *g = realloc(st->gathers, sizeof *g * (size_t)(st->ngathers + 1));
+  if (!g) return op2_error(OP2_ERR_MEM, "halo exchange: out of memory");
+  st->gathers = g;
+  op2_generated gen;
+  OP2_CALL(op2_codegen_cuda_halo_gather(ctx, row_bytes, &gen));
+  OP2_CALL(module_for(ctx, st, "op2_halo_gather", &gen, out));
+  st->gathers[st->ngathers++] = (gather_kernel){row_bytes, *out};
+  return OP2_OK;
+}
+
+int op2_cuda_halo_pack(op2_context *ctx, op_dat dat, const int *rows, int n, void *out) {
+  op2_cuda_state *st = state(ctx);
+  const char *name = "halo exchange";
+  size_t bytes = (size_t)n * dat->elem_bytes;
+  cuda_module *m = NULL;
+  OP2_CALL(gather_kernel_for(ctx, st, dat->elem_bytes, &m));
+  if (grow(&st->send_rows, &st->nsend_rows, dat->set->index + 1) != OP2_OK)
+    return op2_error(OP2_ERR_MEM, "halo exchange: out of memory");
+  dev_buf *list = &st->send_rows[dat->set->index];
+  if (!list->bytes) OP2_CALL(upload(st, list, rows, sizeof(int) * (size_t)n, name));
+  if (bytes > st->halo_buf.bytes) {
+    release(st, &st->halo_buf);
+    CU(st, st->api.cuMemAlloc(&st->halo_buf.ptr, bytes), name);
+    st->halo_buf.bytes = bytes;
+  }
+  CUdeviceptr base = 0;
+  OP2_CALL(dat_device(st, dat, &base, name));
+  op2_cuda_params p;
+  memset(&p, 0, sizeof p);
+  p.arg[0] = (void *)(uintptr_t)base;
+  p.arg[1] = (void *)(uintptr_t)st->halo_buf.ptr;
+  p.map[0] = (const int *)(uintptr_t)list->ptr;
+  p.begin = 0;
+  p.end = n;
+  /* a thread per word of the packed rows: consecutive threads store consecutive words */
+  size_t word = dat->elem_bytes % 8 == 0 ? 8 : dat->elem_bytes % 4 == 0 ? 4 : 1;
+  OP2_CALL(launch(st, m, name, &p, ceil_div((long)(bytes / word), st->block_size),
+                  (unsigned)st->block_size, 0));
+  /* ordered after the gather and any queued loop that wrote the dat */
+  CU(st, st->api.cuMemcpyDtoH(out, st->halo_buf.ptr, bytes), name);
+  return OP2_OK;
+}
+
+int op2_cuda_halo_unpack(op2_context *ctx, op_dat dat) {
+  op2_cuda_state *st = state(ctx);
+  dev_buf *d = dat->device;
+  size_t first = (size_t)dat->set->size * dat->elem_bytes;
+  size_t bytes = ((size_t)dat->set->exec_size + (size_t)dat->set->nonexec_size) * dat->elem_bytes;
+  if (d && bytes) CU(st, st->api.cuMemcpyHtoD(d->ptr + first, dat->data + first, bytes), NULL);
   return OP2_OK;
 }
 
@@ -648,6 +758,9 @@ void op2_cuda_finalize(op2_context *ctx) {
              "cache entries refused",
              st->modules.count, st->counters.compiles, st->counters.disk_hits,
              st->counters.disk_rejects);
+  if (st->nqueued && st->api.cuCtxSynchronize() != CUDA_SUCCESS)
+    op2_diag(1, "cuda backend: synchronising failed at exit");
+  st->nqueued = 0;
   for (int i = 0; i < st->loops.count; i++) loop_release(st, st->loops.items[i]);
   free(st->loops.items);
   for (int i = 0; i < st->modules.count; i++) {
@@ -667,7 +780,9 @@ void op2_cuda_finalize(op2_context *ctx) {
   }
   for (int i = 0; i < st->nmaps; i++) release(st, &st->maps[i]);
   for (int i = 0; i < st->norigs; i++) release(st, &st->origs[i]);
-  free(st->maps), free(st->origs);
+  for (int i = 0; i < st->nsend_rows; i++) release(st, &st->send_rows[i]);
+  release(st, &st->halo_buf);
+  free(st->maps), free(st->origs), free(st->send_rows), free(st->gathers);
   if (st->have_ctx && st->api.cuDevicePrimaryCtxRelease(st->dev) != CUDA_SUCCESS)
     op2_diag(1, "cuda backend: releasing the context failed at exit");
   if (st->driver_handle) dlclose(st->driver_handle);

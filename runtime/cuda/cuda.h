@@ -89,6 +89,8 @@ int op2_cuda_layout_make(const op2_loop *loop, int asked, op2_cuda_layout *out);
  * argument #defines, the strategy's template. */
 int op2_codegen_cuda(const op2_context *ctx, const op2_loop *loop, const char *kernel_src,
                      const op2_cuda_layout *lay, op2_generated *out);
+/* The halo gather kernel for rows of `row_bytes` (templates/cuda/halo_gather.cu). */
+int op2_codegen_cuda_halo_gather(const op2_context *ctx, size_t row_bytes, op2_generated *out);
 
 /* ---- compiling (nvrtc.c, jit_cuda.c) ----
  * CUDA builds are counted in the backend's own op2_jit_counters, not in the context's: the
@@ -165,6 +167,12 @@ int op2_cuda_init(op2_context *ctx, const op2_cu_api *api, int emulated);
 int op2_cuda_run(op2_context *ctx, const op2_exec *exec);
 int op2_cuda_sync_host(op2_context *ctx, op_dat dat);
 void op2_cuda_finalize(op2_context *ctx);
+/* Under MPI (op2_backend's complete, halo_pack, halo_unpack): loop phases are queued and waited
+ * for once; export rows are gathered on the device and copied to the host for MPI; received
+ * import rows are copied back in one piece. */
+int op2_cuda_complete(op2_context *ctx);
+int op2_cuda_halo_pack(op2_context *ctx, op_dat dat, const int *rows, int n, void *out);
+int op2_cuda_halo_unpack(op2_context *ctx, op_dat dat);
 /* Strategy the loop runs with, or -1 if it has not run yet (tests and diagnostics). */
 int op2_cuda_loop_strategy(const char *loop_name);
 

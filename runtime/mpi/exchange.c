@@ -1,6 +1,8 @@
 /* Halo exchanges: a dat's export rows are packed and sent to each neighbour, its import rows
  * received, without blocking, so the loop's core elements run while messages travel. Only dats
- * written since their last exchange ("dirty") travel. */
+ * written since their last exchange ("dirty") travel. A dat held by an accelerator is packed on
+ * the device (backend->halo_pack) and its received rows go back there (backend->halo_unpack);
+ * MPI itself only ever sees host buffers. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,20 +22,45 @@ struct op2_exchange {
 
 static int rows_of(const op2_halo_list *l) { return l->nranks ? l->offset[l->nranks] : 0; }
 
-/* Neighbours of a set: union of the ranks of its four lists, ascending. */
 static int neighbour_slot(const op2_halo_list *l, int q) {
   for (int k = 0; k < l->nranks; k++)
     if (l->ranks[k] == q) return k;
   return -1;
 }
 
+static int slot_rows(const op2_halo_list *l, int slot) {
+  return slot < 0 ? 0 : l->offset[slot + 1] - l->offset[slot];
+}
+
+/* The export rows in message order: for each neighbour, its exec rows then its non-exec rows. */
+static int build_send_rows(op2_context *ctx, op2_halo *h) {
+  int n = rows_of(&h->exp_exec) + rows_of(&h->exp_nonexec), at = 0;
+  h->send_rows = malloc(sizeof(int) * ((size_t)n + 1));
+  if (!h->send_rows) return op2_error(OP2_ERR_MEM, "halo exchange: out of memory");
+  for (int q = 0; q < ctx->mpi.size; q++) {
+    const op2_halo_list *lists[2] = {&h->exp_exec, &h->exp_nonexec};
+    for (int k = 0; k < 2; k++) {
+      int slot = neighbour_slot(lists[k], q);
+      if (slot < 0) continue;
+      for (int i = lists[k]->offset[slot]; i < lists[k]->offset[slot + 1]; i++)
+        h->send_rows[at++] = lists[k]->elements[i];
+    }
+  }
+  h->nsend_rows = n;
+  return OP2_OK;
+}
+
+static int on_device(op2_context *ctx, op_dat d) {
+  return d->device && ctx->backend->halo_pack && ctx->backend->halo_unpack;
+}
+
 static int begin_one(op2_context *ctx, op_dat d, pending *pd, double *bytes, long *messages) {
-  const op2_halo *h = d->set->halo;
+  op2_halo *h = d->set->halo;
   size_t eb = d->elem_bytes;
-  int nsend_rows = rows_of(&h->exp_exec) + rows_of(&h->exp_nonexec);
+  if (!h->send_rows) OP2_CALL(build_send_rows(ctx, h));
   int nrecv_rows = rows_of(&h->imp_exec) + rows_of(&h->imp_nonexec);
   pd->dat = d;
-  pd->sendbuf = malloc(eb * ((size_t)nsend_rows + 1));
+  pd->sendbuf = malloc(eb * ((size_t)h->nsend_rows + 1));
   pd->recvbuf = malloc(eb * ((size_t)nrecv_rows + 1));
   int maxmsg = h->exp_exec.nranks + h->exp_nonexec.nranks + h->imp_exec.nranks +
                h->imp_nonexec.nranks;
@@ -46,35 +73,33 @@ static int begin_one(op2_context *ctx, op_dat d, pending *pd, double *bytes, lon
   for (int q = 0; q < p; q++) {
     int a = neighbour_slot(&h->imp_exec, q), b = neighbour_slot(&h->imp_nonexec, q);
     if (a < 0 && b < 0) continue;
-    int rows = (a >= 0 ? h->imp_exec.offset[a + 1] - h->imp_exec.offset[a] : 0) +
-               (b >= 0 ? h->imp_nonexec.offset[b + 1] - h->imp_nonexec.offset[b] : 0);
+    int rows = slot_rows(&h->imp_exec, a) + slot_rows(&h->imp_nonexec, b);
     MPI_Irecv(pd->recvbuf + at * eb, (int)(rows * eb), MPI_BYTE, q, tag, ctx->mpi.comm,
               &pd->req[pd->nrecv++]);
     at += (size_t)rows;
   }
-  int nrecv = pd->nrecv;
+  if (on_device(ctx, d)) {
+    if (h->nsend_rows)
+      OP2_CALL(ctx->backend->halo_pack(ctx, d, h->send_rows, h->nsend_rows, pd->sendbuf));
+  } else {
+    for (int i = 0; i < h->nsend_rows; i++)
+      memcpy(pd->sendbuf + (size_t)i * eb, d->data + (size_t)h->send_rows[i] * eb, eb);
+  }
   at = 0;
   for (int q = 0; q < p; q++) {
     int a = neighbour_slot(&h->exp_exec, q), b = neighbour_slot(&h->exp_nonexec, q);
     if (a < 0 && b < 0) continue;
-    size_t start = at;
-    const op2_halo_list *lists[2] = {&h->exp_exec, &h->exp_nonexec};
-    int slots[2] = {a, b};
-    for (int k = 0; k < 2; k++) {
-      if (slots[k] < 0) continue;
-      const op2_halo_list *l = lists[k];
-      for (int i = l->offset[slots[k]]; i < l->offset[slots[k] + 1]; i++)
-        memcpy(pd->sendbuf + (at++) * eb, d->data + (size_t)l->elements[i] * eb, eb);
-    }
-    MPI_Isend(pd->sendbuf + start * eb, (int)((at - start) * eb), MPI_BYTE, q, tag,
-              ctx->mpi.comm, &pd->req[nrecv + pd->nsend++]);
-    *bytes += (double)((at - start) * eb);
+    size_t rows = (size_t)(slot_rows(&h->exp_exec, a) + slot_rows(&h->exp_nonexec, b));
+    MPI_Isend(pd->sendbuf + at * eb, (int)(rows * eb), MPI_BYTE, q, tag, ctx->mpi.comm,
+              &pd->req[pd->nrecv + pd->nsend++]);
+    at += rows;
+    *bytes += (double)(rows * eb);
     (*messages)++;
   }
   return OP2_OK;
 }
 
-static void end_one(op2_context *ctx, pending *pd) {
+static int end_one(op2_context *ctx, pending *pd) {
   MPI_Waitall(pd->nrecv + pd->nsend, pd->req, MPI_STATUSES_IGNORE);
   op_dat d = pd->dat;
   const op2_halo *h = d->set->halo;
@@ -84,19 +109,24 @@ static void end_one(op2_context *ctx, pending *pd) {
   for (int q = 0; q < ctx->mpi.size; q++) {
     int a = neighbour_slot(&h->imp_exec, q), b = neighbour_slot(&h->imp_nonexec, q);
     if (a >= 0) {
-      size_t rows = (size_t)(h->imp_exec.offset[a + 1] - h->imp_exec.offset[a]);
+      size_t rows = (size_t)slot_rows(&h->imp_exec, a);
       memcpy(exec_base + (size_t)h->imp_exec.offset[a] * eb, pd->recvbuf + at * eb, rows * eb);
       at += rows;
     }
     if (b >= 0) {
-      size_t rows = (size_t)(h->imp_nonexec.offset[b + 1] - h->imp_nonexec.offset[b]);
+      size_t rows = (size_t)slot_rows(&h->imp_nonexec, b);
       memcpy(nonexec_base + (size_t)h->imp_nonexec.offset[b] * eb, pd->recvbuf + at * eb,
              rows * eb);
       at += rows;
     }
   }
-  d->halo_dirty = false;
   free(pd->sendbuf), free(pd->recvbuf), free(pd->req);
+  pd->sendbuf = pd->recvbuf = NULL;
+  pd->req = NULL;
+  /* The import rows are contiguous in the element order, so they reach the device in one copy. */
+  if (on_device(ctx, d) && at) OP2_CALL(ctx->backend->halo_unpack(ctx, d));
+  d->halo_dirty = false;
+  return OP2_OK;
 }
 
 int op2_exchange_begin(op2_context *ctx, op_dat *dats, int ndats, op2_exchange **out,
@@ -104,14 +134,21 @@ int op2_exchange_begin(op2_context *ctx, op_dat *dats, int ndats, op2_exchange *
   op2_exchange *x = calloc(1, sizeof *x);
   if (!x || !(x->p = calloc((size_t)ndats + 1, sizeof(pending))))
     return free(x), op2_error(OP2_ERR_MEM, "halo exchange: out of memory");
-  for (int i = 0; i < ndats; i++) OP2_CALL(begin_one(ctx, dats[i], &x->p[x->n++], bytes, messages));
   *out = x;
+  for (int i = 0; i < ndats; i++) OP2_CALL(begin_one(ctx, dats[i], &x->p[x->n++], bytes, messages));
   return OP2_OK;
 }
 
-void op2_exchange_end(op2_context *ctx, op2_exchange *x) {
-  if (!x) return;
-  for (int i = 0; i < x->n; i++) end_one(ctx, &x->p[i]);
+/* Waits for every message even after a failure, so no request outlives its buffers. */
+int op2_exchange_end(op2_context *ctx, op2_exchange *x) {
+  if (!x) return OP2_OK;
+  int rc = OP2_OK;
+  for (int i = 0; i < x->n; i++) {
+    if (!x->p[i].req) continue;
+    int r = end_one(ctx, &x->p[i]);
+    if (rc == OP2_OK) rc = r;
+  }
   free(x->p);
   free(x);
+  return rc;
 }

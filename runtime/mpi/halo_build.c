@@ -355,5 +355,6 @@ void op2_halo_free(op2_halo *h) {
   if (!h) return;
   list_free(&h->exp_exec), list_free(&h->imp_exec);
   list_free(&h->exp_nonexec), list_free(&h->imp_nonexec);
+  free(h->send_rows);
   free(h);
 }

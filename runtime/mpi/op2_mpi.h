@@ -55,7 +55,7 @@ void op2_halo_free(op2_halo *h);
 typedef struct op2_exchange op2_exchange;
 int op2_exchange_begin(op2_context *ctx, op_dat *dats, int ndats, op2_exchange **out,
                        double *bytes, long *messages);
-void op2_exchange_end(op2_context *ctx, op2_exchange *x);
+int op2_exchange_end(op2_context *ctx, op2_exchange *x);
 
 /* Data out (gather.c): values of global indices [first, first+count) into out, from their
  * owners. OP2_FETCH_DECLARED: this rank's declared block; OP2_FETCH_BLOCK: its uniform block;
