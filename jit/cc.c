@@ -2,19 +2,13 @@
  * of a possibly large, possibly MPI-attached process). Its identity for the cache key is the
  * resolved binary (path, size, mtime) and, because -march=native code only runs on the CPU it was
  * built for, this CPU's model and feature flags. */
-#include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "jit.h"
-
-extern char **environ;
 
 static int find_in_path(const char *name, char *out, size_t len) {
   if (strchr(name, '/')) return realpath(name, out) && access(out, X_OK) == 0 ? 0 : -1;
@@ -83,41 +77,7 @@ static int compile_cc(const op2_tier *cc, const char *source, const char *src_pa
   argv[argc] = NULL;
 
   op2_buf out = {0};
-  int pipefd[2];
-  if (pipe2(pipefd, O_CLOEXEC) != 0) {
-    *log = strdup("cannot create a pipe for the compiler's messages");
-    return -1;
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
-  /* The compiler must not inherit the program's descriptors (HDF5 files and their locks, MPI). */
-  posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-  pid_t pid;
-  int rc = posix_spawn(&pid, cc->path, &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(pipefd[1]);
-  if (rc != 0) {
-    close(pipefd[0]);
-    op2_buf_printf(&out, "cannot run %s: %s\n", cc->path, strerror(rc));
-    *log = out.data;
-    return -1;
-  }
-  char chunk[4096];
-  ssize_t got;
-  while ((got = read(pipefd[0], chunk, sizeof chunk)) != 0) {
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) break;
-    op2_buf_append(&out, chunk, (size_t)got);
-  }
-  close(pipefd[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  if (!ok) op2_buf_printf(&out, "%s exited with status %d\n", cc->path,
-                          WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  int rc = op2_spawn_capture(cc->path, argv, &out);
   *log = out.data ? out.data : calloc(1, 1);
-  return ok ? 0 : -1;
+  return rc;
 }

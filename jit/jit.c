@@ -74,8 +74,7 @@ static int compile_failed(const op2_loop *loop, op2_kernel *k, const op2_cache_k
                                     : "");
 }
 
-/* The usable cache root for this run, or NULL (cache off, or unsafe/unusable directory). */
-static const char *cache_root(op2_context *ctx) {
+const char *op2_jit_cache_root(op2_context *ctx) {
   if (ctx->opt.cache_mode == OP2_CACHE_OFF) return NULL;
   char why[600];
   if (op2_cache_root_usable(ctx->opt.cache_dir, ctx->opt.cache_mode == OP2_CACHE_ON, why,
@@ -354,7 +353,7 @@ static int obtain_kernel(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
                          const op2_generated *gen) {
   struct op2_jit_state *st = jit_state(ctx);
   if (!st) return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
-  const char *root = cache_root(ctx);
+  const char *root = op2_jit_cache_root(ctx);
   char entry[4400] = "";
   int may_write = 0;
   int use_cc = ctx->opt.jit_mode != OP2_JIT_TCC && st->cc_usable;

@@ -60,6 +60,9 @@ struct op2_tier {
                  char **log);
 };
 void op2_tcc_tier(op2_tier *t);
+/* Runs `path` with argv (spawn.c); its stdout and stderr, and why it failed, are appended to
+ * *out. 0 when it ran and exited with status 0. */
+int op2_spawn_capture(const char *path, char *const argv[], op2_buf *out);
 /* Finds the compiler `cc` (a name in PATH or a path); -1 when there is none. */
 int op2_cc_tier(const char *cc, const char *flags, op2_tier *t);
 void op2_tcc_release(void *tcc_state);
@@ -93,6 +96,10 @@ typedef struct op2_manifest {
 int op2_manifest_write(const char *path, const op2_manifest *m, char *err, size_t errlen);
 int op2_manifest_read(const char *path, op2_manifest *m, char *err, size_t errlen);
 void op2_hash_hex64(const void *data, size_t len, char out[17]);
+void op2_utc_now(char *out, size_t len); /* ISO 8601, for manifests */
+/* The cache root this run may use (created if needed), or NULL: cache off, or the directory is
+ * unusable or unsafe (said once per call with OP2_DIAGS). */
+const char *op2_jit_cache_root(op2_context *ctx);
 
 /* Ensures the cache root exists (0700) and is safe to load code from. */
 int op2_cache_root_usable(const char *root, int create, char *why, size_t whylen);

@@ -24,17 +24,6 @@ void op2_cuda_binary_clear(op2_cuda_binary *b) {
   memset(b, 0, sizeof *b);
 }
 
-static const char *usable_root(op2_context *ctx) {
-  if (ctx->opt.cache_mode == OP2_CACHE_OFF) return NULL;
-  char why[600];
-  if (op2_cache_root_usable(ctx->opt.cache_dir, ctx->opt.cache_mode == OP2_CACHE_ON, why,
-                            sizeof why) != 0) {
-    op2_diag(1, "kernel cache not used: %s", why);
-    return NULL;
-  }
-  return ctx->opt.cache_dir;
-}
-
 /* Whether a new build may go into `entry`: cache on, this rank writes for its node, and the
  * directory is absent or ours and private. */
 static int may_write_entry(op2_context *ctx, const char *entry) {
@@ -98,13 +87,6 @@ static int verify_cubin_entry(const char *entry, const char *name, const op2_cac
   return 0;
 }
 
-static void utc_now(char *out, size_t len) {
-  time_t now = time(NULL);
-  struct tm tm;
-  gmtime_r(&now, &tm);
-  strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 /* Source and PTX first, binary next, manifest last: an entry without a manifest is never used. */
 static int store_cubin_entry(const char *entry, const char *name, const op2_cache_key *key,
                              const char *flags, const op2_generated *gen, const char *cubin,
@@ -132,7 +114,7 @@ static int store_cubin_entry(const char *entry, const char *name, const op2_cach
   m.binary_bytes = (long long)cubin_len;
   op2_hash_hex64(gen->source.data, gen->source.len, m.source_xxh3);
   op2_hash_hex64(cubin, cubin_len, m.binary_xxh3);
-  utc_now(m.created, sizeof m.created);
+  op2_utc_now(m.created, sizeof m.created);
   m.compile_ms = ms;
   m.signature = gen->signature.data;
   snprintf(path, sizeof path, "%s/manifest.json", entry);
@@ -158,7 +140,7 @@ int op2_cuda_obtain_cubin(op2_context *ctx, op2_jit_counters *cnt, const char *n
   snprintf(flags, sizeof flags, "-arch=%s -default-device --fmad=false -std=c++17", arch);
   op2_cache_key key;
   op2_cache_key_make(gen->source.data, gen->source.len, op2_nvrtc_identity(), flags, &key);
-  const char *root = usable_root(ctx);
+  const char *root = op2_jit_cache_root(ctx);
   if (root) {
     op2_cache_entry_dir(root, name, &key, entry, sizeof entry);
     int rc = verify_cubin_entry(entry, name, &key, gen, &out->image, &out->len, why, sizeof why);
@@ -265,7 +247,7 @@ int op2_cuda_obtain_emu(op2_context *ctx, op2_jit_counters *cnt, const char *nam
   OP2_CALL(emu_source(ctx, gen, &src));
   op2_cache_key key;
   op2_cache_key_make(src.data, src.len, tier.identity, tier.flags, &key);
-  const char *root = usable_root(ctx);
+  const char *root = op2_jit_cache_root(ctx);
   char entry[4400] = "", so_path[4400], why[600];
   if (root) {
     op2_cache_entry_dir(root, name, &key, entry, sizeof entry);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #define XXH_STATIC_LINKING_ONLY /* for the streaming state on the stack */
 #include <xxhash.h>
 
@@ -92,4 +93,11 @@ int op2_manifest_read(const char *path, op2_manifest *m, char *err, size_t errle
   m->binary_bytes = (long long)bbytes;
   if (bad) return snprintf(err, errlen, "%s lacks a field or has a wrong one", path), -1;
   return 0;
+}
+
+void op2_utc_now(char *out, size_t len) {
+  time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }

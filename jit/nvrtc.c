@@ -1,19 +1,14 @@
 /* NVRTC: generated CUDA source to CUBIN (and its PTX) for one architecture, in process. The CUDA
  * driver is not needed for this, so kernels compile and assemble on machines without a GPU. */
 #include <errno.h>
-#include <fcntl.h>
 #include <nvrtc.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "jit.h"
 #include "../runtime/cuda/cuda.h"
-
-extern char **environ;
 
 const char *op2_nvrtc_identity(void) {
   static char id[64];
@@ -108,39 +103,8 @@ int op2_ptxas_check(const char *ptxas, const char *ptx, size_t len, const char *
   }
   snprintf(arch_opt, sizeof arch_opt, "-arch=%s", arch);
   char *argv[] = {(char *)ptxas, arch_opt, path, "-o", "/dev/null", NULL};
-  int pipefd[2];
-  if (pipe2(pipefd, O_CLOEXEC) != 0) {
-    unlink(path);
-    *log = strdup("cannot create a pipe for ptxas");
-    return -1;
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
-  pid_t pid;
-  int rc = posix_spawn(&pid, ptxas, &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(pipefd[1]);
-  if (rc == 0) {
-    char chunk[4096];
-    ssize_t got;
-    while ((got = read(pipefd[0], chunk, sizeof chunk)) != 0) {
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0) break;
-      op2_buf_append(&out, chunk, (size_t)got);
-    }
-  }
-  close(pipefd[0]);
-  int status = 0, ok = 0;
-  if (rc == 0) {
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  } else {
-    op2_buf_printf(&out, "cannot run %s: %s\n", ptxas, strerror(rc));
-  }
+  int rc = op2_spawn_capture(ptxas, argv, &out);
   unlink(path);
   *log = out.data ? out.data : calloc(1, 1);
-  return ok ? 0 : -1;
+  return rc;
 }

@@ -26,13 +26,6 @@ int op2_load_shared_object(const char *so_path, void **handle, op2_kernel_fn *fn
   return 0;
 }
 
-static void utc_now(char *out, size_t len) {
-  time_t now = time(NULL);
-  struct tm tm;
-  gmtime_r(&now, &tm);
-  strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 static void remove_entry_files(const char *entry, const char *name) {
   char path[4400];
   const char *suffixes[] = {".c", ".so"};
@@ -105,7 +98,7 @@ int op2_build_into_entry(const op2_build_request *req, op2_build_result *res) {
     m.source_bytes = (long long)req->source_len;
     m.binary_bytes = (long long)bin_len;
     op2_hash_hex64(req->source, req->source_len, m.source_xxh3);
-    utc_now(m.created, sizeof m.created);
+    op2_utc_now(m.created, sizeof m.created);
     m.compile_ms = res->compile_ms;
     m.signature = req->signature;
     /* The manifest goes last: an entry without one is never loaded. */
