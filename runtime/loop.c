@@ -138,9 +138,12 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
   loop->bytes_per_call = bytes_per_call(set, nargs, args, loop->desc);
   loop->const_generation = ctx->const_generation;
   loop->stats = op2_stats_for(ctx, name);
-  /* Registered only once complete, so a kernel that fails to compile leaves nothing behind. */
+  /* Registered only once complete, so a kernel that fails to compile leaves nothing behind.
+   * Backends with their own code generator (CUDA) build their kernel at the first run. */
   double t0 = op2_wall_seconds();
-  int rc = loop->stats ? op2_jit_kernel(ctx, loop, kernel, &loop->kernel) : OP2_ERR_MEM;
+  int rc = !loop->stats                            ? OP2_ERR_MEM
+           : strcmp(ctx->backend->target, "c") != 0 ? OP2_OK
+                                                    : op2_jit_kernel(ctx, loop, kernel, &loop->kernel);
   if (rc == OP2_OK) loop->stats->jit_ms += 1e3 * (op2_wall_seconds() - t0);
   loop->writes_indirectly = needs_plan(nargs, loop->desc);
   if (ctx->mpi.size > 1) { /* core while messages travel, the rest, then the exec halo */

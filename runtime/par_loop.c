@@ -148,14 +148,14 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
                                        : NULL;
     maps[i] = d->map_arity ? a->map->values : NULL;
   }
-  op2_kernel *k = loop->kernel;
-  if (k->job || k->awaiting_peer) op2_jit_poll(ctx, k); /* between calls only */
+  op2_kernel *k = loop->kernel; /* NULL when the backend generates its own code */
+  if (k && (k->job || k->awaiting_peer)) op2_jit_poll(ctx, k); /* between calls only */
   op2_exec exec = {.loop = loop, .arg_ptrs = ptrs, .map_ptrs = maps};
   double t0 = op2_wall_seconds();
   int rc = ctx->mpi.size > 1 ? run_distributed(ctx, &exec, args) : run_phase(ctx, &exec, 0);
   if (rc == OP2_OK) {
     loop->stats->calls++;
-    loop->stats->calls_by_tier[k->tier]++;
+    if (k) loop->stats->calls_by_tier[k->tier]++;
     loop->stats->seconds += op2_wall_seconds() - t0;
     loop->stats->bytes += loop->bytes_per_call;
   }

@@ -88,8 +88,11 @@ void op_timing_output(void) {
   for (int i = 0; i < ctx->stats.count; i++) {
     const op2_loop_stats *s = ctx->stats.items[i];
     char tiers[48];
-    snprintf(tiers, sizeof tiers, "%ld/%ld", s->calls_by_tier[OP2_TIER_TCC],
-             s->calls_by_tier[OP2_TIER_CC]);
+    if (s->calls_by_tier[OP2_TIER_TCC] + s->calls_by_tier[OP2_TIER_CC] > 0)
+      snprintf(tiers, sizeof tiers, "%ld/%ld", s->calls_by_tier[OP2_TIER_TCC],
+               s->calls_by_tier[OP2_TIER_CC]);
+    else /* no C kernel ran: an accelerator's, or no calls */
+      snprintf(tiers, sizeof tiers, "-");
     printf("  %-16s %7ld %10.4f %9.4f %8.2f %9.3f %9.3f %15s  %s\n", s->name, s->calls,
            s->seconds, s->calls ? 1e3 * s->seconds / (double)s->calls : 0.0,
            s->seconds > 0 ? s->bytes / s->seconds / 1e9 : 0.0, s->jit_ms, 1e3 * s->plan_seconds,

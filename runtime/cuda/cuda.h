@@ -93,9 +93,9 @@ int op2_codegen_cuda(const op2_context *ctx, const op2_loop *loop, const char *k
 int op2_codegen_cuda_halo_gather(const op2_context *ctx, size_t row_bytes, op2_generated *out);
 
 /* ---- compiling (nvrtc.c, jit_cuda.c) ----
- * CUDA builds are counted in the backend's own op2_jit_counters, not in the context's: the
- * generic JIT still obtains a C kernel for every loop shape, and the context's counters (what
- * op_timing_output prints) keep counting exactly those. */
+ * Every CUDA build (NVRTC verification builds of the emulator included) is counted in the
+ * backend's own op2_jit_counters; the context's counters, which op_timing_output prints, count
+ * one kernel per loop module. No C kernel is built for loops under a CUDA backend. */
 const char *op2_nvrtc_identity(void); /* "nvrtc MAJOR.MINOR" */
 /* CUBIN and PTX for `arch` (e.g. "sm_90"). The compiler's messages go to *log (malloc'ed). */
 int op2_nvrtc_compile(const char *source, size_t len, const char *name, const char *arch,

@@ -127,10 +127,13 @@ static int cmp_int(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Block colours: the loop's own plan when it has one for this range and part size, else (no
- * indirect writes) one colour. */
+/* Block colours: the loop's own plan when it has one for this range (one MPI phase, or the whole
+ * set) and part size, else (no indirect writes) one colour. */
 static int block_colours(const op2_loop *loop, op2_cuda_plan *p) {
-  const op2_plan *lp = loop->plans[0];
+  const op2_plan *lp = NULL;
+  for (int ph = 0; ph < loop->nphases; ph++)
+    if (loop->plans[ph] && loop->plans[ph]->begin == p->begin && loop->plans[ph]->end == p->end)
+      lp = loop->plans[ph];
   p->blkmap = malloc(sizeof(int) * (size_t)p->nblocks);
   if (!p->blkmap) return -1;
   if (lp && lp->begin == p->begin && lp->end == p->end && lp->part_size == p->part_size &&
