@@ -29,8 +29,7 @@ static struct op2_jit_state *jit_state(op2_context *ctx) {
   if (ctx->opt.jit_mode != OP2_JIT_TCC) {
     st->cc_usable = op2_cc_tier(ctx->opt.cc, ctx->opt.cflags, &st->cc) == 0;
     if (!st->cc_usable)
-      op2_diag(1, "optimising compiler '%s' not found: kernels stay on TinyCC code",
-               ctx->opt.cc);
+      op2_diag(1, "optimising compiler '%s' not found: kernels stay on TinyCC code", ctx->opt.cc);
   }
   ctx->jit_state = st;
   return st;
@@ -92,16 +91,14 @@ static void tier_key(const op2_tier *t, const op2_generated *gen, op2_cache_key 
 /* Loads the tier's entry if it is there and sound. Returns 0 when loaded. *may_write says
  * whether a new build may be stored in that entry (it must not if someone else's). */
 static int load_from_disk(op2_context *ctx, op2_kernel *k, const char *root, const op2_tier *t,
-                          const op2_generated *gen, char *entry, size_t entry_len,
-                          int *may_write) {
+                          const op2_generated *gen, char *entry, size_t entry_len, int *may_write) {
   op2_cache_key key;
   tier_key(t, gen, &key);
   op2_cache_entry_dir(root, k->name, &key, entry, entry_len);
   char so_path[4400], why[600];
   int rc = op2_cache_verify(entry, k->name, &key, gen->source.data, gen->source.len, so_path,
                             sizeof so_path, why, sizeof why);
-  if (rc == 0 &&
-      op2_load_shared_object(so_path, &k->dl_handle, &k->fn, why, sizeof why) == 0) {
+  if (rc == 0 && op2_load_shared_object(so_path, &k->dl_handle, &k->fn, why, sizeof why) == 0) {
     ctx->jit.disk_hits++;
     if (ctx->opt.cache_mode == OP2_CACHE_ON) utimensat(AT_FDCWD, entry, NULL, 0);
     char src[4400];
@@ -378,24 +375,39 @@ static int obtain_kernel(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
   return OP2_OK;
 }
 
+/* Every rank must run the same code: compare source hashes. Done for every new loop shape, before
+ * any rank can take a different path, so the collective never deadlocks. */
+static int same_on_all_ranks(op2_context *ctx, const op2_loop *loop, XXH128_hash_t h) {
+  if (ctx->mpi.size < 2) return OP2_OK;
+  unsigned long long mine[2] = {h.high64, h.low64}, lo[2], hi[2];
+  MPI_Allreduce(mine, lo, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, ctx->mpi.comm);
+  MPI_Allreduce(mine, hi, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, ctx->mpi.comm);
+  if (lo[0] != hi[0] || lo[1] != hi[1])
+    return op2_error(OP2_ERR_STATE,
+                     "op_par_loop '%s': ranks generated different kernel "
+                     "sources (different kernel text, constants or arguments on some ranks)",
+                     loop->name);
+  return OP2_OK;
+}
+
+int op2_jit_check_ranks(op2_context *ctx, const op2_loop *loop, const char *kernel_src) {
+  if (ctx->mpi.size < 2) return OP2_OK;
+  op2_generated gen;
+  OP2_CALL(op2_codegen_c(ctx, loop, kernel_src, &gen));
+  XXH128_hash_t h = XXH3_128bits(gen.source.data, gen.source.len);
+  op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
+  return same_on_all_ranks(ctx, loop, h);
+}
+
 int op2_jit_kernel(op2_context *ctx, const op2_loop *loop, const char *kernel_src,
                    op2_kernel **out) {
   double t0 = op2_wall_seconds();
   op2_generated gen;
   OP2_CALL(op2_codegen_c(ctx, loop, kernel_src, &gen));
   XXH128_hash_t h = XXH3_128bits(gen.source.data, gen.source.len);
-  /* Every rank must run the same code: compare source hashes. Done for every new loop shape, before
-   * any rank can take a different path, so the collective never deadlocks. */
-  if (ctx->mpi.size > 1) {
-    unsigned long long mine[2] = {h.high64, h.low64}, lo[2], hi[2];
-    MPI_Allreduce(mine, lo, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, ctx->mpi.comm);
-    MPI_Allreduce(mine, hi, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, ctx->mpi.comm);
-    if (lo[0] != hi[0] || lo[1] != hi[1]) {
-      op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
-      return op2_error(OP2_ERR_STATE, "op_par_loop '%s': ranks generated different kernel "
-                       "sources (different kernel text, constants or arguments on some ranks)",
-                       loop->name);
-    }
+  if (same_on_all_ranks(ctx, loop, h) != OP2_OK) {
+    op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
+    return OP2_ERR_STATE;
   }
   for (int i = 0; i < ctx->kernels.count; i++) {
     op2_kernel *k = ctx->kernels.items[i];
@@ -423,8 +435,10 @@ int op2_jit_kernel(op2_context *ctx, const op2_loop *loop, const char *kernel_sr
     return rc;
   }
   k->load_ms = 1e3 * (op2_wall_seconds() - t0);
-  if (k->origin == OP2_FROM_DISK) loop->stats->kernels_from_disk++;
-  else loop->stats->kernels_compiled++;
+  if (k->origin == OP2_FROM_DISK)
+    loop->stats->kernels_from_disk++;
+  else
+    loop->stats->kernels_compiled++;
   op2_diag(2, "kernel '%s': %s %s code in %.2f ms (%s)", k->name,
            k->origin == OP2_FROM_DISK ? "loaded" : "compiled",
            k->tier == OP2_TIER_CC ? "optimised" : "TinyCC", k->load_ms,

@@ -9,6 +9,9 @@
 
 #include "../runtime/op2_impl.h"
 
+/* Under MPI, for backends that build their own kernels: fails (on every rank) unless every rank
+ * describes the loop with the same generated C source. Collective. */
+int op2_jit_check_ranks(op2_context *ctx, const op2_loop *loop, const char *kernel_src);
 /* Gives the loop its kernel: from this process's table, the disk cache, or a fresh compile. */
 int op2_jit_kernel(op2_context *ctx, const op2_loop *loop, const char *kernel_src,
                    op2_kernel **out);

@@ -142,7 +142,7 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
    * Backends with their own code generator (CUDA) build their kernel at the first run. */
   double t0 = op2_wall_seconds();
   int rc = !loop->stats                            ? OP2_ERR_MEM
-           : strcmp(ctx->backend->target, "c") != 0 ? OP2_OK
+           : strcmp(ctx->backend->target, "c") != 0 ? op2_jit_check_ranks(ctx, loop, kernel)
                                                     : op2_jit_kernel(ctx, loop, kernel, &loop->kernel);
   if (rc == OP2_OK) loop->stats->jit_ms += 1e3 * (op2_wall_seconds() - t0);
   loop->writes_indirectly = needs_plan(nargs, loop->desc);
