@@ -230,10 +230,11 @@ typedef struct op2_backend {
    * whose dats live in host memory. */
   int (*complete)(op2_context *ctx); /* waits for async runs and finishes their reductions */
   /* Packs rows[0..n) of the device copy of `dat` into host memory `out` (a gather on the
-   * device, then one copy), for sending to neighbours. */
-  int (*halo_pack)(op2_context *ctx, op_dat dat, const int *rows, int n, void *out);
+   * device, then one copy), for sending to neighbours. `loop` names the loop in messages. */
+  int (*halo_pack)(op2_context *ctx, const char *loop, op_dat dat, const int *rows, int n,
+                   void *out);
   /* Copies the import halo rows of the host copy of `dat`, just received, to its device copy. */
-  int (*halo_unpack)(op2_context *ctx, op_dat dat);
+  int (*halo_unpack)(op2_context *ctx, const char *loop, op_dat dat);
 } op2_backend;
 
 

@@ -89,7 +89,7 @@ static int run_distributed(op2_context *ctx, op2_exec *exec, const op_arg *args)
   /* An accelerator queues the phases and returns: the core elements compute while this rank
    * waits for its halo messages, and one wait at the end covers all phases. */
   exec->async = ctx->backend->complete != NULL;
-  int rc = op2_exchange_begin(ctx, dats, ndats, &x, &loop->stats->halo_bytes,
+  int rc = op2_exchange_begin(ctx, loop->name, dats, ndats, &x, &loop->stats->halo_bytes,
                               &loop->stats->halo_messages);
   if (rc == OP2_OK) rc = run_phase(ctx, exec, 0); /* core: needs no halo data */
   int rc_end = op2_exchange_end(ctx, x);

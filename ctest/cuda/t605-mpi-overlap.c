@@ -7,7 +7,9 @@
  *      rows are copied to the device, and not wait for that launch first,
  *   3. copy the import rows to the device in one piece, then launch the other elements,
  *   4. wait for the device once, after the last launch.
- * The results must also equal plain C on the whole mesh. Usage: t605-mpi-overlap */
+ * The results must also equal plain C on the whole mesh. Finally a driver failure while packing is
+ * reported on every rank, naming the loop and the call, and no rank waits forever for the
+ * messages of another. Usage: t605-mpi-overlap */
 #include "mpi/mpi_test.h"
 #include "runtime/cuda/cuda.h"
 
@@ -36,6 +38,7 @@ typedef struct event {
 
 static struct {
   const op2_cu_api *emu;
+  int fail_dtoh; /* the next device-to-host copy fails */
   int on;
   int n;
   event ev[MAX_EVENTS];
@@ -59,6 +62,10 @@ static CUresult t_htod(CUdeviceptr d, const void *h, size_t bytes) {
   return trace.emu->cuMemcpyHtoD(d, h, bytes);
 }
 static CUresult t_dtoh(void *h, CUdeviceptr d, size_t bytes) {
+  if (trace.fail_dtoh) {
+    trace.fail_dtoh = 0;
+    return CUDA_ERROR_LAUNCH_FAILED;
+  }
   record((event){EV_DTOH, NULL, 0, 0, bytes});
   return trace.emu->cuMemcpyDtoH(h, d, bytes);
 }
@@ -99,6 +106,7 @@ int main(int argc, char **argv) {
   api.cuMemcpyDtoH = t_dtoh;
   api.cuCtxSynchronize = t_sync;
   op2_cuda_use_driver(&api);
+  test_catch_errors();
   op_init(argc, argv, 0);
   CHECK(mt_size() >= 2);
   unsigned rng = rm_rng(605);
@@ -160,6 +168,19 @@ int main(int argc, char **argv) {
   got = mt_fetch_all(dv, NN, 2 * sizeof(double));
   mt_check_doubles(got, v, 2 * NN, 0, "v");
   free(got);
+
+  /* 5: the gather's copy to the host fails on every rank */
+  op_par_loop(smooth_src, "smooth", nodes.set, op_arg_dat(dx, -1, OP_ID, 2, "double", OP_READ),
+              op_arg_dat(dv, -1, OP_ID, 2, "double", OP_RW));
+  trace.fail_dtoh = 1;
+  EXPECT_ERROR(
+      op_par_loop(flux_src, "flux", edges.set, op_arg_dat(dv, 0, pedge, 2, "double", OP_READ),
+                  op_arg_dat(dv, 1, pedge, 2, "double", OP_READ),
+                  op_arg_dat(dr, 0, pedge, 1, "double", OP_INC),
+                  op_arg_dat(dr, 1, pedge, 1, "double", OP_INC)),
+      "op_par_loop 'flux'");
+  CHECK_CONTAINS(op_last_error(), "cuMemcpyDtoH");
+  CHECK(trace.fail_dtoh == 0);
   if (mt_rank() == 0)
     printf("t605 on %d ranks: gather, core launch, import copy, rest, one wait\n", mt_size());
   free(x), free(v), free(r), free(en);

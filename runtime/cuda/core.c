@@ -698,9 +698,9 @@ static int gather_kernel_for(op2_context *ctx, op2_cuda_state *st, size_t row_by
   return OP2_OK;
 }
 
-int op2_cuda_halo_pack(op2_context *ctx, op_dat dat, const int *rows, int n, void *out) {
+int op2_cuda_halo_pack(op2_context *ctx, const char *name, op_dat dat, const int *rows, int n,
+                       void *out) {
   op2_cuda_state *st = state(ctx);
-  const char *name = "halo exchange";
   size_t bytes = (size_t)n * dat->elem_bytes;
   cuda_module *m = NULL;
   OP2_CALL(gather_kernel_for(ctx, st, dat->elem_bytes, &m));
@@ -731,12 +731,12 @@ int op2_cuda_halo_pack(op2_context *ctx, op_dat dat, const int *rows, int n, voi
   return OP2_OK;
 }
 
-int op2_cuda_halo_unpack(op2_context *ctx, op_dat dat) {
+int op2_cuda_halo_unpack(op2_context *ctx, const char *name, op_dat dat) {
   op2_cuda_state *st = state(ctx);
   dev_buf *d = dat->device;
   size_t first = (size_t)dat->set->size * dat->elem_bytes;
   size_t bytes = ((size_t)dat->set->exec_size + (size_t)dat->set->nonexec_size) * dat->elem_bytes;
-  if (d && bytes) CU(st, st->api.cuMemcpyHtoD(d->ptr + first, dat->data + first, bytes), NULL);
+  if (d && bytes) CU(st, st->api.cuMemcpyHtoD(d->ptr + first, dat->data + first, bytes), name);
   return OP2_OK;
 }
 

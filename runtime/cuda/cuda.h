@@ -171,8 +171,9 @@ void op2_cuda_finalize(op2_context *ctx);
  * for once; export rows are gathered on the device and copied to the host for MPI; received
  * import rows are copied back in one piece. */
 int op2_cuda_complete(op2_context *ctx);
-int op2_cuda_halo_pack(op2_context *ctx, op_dat dat, const int *rows, int n, void *out);
-int op2_cuda_halo_unpack(op2_context *ctx, op_dat dat);
+int op2_cuda_halo_pack(op2_context *ctx, const char *loop, op_dat dat, const int *rows, int n,
+                       void *out);
+int op2_cuda_halo_unpack(op2_context *ctx, const char *loop, op_dat dat);
 /* Strategy the loop runs with, or -1 if it has not run yet (tests and diagnostics). */
 int op2_cuda_loop_strategy(const char *loop_name);
 

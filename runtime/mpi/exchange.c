@@ -16,11 +16,14 @@ typedef struct pending {
 } pending;
 
 struct op2_exchange {
+  const char *loop; /* for messages */
   int n;
   pending *p;
 };
 
-static int rows_of(const op2_halo_list *l) { return l->nranks ? l->offset[l->nranks] : 0; }
+static int rows_of(const op2_halo_list *l) {
+  return l->nranks ? l->offset[l->nranks] : 0;
+}
 
 static int neighbour_slot(const op2_halo_list *l, int q) {
   for (int k = 0; k < l->nranks; k++)
@@ -54,7 +57,8 @@ static int on_device(op2_context *ctx, op_dat d) {
   return d->device && ctx->backend->halo_pack && ctx->backend->halo_unpack;
 }
 
-static int begin_one(op2_context *ctx, op_dat d, pending *pd, double *bytes, long *messages) {
+static int begin_one(op2_context *ctx, const char *loop, op_dat d, pending *pd, double *bytes,
+                     long *messages) {
   op2_halo *h = d->set->halo;
   size_t eb = d->elem_bytes;
   if (!h->send_rows) OP2_CALL(build_send_rows(ctx, h));
@@ -62,10 +66,12 @@ static int begin_one(op2_context *ctx, op_dat d, pending *pd, double *bytes, lon
   pd->dat = d;
   pd->sendbuf = malloc(eb * ((size_t)h->nsend_rows + 1));
   pd->recvbuf = malloc(eb * ((size_t)nrecv_rows + 1));
-  int maxmsg = h->exp_exec.nranks + h->exp_nonexec.nranks + h->imp_exec.nranks +
-               h->imp_nonexec.nranks;
+  int maxmsg =
+      h->exp_exec.nranks + h->exp_nonexec.nranks + h->imp_exec.nranks + h->imp_nonexec.nranks;
   pd->req = malloc(sizeof(MPI_Request) * ((size_t)maxmsg + 1));
-  if (!pd->sendbuf || !pd->recvbuf || !pd->req) return op2_error(OP2_ERR_MEM, "halo exchange: oom");
+  if (!pd->sendbuf || !pd->recvbuf || !pd->req)
+    return op2_error(OP2_ERR_MEM, "op_par_loop '%s': halo exchange of dat '%s': out of memory",
+                     loop, d->name);
   pd->nsend = pd->nrecv = 0;
   /* one message per neighbour: its exec rows then its non-exec rows */
   int p = ctx->mpi.size, tag = 1000 + d->index;
@@ -78,9 +84,13 @@ static int begin_one(op2_context *ctx, op_dat d, pending *pd, double *bytes, lon
               &pd->req[pd->nrecv++]);
     at += (size_t)rows;
   }
+  /* A failed pack is reported after the sends are posted: the neighbours wait for these
+   * messages, and must not wait forever. */
+  int rc = OP2_OK;
   if (on_device(ctx, d)) {
     if (h->nsend_rows)
-      OP2_CALL(ctx->backend->halo_pack(ctx, d, h->send_rows, h->nsend_rows, pd->sendbuf));
+      rc = ctx->backend->halo_pack(ctx, loop, d, h->send_rows, h->nsend_rows, pd->sendbuf);
+    if (rc != OP2_OK) memset(pd->sendbuf, 0, eb * (size_t)h->nsend_rows);
   } else {
     for (int i = 0; i < h->nsend_rows; i++)
       memcpy(pd->sendbuf + (size_t)i * eb, d->data + (size_t)h->send_rows[i] * eb, eb);
@@ -96,10 +106,10 @@ static int begin_one(op2_context *ctx, op_dat d, pending *pd, double *bytes, lon
     *bytes += (double)(rows * eb);
     (*messages)++;
   }
-  return OP2_OK;
+  return rc;
 }
 
-static int end_one(op2_context *ctx, pending *pd) {
+static int end_one(op2_context *ctx, const char *loop, pending *pd) {
   MPI_Waitall(pd->nrecv + pd->nsend, pd->req, MPI_STATUSES_IGNORE);
   op_dat d = pd->dat;
   const op2_halo *h = d->set->halo;
@@ -124,19 +134,24 @@ static int end_one(op2_context *ctx, pending *pd) {
   pd->sendbuf = pd->recvbuf = NULL;
   pd->req = NULL;
   /* The import rows are contiguous in the element order, so they reach the device in one copy. */
-  if (on_device(ctx, d) && at) OP2_CALL(ctx->backend->halo_unpack(ctx, d));
+  if (on_device(ctx, d) && at) OP2_CALL(ctx->backend->halo_unpack(ctx, loop, d));
   d->halo_dirty = false;
   return OP2_OK;
 }
 
-int op2_exchange_begin(op2_context *ctx, op_dat *dats, int ndats, op2_exchange **out,
-                       double *bytes, long *messages) {
+int op2_exchange_begin(op2_context *ctx, const char *loop, op_dat *dats, int ndats,
+                       op2_exchange **out, double *bytes, long *messages) {
   op2_exchange *x = calloc(1, sizeof *x);
   if (!x || !(x->p = calloc((size_t)ndats + 1, sizeof(pending))))
     return free(x), op2_error(OP2_ERR_MEM, "halo exchange: out of memory");
+  x->loop = loop;
   *out = x;
-  for (int i = 0; i < ndats; i++) OP2_CALL(begin_one(ctx, dats[i], &x->p[x->n++], bytes, messages));
-  return OP2_OK;
+  int rc = OP2_OK; /* every dat's messages go out even after a failure: neighbours wait for them */
+  for (int i = 0; i < ndats; i++) {
+    int r = begin_one(ctx, loop, dats[i], &x->p[x->n++], bytes, messages);
+    if (rc == OP2_OK) rc = r;
+  }
+  return rc;
 }
 
 /* Waits for every message even after a failure, so no request outlives its buffers. */
@@ -145,7 +160,7 @@ int op2_exchange_end(op2_context *ctx, op2_exchange *x) {
   int rc = OP2_OK;
   for (int i = 0; i < x->n; i++) {
     if (!x->p[i].req) continue;
-    int r = end_one(ctx, &x->p[i]);
+    int r = end_one(ctx, x->loop, &x->p[i]);
     if (rc == OP2_OK) rc = r;
   }
   free(x->p);

@@ -53,8 +53,8 @@ void op2_halo_free(op2_halo *h);
 
 /* Halo exchange of dirty dats (exchange.c). */
 typedef struct op2_exchange op2_exchange;
-int op2_exchange_begin(op2_context *ctx, op_dat *dats, int ndats, op2_exchange **out,
-                       double *bytes, long *messages);
+int op2_exchange_begin(op2_context *ctx, const char *loop, op_dat *dats, int ndats,
+                       op2_exchange **out, double *bytes, long *messages);
 int op2_exchange_end(op2_context *ctx, op2_exchange *x);
 
 /* Data out (gather.c): values of global indices [first, first+count) into out, from their
