@@ -19,16 +19,6 @@
 #error "op2jit's HDF5 I/O needs a parallel HDF5 build (hdf5-openmpi)"
 #endif
 
-/* The public entry points (declared in include/op2.h by the build; repeated here so this area
- * compiles on its own). */
-op_set op_decl_set_hdf5(const char *file, const char *name);
-op_map op_decl_map_hdf5(op_set from, op_set to, int dim, const char *file, const char *name);
-op_dat op_decl_dat_hdf5(op_set set, int dim, const char *type, const char *file, const char *name);
-void op_get_const_hdf5(const char *name, int dim, const char *type, char *const_data,
-                       const char *file_name);
-void op_dump_to_hdf5(const char *file_name);
-void op_fetch_data_hdf5_file(op_dat dat, const char *file_name);
-
 /* Ranks taking part in I/O: 1 (rank 0) without MPI or before op2_mpi_init has run. */
 int op2_h5_ranks(int *rank);
 MPI_Comm op2_h5_comm(void);
