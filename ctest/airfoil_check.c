@@ -1,7 +1,8 @@
 /* Runs a command (the Airfoil sample, alone or under mpiexec) and compares the rms lines it prints
- * with the reference values. Usage: airfoil_check RMS_FILE MESH_LABEL REL_TOL ITERATIONS -- COMMAND...
- * The sample prints ` ITER  RMS` every 100 iterations on rank 0 only: exactly ITERATIONS / 100
- * such lines must appear, each within REL_TOL of the reference, and the command must succeed. */
+ * with the reference values. Usage: airfoil_check RMS_FILE MESH_LABEL REL_TOL ITERATIONS --
+ * COMMAND... The sample prints ` ITER  RMS` every 100 iterations on rank 0 only: exactly ITERATIONS
+ * / 100 such lines must appear, each within REL_TOL of the reference, and the command must succeed.
+ */
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>

@@ -11,44 +11,44 @@
 
 #include <op2.h>
 
-#define CHECK(cond)                                                           \
-  do {                                                                        \
-    if (!(cond)) {                                                            \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
       fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      exit(1);                                                                \
-    }                                                                         \
+      exit(1);                                                                 \
+    }                                                                          \
   } while (0)
 
-#define CHECK_EQ_INT(a, b)                                                              \
-  do {                                                                                  \
-    long long check_a_ = (long long)(a), check_b_ = (long long)(b);                     \
-    if (check_a_ != check_b_) {                                                         \
-      fprintf(stderr, "%s:%d: CHECK_EQ_INT failed: %s == %s (%lld vs %lld)\n", __FILE__, \
-              __LINE__, #a, #b, check_a_, check_b_);                                    \
-      exit(1);                                                                          \
-    }                                                                                   \
+#define CHECK_EQ_INT(a, b)                                                                         \
+  do {                                                                                             \
+    long long check_a_ = (long long)(a), check_b_ = (long long)(b);                                \
+    if (check_a_ != check_b_) {                                                                    \
+      fprintf(stderr, "%s:%d: CHECK_EQ_INT failed: %s == %s (%lld vs %lld)\n", __FILE__, __LINE__, \
+              #a, #b, check_a_, check_b_);                                                         \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 /* |a - b| <= tol * max(1, |b|) */
-#define CHECK_NEAR(a, b, tol)                                                               \
-  do {                                                                                      \
-    double check_a_ = (double)(a), check_b_ = (double)(b);                                  \
-    double check_s_ = fabs(check_b_) > 1 ? fabs(check_b_) : 1;                               \
-    if (!(fabs(check_a_ - check_b_) <= (tol) * check_s_)) {                                 \
-      fprintf(stderr, "%s:%d: CHECK_NEAR failed: %s ~ %s (%.17g vs %.17g, tol %g)\n",        \
-              __FILE__, __LINE__, #a, #b, check_a_, check_b_, (double)(tol));               \
-      exit(1);                                                                              \
-    }                                                                                       \
+#define CHECK_NEAR(a, b, tol)                                                                   \
+  do {                                                                                          \
+    double check_a_ = (double)(a), check_b_ = (double)(b);                                      \
+    double check_s_ = fabs(check_b_) > 1 ? fabs(check_b_) : 1;                                  \
+    if (!(fabs(check_a_ - check_b_) <= (tol)*check_s_)) {                                       \
+      fprintf(stderr, "%s:%d: CHECK_NEAR failed: %s ~ %s (%.17g vs %.17g, tol %g)\n", __FILE__, \
+              __LINE__, #a, #b, check_a_, check_b_, (double)(tol));                             \
+      exit(1);                                                                                  \
+    }                                                                                           \
   } while (0)
 
-#define CHECK_CONTAINS(haystack, needle)                                                 \
-  do {                                                                                   \
-    const char *check_h_ = (haystack), *check_n_ = (needle);                             \
-    if (!check_h_ || !strstr(check_h_, check_n_)) {                                      \
-      fprintf(stderr, "%s:%d: CHECK_CONTAINS failed: \"%s\" does not contain \"%s\"\n",   \
-              __FILE__, __LINE__, check_h_ ? check_h_ : "(null)", check_n_);             \
-      exit(1);                                                                           \
-    }                                                                                    \
+#define CHECK_CONTAINS(haystack, needle)                                                          \
+  do {                                                                                            \
+    const char *check_h_ = (haystack), *check_n_ = (needle);                                      \
+    if (!check_h_ || !strstr(check_h_, check_n_)) {                                               \
+      fprintf(stderr, "%s:%d: CHECK_CONTAINS failed: \"%s\" does not contain \"%s\"\n", __FILE__, \
+              __LINE__, check_h_ ? check_h_ : "(null)", check_n_);                                \
+      exit(1);                                                                                    \
+    }                                                                                             \
   } while (0)
 
 /* Catching library errors: the handler records the error and returns, so the failing call
@@ -64,21 +64,23 @@ static void test_error_handler(const char *message, void *user) {
   }
 }
 
-static inline void test_catch_errors(void) { op_set_error_handler(test_error_handler, NULL); }
+static inline void test_catch_errors(void) {
+  op_set_error_handler(test_error_handler, NULL);
+}
 
 /* Runs `stmt`, which must raise exactly one library error whose message contains `needle`. */
-#define EXPECT_ERROR(stmt, needle)                                                        \
-  do {                                                                                    \
-    test_errors_expected = 1;                                                             \
-    test_errors_seen = 0;                                                                 \
-    stmt;                                                                                 \
-    test_errors_expected = 0;                                                             \
-    if (test_errors_seen != 1) {                                                          \
-      fprintf(stderr, "%s:%d: expected one error from %s, got %d\n", __FILE__, __LINE__,  \
-              #stmt, test_errors_seen);                                                   \
-      exit(1);                                                                            \
-    }                                                                                     \
-    CHECK_CONTAINS(op_last_error(), needle);                                              \
+#define EXPECT_ERROR(stmt, needle)                                                              \
+  do {                                                                                          \
+    test_errors_expected = 1;                                                                   \
+    test_errors_seen = 0;                                                                       \
+    stmt;                                                                                       \
+    test_errors_expected = 0;                                                                   \
+    if (test_errors_seen != 1) {                                                                \
+      fprintf(stderr, "%s:%d: expected one error from %s, got %d\n", __FILE__, __LINE__, #stmt, \
+              test_errors_seen);                                                                \
+      exit(1);                                                                                  \
+    }                                                                                           \
+    CHECK_CONTAINS(op_last_error(), needle);                                                    \
   } while (0)
 
 /* Deterministic random numbers (xorshift) so failures repeat. */

@@ -33,15 +33,15 @@ typedef enum { OP_READ, OP_WRITE, OP_RW, OP_INC, OP_MIN, OP_MAX } op_access;
  * op_arg_idx(); its fields are private to the library and may change.
  */
 typedef struct op_arg {
-  int kind;           /* private: dat, gbl or idx */
-  int opt;            /* private: 0 when an optional argument is switched off */
-  op_dat dat;         /* private */
-  op_map map;         /* private */
-  int idx;            /* private */
-  int dim;            /* private */
-  const char *type;   /* private */
-  op_access acc;      /* private */
-  void *data;         /* private: global argument data */
+  int kind;         /* private: dat, gbl or idx */
+  int opt;          /* private: 0 when an optional argument is switched off */
+  op_dat dat;       /* private */
+  op_map map;       /* private */
+  int idx;          /* private */
+  int dim;          /* private */
+  const char *type; /* private */
+  op_access acc;    /* private */
+  void *data;       /* private: global argument data */
 } op_arg;
 
 /**
@@ -99,8 +99,8 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
                       const op_arg *args);
 
 /** @brief op_par_loop(kernel_source, "name", set, op_arg_dat(...), ...). */
-#define op_par_loop(kernel, name, set, ...)                                          \
-  op_par_loop_args((kernel), (name), (set),                                          \
+#define op_par_loop(kernel, name, set, ...)                                 \
+  op_par_loop_args((kernel), (name), (set),                                 \
                    (int)(sizeof((op_arg[]){__VA_ARGS__}) / sizeof(op_arg)), \
                    (op_arg[]){__VA_ARGS__})
 

@@ -53,8 +53,10 @@ int op2_background_submit(op2_background **bgp, op2_bg_job *job) {
   atomic_store(&job->state, OP2_JOB_QUEUED);
   job->next = NULL;
   pthread_mutex_lock(&bg->lock);
-  if (bg->tail) bg->tail->next = job;
-  else bg->head = job;
+  if (bg->tail)
+    bg->tail->next = job;
+  else
+    bg->head = job;
   bg->tail = job;
   pthread_cond_signal(&bg->wake);
   pthread_mutex_unlock(&bg->lock);

@@ -31,11 +31,12 @@ void op2_cache_key_make(const char *source, size_t len, const char *compiler, co
 /* Owned by us and writable by nobody else. */
 static int safe_stat(const char *path, const struct stat *st, char *why, size_t whylen) {
   if (st->st_uid != geteuid())
-    return snprintf(why, whylen, "%s is owned by uid %d, not by this user", path,
-                    (int)st->st_uid), -1;
+    return snprintf(why, whylen, "%s is owned by uid %d, not by this user", path, (int)st->st_uid),
+           -1;
   if (st->st_mode & (S_IWGRP | S_IWOTH))
     return snprintf(why, whylen, "%s is writable by group or others (mode %03o)", path,
-                    (unsigned)(st->st_mode & 0777)), -1;
+                    (unsigned)(st->st_mode & 0777)),
+           -1;
   return 0;
 }
 
@@ -127,8 +128,7 @@ static int read_safe(const char *path, char **data, size_t *len, char *why, size
   if (lstat(path, &st) != 0) return snprintf(why, whylen, "%s is missing", path), -1;
   if (!S_ISREG(st.st_mode)) return snprintf(why, whylen, "%s is not a regular file", path), -1;
   if (safe_stat(path, &st, why, whylen) != 0) return -1;
-  if (op2_read_file(path, data, len) != 0)
-    return snprintf(why, whylen, "cannot read %s", path), -1;
+  if (op2_read_file(path, data, len) != 0) return snprintf(why, whylen, "cannot read %s", path), -1;
   return 0;
 }
 
@@ -171,6 +171,7 @@ int op2_cache_verify(const char *entry, const char *name, const op2_cache_key *k
   free(bin);
   if ((long long)bin_len != m.binary_bytes || strcmp(hex, m.binary_xxh3) != 0)
     return snprintf(why, whylen, "%s does not match its manifest (size %zu, expected %lld)",
-                    so_path, bin_len, m.binary_bytes), -1;
+                    so_path, bin_len, m.binary_bytes),
+           -1;
   return 0;
 }

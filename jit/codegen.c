@@ -20,15 +20,21 @@ static void emit_value(op2_buf *b, op2_type t, const void *data, int k) {
       op2_buf_printf(b, "%af /* %.9g */", (double)v, (double)v);
       break;
     }
-    case OP2_TYPE_INT: op2_buf_printf(b, "%d", ((const int *)data)[k]); break;
-    default: op2_buf_printf(b, "%lldLL", ((const long long *)data)[k]); break;
+    case OP2_TYPE_INT:
+      op2_buf_printf(b, "%d", ((const int *)data)[k]);
+      break;
+    default:
+      op2_buf_printf(b, "%lldLL", ((const long long *)data)[k]);
+      break;
   }
 }
 
 /* The constants a kernel uses, as exact literals. Arrays get `array_qualifier` (CUDA puts them
  * in constant memory); scalars fold into the code. Shared by the C and CUDA generators. */
 void op2_emit_constants(op2_buf *b, op2_const **used, int n, const char *array_qualifier) {
-  if (n) op2_buf_printf(b, "\n/* Constants the kernel uses, baked in: a new value is a new kernel. */\n");
+  if (n)
+    op2_buf_printf(b,
+                   "\n/* Constants the kernel uses, baked in: a new value is a new kernel. */\n");
   for (int i = 0; i < n; i++) {
     const op2_const *c = used[i];
     if (c->dim == 1) {
@@ -111,8 +117,10 @@ static void emit_arg_macros(op2_buf *b, const op2_loop *loop) {
       op2_buf_printf(b, " \\\n  %s *restrict const op2_arg%d = (%s *)op2_args[%d];", t, i, t, i);
       /* A reduction accumulates in a local copy the compiler can keep in registers. */
       if (d->acc != OP_READ)
-        op2_buf_printf(b, " \\\n  %s op2_red%d[%d]; \\\n  for (int op2_k = 0; op2_k < %d; op2_k++) "
-                       "op2_red%d[op2_k] = op2_arg%d[op2_k];", t, i, d->dim, d->dim, i, i);
+        op2_buf_printf(b,
+                       " \\\n  %s op2_red%d[%d]; \\\n  for (int op2_k = 0; op2_k < %d; op2_k++) "
+                       "op2_red%d[op2_k] = op2_arg%d[op2_k];",
+                       t, i, d->dim, d->dim, i, i);
     } else if (op2_first_arg_of_dat_group(loop, d->dat_group) == i) {
       op2_buf_printf(b, " \\\n  %s *restrict const op2_dat%d = (%s *)op2_args[%d];", t,
                      d->dat_group, t, i);
@@ -126,8 +134,8 @@ static void emit_arg_macros(op2_buf *b, const op2_loop *loop) {
     int arity = loop->desc[op2_first_arg_of_map_group(loop, g)].map_arity;
     for (int c = 0; c < arity; c++)
       if (need[g * max_arity + c])
-        op2_buf_printf(b, " \\\n    const int op2_i%d_%d = op2_map%d[%d * op2_n + %d];", g, c,
-                       g, arity, c);
+        op2_buf_printf(b, " \\\n    const int op2_i%d_%d = op2_map%d[%d * op2_n + %d];", g, c, g,
+                       arity, c);
   }
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
@@ -143,8 +151,10 @@ static void emit_arg_macros(op2_buf *b, const op2_loop *loop) {
       /* Indices the user sees are the ones declared: through the set's original-index table
        * when the library has reordered the set. */
       char local[64];
-      if (d->map_arity) snprintf(local, sizeof local, "op2_i%d_%d", d->map_group, d->idx);
-      else snprintf(local, sizeof local, "op2_n");
+      if (d->map_arity)
+        snprintf(local, sizeof local, "op2_i%d_%d", d->map_group, d->idx);
+      else
+        snprintf(local, sizeof local, "op2_n");
       op2_buf_printf(b, " \\\n    int op2_idx%d = op2_orig%d ? op2_orig%d[%s] : %s;", i, i, i,
                      local, local);
     }
@@ -161,20 +171,24 @@ static void emit_arg_macros(op2_buf *b, const op2_loop *loop) {
       op2_buf_printf(b, " \\\n    (%s *)0%s", op2_type_name(d->type), sep);
     else if (d->kind == OP2_ARG_GBL)
       op2_buf_printf(b, " \\\n    op2_%s%d%s", d->acc == OP_READ ? "arg" : "red", i, sep);
-    else if (d->kind == OP2_ARG_IDX) op2_buf_printf(b, " \\\n    &op2_idx%d%s", i, sep);
+    else if (d->kind == OP2_ARG_IDX)
+      op2_buf_printf(b, " \\\n    &op2_idx%d%s", i, sep);
     else if (!d->map_arity)
       op2_buf_printf(b, " \\\n    op2_dat%d + %d * op2_n%s", d->dat_group, d->dim, sep);
     else if (d->idx >= 0)
       op2_buf_printf(b, " \\\n    op2_dat%d + %d * op2_i%d_%d%s", d->dat_group, d->dim,
                      d->map_group, d->idx, sep);
-    else op2_buf_printf(b, " \\\n    op2_vec%d%s", i, sep);
+    else
+      op2_buf_printf(b, " \\\n    op2_vec%d%s", i, sep);
   }
   op2_buf_printf(b, "\n\n#define OP2_FINISH");
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
     if (d->kind == OP2_ARG_GBL && d->acc != OP_READ)
-      op2_buf_printf(b, " \\\n  for (int op2_k = 0; op2_k < %d; op2_k++) op2_arg%d[op2_k] = "
-                     "op2_red%d[op2_k];", d->dim, i, i);
+      op2_buf_printf(b,
+                     " \\\n  for (int op2_k = 0; op2_k < %d; op2_k++) op2_arg%d[op2_k] = "
+                     "op2_red%d[op2_k];",
+                     d->dim, i, i);
   }
   op2_buf_printf(b, "\n\n");
   free(need);

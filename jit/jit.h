@@ -36,7 +36,7 @@ char *op2_template_load(const op2_context *ctx, const char *name);
 
 typedef struct op2_generated {
   op2_buf source;
-  op2_buf signature; /* the signature in words, one line per item */
+  op2_buf signature;     /* the signature in words, one line per item */
   int kernel_first_line; /* line of the generated file where the user's kernel begins */
 } op2_generated;
 
@@ -71,8 +71,8 @@ int op2_cc_tier(const char *cc, const char *flags, op2_tier *t);
 void op2_tcc_release(void *tcc_state);
 /* Compiles to a shared object at so_path, or in memory when so_path is NULL. The compiler's
  * messages go to *log (malloc'ed). */
-int op2_tcc_compile(const char *source, const char *so_path, void **tcc_state,
-                    op2_kernel_fn *fn, char **log);
+int op2_tcc_compile(const char *source, const char *so_path, void **tcc_state, op2_kernel_fn *fn,
+                    char **log);
 
 /* ---- the on-disk cache (cache.c, manifest.c) ---- */
 typedef struct op2_cache_key {
@@ -160,8 +160,7 @@ void op2_jit_shutdown(op2_context *ctx);
 int op2_jit_init(op2_context *ctx);
 
 /* Writes a file atomically: temp file in the same directory, then rename. */
-int op2_write_file_atomic(const char *path, const void *data, size_t len, char *why,
-                          size_t whylen);
+int op2_write_file_atomic(const char *path, const void *data, size_t len, char *why, size_t whylen);
 int op2_read_file(const char *path, char **data, size_t *len);
 
 #endif /* OP2_JIT_H */

@@ -13,8 +13,7 @@ static const char *access_name(op_access acc) {
 }
 
 int op2_signature_describe(const op2_loop *loop, const char *target, op2_buf *out) {
-  op2_buf_printf(out, "loop %s, target %s, codegen %d\n", loop->name, target,
-                 OP2_CODEGEN_VERSION);
+  op2_buf_printf(out, "loop %s, target %s, codegen %d\n", loop->name, target, OP2_CODEGEN_VERSION);
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
     op2_buf_printf(out, "arg %d: ", i);
@@ -31,18 +30,20 @@ int op2_signature_describe(const op2_loop *loop, const char *target, op2_buf *ou
         if (d->map_arity)
           op2_buf_printf(out, "index through map %d (arity %d) column %d\n", d->map_group,
                          d->map_arity, d->idx);
-        else op2_buf_printf(out, "element index\n");
+        else
+          op2_buf_printf(out, "element index\n");
         break;
       default:
         op2_buf_printf(out, "dat %d %s[%d] %s ", d->dat_group, op2_type_name(d->type), d->dim,
                        access_name(d->acc));
-        if (!d->map_arity) op2_buf_printf(out, "direct\n");
+        if (!d->map_arity)
+          op2_buf_printf(out, "direct\n");
         else if (d->idx >= 0)
-          op2_buf_printf(out, "through map %d (arity %d) column %d\n", d->map_group,
-                         d->map_arity, d->idx);
+          op2_buf_printf(out, "through map %d (arity %d) column %d\n", d->map_group, d->map_arity,
+                         d->idx);
         else
-          op2_buf_printf(out, "through map %d (arity %d) columns 0..%d as a vector\n",
-                         d->map_group, d->map_arity, -d->idx - 1);
+          op2_buf_printf(out, "through map %d (arity %d) columns 0..%d as a vector\n", d->map_group,
+                         d->map_arity, -d->idx - 1);
     }
   }
   return out->failed ? op2_error(OP2_ERR_MEM, "out of memory describing loop '%s'", loop->name)

@@ -50,8 +50,7 @@ int op2_build_into_entry(const op2_build_request *req, op2_build_result *res) {
     snprintf(res->why, sizeof res->why, "cannot create %s: %s", entry, strerror(errno));
     return res->status = OP2_BUILD_NOT_STORED;
   }
-  if (op2_write_file_atomic(src_path, req->source, req->source_len, res->why,
-                            sizeof res->why) != 0)
+  if (op2_write_file_atomic(src_path, req->source, req->source_len, res->why, sizeof res->why) != 0)
     return res->status = OP2_BUILD_NOT_STORED;
   res->source_path = strdup(src_path);
   double t0 = op2_wall_seconds();
@@ -102,8 +101,7 @@ int op2_build_into_entry(const op2_build_request *req, op2_build_result *res) {
     m.compile_ms = res->compile_ms;
     m.signature = req->signature;
     /* The manifest goes last: an entry without one is never loaded. */
-    if (op2_manifest_write(man_path, &m, res->why, sizeof res->why) != 0)
-      res->manifest_failed = 1;
+    if (op2_manifest_write(man_path, &m, res->why, sizeof res->why) != 0) res->manifest_failed = 1;
   }
   if (!req->keep) { /* a private build directory: the loaded object stays mapped */
     remove_entry_files(entry, name);

@@ -15,14 +15,13 @@
 
 static pthread_mutex_t tcc_lock = PTHREAD_MUTEX_INITIALIZER;
 
-
 static void collect_message(void *opaque, const char *msg) {
   op2_buf *log = opaque;
   op2_buf_printf(log, "%s\n", msg);
 }
 
-int op2_tcc_compile(const char *source, const char *so_path, void **tcc_state,
-                    op2_kernel_fn *fn, char **log_out) {
+int op2_tcc_compile(const char *source, const char *so_path, void **tcc_state, op2_kernel_fn *fn,
+                    char **log_out) {
   op2_buf log = {0};
   int ok = 0;
   pthread_mutex_lock(&tcc_lock);

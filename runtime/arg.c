@@ -4,8 +4,15 @@
 
 op_arg op_opt_arg_dat(int opt, op_dat dat, int idx, op_map map, int dim, const char *type,
                       op_access acc) {
-  op_arg a = {.kind = OP2_ARG_DAT, .opt = opt != 0, .dat = dat, .map = map, .idx = idx,
-              .dim = dim, .type = type, .acc = acc, .data = 0};
+  op_arg a = {.kind = OP2_ARG_DAT,
+              .opt = opt != 0,
+              .dat = dat,
+              .map = map,
+              .idx = idx,
+              .dim = dim,
+              .type = type,
+              .acc = acc,
+              .data = 0};
   return a;
 }
 
@@ -14,13 +21,27 @@ op_arg op_arg_dat(op_dat dat, int idx, op_map map, int dim, const char *type, op
 }
 
 op_arg op_arg_gbl(void *data, int dim, const char *type, op_access acc) {
-  op_arg a = {.kind = OP2_ARG_GBL, .opt = 1, .dat = 0, .map = 0, .idx = -1, .dim = dim,
-              .type = type, .acc = acc, .data = data};
+  op_arg a = {.kind = OP2_ARG_GBL,
+              .opt = 1,
+              .dat = 0,
+              .map = 0,
+              .idx = -1,
+              .dim = dim,
+              .type = type,
+              .acc = acc,
+              .data = data};
   return a;
 }
 
 op_arg op_arg_idx(int idx, op_map map) {
-  op_arg a = {.kind = OP2_ARG_IDX, .opt = 1, .dat = 0, .map = map, .idx = idx, .dim = 1,
-              .type = "int", .acc = OP_READ, .data = 0};
+  op_arg a = {.kind = OP2_ARG_IDX,
+              .opt = 1,
+              .dat = 0,
+              .map = map,
+              .idx = idx,
+              .dim = 1,
+              .type = "int",
+              .acc = OP_READ,
+              .data = 0};
   return a;
 }

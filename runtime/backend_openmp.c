@@ -54,8 +54,8 @@ static void run_planned(const op2_exec *exec, void **table, int nthreads) {
     for (int k = first; k < last; k++) {
       int begin = plan->begin + plan->blocks_by_colour[k] * part;
       int end = begin + part < end_all ? begin + part : end_all;
-      loop->kernel->fn(table + (size_t)omp_get_thread_num() * loop->nargs, exec->map_ptrs,
-                       begin, end);
+      loop->kernel->fn(table + (size_t)omp_get_thread_num() * loop->nargs, exec->map_ptrs, begin,
+                       end);
     }
   }
 }
@@ -84,9 +84,12 @@ static int run_openmp(op2_context *ctx, const op2_exec *exec) {
   void **table;
   OP2_CALL(op2_reduction_begin(ctx, exec, nthreads, &table));
   const op2_plan *plan = exec->plan;
-  if (plan && plan->owner_threads == nthreads) run_owned(exec, table, nthreads);
-  else if (plan) run_planned(exec, table, nthreads);
-  else run_direct(exec, table, nthreads);
+  if (plan && plan->owner_threads == nthreads)
+    run_owned(exec, table, nthreads);
+  else if (plan)
+    run_planned(exec, table, nthreads);
+  else
+    run_direct(exec, table, nthreads);
   op2_reduction_end(ctx, exec, nthreads, table);
   return OP2_OK;
 }

@@ -12,9 +12,11 @@ extern const op2_backend op2_backend_cuda_emu;
 #endif
 
 static const op2_backend *const backends[] = {
-    &op2_backend_seq, &op2_backend_openmp,
+    &op2_backend_seq,
+    &op2_backend_openmp,
 #ifdef OP2_HAVE_CUDA
-    &op2_backend_cuda, &op2_backend_cuda_emu,
+    &op2_backend_cuda,
+    &op2_backend_cuda_emu,
 #endif
 };
 enum { NBACKENDS = sizeof backends / sizeof backends[0] };

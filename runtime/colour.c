@@ -46,8 +46,8 @@ static void mark_block(const colour_job *job, int b, uint32_t bit) {
 /* Fills colour[b] for every block; returns the number of colours, or -1 when out of memory. */
 int op2_colour_blocks(int begin, int end, int part_size, int nwrites, const op_map *maps,
                       const int *idx, int nblocks, int *colour) {
-  colour_job job = {begin, end, part_size, nwrites, maps, idx,
-                    calloc((size_t)nwrites, sizeof(void *))};
+  colour_job job = {
+      begin, end, part_size, nwrites, maps, idx, calloc((size_t)nwrites, sizeof(void *))};
   int ok = job.masks != NULL;
   /* Writes into the same to-set share one mask array: different maps may reach one element. */
   for (int w = 0; ok && w < nwrites; w++) {

@@ -26,7 +26,8 @@ void op_decl_const(int dim, const char *type, const void *data, const char *name
   if (op2_is_reserved_name(name)) {
     op2_error(OP2_ERR_ARG,
               "op_decl_const '%s': the name is reserved (a C keyword, an op2_/OP2_ name or a "
-              "prelude macro)", name);
+              "prelude macro)",
+              name);
     return;
   }
   if (dim < 1) {
@@ -47,9 +48,8 @@ void op_decl_const(int dim, const char *type, const void *data, const char *name
   op2_const *c = op2_const_find(name);
   if (c) {
     if (c->type != t || c->dim != dim) {
-      op2_error(OP2_ERR_ARG,
-                "op_decl_const '%s': redeclared as %s[%d], was declared as %s[%d]", name,
-                op2_type_name(t), dim, op2_type_name(c->type), c->dim);
+      op2_error(OP2_ERR_ARG, "op_decl_const '%s': redeclared as %s[%d], was declared as %s[%d]",
+                name, op2_type_name(t), dim, op2_type_name(c->type), c->dim);
       return;
     }
     if (memcmp(c->data, data, bytes) != 0) {

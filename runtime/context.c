@@ -40,9 +40,9 @@ void op_init(int argc, char **argv, int diags) {
   ctx->initialised = true;
   op2_diag(1, "backend %s, part size %d, kernel cache %s (%s)", ctx->backend->name,
            ctx->opt.part_size, ctx->opt.cache_dir,
-           ctx->opt.cache_mode == OP2_CACHE_ON       ? "on"
+           ctx->opt.cache_mode == OP2_CACHE_ON         ? "on"
            : ctx->opt.cache_mode == OP2_CACHE_READONLY ? "readonly"
-                                                      : "off");
+                                                       : "off");
 }
 
 static void free_list(op2_ptr_list *l, void (*free_item)(void *)) {
@@ -82,9 +82,13 @@ static void free_const(void *p) {
   free(c);
 }
 
-static void free_loop(void *p) { op2_loop_free(p); }
+static void free_loop(void *p) {
+  op2_loop_free(p);
+}
 
-static void free_plan(void *p) { op2_plan_free(p); }
+static void free_plan(void *p) {
+  op2_plan_free(p);
+}
 
 static void free_stats(void *p) {
   op2_loop_stats *s = p;
@@ -92,7 +96,9 @@ static void free_stats(void *p) {
   free(s);
 }
 
-static void free_kernel(void *p) { op2_kernel_free(p); }
+static void free_kernel(void *p) {
+  op2_kernel_free(p);
+}
 
 void op_exit(void) {
   op2_context *ctx = op2_ctx();

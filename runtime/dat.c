@@ -18,8 +18,10 @@ op_dat op_decl_dat(op_set set, int dim, const char *type, const void *data, cons
     return NULL;
   }
   if (set->halo) {
-    op2_error(OP2_ERR_STATE, "op_decl_dat '%s': set '%s' is already distributed over the MPI ranks "
-              "(declare everything before op_partition or the first loop)", label, set->name);
+    op2_error(OP2_ERR_STATE,
+              "op_decl_dat '%s': set '%s' is already distributed over the MPI ranks "
+              "(declare everything before op_partition or the first loop)",
+              label, set->name);
     return NULL;
   }
   if (op2_type_parse(type, &t) != OP2_OK) {
@@ -47,7 +49,8 @@ op_dat op_decl_dat(op_set set, int dim, const char *type, const void *data, cons
     for (int e = 0; e < set->size; e++)
       memcpy(dat->data + (size_t)e * elem_bytes,
              (const char *)data + (size_t)set->orig[e] * elem_bytes, elem_bytes);
-  else if (data && bytes) memcpy(dat->data, data, bytes);
+  else if (data && bytes)
+    memcpy(dat->data, data, bytes);
   dat->set = set;
   dat->dim = dim;
   dat->type = t;

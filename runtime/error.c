@@ -43,4 +43,6 @@ void op_set_error_handler(op_error_handler handler, void *user_data) {
   ctx->handler_data = user_data;
 }
 
-const char *op_last_error(void) { return op2_ctx()->last_error; }
+const char *op_last_error(void) {
+  return op2_ctx()->last_error;
+}

@@ -19,15 +19,20 @@ static void make_arg_keys(int nargs, const op_arg *args, arg_key *keys) {
   memset(keys, 0, (size_t)nargs * sizeof *keys);
   for (int i = 0; i < nargs; i++) {
     const op_arg *a = &args[i];
-    keys[i] = (arg_key){.kind = a->kind, .opt = a->opt, .idx = a->idx, .dim = a->dim,
-                        .acc = (int)a->acc, .has_data = a->data != NULL, .dat = a->dat,
+    keys[i] = (arg_key){.kind = a->kind,
+                        .opt = a->opt,
+                        .idx = a->idx,
+                        .dim = a->dim,
+                        .acc = (int)a->acc,
+                        .has_data = a->data != NULL,
+                        .dat = a->dat,
                         .map = a->map};
     if (a->type) strncpy(keys[i].type, a->type, sizeof keys[i].type - 1);
   }
 }
 
-static uint64_t shape_hash(const op2_context *ctx, const char *kernel, const char *name,
-                           op_set set, int nargs, const arg_key *keys) {
+static uint64_t shape_hash(const op2_context *ctx, const char *kernel, const char *name, op_set set,
+                           int nargs, const arg_key *keys) {
   XXH3_state_t st;
   XXH3_64bits_reset(&st);
   XXH3_64bits_update(&st, kernel, strlen(kernel) + 1);
@@ -86,14 +91,16 @@ static double bytes_per_call(op_set set, int nargs, const op_arg *args, const op
       if (j < i) first = 0;
       written |= d[j].acc != OP_READ;
       read |= d[j].acc != OP_WRITE;
-      if (!d[j].map_arity) direct = 1;
-      else reach += (long)set->size * (d[j].idx < 0 ? -d[j].idx : 1);
+      if (!d[j].map_arity)
+        direct = 1;
+      else
+        reach += (long)set->size * (d[j].idx < 0 ? -d[j].idx : 1);
     }
     if (!first) continue;
     long elems = direct ? set->size : 0;
     long target = args[i].dat->set->size;
-    if (reach > 0) elems = elems > (reach < target ? reach : target) ? elems
-                                                                    : (reach < target ? reach : target);
+    if (reach > 0)
+      elems = elems > (reach < target ? reach : target) ? elems : (reach < target ? reach : target);
     bytes += (double)(read + written) * (double)elems * (double)args[i].dat->elem_bytes;
   }
   for (int i = 0; i < nargs; i++) { /* each distinct map's values are read once */
@@ -141,9 +148,10 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
   /* Registered only once complete, so a kernel that fails to compile leaves nothing behind.
    * Backends with their own code generator (CUDA) build their kernel at the first run. */
   double t0 = op2_wall_seconds();
-  int rc = !loop->stats                            ? OP2_ERR_MEM
-           : strcmp(ctx->backend->target, "c") != 0 ? op2_jit_check_ranks(ctx, loop, kernel)
-                                                    : op2_jit_kernel(ctx, loop, kernel, &loop->kernel);
+  int rc = !loop->stats ? OP2_ERR_MEM
+           : strcmp(ctx->backend->target, "c") != 0
+               ? op2_jit_check_ranks(ctx, loop, kernel)
+               : op2_jit_kernel(ctx, loop, kernel, &loop->kernel);
   if (rc == OP2_OK) loop->stats->jit_ms += 1e3 * (op2_wall_seconds() - t0);
   loop->writes_indirectly = needs_plan(nargs, loop->desc);
   if (ctx->mpi.size > 1) { /* core while messages travel, the rest, then the exec halo */
@@ -175,8 +183,8 @@ void op2_loop_free(op2_loop *l) {
   free(l);
 }
 
-int op2_loop_lookup(op2_context *ctx, const char *kernel, const char *name, op_set set,
-                    int nargs, const op_arg *args, op2_loop **out) {
+int op2_loop_lookup(op2_context *ctx, const char *kernel, const char *name, op_set set, int nargs,
+                    const op_arg *args, op2_loop **out) {
   if (!kernel || !name) return op2_validate_loop(kernel, name, set, nargs, args);
   arg_key small[16];
   arg_key *keys = nargs <= 16 ? small : malloc((size_t)nargs * sizeof *keys);
@@ -189,8 +197,8 @@ int op2_loop_lookup(op2_context *ctx, const char *kernel, const char *name, op_s
   for (int i = ctx->loops.count - 1; i >= 0 && !*out; i--) {
     op2_loop *l = ctx->loops.items[i];
     if (l->hash == hash && l->set == set && l->nargs == nargs &&
-        l->const_generation == ctx->const_generation &&
-        strcmp(l->name, name) == 0 && l->key_len == klen + (size_t)nargs * sizeof *keys &&
+        l->const_generation == ctx->const_generation && strcmp(l->name, name) == 0 &&
+        l->key_len == klen + (size_t)nargs * sizeof *keys &&
         memcmp(l->key_blob, kernel, klen) == 0 &&
         memcmp(l->key_blob + klen, keys, (size_t)nargs * sizeof *keys) == 0)
       *out = l;

@@ -33,9 +33,10 @@ op_map op_decl_map(op_set from, op_set to, int dim, const int *data, const char 
     return NULL;
   }
   if (from->halo || to->halo) {
-    op2_error(OP2_ERR_STATE, "op_decl_map '%s': set '%s' is already distributed over the MPI ranks "
-              "(declare everything before op_partition or the first loop)", label,
-              from->halo ? from->name : to->name);
+    op2_error(OP2_ERR_STATE,
+              "op_decl_map '%s': set '%s' is already distributed over the MPI ranks "
+              "(declare everything before op_partition or the first loop)",
+              label, from->halo ? from->name : to->name);
     return NULL;
   }
   if (!data && from->size > 0) {

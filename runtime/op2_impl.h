@@ -12,8 +12,14 @@
 #include "op2.h"
 
 /* ---- status codes and the one error mechanism (error.c) ---- */
-enum { OP2_OK = 0, OP2_ERR_ARG = 1, OP2_ERR_STATE = 2, OP2_ERR_IO = 3, OP2_ERR_JIT = 4,
-       OP2_ERR_MEM = 5 };
+enum {
+  OP2_OK = 0,
+  OP2_ERR_ARG = 1,
+  OP2_ERR_STATE = 2,
+  OP2_ERR_IO = 3,
+  OP2_ERR_JIT = 4,
+  OP2_ERR_MEM = 5
+};
 
 typedef struct op2_context op2_context;
 
@@ -21,9 +27,9 @@ typedef struct op2_context op2_context;
  * `return op2_error(...)` propagates it when the handler returns. */
 int op2_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Early return on failure, so every internal call site stays one line. */
-#define OP2_CALL(expr)                 \
-  do {                                 \
-    int op2_status_ = (expr);          \
+#define OP2_CALL(expr)                             \
+  do {                                             \
+    int op2_status_ = (expr);                      \
     if (op2_status_ != OP2_OK) return op2_status_; \
   } while (0)
 
@@ -31,8 +37,13 @@ int op2_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3
 void op2_diag(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- types (types.c) ---- */
-typedef enum { OP2_TYPE_DOUBLE, OP2_TYPE_FLOAT, OP2_TYPE_INT, OP2_TYPE_LONGLONG,
-               OP2_TYPE_COUNT } op2_type;
+typedef enum {
+  OP2_TYPE_DOUBLE,
+  OP2_TYPE_FLOAT,
+  OP2_TYPE_INT,
+  OP2_TYPE_LONGLONG,
+  OP2_TYPE_COUNT
+} op2_type;
 int op2_type_parse(const char *name, op2_type *out); /* OP2_OK or OP2_ERR_ARG, no message */
 size_t op2_type_size(op2_type t);
 const char *op2_type_name(op2_type t); /* the C spelling */
@@ -42,9 +53,9 @@ const char *op2_type_name(op2_type t); /* the C spelling */
  * neighbour needs; imports are contiguous ranges of the halo region, neighbour by neighbour. */
 typedef struct op2_halo_list {
   int nranks;
-  int *ranks;   /* neighbour ranks, ascending */
-  int *offset;  /* nranks+1: exports: into elements; imports: relative to the region start */
-  int *elements;/* exports only: local indices */
+  int *ranks;    /* neighbour ranks, ascending */
+  int *offset;   /* nranks+1: exports: into elements; imports: relative to the region start */
+  int *elements; /* exports only: local indices */
 } op2_halo_list;
 
 typedef struct op2_halo {
@@ -64,7 +75,7 @@ struct op2_set {
   /* Distributed memory. Local element order: [core | owned non-core | import exec halo | import
    * non-exec halo]; without MPI core_size == size and the halos are empty. */
   long global_size;
-  long decl_first;   /* the block this rank declared: first global index and count */
+  long decl_first; /* the block this rank declared: first global index and count */
   int decl_count;
   long *decl_firsts; /* every rank's decl_first, then global_size (MPI, once distributed) */
   int core_size;     /* owned elements [0, core_size) reach no halo element through any map */
@@ -109,33 +120,33 @@ typedef struct op2_arg_desc {
   op2_arg_kind kind;
   op_access acc;
   op2_type type;
-  int dim;         /* values per element (dat, gbl); 1 for idx */
-  int idx;         /* map column, -1 direct/identity, -k vector of k columns */
-  int map_arity;   /* 0 when direct */
-  int map_group;   /* arguments through the same map share a group; -1 when direct */
-  int dat_group;   /* arguments on the same dat share a group; -1 for gbl and idx */
-  bool opt_off;    /* optional argument switched off: kernel gets NULL */
+  int dim;       /* values per element (dat, gbl); 1 for idx */
+  int idx;       /* map column, -1 direct/identity, -k vector of k columns */
+  int map_arity; /* 0 when direct */
+  int map_group; /* arguments through the same map share a group; -1 when direct */
+  int dat_group; /* arguments on the same dat share a group; -1 for gbl and idx */
+  bool opt_off;  /* optional argument switched off: kernel gets NULL */
 } op2_arg_desc;
 
 /* ---- execution plans (plan.c, colour.c) ---- */
 typedef struct op2_plan {
   op_set set;
-  int begin, end;  /* the element range planned: the whole set, or one MPI phase of it */
+  int begin, end; /* the element range planned: the whole set, or one MPI phase of it */
   int part_size;
-  int nblocks;     /* block b covers [begin + b*part_size, min(begin + (b+1)*part_size, end)) */
+  int nblocks; /* block b covers [begin + b*part_size, min(begin + (b+1)*part_size, end)) */
   int ncolours;
   int *colour_offset; /* ncolours+1 offsets into blocks_by_colour */
   int *blocks_by_colour;
-  int *block_colour;  /* per block */
-  int nwrites;        /* indirect written (map, idx) pairs that keyed the plan */
+  int *block_colour; /* per block */
+  int nwrites;       /* indirect written (map, idx) pairs that keyed the plan */
   op_map *write_maps;
-  int *write_idx;     /* -k for a vector argument */
+  int *write_idx; /* -k for a vector argument */
   /* Thread-owned layout (ownership.c), used by the OpenMP backend when owner_threads matches its
    * thread count: thread t runs runs[2k..2k+1] for k in [thread_run_offset[t],
    * thread_run_offset[t+1]), then one thread runs the nshared_runs shared runs that follow. */
-  int owner_threads;  /* 0 when not built (one thread, or too many shared elements) */
+  int owner_threads; /* 0 when not built (one thread, or too many shared elements) */
   int *thread_run_offset;
-  int *runs;          /* [begin, end) pairs */
+  int *runs; /* [begin, end) pairs */
   int nshared_runs;
   long nshared;
   double build_seconds;
@@ -150,22 +161,22 @@ typedef enum { OP2_TIER_TCC = 0, OP2_TIER_CC = 1 } op2_tier_id;
 typedef struct op2_kernel {
   uint64_t key_hi, key_lo; /* hash of the generated source: one kernel object per source */
   char *name;
-  op2_kernel_fn fn;        /* what calls run now; swapped only between calls */
-  op2_tier_id tier;        /* which compiler produced fn */
-  void *dl_handle;         /* shared object holding fn, or NULL */
-  void *tcc_state;         /* in-memory TinyCC code holding fn, or NULL */
+  op2_kernel_fn fn; /* what calls run now; swapped only between calls */
+  op2_tier_id tier; /* which compiler produced fn */
+  void *dl_handle;  /* shared object holding fn, or NULL */
+  void *tcc_state;  /* in-memory TinyCC code holding fn, or NULL */
   op2_kernel_origin origin;
-  double compile_ms;       /* compile time this process spent for the first tier, 0 from disk */
-  double load_ms;          /* time from request to callable function */
-  double requested_at;     /* wall clock of the first request */
-  double upgrade_ms;       /* first request -> optimised code in use, 0 if never */
-  double cc_compile_ms;    /* background compile time */
-  char *source_path;       /* generated source in the cache, or NULL */
-  void *job;               /* pending background build, or NULL */
-  bool awaiting_peer;      /* MPI: another rank of this node builds the optimised code */
-  double next_peer_check;  /* wall clock of the next look for it in the cache */
-  char peer_entry[4400];   /* the cache entry it will appear in */
-  char *peer_source;       /* the source it is built from, to verify the entry */
+  double compile_ms;      /* compile time this process spent for the first tier, 0 from disk */
+  double load_ms;         /* time from request to callable function */
+  double requested_at;    /* wall clock of the first request */
+  double upgrade_ms;      /* first request -> optimised code in use, 0 if never */
+  double cc_compile_ms;   /* background compile time */
+  char *source_path;      /* generated source in the cache, or NULL */
+  void *job;              /* pending background build, or NULL */
+  bool awaiting_peer;     /* MPI: another rank of this node builds the optimised code */
+  double next_peer_check; /* wall clock of the next look for it in the cache */
+  char peer_entry[4400];  /* the cache entry it will appear in */
+  char *peer_source;      /* the source it is built from, to verify the entry */
   size_t peer_source_len;
 } op2_kernel;
 
@@ -174,14 +185,14 @@ typedef struct op2_loop_stats {
   char *name;
   long calls;
   double seconds;
-  double bytes;          /* moved by all calls */
-  double jit_ms;         /* code generation + compile or load, all shapes of this loop */
+  double bytes;  /* moved by all calls */
+  double jit_ms; /* code generation + compile or load, all shapes of this loop */
   int kernels_compiled, kernels_from_disk;
-  long calls_by_tier[2];  /* calls run on TinyCC code and on optimised code */
-  double upgrade_ms;      /* worst first-call -> optimised-code delay of its kernels */
-  double cc_compile_ms;   /* optimising compiles (background or from a disk hit: 0) */
+  long calls_by_tier[2]; /* calls run on TinyCC code and on optimised code */
+  double upgrade_ms;     /* worst first-call -> optimised-code delay of its kernels */
+  double cc_compile_ms;  /* optimising compiles (background or from a disk hit: 0) */
   double plan_seconds;
-  double halo_bytes;     /* sent by halo exchanges before this loop's calls */
+  double halo_bytes; /* sent by halo exchanges before this loop's calls */
   long halo_messages;
 } op2_loop_stats;
 
@@ -194,7 +205,7 @@ typedef struct op2_loop {
   op_set set;
   unsigned const_generation; /* constants baked into its kernel */
   int nargs;
-  op_arg *args;       /* copies; gbl data pointers are taken from each call instead */
+  op_arg *args; /* copies; gbl data pointers are taken from each call instead */
   op2_arg_desc *desc;
   op2_kernel *kernel;
   /* Element ranges run in order: [0, size) alone without MPI; under MPI the core elements (while
@@ -210,11 +221,11 @@ typedef struct op2_loop {
 /* ---- backends ---- */
 typedef struct op2_exec {
   const op2_loop *loop;
-  int begin, end;         /* the element range of this run */
-  const op2_plan *plan;   /* its plan, or NULL (direct loop) */
-  void **arg_ptrs;        /* per argument: dat base, gbl data, NULL */
-  const int **map_ptrs;   /* per argument: map values or NULL */
-  bool async;             /* the run may return before its work is done (backend->complete) */
+  int begin, end;       /* the element range of this run */
+  const op2_plan *plan; /* its plan, or NULL (direct loop) */
+  void **arg_ptrs;      /* per argument: dat base, gbl data, NULL */
+  const int **map_ptrs; /* per argument: map values or NULL */
+  bool async;           /* the run may return before its work is done (backend->complete) */
 } op2_exec;
 
 typedef struct op2_backend {
@@ -237,7 +248,6 @@ typedef struct op2_backend {
   int (*halo_unpack)(op2_context *ctx, const char *loop, op_dat dat);
 } op2_backend;
 
-
 const op2_backend *op2_backend_find(const char *name);
 const char *op2_backend_names(void);
 
@@ -255,8 +265,8 @@ typedef struct op2_options {
   op2_jit_mode jit_mode;
   int renumber; /* reorder sets for locality before the first loop */
   op2_decl_mode mpi_decl;
-  char cc[1024];     /* optimising compiler */
-  char cflags[1024]; /* its flags */
+  char cc[1024];           /* optimising compiler */
+  char cflags[1024];       /* its flags */
   char profile_json[4096]; /* where op_exit writes per-loop statistics, or "" */
   char cache_dir[4096];
   char template_dir[4096]; /* developers: read templates from here instead of the built-in ones */
@@ -266,7 +276,7 @@ int op2_options_read(op2_options *opt, int argc, char **argv, int diags);
 
 /* ---- distributed memory (runtime/mpi/) ---- */
 typedef struct op2_mpi {
-  MPI_Comm comm;      /* duplicate of MPI_COMM_WORLD, or MPI_COMM_NULL without MPI */
+  MPI_Comm comm; /* duplicate of MPI_COMM_WORLD, or MPI_COMM_NULL without MPI */
   int rank, size;
   MPI_Comm node_comm; /* ranks sharing this machine (one optimised compile per node) */
   int node_rank, node_size;
@@ -282,11 +292,11 @@ typedef struct op2_ptr_list {
 int op2_list_push(op2_ptr_list *l, void *item);
 
 typedef struct op2_jit_counters {
-  int compiles;      /* TCC compiles this process ran */
-  int disk_hits;     /* kernels loaded from the disk cache */
-  int disk_rejects;  /* cache entries found but refused (corrupt, foreign, unsafe) */
+  int compiles;     /* TCC compiles this process ran */
+  int disk_hits;    /* kernels loaded from the disk cache */
+  int disk_rejects; /* cache entries found but refused (corrupt, foreign, unsafe) */
   int store_failures;
-  int cc_compiles;   /* optimising compiles finished (background or synchronous) */
+  int cc_compiles; /* optimising compiles finished (background or synchronous) */
   int cc_failures;
 } op2_jit_counters;
 
@@ -306,9 +316,9 @@ struct op2_context {
   op2_ptr_list plans;
   op2_ptr_list stats;
   bool renumbered;
-  bool mpi_prepared;       /* declaration mode settled, whole-mesh declarations cut to blocks */
-  bool mpi_distributed;    /* partitioned and halos built (first loop or op_partition) */
-  bool mpi_replicated;     /* every rank declared the whole mesh */
+  bool mpi_prepared;    /* declaration mode settled, whole-mesh declarations cut to blocks */
+  bool mpi_distributed; /* partitioned and halos built (first loop or op_partition) */
+  bool mpi_replicated;  /* every rank declared the whole mesh */
   op2_jit_counters jit;
   struct op2_jit_state *jit_state; /* compilers and the background tier (jit/jit.c) */
   int nthreads;
@@ -332,8 +342,8 @@ int op2_is_reserved_name(const char *s);
 op2_const *op2_const_find(const char *name);
 int op2_validate_loop(const char *kernel, const char *name, op_set set, int nargs,
                       const op_arg *args);
-int op2_loop_lookup(op2_context *ctx, const char *kernel, const char *name, op_set set,
-                    int nargs, const op_arg *args, op2_loop **out);
+int op2_loop_lookup(op2_context *ctx, const char *kernel, const char *name, op_set set, int nargs,
+                    const op_arg *args, op2_loop **out);
 int op2_renumber(op2_context *ctx, op_map base);
 op_map op2_renumber_pick_base(op2_context *ctx);
 /* Every element this rank holds: owned, exec halo and non-exec halo. */

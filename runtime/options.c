@@ -14,8 +14,8 @@ typedef int (*option_parser)(op2_options *opt, const char *name, const char *val
 
 static int parse_backend(op2_options *opt, const char *name, const char *value) {
   if (!op2_backend_find(value))
-    return op2_error(OP2_ERR_ARG, "option %s=%s: unknown backend (choose one of: %s)", name,
-                     value, op2_backend_names());
+    return op2_error(OP2_ERR_ARG, "option %s=%s: unknown backend (choose one of: %s)", name, value,
+                     op2_backend_names());
   snprintf(opt->backend, sizeof opt->backend, "%s", value);
   return OP2_OK;
 }
@@ -25,8 +25,8 @@ static int parse_int(const char *name, const char *value, int lo, int hi, int *o
   errno = 0;
   long v = strtol(value, &end, 10);
   if (errno || end == value || *end || v < lo || v > hi)
-    return op2_error(OP2_ERR_ARG, "option %s=%s: expected an integer in [%d, %d]", name, value,
-                     lo, hi);
+    return op2_error(OP2_ERR_ARG, "option %s=%s: expected an integer in [%d, %d]", name, value, lo,
+                     hi);
   *out = (int)v;
   return OP2_OK;
 }
@@ -40,18 +40,26 @@ static int parse_diags(op2_options *opt, const char *name, const char *value) {
 }
 
 static int parse_cache(op2_options *opt, const char *name, const char *value) {
-  if (strcmp(value, "off") == 0) opt->cache_mode = OP2_CACHE_OFF;
-  else if (strcmp(value, "readonly") == 0) opt->cache_mode = OP2_CACHE_READONLY;
-  else if (strcmp(value, "on") == 0) opt->cache_mode = OP2_CACHE_ON;
-  else return op2_error(OP2_ERR_ARG, "option %s=%s: expected off, readonly or on", name, value);
+  if (strcmp(value, "off") == 0)
+    opt->cache_mode = OP2_CACHE_OFF;
+  else if (strcmp(value, "readonly") == 0)
+    opt->cache_mode = OP2_CACHE_READONLY;
+  else if (strcmp(value, "on") == 0)
+    opt->cache_mode = OP2_CACHE_ON;
+  else
+    return op2_error(OP2_ERR_ARG, "option %s=%s: expected off, readonly or on", name, value);
   return OP2_OK;
 }
 
 static int parse_jit(op2_options *opt, const char *name, const char *value) {
-  if (strcmp(value, "tcc") == 0) opt->jit_mode = OP2_JIT_TCC;
-  else if (strcmp(value, "cc") == 0) opt->jit_mode = OP2_JIT_CC;
-  else if (strcmp(value, "tiered") == 0) opt->jit_mode = OP2_JIT_TIERED;
-  else return op2_error(OP2_ERR_ARG, "option %s=%s: expected tcc, cc or tiered", name, value);
+  if (strcmp(value, "tcc") == 0)
+    opt->jit_mode = OP2_JIT_TCC;
+  else if (strcmp(value, "cc") == 0)
+    opt->jit_mode = OP2_JIT_CC;
+  else if (strcmp(value, "tiered") == 0)
+    opt->jit_mode = OP2_JIT_TIERED;
+  else
+    return op2_error(OP2_ERR_ARG, "option %s=%s: expected tcc, cc or tiered", name, value);
   return OP2_OK;
 }
 
@@ -75,17 +83,24 @@ static int parse_profile_json(op2_options *opt, const char *name, const char *va
 }
 
 static int parse_renumber(op2_options *opt, const char *name, const char *value) {
-  if (strcmp(value, "on") == 0) opt->renumber = 1;
-  else if (strcmp(value, "off") == 0) opt->renumber = 0;
-  else return op2_error(OP2_ERR_ARG, "option %s=%s: expected on or off", name, value);
+  if (strcmp(value, "on") == 0)
+    opt->renumber = 1;
+  else if (strcmp(value, "off") == 0)
+    opt->renumber = 0;
+  else
+    return op2_error(OP2_ERR_ARG, "option %s=%s: expected on or off", name, value);
   return OP2_OK;
 }
 
 static int parse_mpi_decl(op2_options *opt, const char *name, const char *value) {
-  if (strcmp(value, "auto") == 0) opt->mpi_decl = OP2_DECL_AUTO;
-  else if (strcmp(value, "local") == 0) opt->mpi_decl = OP2_DECL_LOCAL;
-  else if (strcmp(value, "replicated") == 0) opt->mpi_decl = OP2_DECL_REPLICATED;
-  else return op2_error(OP2_ERR_ARG, "option %s=%s: expected auto, local or replicated", name, value);
+  if (strcmp(value, "auto") == 0)
+    opt->mpi_decl = OP2_DECL_AUTO;
+  else if (strcmp(value, "local") == 0)
+    opt->mpi_decl = OP2_DECL_LOCAL;
+  else if (strcmp(value, "replicated") == 0)
+    opt->mpi_decl = OP2_DECL_REPLICATED;
+  else
+    return op2_error(OP2_ERR_ARG, "option %s=%s: expected auto, local or replicated", name, value);
   return OP2_OK;
 }
 
@@ -108,12 +123,18 @@ static const struct {
   const char *name;
   option_parser parse;
 } option_table[] = {
-    {"OP2_BACKEND", parse_backend},           {"OP2_PART_SIZE", parse_part_size},
-    {"OP2_DIAGS", parse_diags},               {"OP2_CACHE", parse_cache},
-    {"OP2_CACHE_DIR", parse_cache_dir},       {"OP2_TEMPLATE_DIR", parse_template_dir},
-    {"OP2_JIT", parse_jit},                   {"OP2_CC", parse_cc},
-    {"OP2_CFLAGS", parse_cflags},             {"OP2_PROFILE_JSON", parse_profile_json},
-    {"OP2_RENUMBER", parse_renumber},         {"OP2_MPI_DECL", parse_mpi_decl},
+    {"OP2_BACKEND", parse_backend},
+    {"OP2_PART_SIZE", parse_part_size},
+    {"OP2_DIAGS", parse_diags},
+    {"OP2_CACHE", parse_cache},
+    {"OP2_CACHE_DIR", parse_cache_dir},
+    {"OP2_TEMPLATE_DIR", parse_template_dir},
+    {"OP2_JIT", parse_jit},
+    {"OP2_CC", parse_cc},
+    {"OP2_CFLAGS", parse_cflags},
+    {"OP2_PROFILE_JSON", parse_profile_json},
+    {"OP2_RENUMBER", parse_renumber},
+    {"OP2_MPI_DECL", parse_mpi_decl},
 };
 enum { NOPTIONS = sizeof option_table / sizeof option_table[0] };
 
@@ -121,11 +142,15 @@ static int default_cache_dir(op2_options *opt) {
   const char *xdg = getenv("XDG_CACHE_HOME");
   const char *home = getenv("HOME");
   int n;
-  if (xdg && *xdg) n = snprintf(opt->cache_dir, sizeof opt->cache_dir, "%s/op2", xdg);
-  else if (home && *home) n = snprintf(opt->cache_dir, sizeof opt->cache_dir, "%s/.cache/op2", home);
-  else n = snprintf(opt->cache_dir, sizeof opt->cache_dir, "/tmp/op2-cache-%d", (int)getuid());
-  return n > 0 && (size_t)n < sizeof opt->cache_dir ? OP2_OK
-         : op2_error(OP2_ERR_ARG, "cache directory path is too long");
+  if (xdg && *xdg)
+    n = snprintf(opt->cache_dir, sizeof opt->cache_dir, "%s/op2", xdg);
+  else if (home && *home)
+    n = snprintf(opt->cache_dir, sizeof opt->cache_dir, "%s/.cache/op2", home);
+  else
+    n = snprintf(opt->cache_dir, sizeof opt->cache_dir, "/tmp/op2-cache-%d", (int)getuid());
+  return n > 0 && (size_t)n < sizeof opt->cache_dir
+             ? OP2_OK
+             : op2_error(OP2_ERR_ARG, "cache directory path is too long");
 }
 
 int op2_options_read(op2_options *opt, int argc, char **argv, int diags) {

@@ -18,14 +18,14 @@ void op_fetch_data_idx(op_dat dat, void *out, int low, int high) {
   /* A whole mesh declared on every rank counts once only after this (collective). */
   if (ctx->mpi.size > 1 && op2_mpi_prepare(ctx) != OP2_OK) return;
   if (low > high + 1) {
-    op2_error(OP2_ERR_ARG, "op_fetch_data_idx '%s': low %d is greater than high %d", dat->name,
-              low, high);
+    op2_error(OP2_ERR_ARG, "op_fetch_data_idx '%s': low %d is greater than high %d", dat->name, low,
+              high);
     return;
   }
   if (op2_dat_sync_host(ctx, dat) != OP2_OK) return;
   if (low < 0 || high >= dat->set->global_size) {
-    op2_error(OP2_ERR_ARG, "op_fetch_data_idx '%s': range [%d, %d] is outside [0, %ld]",
-              dat->name, low, high, dat->set->global_size - 1);
+    op2_error(OP2_ERR_ARG, "op_fetch_data_idx '%s': range [%d, %d] is outside [0, %ld]", dat->name,
+              low, high, dat->set->global_size - 1);
     return;
   }
   if (ctx->mpi.size > 1) { /* the range in the user's numbering, gathered on every rank */
@@ -55,8 +55,7 @@ void op_fetch_data(op_dat dat, void *out) {
   }
   if (op2_dat_sync_host(ctx, dat) != OP2_OK) return;
   if (ctx->mpi.size > 1 && op2_mpi_prepare(ctx) != OP2_OK) return;
-  if ((ctx->mpi_distributed && dat->set->halo) ||
-      (ctx->mpi_replicated && !ctx->mpi_distributed)) {
+  if ((ctx->mpi_distributed && dat->set->halo) || (ctx->mpi_replicated && !ctx->mpi_distributed)) {
     op_set s = dat->set;
     int rc = ctx->mpi_replicated
                  ? op2_mpi_fetch(ctx, dat, out, 0, s->global_size, OP2_FETCH_ALL)
@@ -74,10 +73,18 @@ void op_fetch_data(op_dat dat, void *out) {
 
 static void print_value(FILE *f, op2_type t, const char *p) {
   switch (t) {
-    case OP2_TYPE_DOUBLE: fprintf(f, "%.17g", *(const double *)p); break;
-    case OP2_TYPE_FLOAT: fprintf(f, "%.9g", (double)*(const float *)p); break;
-    case OP2_TYPE_INT: fprintf(f, "%d", *(const int *)p); break;
-    default: fprintf(f, "%lld", *(const long long *)p); break;
+    case OP2_TYPE_DOUBLE:
+      fprintf(f, "%.17g", *(const double *)p);
+      break;
+    case OP2_TYPE_FLOAT:
+      fprintf(f, "%.9g", (double)*(const float *)p);
+      break;
+    case OP2_TYPE_INT:
+      fprintf(f, "%d", *(const int *)p);
+      break;
+    default:
+      fprintf(f, "%lld", *(const long long *)p);
+      break;
   }
 }
 
@@ -102,16 +109,18 @@ void op_print_dat_to_txtfile(op_dat dat, const char *file_name) {
       return;
     }
     int failed = 0;
-    if (ctx->mpi.rank == 0) failed = write_txt(dat, file_name, gathered, dat->set->global_size, NULL);
+    if (ctx->mpi.rank == 0)
+      failed = write_txt(dat, file_name, gathered, dat->set->global_size, NULL);
     MPI_Bcast(&failed, 1, MPI_INT, 0, ctx->mpi.comm);
     free(gathered);
     if (failed)
-      op2_error(OP2_ERR_IO, "op_print_dat_to_txtfile '%s': writing %s failed", dat->name, file_name);
+      op2_error(OP2_ERR_IO, "op_print_dat_to_txtfile '%s': writing %s failed", dat->name,
+                file_name);
     return;
   }
   if (write_txt(dat, file_name, dat->data, dat->set->size, dat->set->rank) != 0)
-    op2_error(OP2_ERR_IO, "op_print_dat_to_txtfile '%s': cannot write %s: %s", dat->name,
-              file_name, strerror(errno));
+    op2_error(OP2_ERR_IO, "op_print_dat_to_txtfile '%s': cannot write %s: %s", dat->name, file_name,
+              strerror(errno));
 }
 
 /* Writes n elements as text, element e taken from row rank[e] (or e): temp file, then rename, so

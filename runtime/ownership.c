@@ -60,8 +60,10 @@ int op2_plan_build_ownership(op2_plan *p, int nthreads, double max_shared_fracti
           int lo = idx < 0 ? 0 : idx, hi = idx < 0 ? -idx : idx + 1;
           for (int c = lo; c < hi; c++) {
             int *o = &owner[w][m->values[(base + e) * m->dim + c]];
-            if (pass == 0) *o = *o == UNOWNED || *o == t ? t : SHARED;
-            else if (*o == SHARED) is_shared[e] = 1;
+            if (pass == 0)
+              *o = *o == UNOWNED || *o == t ? t : SHARED;
+            else if (*o == SHARED)
+              is_shared[e] = 1;
           }
         }
       }

@@ -38,16 +38,18 @@ static int dats_to_exchange(const op2_loop *loop, const op_arg *args, op_dat *ou
   return n;
 }
 
-#define COMBINE(T, MPITYPE)                                                               \
-  do {                                                                                  \
-    T *user = (T *)user_ptr, *mine = (T *)local, *all = (T *)global;                    \
-    MPI_Allreduce(mine, all, d->dim, MPITYPE,                                           \
-                  d->acc == OP_INC ? MPI_SUM : d->acc == OP_MIN ? MPI_MIN : MPI_MAX,      \
-                  ctx->mpi.comm);                                                       \
-    for (int k = 0; k < d->dim; k++)                                                    \
-      user[k] = d->acc == OP_INC ? user[k] + all[k]                                     \
-                : d->acc == OP_MIN ? (all[k] < user[k] ? all[k] : user[k])              \
-                                   : (all[k] > user[k] ? all[k] : user[k]);              \
+#define COMBINE(T, MPITYPE)                                                 \
+  do {                                                                      \
+    T *user = (T *)user_ptr, *mine = (T *)local, *all = (T *)global;        \
+    MPI_Allreduce(mine, all, d->dim, MPITYPE,                               \
+                  d->acc == OP_INC   ? MPI_SUM                              \
+                  : d->acc == OP_MIN ? MPI_MIN                              \
+                                     : MPI_MAX,                             \
+                  ctx->mpi.comm);                                           \
+    for (int k = 0; k < d->dim; k++)                                        \
+      user[k] = d->acc == OP_INC   ? user[k] + all[k]                       \
+                : d->acc == OP_MIN ? (all[k] < user[k] ? all[k] : user[k])  \
+                                   : (all[k] > user[k] ? all[k] : user[k]); \
   } while (0)
 
 /* Under MPI a reduction accumulates into a private buffer (INC from zero, MIN/MAX from the
@@ -56,10 +58,18 @@ static void reduce_over_ranks(op2_context *ctx, const op2_arg_desc *d, void *use
                               void *local) {
   char global[256];
   switch (d->type) {
-    case OP2_TYPE_DOUBLE: COMBINE(double, MPI_DOUBLE); break;
-    case OP2_TYPE_FLOAT: COMBINE(float, MPI_FLOAT); break;
-    case OP2_TYPE_INT: COMBINE(int, MPI_INT); break;
-    default: COMBINE(long long, MPI_LONG_LONG); break;
+    case OP2_TYPE_DOUBLE:
+      COMBINE(double, MPI_DOUBLE);
+      break;
+    case OP2_TYPE_FLOAT:
+      COMBINE(float, MPI_FLOAT);
+      break;
+    case OP2_TYPE_INT:
+      COMBINE(int, MPI_INT);
+      break;
+    default:
+      COMBINE(long long, MPI_LONG_LONG);
+      break;
   }
 }
 
@@ -67,20 +77,24 @@ static int run_distributed(op2_context *ctx, op2_exec *exec, const op_arg *args)
   const op2_loop *loop = exec->loop;
   int nargs = loop->nargs;
   /* private reduction buffers: [0] owned phases, [1] the exec halo (thrown away) */
-  char (*buf)[2][256] = calloc((size_t)nargs, sizeof *buf);
+  char(*buf)[2][256] = calloc((size_t)nargs, sizeof *buf);
   op_dat *dats = malloc(sizeof(op_dat) * (size_t)nargs);
   if (!buf || !dats) return free(buf), free(dats), op2_error(OP2_ERR_MEM, "op_par_loop: oom");
   for (int i = 0; i < nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
     if (!is_reduction(d)) continue;
     size_t bytes = (size_t)d->dim * op2_type_size(d->type);
-    if (bytes > sizeof buf[i][0]) return free(buf), free(dats), op2_error(OP2_ERR_ARG,
-                                           "op_par_loop '%s', argument %d: a reduction of more "
-                                           "than 256 bytes is not supported under MPI",
-                                           loop->name, i);
+    if (bytes > sizeof buf[i][0])
+      return free(buf), free(dats),
+             op2_error(OP2_ERR_ARG,
+                       "op_par_loop '%s', argument %d: a reduction of more "
+                       "than 256 bytes is not supported under MPI",
+                       loop->name, i);
     for (int k = 0; k < 2; k++) {
-      if (d->acc == OP_INC) memset(buf[i][k], 0, bytes);
-      else memcpy(buf[i][k], exec->arg_ptrs[i], bytes);
+      if (d->acc == OP_INC)
+        memset(buf[i][k], 0, bytes);
+      else
+        memcpy(buf[i][k], exec->arg_ptrs[i], bytes);
     }
     exec->arg_ptrs[i] = buf[i][0];
   }
@@ -105,7 +119,8 @@ static int run_distributed(op2_context *ctx, op2_exec *exec, const op_arg *args)
     if (rc == OP2_OK) rc = rc_wait;
   }
   for (int i = 0; rc == OP2_OK && i < nargs; i++)
-    if (is_reduction(&loop->desc[i])) reduce_over_ranks(ctx, &loop->desc[i], args[i].data, buf[i][0]);
+    if (is_reduction(&loop->desc[i]))
+      reduce_over_ranks(ctx, &loop->desc[i], args[i].data, buf[i][0]);
   for (int i = 0; i < nargs; i++) { /* written dats: their halo copies are stale now */
     const op2_arg_desc *d = &loop->desc[i];
     if (d->kind == OP2_ARG_DAT && !d->opt_off && d->acc != OP_READ) args[i].dat->halo_dirty = true;

@@ -107,8 +107,7 @@ int op2_plan_get(op2_context *ctx, const op2_loop *loop, int begin, int end, op2
   for (int i = 0; i < ctx->plans.count; i++) {
     op2_plan *p = ctx->plans.items[i];
     if (p->set == loop->set && p->begin == begin && p->end == end && p->part_size == part &&
-        p->nwrites == n &&
-        memcmp(p->write_maps, maps, (size_t)n * sizeof *maps) == 0 &&
+        p->nwrites == n && memcmp(p->write_maps, maps, (size_t)n * sizeof *maps) == 0 &&
         memcmp(p->write_idx, idx, (size_t)n * sizeof *idx) == 0) {
       *out = p;
       free(maps), free(idx);
@@ -121,8 +120,10 @@ int op2_plan_get(op2_context *ctx, const op2_loop *loop, int begin, int end, op2
   if (rc == OP2_OK) rc = op2_list_push(&ctx->plans, p);
   if (rc != OP2_OK) return rc;
   loop->stats->plan_seconds += p->build_seconds;
-  op2_diag(2, "plan for loop '%s' over '%s': %d blocks of %d, %d colours; %s %ld shared elements; "
-           "%.3f ms", loop->name, loop->set->name, p->nblocks, part, p->ncolours,
+  op2_diag(2,
+           "plan for loop '%s' over '%s': %d blocks of %d, %d colours; %s %ld shared elements; "
+           "%.3f ms",
+           loop->name, loop->set->name, p->nblocks, part, p->ncolours,
            p->owner_threads ? "thread-owned ranges," : "no thread-owned ranges,", p->nshared,
            1e3 * p->build_seconds);
   *out = p;

@@ -10,7 +10,9 @@ static int is_reduction(const op2_arg_desc *d) {
   return d->kind == OP2_ARG_GBL && (d->acc == OP_INC || d->acc == OP_MIN || d->acc == OP_MAX);
 }
 
-static size_t padded(size_t bytes) { return (bytes + 63) / 64 * 64; }
+static size_t padded(size_t bytes) {
+  return (bytes + 63) / 64 * 64;
+}
 
 int op2_reduction_begin(op2_context *ctx, const op2_exec *exec, int nthreads,
                         void ***thread_arg_ptrs) {
@@ -19,28 +21,29 @@ int op2_reduction_begin(op2_context *ctx, const op2_exec *exec, int nthreads,
   size_t need = padded((size_t)nthreads * (size_t)nargs * sizeof(void *));
   for (int i = 0; i < nargs; i++)
     if (is_reduction(&loop->desc[i]))
-      need += (size_t)nthreads * padded((size_t)loop->desc[i].dim *
-                                        op2_type_size(loop->desc[i].type));
+      need +=
+          (size_t)nthreads * padded((size_t)loop->desc[i].dim * op2_type_size(loop->desc[i].type));
   if (need > ctx->reduction_scratch_bytes) {
     free(ctx->reduction_scratch);
     ctx->reduction_scratch = op2_aligned_alloc(need);
     ctx->reduction_scratch_bytes = ctx->reduction_scratch ? need : 0;
     if (!ctx->reduction_scratch)
-      return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory for reductions",
-                       loop->name);
+      return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory for reductions", loop->name);
   }
   void **table = ctx->reduction_scratch;
-  char *partial = (char *)ctx->reduction_scratch +
-                  padded((size_t)nthreads * (size_t)nargs * sizeof(void *));
-  for (int t = 0; t < nthreads; t++) memcpy(table + (size_t)t * nargs, exec->arg_ptrs,
-                                            (size_t)nargs * sizeof(void *));
+  char *partial =
+      (char *)ctx->reduction_scratch + padded((size_t)nthreads * (size_t)nargs * sizeof(void *));
+  for (int t = 0; t < nthreads; t++)
+    memcpy(table + (size_t)t * nargs, exec->arg_ptrs, (size_t)nargs * sizeof(void *));
   for (int i = 0; i < nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
     if (!is_reduction(d)) continue;
     size_t bytes = (size_t)d->dim * op2_type_size(d->type);
     for (int t = 0; t < nthreads; t++) {
-      if (d->acc == OP_INC) memset(partial, 0, bytes);
-      else memcpy(partial, exec->arg_ptrs[i], bytes);
+      if (d->acc == OP_INC)
+        memset(partial, 0, bytes);
+      else
+        memcpy(partial, exec->arg_ptrs[i], bytes);
       table[(size_t)t * nargs + i] = partial;
       partial += padded(bytes);
     }
@@ -49,17 +52,20 @@ int op2_reduction_begin(op2_context *ctx, const op2_exec *exec, int nthreads,
   return OP2_OK;
 }
 
-#define COMBINE(T)                                                   \
-  do {                                                               \
-    T *out = (T *)exec->arg_ptrs[i];                                 \
-    for (int t = 0; t < nthreads; t++) {                             \
+#define COMBINE(T)                                                    \
+  do {                                                                \
+    T *out = (T *)exec->arg_ptrs[i];                                  \
+    for (int t = 0; t < nthreads; t++) {                              \
       const T *p = (const T *)thread_arg_ptrs[(size_t)t * nargs + i]; \
-      for (int k = 0; k < d->dim; k++) {                             \
-        if (d->acc == OP_INC) out[k] += p[k];                        \
-        else if (d->acc == OP_MIN) out[k] = p[k] < out[k] ? p[k] : out[k]; \
-        else out[k] = p[k] > out[k] ? p[k] : out[k];                 \
-      }                                                              \
-    }                                                                \
+      for (int k = 0; k < d->dim; k++) {                              \
+        if (d->acc == OP_INC)                                         \
+          out[k] += p[k];                                             \
+        else if (d->acc == OP_MIN)                                    \
+          out[k] = p[k] < out[k] ? p[k] : out[k];                     \
+        else                                                          \
+          out[k] = p[k] > out[k] ? p[k] : out[k];                     \
+      }                                                               \
+    }                                                                 \
   } while (0)
 
 void op2_reduction_end(op2_context *ctx, const op2_exec *exec, int nthreads,
@@ -71,10 +77,18 @@ void op2_reduction_end(op2_context *ctx, const op2_exec *exec, int nthreads,
     const op2_arg_desc *d = &loop->desc[i];
     if (!is_reduction(d)) continue;
     switch (d->type) {
-      case OP2_TYPE_DOUBLE: COMBINE(double); break;
-      case OP2_TYPE_FLOAT: COMBINE(float); break;
-      case OP2_TYPE_INT: COMBINE(int); break;
-      default: COMBINE(long long); break;
+      case OP2_TYPE_DOUBLE:
+        COMBINE(double);
+        break;
+      case OP2_TYPE_FLOAT:
+        COMBINE(float);
+        break;
+      case OP2_TYPE_INT:
+        COMBINE(int);
+        break;
+      default:
+        COMBINE(long long);
+        break;
     }
   }
 }

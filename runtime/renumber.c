@@ -198,8 +198,7 @@ int op2_renumber(op2_context *ctx, op_map base) {
   if (rc == 0) {
     orders[primary->index] = malloc(sizeof(int) * ((size_t)primary->size + 1));
     new_rank[primary->index] = malloc(sizeof(int) * ((size_t)primary->size + 1));
-    rc = orders[primary->index] && new_rank[primary->index] ? rcm(&g, orders[primary->index])
-                                                             : -1;
+    rc = orders[primary->index] && new_rank[primary->index] ? rcm(&g, orders[primary->index]) : -1;
   }
   if (rc == 0)
     for (int e = 0; e < primary->size; e++) new_rank[primary->index][orders[primary->index][e]] = e;
@@ -273,8 +272,10 @@ void op_renumber(op_map base) {
     return;
   }
   if (base->dim < 2) {
-    op2_error(OP2_ERR_ARG, "op_renumber '%s': a map of arity %d links no two elements (need 2 "
-              "or more)", base->name, base->dim);
+    op2_error(OP2_ERR_ARG,
+              "op_renumber '%s': a map of arity %d links no two elements (need 2 "
+              "or more)",
+              base->name, base->dim);
     return;
   }
   op2_renumber(ctx, base);

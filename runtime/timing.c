@@ -93,17 +93,18 @@ void op_timing_output(void) {
                s->calls_by_tier[OP2_TIER_CC]);
     else /* no C kernel ran: an accelerator's, or no calls */
       snprintf(tiers, sizeof tiers, "-");
-    printf("  %-16s %7ld %10.4f %9.4f %8.2f %9.3f %9.3f %15s  %s\n", s->name, s->calls,
-           s->seconds, s->calls ? 1e3 * s->seconds / (double)s->calls : 0.0,
+    printf("  %-16s %7ld %10.4f %9.4f %8.2f %9.3f %9.3f %15s  %s\n", s->name, s->calls, s->seconds,
+           s->calls ? 1e3 * s->seconds / (double)s->calls : 0.0,
            s->seconds > 0 ? s->bytes / s->seconds / 1e9 : 0.0, s->jit_ms, 1e3 * s->plan_seconds,
            tiers, kernel_source_word(s));
     total += s->seconds;
   }
   printf("  %-16s %7s %10.4f\n", "total", "", total);
-  printf("  backend %s; kernels compiled %d, from disk cache %d, cache entries refused %d; "
-         "optimised builds %d, failed %d\n",
-         ctx->backend->name, ctx->jit.compiles, ctx->jit.disk_hits, ctx->jit.disk_rejects,
-         ctx->jit.cc_compiles, ctx->jit.cc_failures);
+  printf(
+      "  backend %s; kernels compiled %d, from disk cache %d, cache entries refused %d; "
+      "optimised builds %d, failed %d\n",
+      ctx->backend->name, ctx->jit.compiles, ctx->jit.disk_hits, ctx->jit.disk_rejects,
+      ctx->jit.cc_compiles, ctx->jit.cc_failures);
 }
 
 int op2_profile_write(op2_context *ctx, const char *path) {

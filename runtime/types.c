@@ -28,5 +28,9 @@ int op2_type_parse(const char *name, op2_type *out) {
   return OP2_ERR_ARG;
 }
 
-size_t op2_type_size(op2_type t) { return types[t].size; }
-const char *op2_type_name(op2_type t) { return types[t].name; }
+size_t op2_type_size(op2_type t) {
+  return types[t].size;
+}
+const char *op2_type_name(op2_type t) {
+  return types[t].name;
+}

@@ -39,7 +39,9 @@ void *op2_aligned_alloc(size_t bytes) {
   return p;
 }
 
-int op_is_root(void) { return op2_ctx()->mpi.rank == 0; }
+int op_is_root(void) {
+  return op2_ctx()->mpi.rank == 0;
+}
 
 void op_timers(double *cpu, double *wall) {
   if (cpu) *cpu = (double)clock() / CLOCKS_PER_SEC;
@@ -50,12 +52,14 @@ void op_timers(double *cpu, double *wall) {
  * op2_ / OP2_ prefixes and the prelude's macros belong to the generated code. */
 int op2_is_reserved_name(const char *s) {
   static const char *const words[] = {
-      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-      "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
-      "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
-      "typedef", "union", "unsigned", "void", "volatile", "while", "_Bool", "_Complex",
-      "_Alignas", "_Alignof", "_Atomic", "_Generic", "_Noreturn", "_Static_assert",
-      "_Thread_local", "MIN", "MAX", "M_PI", "NULL"};
+      "auto",          "break",    "case",     "char",     "const",     "continue",
+      "default",       "do",       "double",   "else",     "enum",      "extern",
+      "float",         "for",      "goto",     "if",       "inline",    "int",
+      "long",          "register", "restrict", "return",   "short",     "signed",
+      "sizeof",        "static",   "struct",   "switch",   "typedef",   "union",
+      "unsigned",      "void",     "volatile", "while",    "_Bool",     "_Complex",
+      "_Alignas",      "_Alignof", "_Atomic",  "_Generic", "_Noreturn", "_Static_assert",
+      "_Thread_local", "MIN",      "MAX",      "M_PI",     "NULL"};
   if (!s) return 0;
   if (strncmp(s, "op2_", 4) == 0 || strncmp(s, "OP2_", 4) == 0) return 1;
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)

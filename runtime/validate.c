@@ -18,8 +18,10 @@ static int check_map_index(const char *name, int i, op_set set, op_map map, int 
     return ARG_ERROR("map '%s' goes from set '%s', but the loop runs over set '%s'", map->name,
                      map->from->name, set->name);
   if (idx == -1)
-    return ARG_ERROR("index -1 means direct access: use OP_ID instead of map '%s', a column "
-                     "0..%d, or -%d for all columns", map->name, map->dim - 1, map->dim);
+    return ARG_ERROR(
+        "index -1 means direct access: use OP_ID instead of map '%s', a column "
+        "0..%d, or -%d for all columns",
+        map->name, map->dim - 1, map->dim);
   if (idx >= map->dim || idx < -map->dim || (idx < 0 && strcmp(what, "op_arg_idx") == 0))
     return ARG_ERROR("index %d is out of range for map '%s' of arity %d (%s)", idx, map->name,
                      map->dim, what);
@@ -32,22 +34,21 @@ static int check_dat(const char *name, int i, op_set set, const op_arg *a) {
   if (!dat) return ARG_ERROR("dat is NULL%s", "");
   if ((unsigned)a->acc > OP_MAX) return ARG_ERROR("access mode %d is not valid", (int)a->acc);
   if (op2_type_parse(a->type, &t) != OP2_OK || t != dat->type)
-    return ARG_ERROR("type '%s' does not match dat '%s' of type '%s'",
-                     a->type ? a->type : "(null)",
+    return ARG_ERROR("type '%s' does not match dat '%s' of type '%s'", a->type ? a->type : "(null)",
                      dat->name, op2_type_name(dat->type));
   if (a->dim != dat->dim)
     return ARG_ERROR("dim %d does not match dat '%s' of dim %d", a->dim, dat->name, dat->dim);
   if (a->acc == OP_MIN || a->acc == OP_MAX)
-    return ARG_ERROR("%s is only for op_arg_gbl, not for dat '%s'", access_name(a->acc),
-                     dat->name);
+    return ARG_ERROR("%s is only for op_arg_gbl, not for dat '%s'", access_name(a->acc), dat->name);
   if (a->map == OP_ID) {
     if (a->idx != -1)
       return ARG_ERROR("index %d given with OP_ID for dat '%s' (direct access uses -1)", a->idx,
                        dat->name);
     if (dat->set != set)
-      return ARG_ERROR("dat '%s' is on set '%s', but the loop runs over set '%s' (direct "
-                       "access needs the loop set)",
-                       dat->name, dat->set->name, set->name);
+      return ARG_ERROR(
+          "dat '%s' is on set '%s', but the loop runs over set '%s' (direct "
+          "access needs the loop set)",
+          dat->name, dat->set->name, set->name);
     if (a->acc == OP_INC)
       return ARG_ERROR("OP_INC on directly accessed dat '%s' (use OP_RW)", dat->name);
     return OP2_OK;
@@ -83,20 +84,23 @@ static int check_idx(const char *name, int i, op_set set, const op_arg *a) {
 int op2_validate_loop(const char *kernel, const char *name, op_set set, int nargs,
                       const op_arg *args) {
   if (!op2_is_identifier(name) || strlen(name) > 200)
-    return op2_error(OP2_ERR_ARG, "op_par_loop: loop name '%.200s' is not a C identifier of at "
+    return op2_error(OP2_ERR_ARG,
+                     "op_par_loop: loop name '%.200s' is not a C identifier of at "
                      "most 200 characters (it must name the kernel function)",
                      name ? name : "(null)");
   if (op2_is_reserved_name(name))
-    return op2_error(OP2_ERR_ARG, "op_par_loop '%s': the loop name is reserved (a C keyword or "
-                     "an op2_/OP2_ name)", name);
+    return op2_error(OP2_ERR_ARG,
+                     "op_par_loop '%s': the loop name is reserved (a C keyword or "
+                     "an op2_/OP2_ name)",
+                     name);
   if (!kernel || !*kernel)
     return op2_error(OP2_ERR_ARG, "op_par_loop '%s': kernel source is empty", name);
   if (!set) return op2_error(OP2_ERR_ARG, "op_par_loop '%s': set is NULL", name);
-  if (nargs < 1 || !args)
-    return op2_error(OP2_ERR_ARG, "op_par_loop '%s': no arguments", name);
+  if (nargs < 1 || !args) return op2_error(OP2_ERR_ARG, "op_par_loop '%s': no arguments", name);
   op2_context *ctx = op2_ctx();
   if (ctx->mpi_distributed && !set->halo)
-    return op2_error(OP2_ERR_STATE, "op_par_loop '%s': set '%s' was declared after the mesh was "
+    return op2_error(OP2_ERR_STATE,
+                     "op_par_loop '%s': set '%s' was declared after the mesh was "
                      "distributed (declare everything before op_partition or the first loop)",
                      name, set->name);
   for (int i = 0; i < nargs; i++) {

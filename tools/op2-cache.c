@@ -481,7 +481,8 @@ static int show_entry(const cache *c, const entry *e) {
     printf("manifest: %s\n", problem);
   }
   snprintf(src, sizeof src, "%s.c", e->name);
-  if (faccessat(efd, src, F_OK, AT_SYMLINK_NOFOLLOW) != 0) snprintf(src, sizeof src, "%s.cu", e->name);
+  if (faccessat(efd, src, F_OK, AT_SYMLINK_NOFOLLOW) != 0)
+    snprintf(src, sizeof src, "%s.cu", e->name);
   if (read_at(efd, src, &text, &len, &st) == 0) {
     printf("---- generated source %s/%s/%s ----\n", c->root, e->dir, src);
     fwrite(text, 1, len, stdout);

@@ -7,7 +7,8 @@ int main(int argc, char **argv) {
   test_catch_errors();
   op_init(argc, argv, 0);
   double one = 1;
-  EXPECT_ERROR(op_decl_const(1, "double", &one, "int"), "op_decl_const 'int': the name is reserved");
+  EXPECT_ERROR(op_decl_const(1, "double", &one, "int"),
+               "op_decl_const 'int': the name is reserved");
   EXPECT_ERROR(op_decl_const(1, "double", &one, "op2_scale"), "the name is reserved");
   EXPECT_ERROR(op_decl_const(1, "double", &one, "MAX"), "the name is reserved");
   op_set s = op_decl_set(3, "s");

@@ -34,7 +34,8 @@ static void run(const char *cache_dir, const char *jit, const char *cc, const ch
   for (int c = 0; c < calls; c++) {
     double sum = 0, expect_sum = 0;
     op_par_loop(axpy_src, "axpy", s, op_arg_dat(dx, -1, OP_ID, 1, "double", OP_READ),
-                op_arg_dat(dy, -1, OP_ID, 1, "double", OP_RW), op_arg_gbl(&sum, 1, "double", OP_INC));
+                op_arg_dat(dy, -1, OP_ID, 1, "double", OP_RW),
+                op_arg_gbl(&sum, 1, "double", OP_INC));
     op2_loop *l = ctx->loops.items[0];
     if (c == 0) *first_tier = l->kernel->tier;
     *last_tier = l->kernel->tier;

@@ -47,8 +47,8 @@ int op2_dir_build(const op2_context *ctx, long global, int n, const long *global
   void *grouped, *recv;
   long nrecv;
   int rc = op2_group_by_rank(p, n, items, dest, sizeof(entry), &grouped, counts);
-  if (rc == OP2_OK) rc = op2_alltoallv(comm, grouped, counts, sizeof(entry), &recv, counts + p,
-                                       &nrecv);
+  if (rc == OP2_OK)
+    rc = op2_alltoallv(comm, grouped, counts, sizeof(entry), &recv, counts + p, &nrecv);
   if (rc == OP2_OK) {
     const entry *in = recv;
     for (long i = 0; i < nrecv; i++) {

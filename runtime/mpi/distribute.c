@@ -44,7 +44,8 @@ static int slice_to_blocks(op2_context *ctx) {
   int p = ctx->mpi.size, r = ctx->mpi.rank;
   for (int s = 0; s < ctx->sets.count; s++) {
     op_set set = ctx->sets.items[s];
-    long first = op2_block_begin(set->size, r, p), count = op2_block_begin(set->size, r + 1, p) - first;
+    long first = op2_block_begin(set->size, r, p),
+         count = op2_block_begin(set->size, r + 1, p) - first;
     for (int i = 0; i < ctx->dats.count; i++) {
       op_dat d = ctx->dats.items[i];
       if (d->set != set) continue;
@@ -93,8 +94,10 @@ static int holder_of(const holders *h, int p, op_set set, long g) {
   int lo = 0, hi = p - 1;
   while (lo < hi) { /* last rank whose first <= g */
     int mid = (lo + hi + 1) / 2;
-    if (f[mid] <= g) lo = mid;
-    else hi = mid - 1;
+    if (f[mid] <= g)
+      lo = mid;
+    else
+      hi = mid - 1;
   }
   while (lo + 1 < p && f[lo + 1] <= g && f[lo + 1] == f[lo]) lo++;
   return lo;
@@ -122,14 +125,14 @@ static int primary_graph(op2_context *ctx, const holders *h, op_set prime, op_ma
   long npairs = 0, cap = 1024;
   pair *pairs = malloc(sizeof(pair) * (size_t)cap);
   int rc = pairs ? OP2_OK : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
-#define ADD_PAIR(x, y)                                                          \
-  do {                                                                          \
-    if (npairs == cap) {                                                        \
-      pair *np = realloc(pairs, sizeof(pair) * (size_t)(cap *= 2));             \
+#define ADD_PAIR(x, y)                                                                    \
+  do {                                                                                    \
+    if (npairs == cap) {                                                                  \
+      pair *np = realloc(pairs, sizeof(pair) * (size_t)(cap *= 2));                       \
       if (!np) return free(pairs), op2_error(OP2_ERR_MEM, "partitioning: out of memory"); \
-      pairs = np;                                                               \
-    }                                                                           \
-    pairs[npairs++] = (pair){(x), (y)};                                         \
+      pairs = np;                                                                         \
+    }                                                                                     \
+    pairs[npairs++] = (pair){(x), (y)};                                                   \
   } while (0)
   if (rc != OP2_OK) return rc;
   int d = pm->dim;
@@ -153,7 +156,8 @@ static int primary_graph(op2_context *ctx, const holders *h, op_set prime, op_ma
     void *grouped, *recv;
     long nrecv;
     rc = op2_group_by_rank(p, n, ts, dest, sizeof(pair), &grouped, counts);
-    if (rc == OP2_OK) rc = op2_alltoallv(comm, grouped, counts, sizeof(pair), &recv, counts + p, &nrecv);
+    if (rc == OP2_OK)
+      rc = op2_alltoallv(comm, grouped, counts, sizeof(pair), &recv, counts + p, &nrecv);
     free(dest), free(ts), free(counts);
     if (rc != OP2_OK) return free(pairs), rc;
     free(grouped);
@@ -178,7 +182,8 @@ static int primary_graph(op2_context *ctx, const holders *h, op_set prime, op_ma
   void *grouped, *recv;
   long nrecv;
   rc = op2_group_by_rank(p, npairs, pairs, dest, sizeof(pair), &grouped, counts);
-  if (rc == OP2_OK) rc = op2_alltoallv(comm, grouped, counts, sizeof(pair), &recv, counts + p, &nrecv);
+  if (rc == OP2_OK)
+    rc = op2_alltoallv(comm, grouped, counts, sizeof(pair), &recv, counts + p, &nrecv);
   free(pairs), free(dest), free(counts);
   if (rc != OP2_OK) return rc;
   free(grouped);
@@ -199,7 +204,6 @@ static int primary_graph(op2_context *ctx, const holders *h, op_set prime, op_ma
   return OP2_OK;
 }
 
-
 /* Owners of the elements of `next` from a map between it and a set whose owners are known:
  * an element reached by the map takes the lowest owner among the elements reaching it; an element
  * whose map row reaches known elements takes the owner of its first target. */
@@ -215,7 +219,8 @@ static int inherit(op2_context *ctx, const holders *h, op_map m, int **owner) {
     pair *items = malloc(sizeof(pair) * ((size_t)n + 1));
     int *dest = malloc(sizeof(int) * ((size_t)n + 1));
     int *own = malloc(sizeof(int) * ((size_t)t->size + 1));
-    if (!items || !dest || !own) return free(items), free(dest), free(own), free(counts), OP2_ERR_MEM;
+    if (!items || !dest || !own)
+      return free(items), free(dest), free(own), free(counts), OP2_ERR_MEM;
     for (long k = 0; k < n; k++) {
       items[k] = (pair){m->values[k], owner[m->from->index][k / d]};
       dest[k] = holder_of(h, p, t, m->values[k]);
@@ -223,7 +228,8 @@ static int inherit(op2_context *ctx, const holders *h, op_map m, int **owner) {
     void *grouped, *recv;
     long nrecv;
     rc = op2_group_by_rank(p, n, items, dest, sizeof(pair), &grouped, counts);
-    if (rc == OP2_OK) rc = op2_alltoallv(comm, grouped, counts, sizeof(pair), &recv, counts + p, &nrecv);
+    if (rc == OP2_OK)
+      rc = op2_alltoallv(comm, grouped, counts, sizeof(pair), &recv, counts + p, &nrecv);
     free(items), free(dest);
     if (rc != OP2_OK) return free(own), free(counts), rc;
     free(grouped);
@@ -251,13 +257,15 @@ static int inherit(op2_context *ctx, const holders *h, op_map m, int **owner) {
     void *grouped, *questions, *back;
     long nq, nback;
     rc = op2_group_by_rank(p, n, ask, dest, sizeof(long), &grouped, counts);
-    if (rc == OP2_OK) rc = op2_alltoallv(comm, grouped, counts, sizeof(long), &questions, counts + p, &nq);
+    if (rc == OP2_OK)
+      rc = op2_alltoallv(comm, grouped, counts, sizeof(long), &questions, counts + p, &nq);
     int *answers = rc == OP2_OK ? malloc(sizeof(int) * ((size_t)nq + 1)) : NULL;
     for (long k = 0; answers && k < nq; k++)
       answers[k] = owner[t->index][((long *)questions)[k] - t->decl_first];
     if (rc == OP2_OK) free(questions);
     if (rc == OP2_OK && !answers) rc = OP2_ERR_MEM;
-    if (rc == OP2_OK) rc = op2_alltoallv(comm, answers, counts + p, sizeof(int), &back, counts, &nback);
+    if (rc == OP2_OK)
+      rc = op2_alltoallv(comm, answers, counts + p, sizeof(int), &back, counts, &nback);
     if (rc == OP2_OK) {
       long *fill = calloc((size_t)p + 1, sizeof(long));
       for (int q = 0; q < p; q++) fill[q + 1] = fill[q] + counts[q];
@@ -301,9 +309,11 @@ static int partition_owners(op2_context *ctx, const holders *h, const char *lib,
       return op2_error(OP2_ERR_STATE, "op_partition PTSCOTCH on set '%s': %s", prime->name, err);
     }
     if (me == 0)
-      op2_diag(1, "partition of '%s' (PT-Scotch k-way, %d parts): edge cut %ld (declared blocks: "
-               "%ld), parts %ld..%ld elements, imbalance %.3f", prime->name, ctx->mpi.size,
-               q.edge_cut, qb.edge_cut, q.min_part, q.max_part, q.imbalance);
+      op2_diag(1,
+               "partition of '%s' (PT-Scotch k-way, %d parts): edge cut %ld (declared blocks: "
+               "%ld), parts %ld..%ld elements, imbalance %.3f",
+               prime->name, ctx->mpi.size, q.edge_cut, qb.edge_cut, q.min_part, q.max_part,
+               q.imbalance);
     owner[prime->index] = part;
     /* other sets follow the primary set through the maps */
     for (int changed = 1; changed;) {
@@ -343,7 +353,8 @@ int op2_set_adopt_records(op2_context *ctx, op_set set, long n, char *records, i
   char **dat_data = calloc((size_t)ctx->dats.count + 1, sizeof(char *));
   int **map_values = calloc((size_t)ctx->maps.count + 1, sizeof(int *));
   int *orig = malloc(sizeof(int) * ((size_t)n + (size_t)halo_rows + 1));
-  if (!dat_data || !map_values || !orig) return op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  if (!dat_data || !map_values || !orig)
+    return op2_error(OP2_ERR_MEM, "partitioning: out of memory");
   for (int i = 0; i < ctx->dats.count; i++) {
     op_dat d = ctx->dats.items[i];
     if (d->set == set) dat_data[i] = op2_aligned_alloc(((size_t)n + halo_rows) * d->elem_bytes);
@@ -421,9 +432,11 @@ int op2_mpi_distribute(op2_context *ctx, const char *lib, op_set prime, op_map p
   for (int s = 0; rc == OP2_OK && s < ctx->sets.count; s++) { /* kept for fetches */
     op_set set = ctx->sets.items[s];
     set->decl_firsts = malloc(sizeof(long) * ((size_t)ctx->mpi.size + 1));
-    if (!set->decl_firsts) rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
-    else memcpy(set->decl_firsts, h.first + (size_t)s * (ctx->mpi.size + 1),
-                sizeof(long) * ((size_t)ctx->mpi.size + 1));
+    if (!set->decl_firsts)
+      rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+    else
+      memcpy(set->decl_firsts, h.first + (size_t)s * (ctx->mpi.size + 1),
+             sizeof(long) * ((size_t)ctx->mpi.size + 1));
   }
   free(owner), free(h.first);
   if (rc == OP2_OK) rc = op2_halo_build(ctx);
@@ -435,14 +448,15 @@ int op2_mpi_distribute(op2_context *ctx, const char *lib, op_set prime, op_map p
     MPI_Reduce(mine, sum, 4, MPI_LONG, MPI_SUM, 0, ctx->mpi.comm);
     MPI_Reduce(mine, max, 4, MPI_LONG, MPI_MAX, 0, ctx->mpi.comm);
     if (ctx->mpi.rank == 0)
-      op2_diag(1, "set '%s': owned max %ld (imbalance %.3f), core %ld, exec halo %ld, non-exec "
-               "halo %ld (sums over ranks)", set->name, max[0],
-               sum[0] ? (double)max[0] * ctx->mpi.size / (double)sum[0] : 1.0, sum[1], sum[2],
-               sum[3]);
+      op2_diag(1,
+               "set '%s': owned max %ld (imbalance %.3f), core %ld, exec halo %ld, non-exec "
+               "halo %ld (sums over ranks)",
+               set->name, max[0], sum[0] ? (double)max[0] * ctx->mpi.size / (double)sum[0] : 1.0,
+               sum[1], sum[2], sum[3]);
   }
   if (ctx->mpi.rank == 0)
     op2_diag(1, "mesh distributed over %d ranks (%s declaration, %s) in %.3f s", ctx->mpi.size,
-             replicated ? "whole mesh on every rank" : "each rank its block",
-             lib ? lib : "BLOCK", op2_wall_seconds() - t0);
+             replicated ? "whole mesh on every rank" : "each rank its block", lib ? lib : "BLOCK",
+             op2_wall_seconds() - t0);
   return OP2_OK;
 }

@@ -38,11 +38,14 @@ static int redistribute(op2_context *ctx, op_dat dat, long first, long count,
     int mine = (int)m, *all = counts, *disp = counts + p;
     MPI_Allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, ctx->mpi.comm);
     long total = 0;
-    for (int q = 0; q < p; q++) disp[q] = (int)(total * (long)rec), total += all[q],
-                                all[q] *= (int)rec;
+    for (int q = 0; q < p; q++)
+      disp[q] = (int)(total * (long)rec), total += all[q], all[q] *= (int)rec;
     recv = malloc(rec * ((size_t)total + 1));
-    if (!recv) rc = OP2_ERR_MEM;
-    else MPI_Allgatherv(items, (int)(m * (long)rec), MPI_BYTE, recv, all, disp, MPI_BYTE, ctx->mpi.comm);
+    if (!recv)
+      rc = OP2_ERR_MEM;
+    else
+      MPI_Allgatherv(items, (int)(m * (long)rec), MPI_BYTE, recv, all, disp, MPI_BYTE,
+                     ctx->mpi.comm);
     nrecv = total;
   } else {
     void *grouped;
@@ -69,8 +72,10 @@ static int declarer(const op2_context *ctx, op_set set, long g, int unused) {
   int lo = 0, hi = ctx->mpi.size - 1;
   while (lo < hi) {
     int mid = (lo + hi + 1) / 2;
-    if (set->decl_firsts[mid] <= g) lo = mid;
-    else hi = mid - 1;
+    if (set->decl_firsts[mid] <= g)
+      lo = mid;
+    else
+      hi = mid - 1;
   }
   while (lo + 1 < ctx->mpi.size && set->decl_firsts[lo + 1] <= g) lo++;
   return lo;
@@ -120,8 +125,11 @@ int op2_map_gather_block(op_map map, long *first, long *count, int **values) {
   if (!rows) return op2_error(OP2_ERR_MEM, "gathering map '%s': out of memory", map->name);
   for (size_t k = 0; k < (size_t)from->size * (size_t)map->dim; k++)
     rows[k] = map->to->orig ? map->to->orig[map->values[k]] : map->values[k];
-  struct op2_dat as_dat = {.set = from, .dim = map->dim, .type = OP2_TYPE_INT,
-                           .elem_bytes = sizeof(int) * (size_t)map->dim, .data = (char *)rows,
+  struct op2_dat as_dat = {.set = from,
+                           .dim = map->dim,
+                           .type = OP2_TYPE_INT,
+                           .elem_bytes = sizeof(int) * (size_t)map->dim,
+                           .data = (char *)rows,
                            .name = map->name};
   my_block(ctx, from, first, count);
   *values = malloc(as_dat.elem_bytes * (size_t)*count + 1);

@@ -27,8 +27,10 @@ static int find_local(const gl *table, long n, long g) {
   while (lo <= hi) {
     long mid = (lo + hi) / 2;
     if (table[mid].global == g) return table[mid].local;
-    if (table[mid].global < g) lo = mid + 1;
-    else hi = mid - 1;
+    if (table[mid].global < g)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
   }
   return -1;
 }
@@ -49,7 +51,8 @@ static int put_core_first(op2_context *ctx, op_set set, set_work *w, int me) {
   int n = set->size;
   char *core = malloc((size_t)n + 1);
   int *order = malloc(sizeof(int) * ((size_t)n + 1));
-  if (!core || !order) return free(core), free(order), op2_error(OP2_ERR_MEM, "halo: out of memory");
+  if (!core || !order)
+    return free(core), free(order), op2_error(OP2_ERR_MEM, "halo: out of memory");
   for (int e = 0; e < n; e++) core[e] = 1;
   for (int i = 0; i < ctx->maps.count; i++) {
     op_map m = ctx->maps.items[i];
@@ -76,11 +79,11 @@ static int put_core_first(op2_context *ctx, op_set set, set_work *w, int me) {
   if (maxrow < sizeof(int)) maxrow = sizeof(int);
   char *tmp = malloc(maxrow * ((size_t)n + 1));
   if (!tmp) return free(core), free(order), op2_error(OP2_ERR_MEM, "halo: out of memory");
-#define PERMUTE(base, bytes)                                                          \
-  do {                                                                                \
-    for (int e = 0; e < n; e++)                                                       \
+#define PERMUTE(base, bytes)                                                                   \
+  do {                                                                                         \
+    for (int e = 0; e < n; e++)                                                                \
       memcpy(tmp + (size_t)e * (bytes), (char *)(base) + (size_t)order[e] * (bytes), (bytes)); \
-    memcpy((base), tmp, (size_t)n * (bytes));                                         \
+    memcpy((base), tmp, (size_t)n *(bytes));                                                   \
   } while (0)
   for (int i = 0; i < ctx->dats.count; i++) {
     op_dat d = ctx->dats.items[i];
@@ -126,7 +129,8 @@ static int list_from_counts(op2_halo_list *l, int p, const int *counts, const in
 static int exec_halo(op2_context *ctx, op_set set, set_work *w) {
   int p = ctx->mpi.size, me = ctx->mpi.rank, n = set->size;
   long cap = 64, nitems = 0;
-  int *item_local = malloc(sizeof(int) * (size_t)cap), *item_dest = malloc(sizeof(int) * (size_t)cap);
+  int *item_local = malloc(sizeof(int) * (size_t)cap),
+      *item_dest = malloc(sizeof(int) * (size_t)cap);
   char *seen = calloc((size_t)p, 1);
   if (!item_local || !item_dest || !seen) return op2_error(OP2_ERR_MEM, "halo: out of memory");
   for (int e = 0; e < n; e++) {
@@ -161,9 +165,9 @@ static int exec_halo(op2_context *ctx, op_set set, set_work *w) {
   char *recv = NULL;
   long nrecv = 0;
   if (rc == OP2_OK)
-    rc = globals ? op2_ship(ctx, set, nitems, item_local, globals, item_dest, &recv, counts + p,
-                            &nrecv)
-                 : OP2_ERR_MEM;
+    rc = globals
+             ? op2_ship(ctx, set, nitems, item_local, globals, item_dest, &recv, counts + p, &nrecv)
+             : OP2_ERR_MEM;
   free(globals), free(item_local), free(item_dest);
   if (rc == OP2_OK) rc = list_from_counts(&set->halo->imp_exec, p, counts + p, NULL);
   if (rc == OP2_OK) { /* append the received rows after the owned ones, in arrival order */
@@ -227,7 +231,8 @@ static int nonexec_halo(op2_context *ctx, op_set t, const gl *known, long nknown
   long u = 0;
   for (long k = 0; k < n; k++)
     if (k == 0 || want[k] != want[k - 1]) want[u++] = want[k];
-  int *owner = malloc(sizeof(int) * ((size_t)u + 1)), *local = malloc(sizeof(int) * ((size_t)u + 1));
+  int *owner = malloc(sizeof(int) * ((size_t)u + 1)),
+      *local = malloc(sizeof(int) * ((size_t)u + 1));
   int *counts = malloc(sizeof(int) * 2 * (size_t)p);
   if (!owner || !local || !counts) return op2_error(OP2_ERR_MEM, "halo: out of memory");
   int rc = op2_dir_query(ctx, &w->dir, u, want, owner, local);
@@ -239,20 +244,24 @@ static int nonexec_halo(op2_context *ctx, op_set t, const gl *known, long nknown
   /* the owners answer with local indices: ask with (global) and they look it up in their table;
    * the directory already told us the local index, so send that instead */
   int *locals_grouped = NULL;
-  if (rc == OP2_OK) rc = op2_group_by_rank(p, u, local, owner, sizeof(int), (void **)&locals_grouped, counts);
   if (rc == OP2_OK)
-    rc = op2_alltoallv(ctx->mpi.comm, locals_grouped, counts, sizeof(int), &asked, counts + p, &nasked);
+    rc = op2_group_by_rank(p, u, local, owner, sizeof(int), (void **)&locals_grouped, counts);
+  if (rc == OP2_OK)
+    rc = op2_alltoallv(ctx->mpi.comm, locals_grouped, counts, sizeof(int), &asked, counts + p,
+                       &nasked);
   if (rc == OP2_OK) rc = list_from_counts(&t->halo->exp_nonexec, p, counts + p, asked);
   if (rc == OP2_OK) {
     int *orig = realloc(t->orig, sizeof(int) * ((size_t)t->size + t->exec_size + (size_t)u + 1));
-    if (!orig) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
+    if (!orig)
+      rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
     else {
       t->orig = orig;
       for (long k = 0; k < u; k++) t->orig[t->size + t->exec_size + k] = (int)((long *)grouped)[k];
       t->nonexec_size = (int)u;
     }
   }
-  free(grouped), free(asked), free(locals_grouped), free(want), free(owner), free(local), free(counts);
+  free(grouped), free(asked), free(locals_grouped), free(want), free(owner), free(local),
+      free(counts);
   return rc;
 }
 
@@ -320,8 +329,10 @@ int op2_halo_build(op2_context *ctx) {
     size_t entries = ((size_t)m->from->size + (size_t)m->from->exec_size) * (size_t)m->dim;
     for (size_t k = 0; rc == OP2_OK && k < entries; k++) {
       int l = find_local(table, nt, m->values[k]);
-      if (l < 0) rc = op2_error(OP2_ERR_STATE, "halo: map '%s' target %d missing", m->name, m->values[k]);
-      else m->values[k] = l;
+      if (l < 0)
+        rc = op2_error(OP2_ERR_STATE, "halo: map '%s' target %d missing", m->name, m->values[k]);
+      else
+        m->values[k] = l;
     }
     free(table);
   }
@@ -330,7 +341,8 @@ int op2_halo_build(op2_context *ctx) {
     op_set set = d->set;
     size_t rows = (size_t)set->size + set->exec_size + set->nonexec_size;
     char *data = op2_aligned_alloc(rows * d->elem_bytes);
-    if (!data) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
+    if (!data)
+      rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
     else {
       memcpy(data, d->data, ((size_t)set->size + set->exec_size) * d->elem_bytes);
       free(d->data);

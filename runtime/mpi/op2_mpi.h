@@ -5,13 +5,14 @@
 
 #include "../op2_impl.h"
 
-
 /* Starts MPI when the program did not and an MPI launcher started us (mpirun sets variables);
  * a plain ./program run stays single-rank without paying for MPI_Init. */
 int op2_mpi_init(op2_context *ctx, int *argc, char ***argv);
 void op2_mpi_finalize(op2_context *ctx);
 
-static inline int op2_mpi_active(const op2_context *ctx) { return ctx->mpi.size > 1; }
+static inline int op2_mpi_active(const op2_context *ctx) {
+  return ctx->mpi.size > 1;
+}
 
 /* Block distribution of a global count over the ranks: rank r holds [begin(r), begin(r+1)). */
 static inline long op2_block_begin(long global, int rank, int size) {

@@ -15,18 +15,23 @@ void op_partition(const char *lib, const char *routine, op_set prime_set, op_map
     op2_error(OP2_ERR_ARG, "op_partition: unknown partitioner '%s' (use PTSCOTCH or BLOCK)", lib);
     return;
   }
-  if (use && (!prime_set || !prime_map || (prime_map->from != prime_set && prime_map->to != prime_set))) {
-    op2_error(OP2_ERR_ARG, "op_partition PTSCOTCH: the primary map must start or end at the "
+  if (use &&
+      (!prime_set || !prime_map || (prime_map->from != prime_set && prime_map->to != prime_set))) {
+    op2_error(OP2_ERR_ARG,
+              "op_partition PTSCOTCH: the primary map must start or end at the "
               "primary set");
     return;
   }
   if (use && prime_map->dim < 2 && prime_map->to != prime_set) {
-    op2_error(OP2_ERR_ARG, "op_partition PTSCOTCH: map '%s' of arity 1 links no elements of "
-              "set '%s'", prime_map->name, prime_set->name);
+    op2_error(OP2_ERR_ARG,
+              "op_partition PTSCOTCH: map '%s' of arity 1 links no elements of "
+              "set '%s'",
+              prime_map->name, prime_set->name);
     return;
   }
   if (ctx->mpi_distributed) {
-    op2_error(OP2_ERR_STATE, "op_partition: the mesh is already distributed (call it once, "
+    op2_error(OP2_ERR_STATE,
+              "op_partition: the mesh is already distributed (call it once, "
               "before the first loop)");
     return;
   }

@@ -63,7 +63,7 @@ static int declare_from_dat(const char *path, airfoil_mesh_handles *h, double *n
   h->p_res = op_decl_dat(h->cells, 4, "double", NULL, "p_res");
   free(q);
   *ncell = (double)block.ncell; /* all ranks together */
-  airfoil_mesh_free(&mesh); /* the library keeps its own copies */
+  airfoil_mesh_free(&mesh);     /* the library keeps its own copies */
   declare_constants(gam, gm1, cfl, eps, mach, alpha, qinf);
   return 0;
 }
@@ -115,7 +115,7 @@ int main(int argc, char **argv) {
   double ncell;
   size_t len = strlen(argv[1]);
   int rc = len > 3 && strcmp(argv[1] + len - 3, ".h5") == 0 ? declare_from_hdf5(argv[1], &h, &ncell)
-                                                              : declare_from_dat(argv[1], &h, &ncell);
+                                                            : declare_from_dat(argv[1], &h, &ncell);
   if (rc != 0) {
     op_exit();
     return 1;
@@ -130,20 +130,17 @@ int main(int argc, char **argv) {
   double cpu0, wall0, cpu1, wall1;
   op_timers(&cpu0, &wall0);
   for (int iter = 1; iter <= niter; iter++) {
-    op_par_loop(save_soln_src, "save_soln", cells,
-                op_arg_dat(p_q, -1, OP_ID, 4, "double", OP_READ),
+    op_par_loop(save_soln_src, "save_soln", cells, op_arg_dat(p_q, -1, OP_ID, 4, "double", OP_READ),
                 op_arg_dat(p_qold, -1, OP_ID, 4, "double", OP_WRITE));
     double rms = 0.0;
     for (int k = 0; k < 2; k++) {
-      op_par_loop(adt_calc_src, "adt_calc", cells,
-                  op_arg_dat(p_x, 0, pcell, 2, "double", OP_READ),
+      op_par_loop(adt_calc_src, "adt_calc", cells, op_arg_dat(p_x, 0, pcell, 2, "double", OP_READ),
                   op_arg_dat(p_x, 1, pcell, 2, "double", OP_READ),
                   op_arg_dat(p_x, 2, pcell, 2, "double", OP_READ),
                   op_arg_dat(p_x, 3, pcell, 2, "double", OP_READ),
                   op_arg_dat(p_q, -1, OP_ID, 4, "double", OP_READ),
                   op_arg_dat(p_adt, -1, OP_ID, 1, "double", OP_WRITE));
-      op_par_loop(res_calc_src, "res_calc", edges,
-                  op_arg_dat(p_x, 0, pedge, 2, "double", OP_READ),
+      op_par_loop(res_calc_src, "res_calc", edges, op_arg_dat(p_x, 0, pedge, 2, "double", OP_READ),
                   op_arg_dat(p_x, 1, pedge, 2, "double", OP_READ),
                   op_arg_dat(p_q, 0, pecell, 4, "double", OP_READ),
                   op_arg_dat(p_q, 1, pecell, 4, "double", OP_READ),
@@ -159,8 +156,7 @@ int main(int argc, char **argv) {
                   op_arg_dat(p_res, 0, pbecell, 4, "double", OP_INC),
                   op_arg_dat(p_bound, -1, OP_ID, 1, "int", OP_READ));
       rms = 0.0;
-      op_par_loop(update_src, "update", cells,
-                  op_arg_dat(p_qold, -1, OP_ID, 4, "double", OP_READ),
+      op_par_loop(update_src, "update", cells, op_arg_dat(p_qold, -1, OP_ID, 4, "double", OP_READ),
                   op_arg_dat(p_q, -1, OP_ID, 4, "double", OP_WRITE),
                   op_arg_dat(p_res, -1, OP_ID, 4, "double", OP_RW),
                   op_arg_dat(p_adt, -1, OP_ID, 1, "double", OP_READ),

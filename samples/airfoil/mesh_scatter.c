@@ -5,7 +5,9 @@
 
 #include "mesh_scatter.h"
 
-static long block_begin(long g, int r, int p) { return (long)((g * (long long)r) / p); }
+static long block_begin(long g, int r, int p) {
+  return (long)((g * (long long)r) / p);
+}
 
 /* Scatters `per` values of type `t` per element of a set of `global` elements. */
 static void *scatter(const void *all, long global, int per, MPI_Datatype t, size_t tsize, int p,
