@@ -8,6 +8,11 @@
 #include "../jit/jit.h"
 #include "mpi/op2_mpi.h"
 
+/* Bytes one private copy of a reduction takes, 8-byte aligned. */
+static size_t reduction_step(const op2_arg_desc *d) {
+  return ((size_t)d->dim * op2_type_size(d->type) + 7) / 8 * 8;
+}
+
 static int is_reduction(const op2_arg_desc *d) {
   return d->kind == OP2_ARG_GBL && (d->acc == OP_INC || d->acc == OP_MIN || d->acc == OP_MAX);
 }
@@ -53,10 +58,10 @@ static int dats_to_exchange(const op2_loop *loop, const op_arg *args, op_dat *ou
   } while (0)
 
 /* Under MPI a reduction accumulates into a private buffer (INC from zero, MIN/MAX from the
- * caller's value), which is then reduced over ranks and folded into the caller's data. */
-static void reduce_over_ranks(op2_context *ctx, const op2_arg_desc *d, void *user_ptr,
-                              void *local) {
-  char global[256];
+ * caller's value), which is then reduced over ranks (into `global`, as large) and folded into
+ * the caller's data. */
+static void reduce_over_ranks(op2_context *ctx, const op2_arg_desc *d, void *user_ptr, void *local,
+                              void *global) {
   switch (d->type) {
     case OP2_TYPE_DOUBLE:
       COMBINE(double, MPI_DOUBLE);
@@ -76,27 +81,30 @@ static void reduce_over_ranks(op2_context *ctx, const op2_arg_desc *d, void *use
 static int run_distributed(op2_context *ctx, op2_exec *exec, const op_arg *args) {
   const op2_loop *loop = exec->loop;
   int nargs = loop->nargs;
-  /* private reduction buffers: [0] owned phases, [1] the exec halo (thrown away) */
-  char(*buf)[2][256] = calloc((size_t)nargs, sizeof *buf);
-  op_dat *dats = malloc(sizeof(op_dat) * (size_t)nargs);
-  if (!buf || !dats) return free(buf), free(dats), op2_error(OP2_ERR_MEM, "op_par_loop: oom");
+  /* Per reduction argument, three private buffers of its size (8-byte aligned): the owned
+   * phases' result, the exec halo's (thrown away), and the sum over ranks. */
+  size_t *off = malloc(sizeof(size_t) * (size_t)nargs + 1), total = 0;
+  for (int i = 0; off && i < nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    off[i] = total;
+    if (is_reduction(d)) total += 3 * reduction_step(d);
+  }
+  char *buf = malloc(total + 1);
+  op_dat *dats = malloc(sizeof(op_dat) * (size_t)nargs + 1);
+  if (!off || !buf || !dats)
+    return free(off), free(buf), free(dats),
+           op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
   for (int i = 0; i < nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
     if (!is_reduction(d)) continue;
-    size_t bytes = (size_t)d->dim * op2_type_size(d->type);
-    if (bytes > sizeof buf[i][0])
-      return free(buf), free(dats),
-             op2_error(OP2_ERR_ARG,
-                       "op_par_loop '%s', argument %d: a reduction of more "
-                       "than 256 bytes is not supported under MPI",
-                       loop->name, i);
+    size_t bytes = (size_t)d->dim * op2_type_size(d->type), step = reduction_step(d);
     for (int k = 0; k < 2; k++) {
       if (d->acc == OP_INC)
-        memset(buf[i][k], 0, bytes);
+        memset(buf + off[i] + k * step, 0, bytes);
       else
-        memcpy(buf[i][k], exec->arg_ptrs[i], bytes);
+        memcpy(buf + off[i] + k * step, exec->arg_ptrs[i], bytes);
     }
-    exec->arg_ptrs[i] = buf[i][0];
+    exec->arg_ptrs[i] = buf + off[i];
   }
   int ndats = dats_to_exchange(loop, args, dats);
   op2_exchange *x = NULL;
@@ -110,22 +118,26 @@ static int run_distributed(op2_context *ctx, op2_exec *exec, const op_arg *args)
   if (rc == OP2_OK) rc = rc_end;
   if (rc == OP2_OK) rc = run_phase(ctx, exec, 1);
   if (rc == OP2_OK && loop->nphases > 2) {
-    for (int i = 0; i < nargs; i++)
-      if (is_reduction(&loop->desc[i])) exec->arg_ptrs[i] = buf[i][1];
+    for (int i = 0; i < nargs; i++) {
+      const op2_arg_desc *d = &loop->desc[i];
+      if (is_reduction(d)) exec->arg_ptrs[i] = buf + off[i] + reduction_step(d);
+    }
     rc = run_phase(ctx, exec, 2); /* redundant work on the exec halo: contributes no reduction */
   }
   if (exec->async) { /* always: nothing queued may outlive this call's buffers */
     int rc_wait = ctx->backend->complete(ctx);
     if (rc == OP2_OK) rc = rc_wait;
   }
-  for (int i = 0; rc == OP2_OK && i < nargs; i++)
-    if (is_reduction(&loop->desc[i]))
-      reduce_over_ranks(ctx, &loop->desc[i], args[i].data, buf[i][0]);
+  for (int i = 0; rc == OP2_OK && i < nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (is_reduction(d))
+      reduce_over_ranks(ctx, d, args[i].data, buf + off[i], buf + off[i] + 2 * reduction_step(d));
+  }
   for (int i = 0; i < nargs; i++) { /* written dats: their halo copies are stale now */
     const op2_arg_desc *d = &loop->desc[i];
     if (d->kind == OP2_ARG_DAT && !d->opt_off && d->acc != OP_READ) args[i].dat->halo_dirty = true;
   }
-  free(buf), free(dats);
+  free(off), free(buf), free(dats);
   return rc;
 }
 

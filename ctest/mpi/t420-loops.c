@@ -7,7 +7,7 @@
  * global indices, direct and through a map, also in an incrementing loop), op_opt_arg_dat on and
  * off, op_arg_gbl READ, INC, MIN and MAX in direct and in incrementing loops (which also run the
  * exec halo: an INC int count of the elements must be the global size exactly, added once to the
- * caller's start value). */
+ * caller's start value), and reductions wider than 256 bytes. */
 #include <float.h>
 #include <limits.h>
 
@@ -91,6 +91,15 @@ KERNEL(
       *mx = MAX(*mx, x[1]);
       *count += 1;
       *keep_min = MIN(*keep_min, x[0]);
+    })
+
+/* Wide reductions (more than 256 bytes): a histogram and the largest value per bin. */
+KERNEL(
+    histogram, static void histogram(const double *x, int *bins, double *top) {
+      int b = (int)((x[0] + 1.0) * 20.0);
+      b = MAX(0, MIN(39, b));
+      bins[b] += 1;
+      top[b] = MAX(top[b], x[1]);
     })
 
 /* Reductions in a loop that increments through a map, so the exec halo runs too. */
@@ -325,6 +334,18 @@ int main(int argc, char **argv) {
     CHECK_NEAR(sum, wsum, 1e-12);
     CHECK(mn_ == wmn && mx == wmx && keep == -10.0);
     CHECK_EQ_INT(count, NN + 7);
+  }
+  /* reductions of 40 ints and 40 doubles, added once per rank's owned elements */
+  {
+    enum { NB = 40 };
+    int bins[NB], wbins[NB];
+    double top[NB], wtop[NB];
+    for (int b = 0; b < NB; b++) bins[b] = wbins[b] = b, top[b] = wtop[b] = -5.0;
+    op_par_loop(histogram_src, "histogram", w.nodes.set,
+                op_arg_dat(dx, -1, OP_ID, 2, "double", OP_READ),
+                op_arg_gbl(bins, NB, "int", OP_INC), op_arg_gbl(top, NB, "double", OP_MAX));
+    for (int n = 0; n < NN; n++) histogram(x + 2 * n, wbins, wtop);
+    for (int b = 0; b < NB; b++) CHECK(bins[b] == wbins[b] && top[b] == wtop[b]);
   }
   /* reductions in an incrementing loop: the exec halo runs, but contributes nothing */
   {
