@@ -14,6 +14,7 @@ const op2_backend op2_backend_cuda = {
     .run = op2_cuda_run,
     .finalize = op2_cuda_finalize,
     .sync_host = op2_cuda_sync_host,
+    .prepare = op2_cuda_prepare,
     .complete = op2_cuda_complete,
     .halo_pack = op2_cuda_halo_pack,
     .halo_unpack = op2_cuda_halo_unpack,

@@ -511,6 +511,7 @@ const op2_backend op2_backend_cuda_emu = {
     .run = run_emu,
     .finalize = finalize_emu,
     .sync_host = op2_cuda_sync_host,
+    .prepare = op2_cuda_prepare,
     .complete = op2_cuda_complete,
     .halo_pack = op2_cuda_halo_pack,
     .halo_unpack = op2_cuda_halo_unpack,

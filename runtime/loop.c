@@ -146,12 +146,13 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
   loop->const_generation = ctx->const_generation;
   loop->stats = op2_stats_for(ctx, name);
   /* Registered only once complete, so a kernel that fails to compile leaves nothing behind.
-   * Backends with their own code generator (CUDA) build their kernel at the first run. */
+   * Backends with their own code generator (CUDA) build their kernel in prepare. */
   double t0 = op2_wall_seconds();
   int rc = !loop->stats ? OP2_ERR_MEM
            : strcmp(ctx->backend->target, "c") != 0
                ? op2_jit_check_ranks(ctx, loop, kernel)
                : op2_jit_kernel(ctx, loop, kernel, &loop->kernel);
+  if (rc == OP2_OK && ctx->backend->prepare) rc = ctx->backend->prepare(ctx, loop);
   if (rc == OP2_OK) loop->stats->jit_ms += 1e3 * (op2_wall_seconds() - t0);
   loop->writes_indirectly = needs_plan(nargs, loop->desc);
   if (ctx->mpi.size > 1) { /* core while messages travel, the rest, then the exec halo */

@@ -237,6 +237,9 @@ typedef struct op2_backend {
   /* Accelerators: make the host copy of a dat current before the host reads it (fetch, print,
    * dump, halo exchange). NULL for CPU backends. */
   int (*sync_host)(op2_context *ctx, op_dat dat);
+  /* Backends with their own code generator: builds the kernel of a new loop shape. Called once
+   * per shape on every rank, together under MPI, before anything runs. NULL for CPU backends. */
+  int (*prepare)(op2_context *ctx, const op2_loop *loop);
   /* Accelerators under MPI; NULL for CPU backends, whose runs finish before they return and
    * whose dats live in host memory. */
   int (*complete)(op2_context *ctx); /* waits for async runs and finishes their reductions */

@@ -324,22 +324,42 @@ static int module_for(op2_context *ctx, op2_cuda_state *st, const char *name, op
   return OP2_OK;
 }
 
-static int obtain_module(op2_context *ctx, op2_cuda_state *st, cuda_loop *cl) {
+/* The module of a loop under a layout: built by prepare, found again by each phase's setup. */
+static int loop_module(op2_context *ctx, op2_cuda_state *st, const op2_loop *loop,
+                       const op2_cuda_layout *lay, cuda_module **out) {
   op2_generated gen;
   /* loop.c keeps the kernel text at the start of the shape key (NUL-terminated). */
-  OP2_CALL(op2_codegen_cuda(ctx, cl->loop, cl->loop->key_blob, &cl->lay, &gen));
+  OP2_CALL(op2_codegen_cuda(ctx, loop, loop->key_blob, lay, &gen));
   int known = st->modules.count, refused = st->counters.disk_rejects;
-  OP2_CALL(module_for(ctx, st, cl->loop->name, &gen, &cl->mod));
+  OP2_CALL(module_for(ctx, st, loop->name, &gen, out));
   /* What op_timing_output reports: one kernel per loop module, compiled or from the disk cache
    * (the emulator's NVRTC verification builds are counted in st->counters only). */
-  op2_loop_stats *stats = cl->loop->stats;
   ctx->jit.disk_rejects += st->counters.disk_rejects - refused;
-  if (st->modules.count == known) return OP2_OK; /* another phase's module */
-  if (cl->mod->from_disk)
-    ctx->jit.disk_hits++, stats->kernels_from_disk++;
+  if (st->modules.count == known) return OP2_OK; /* built before */
+  if ((*out)->from_disk)
+    ctx->jit.disk_hits++, loop->stats->kernels_from_disk++;
   else
-    ctx->jit.compiles++, stats->kernels_compiled++;
+    ctx->jit.compiles++, loop->stats->kernels_compiled++;
   return OP2_OK;
+}
+
+int op2_cuda_prepare(op2_context *ctx, const op2_loop *loop) {
+  op2_cuda_state *st = state(ctx);
+  op2_cuda_layout lay;
+  OP2_CALL(op2_cuda_layout_make(loop, st->asked, &lay));
+  cuda_module *m = NULL;
+  if (ctx->mpi.node_size < 2) return loop_module(ctx, st, loop, &lay, &m);
+  /* One build per machine: its first rank compiles into the disk cache while the others wait,
+   * then they load that entry (or, if it could not be stored or the build failed, build it
+   * themselves and so report the same error). Every rank of the node comes here for every new
+   * loop shape, in the same order. */
+  int rc = ctx->mpi.node_rank == 0 ? loop_module(ctx, st, loop, &lay, &m) : OP2_OK;
+  MPI_Barrier(ctx->mpi.node_comm);
+  return ctx->mpi.node_rank == 0 ? rc : loop_module(ctx, st, loop, &lay, &m);
+}
+
+static int obtain_module(op2_context *ctx, op2_cuda_state *st, cuda_loop *cl) {
+  return loop_module(ctx, st, cl->loop, &cl->lay, &cl->mod);
 }
 
 static int upload_plan(op2_cuda_state *st, cuda_loop *cl) {
