@@ -155,6 +155,7 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
   if (rc == OP2_OK && ctx->backend->prepare) rc = ctx->backend->prepare(ctx, loop);
   if (rc == OP2_OK) loop->stats->jit_ms += 1e3 * (op2_wall_seconds() - t0);
   loop->writes_indirectly = needs_plan(nargs, loop->desc);
+  if (rc == OP2_OK && ctx->mpi.size > 1) rc = op2_loop_mpi_scratch(loop);
   if (ctx->mpi.size > 1) { /* core while messages travel, the rest, then the exec halo */
     int bounds[4] = {0, set->core_size, set->size, set->size + set->exec_size};
     loop->nphases = loop->writes_indirectly ? 3 : 2;
@@ -169,7 +170,7 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
       rc = op2_plan_get(ctx, loop, loop->phase_begin[ph], loop->phase_end[ph], &loop->plans[ph]);
   if (rc == OP2_OK) rc = op2_list_push(&ctx->loops, loop);
   if (rc != OP2_OK) {
-    free(loop->key_blob), free(loop->name), free(loop->args), free(loop->desc), free(loop);
+    op2_loop_free(loop);
     return rc;
   }
   *out = loop;
@@ -181,6 +182,8 @@ void op2_loop_free(op2_loop *l) {
   free(l->name);
   free(l->args);
   free(l->desc);
+  free(l->mpi_scratch);
+  free(l->mpi_red_off);
   free(l);
 }
 

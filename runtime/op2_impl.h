@@ -216,6 +216,11 @@ typedef struct op2_loop {
   bool writes_indirectly;
   op2_loop_stats *stats;
   double bytes_per_call;
+  /* MPI, laid out once when the loop is created (op2_loop_mpi_scratch): the dats a call
+   * exchanges, then per reduction argument, at mpi_red_off[i], three private partials (owned
+   * phases, exec halo, the sum over ranks). Calls allocate nothing. */
+  char *mpi_scratch;
+  size_t *mpi_red_off;
 } op2_loop;
 
 /* ---- backends ---- */
@@ -354,6 +359,7 @@ static inline size_t op2_set_local_count(op_set s) {
   return (size_t)s->size + (size_t)s->exec_size + (size_t)s->nonexec_size;
 }
 void op2_loop_free(op2_loop *loop);
+int op2_loop_mpi_scratch(op2_loop *loop); /* par_loop.c */
 int op2_plan_get(op2_context *ctx, const op2_loop *loop, int begin, int end, op2_plan **out);
 /* nthreads > 1: try a thread-owned layout first; when it succeeds the blocks are not coloured. */
 int op2_plan_build(op_set set, int begin, int end, int part_size, int nwrites, const op_map *maps,
@@ -365,7 +371,12 @@ int op2_profile_write(op2_context *ctx, const char *path);
 double op2_wall_seconds(void);
 void *op2_aligned_alloc(size_t bytes); /* zeroed, 64-byte aligned; NULL on failure */
 
-/* Global reductions: per-thread partial buffers set up before and combined after a run. */
+/* Global reductions (reduction.c). A partial starts from zero (INC) or the caller's value
+ * (MIN, MAX); folding adds it, or keeps the smaller or larger value. */
+int op2_is_reduction(const op2_arg_desc *d);
+void op2_reduction_start(const op2_arg_desc *d, void *partial, const void *caller);
+void op2_reduction_fold(const op2_arg_desc *d, void *out, const void *partial);
+/* Per-thread partial buffers set up before and combined after a run. */
 int op2_reduction_begin(op2_context *ctx, const op2_exec *exec, int nthreads,
                         void ***thread_arg_ptrs);
 void op2_reduction_end(op2_context *ctx, const op2_exec *exec, int nthreads,

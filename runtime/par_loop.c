@@ -8,15 +8,6 @@
 #include "../jit/jit.h"
 #include "mpi/op2_mpi.h"
 
-/* Bytes one private copy of a reduction takes, 8-byte aligned. */
-static size_t reduction_step(const op2_arg_desc *d) {
-  return ((size_t)d->dim * op2_type_size(d->type) + 7) / 8 * 8;
-}
-
-static int is_reduction(const op2_arg_desc *d) {
-  return d->kind == OP2_ARG_GBL && (d->acc == OP_INC || d->acc == OP_MIN || d->acc == OP_MAX);
-}
-
 static int run_phase(op2_context *ctx, op2_exec *exec, int ph) {
   const op2_loop *loop = exec->loop;
   exec->begin = loop->phase_begin[ph];
@@ -43,68 +34,53 @@ static int dats_to_exchange(const op2_loop *loop, const op_arg *args, op_dat *ou
   return n;
 }
 
-#define COMBINE(T, MPITYPE)                                                 \
-  do {                                                                      \
-    T *user = (T *)user_ptr, *mine = (T *)local, *all = (T *)global;        \
-    MPI_Allreduce(mine, all, d->dim, MPITYPE,                               \
-                  d->acc == OP_INC   ? MPI_SUM                              \
-                  : d->acc == OP_MIN ? MPI_MIN                              \
-                                     : MPI_MAX,                             \
-                  ctx->mpi.comm);                                           \
-    for (int k = 0; k < d->dim; k++)                                        \
-      user[k] = d->acc == OP_INC   ? user[k] + all[k]                       \
-                : d->acc == OP_MIN ? (all[k] < user[k] ? all[k] : user[k])  \
-                                   : (all[k] > user[k] ? all[k] : user[k]); \
-  } while (0)
+/* Bytes of one private partial of a reduction, 8-byte aligned. */
+static size_t partial_bytes(const op2_arg_desc *d) {
+  return ((size_t)d->dim * op2_type_size(d->type) + 7) / 8 * 8;
+}
 
-/* Under MPI a reduction accumulates into a private buffer (INC from zero, MIN/MAX from the
- * caller's value), which is then reduced over ranks (into `global`, as large) and folded into
- * the caller's data. */
-static void reduce_over_ranks(op2_context *ctx, const op2_arg_desc *d, void *user_ptr, void *local,
-                              void *global) {
-  switch (d->type) {
-    case OP2_TYPE_DOUBLE:
-      COMBINE(double, MPI_DOUBLE);
-      break;
-    case OP2_TYPE_FLOAT:
-      COMBINE(float, MPI_FLOAT);
-      break;
-    case OP2_TYPE_INT:
-      COMBINE(int, MPI_INT);
-      break;
-    default:
-      COMBINE(long long, MPI_LONG_LONG);
-      break;
+int op2_loop_mpi_scratch(op2_loop *loop) {
+  size_t total = ((size_t)loop->nargs * sizeof(op_dat) + 7) / 8 * 8; /* the dats first */
+  loop->mpi_red_off = calloc((size_t)loop->nargs + 1, sizeof(size_t));
+  if (!loop->mpi_red_off)
+    return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
+  for (int i = 0; i < loop->nargs; i++) {
+    loop->mpi_red_off[i] = total;
+    if (op2_is_reduction(&loop->desc[i])) total += 3 * partial_bytes(&loop->desc[i]);
   }
+  loop->mpi_scratch = malloc(total + 1);
+  if (!loop->mpi_scratch)
+    return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
+  return OP2_OK;
+}
+
+/* Under MPI a reduction accumulates into private partials, which are reduced over ranks (into
+ * `all`, as large) and folded into the caller's data. */
+static void reduce_over_ranks(op2_context *ctx, const op2_arg_desc *d, void *caller,
+                              const void *mine, void *all) {
+  static const MPI_Datatype types[OP2_TYPE_COUNT] = {[OP2_TYPE_DOUBLE] = MPI_DOUBLE,
+                                                     [OP2_TYPE_FLOAT] = MPI_FLOAT,
+                                                     [OP2_TYPE_INT] = MPI_INT,
+                                                     [OP2_TYPE_LONGLONG] = MPI_LONG_LONG};
+  MPI_Allreduce(mine, all, d->dim, types[d->type],
+                d->acc == OP_INC   ? MPI_SUM
+                : d->acc == OP_MIN ? MPI_MIN
+                                   : MPI_MAX,
+                ctx->mpi.comm);
+  op2_reduction_fold(d, caller, all);
 }
 
 static int run_distributed(op2_context *ctx, op2_exec *exec, const op_arg *args) {
   const op2_loop *loop = exec->loop;
   int nargs = loop->nargs;
-  /* Per reduction argument, three private buffers of its size (8-byte aligned): the owned
-   * phases' result, the exec halo's (thrown away), and the sum over ranks. */
-  size_t *off = malloc(sizeof(size_t) * (size_t)nargs + 1), total = 0;
-  for (int i = 0; off && i < nargs; i++) {
-    const op2_arg_desc *d = &loop->desc[i];
-    off[i] = total;
-    if (is_reduction(d)) total += 3 * reduction_step(d);
-  }
-  char *buf = malloc(total + 1);
-  op_dat *dats = malloc(sizeof(op_dat) * (size_t)nargs + 1);
-  if (!off || !buf || !dats)
-    return free(off), free(buf), free(dats),
-           op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
+  op_dat *dats = (op_dat *)loop->mpi_scratch;
   for (int i = 0; i < nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
-    if (!is_reduction(d)) continue;
-    size_t bytes = (size_t)d->dim * op2_type_size(d->type), step = reduction_step(d);
-    for (int k = 0; k < 2; k++) {
-      if (d->acc == OP_INC)
-        memset(buf + off[i] + k * step, 0, bytes);
-      else
-        memcpy(buf + off[i] + k * step, exec->arg_ptrs[i], bytes);
-    }
-    exec->arg_ptrs[i] = buf + off[i];
+    if (!op2_is_reduction(d)) continue;
+    char *own = loop->mpi_scratch + loop->mpi_red_off[i], *halo = own + partial_bytes(d);
+    op2_reduction_start(d, own, exec->arg_ptrs[i]);
+    op2_reduction_start(d, halo, exec->arg_ptrs[i]);
+    exec->arg_ptrs[i] = own;
   }
   int ndats = dats_to_exchange(loop, args, dats);
   op2_exchange *x = NULL;
@@ -118,10 +94,10 @@ static int run_distributed(op2_context *ctx, op2_exec *exec, const op_arg *args)
   if (rc == OP2_OK) rc = rc_end;
   if (rc == OP2_OK) rc = run_phase(ctx, exec, 1);
   if (rc == OP2_OK && loop->nphases > 2) {
-    for (int i = 0; i < nargs; i++) {
-      const op2_arg_desc *d = &loop->desc[i];
-      if (is_reduction(d)) exec->arg_ptrs[i] = buf + off[i] + reduction_step(d);
-    }
+    for (int i = 0; i < nargs; i++)
+      if (op2_is_reduction(&loop->desc[i]))
+        exec->arg_ptrs[i] =
+            loop->mpi_scratch + loop->mpi_red_off[i] + partial_bytes(&loop->desc[i]);
     rc = run_phase(ctx, exec, 2); /* redundant work on the exec halo: contributes no reduction */
   }
   if (exec->async) { /* always: nothing queued may outlive this call's buffers */
@@ -130,14 +106,14 @@ static int run_distributed(op2_context *ctx, op2_exec *exec, const op_arg *args)
   }
   for (int i = 0; rc == OP2_OK && i < nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
-    if (is_reduction(d))
-      reduce_over_ranks(ctx, d, args[i].data, buf + off[i], buf + off[i] + 2 * reduction_step(d));
+    char *own = loop->mpi_scratch + loop->mpi_red_off[i];
+    if (op2_is_reduction(d))
+      reduce_over_ranks(ctx, d, args[i].data, own, own + 2 * partial_bytes(d));
   }
   for (int i = 0; i < nargs; i++) { /* written dats: their halo copies are stale now */
     const op2_arg_desc *d = &loop->desc[i];
     if (d->kind == OP2_ARG_DAT && !d->opt_off && d->acc != OP_READ) args[i].dat->halo_dirty = true;
   }
-  free(off), free(buf), free(dats);
   return rc;
 }
 

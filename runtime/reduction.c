@@ -1,13 +1,48 @@
-/* Global reductions for threaded backends: each thread accumulates into its own partial (INC
- * from zero, MIN/MAX from the caller's value), combined in thread order afterwards so a run is
- * repeatable for a given thread count. */
+/* Global reductions. Partials (per thread, per GPU block, per rank) start from zero for INC and
+ * from the caller's value for MIN/MAX, and are folded in a fixed order so runs repeat. The
+ * threaded backends' per-thread partials live here too. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "op2_impl.h"
 
-static int is_reduction(const op2_arg_desc *d) {
+int op2_is_reduction(const op2_arg_desc *d) {
   return d->kind == OP2_ARG_GBL && (d->acc == OP_INC || d->acc == OP_MIN || d->acc == OP_MAX);
+}
+
+void op2_reduction_start(const op2_arg_desc *d, void *partial, const void *caller) {
+  size_t bytes = (size_t)d->dim * op2_type_size(d->type);
+  if (d->acc == OP_INC)
+    memset(partial, 0, bytes);
+  else
+    memcpy(partial, caller, bytes);
+}
+
+#define FOLD(T)                                                \
+  do {                                                         \
+    T *o = (T *)out;                                           \
+    const T *p = (const T *)partial;                           \
+    for (int k = 0; k < d->dim; k++)                           \
+      o[k] = d->acc == OP_INC   ? o[k] + p[k]                  \
+             : d->acc == OP_MIN ? (p[k] < o[k] ? p[k] : o[k])  \
+                                : (p[k] > o[k] ? p[k] : o[k]); \
+  } while (0)
+
+void op2_reduction_fold(const op2_arg_desc *d, void *out, const void *partial) {
+  switch (d->type) {
+    case OP2_TYPE_DOUBLE:
+      FOLD(double);
+      break;
+    case OP2_TYPE_FLOAT:
+      FOLD(float);
+      break;
+    case OP2_TYPE_INT:
+      FOLD(int);
+      break;
+    default:
+      FOLD(long long);
+      break;
+  }
 }
 
 static size_t padded(size_t bytes) {
@@ -20,7 +55,7 @@ int op2_reduction_begin(op2_context *ctx, const op2_exec *exec, int nthreads,
   int nargs = loop->nargs;
   size_t need = padded((size_t)nthreads * (size_t)nargs * sizeof(void *));
   for (int i = 0; i < nargs; i++)
-    if (is_reduction(&loop->desc[i]))
+    if (op2_is_reduction(&loop->desc[i]))
       need +=
           (size_t)nthreads * padded((size_t)loop->desc[i].dim * op2_type_size(loop->desc[i].type));
   if (need > ctx->reduction_scratch_bytes) {
@@ -37,13 +72,10 @@ int op2_reduction_begin(op2_context *ctx, const op2_exec *exec, int nthreads,
     memcpy(table + (size_t)t * nargs, exec->arg_ptrs, (size_t)nargs * sizeof(void *));
   for (int i = 0; i < nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
-    if (!is_reduction(d)) continue;
+    if (!op2_is_reduction(d)) continue;
     size_t bytes = (size_t)d->dim * op2_type_size(d->type);
     for (int t = 0; t < nthreads; t++) {
-      if (d->acc == OP_INC)
-        memset(partial, 0, bytes);
-      else
-        memcpy(partial, exec->arg_ptrs[i], bytes);
+      op2_reduction_start(d, partial, exec->arg_ptrs[i]);
       table[(size_t)t * nargs + i] = partial;
       partial += padded(bytes);
     }
@@ -52,22 +84,6 @@ int op2_reduction_begin(op2_context *ctx, const op2_exec *exec, int nthreads,
   return OP2_OK;
 }
 
-#define COMBINE(T)                                                    \
-  do {                                                                \
-    T *out = (T *)exec->arg_ptrs[i];                                  \
-    for (int t = 0; t < nthreads; t++) {                              \
-      const T *p = (const T *)thread_arg_ptrs[(size_t)t * nargs + i]; \
-      for (int k = 0; k < d->dim; k++) {                              \
-        if (d->acc == OP_INC)                                         \
-          out[k] += p[k];                                             \
-        else if (d->acc == OP_MIN)                                    \
-          out[k] = p[k] < out[k] ? p[k] : out[k];                     \
-        else                                                          \
-          out[k] = p[k] > out[k] ? p[k] : out[k];                     \
-      }                                                               \
-    }                                                                 \
-  } while (0)
-
 void op2_reduction_end(op2_context *ctx, const op2_exec *exec, int nthreads,
                        void **thread_arg_ptrs) {
   (void)ctx;
@@ -75,20 +91,8 @@ void op2_reduction_end(op2_context *ctx, const op2_exec *exec, int nthreads,
   int nargs = loop->nargs;
   for (int i = 0; i < nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
-    if (!is_reduction(d)) continue;
-    switch (d->type) {
-      case OP2_TYPE_DOUBLE:
-        COMBINE(double);
-        break;
-      case OP2_TYPE_FLOAT:
-        COMBINE(float);
-        break;
-      case OP2_TYPE_INT:
-        COMBINE(int);
-        break;
-      default:
-        COMBINE(long long);
-        break;
-    }
+    if (!op2_is_reduction(d)) continue;
+    for (int t = 0; t < nthreads; t++)
+      op2_reduction_fold(d, exec->arg_ptrs[i], thread_arg_ptrs[(size_t)t * nargs + i]);
   }
 }

@@ -582,22 +582,6 @@ static int launches(op2_cuda_state *st, cuda_loop *cl, op2_cuda_params *p, int c
   return OP2_OK;
 }
 
-#define COMBINE(T)                                                                \
-  do {                                                                            \
-    T *user = (T *)dst[i];                                                        \
-    for (int r = 0; r < records; r++) {                                           \
-      const T *v = (const T *)(cl->red_host + (size_t)r * rec + lay->red_off[i]); \
-      for (int k = 0; k < d->dim; k++) {                                          \
-        if (d->acc == OP_INC)                                                     \
-          user[k] += v[k];                                                        \
-        else if (d->acc == OP_MIN)                                                \
-          user[k] = v[k] < user[k] ? v[k] : user[k];                              \
-        else                                                                      \
-          user[k] = v[k] > user[k] ? v[k] : user[k];                              \
-      }                                                                           \
-    }                                                                             \
-  } while (0)
-
 /* Block partials are combined on the host, in block order, so a run repeats bit for bit. */
 static int finish_reductions(op2_cuda_state *st, cuda_loop *cl, void *const *dst, int records) {
   const op2_cuda_layout *lay = &cl->lay;
@@ -606,20 +590,8 @@ static int finish_reductions(op2_cuda_state *st, cuda_loop *cl, void *const *dst
   for (int i = 0; i < cl->loop->nargs; i++) {
     const op2_arg_desc *d = &cl->loop->desc[i];
     if (lay->red_off[i] < 0) continue;
-    switch (d->type) {
-      case OP2_TYPE_DOUBLE:
-        COMBINE(double);
-        break;
-      case OP2_TYPE_FLOAT:
-        COMBINE(float);
-        break;
-      case OP2_TYPE_INT:
-        COMBINE(int);
-        break;
-      default:
-        COMBINE(long long);
-        break;
-    }
+    for (int r = 0; r < records; r++)
+      op2_reduction_fold(d, dst[i], cl->red_host + (size_t)r * rec + lay->red_off[i]);
   }
   return OP2_OK;
 }
