@@ -207,7 +207,8 @@ typedef struct op2_loop {
   int nargs;
   op_arg *args; /* copies; gbl data pointers are taken from each call instead */
   op2_arg_desc *desc;
-  op2_kernel *kernel;
+  op2_kernel *kernel;   /* the C kernel, or NULL under a backend with its own code generator */
+  void *backend_kernel; /* that backend's kernel for this shape (its prepare), owned by it */
   /* Element ranges run in order: [0, size) alone without MPI; under MPI the core elements (while
    * halo messages travel), the other owned ones, and the exec halo for indirect-write loops. */
   int nphases;
@@ -244,7 +245,7 @@ typedef struct op2_backend {
   int (*sync_host)(op2_context *ctx, op_dat dat);
   /* Backends with their own code generator: builds the kernel of a new loop shape. Called once
    * per shape on every rank, together under MPI, before anything runs. NULL for CPU backends. */
-  int (*prepare)(op2_context *ctx, const op2_loop *loop);
+  int (*prepare)(op2_context *ctx, op2_loop *loop);
   /* Accelerators under MPI; NULL for CPU backends, whose runs finish before they return and
    * whose dats live in host memory. */
   int (*complete)(op2_context *ctx); /* waits for async runs and finishes their reductions */

@@ -324,7 +324,7 @@ static int module_for(op2_context *ctx, op2_cuda_state *st, const char *name, op
   return OP2_OK;
 }
 
-/* The module of a loop under a layout: built by prepare, found again by each phase's setup. */
+/* The module of a loop under a layout, built (or found) once per loop shape by prepare. */
 static int loop_module(op2_context *ctx, op2_cuda_state *st, const op2_loop *loop,
                        const op2_cuda_layout *lay, cuda_module **out) {
   op2_generated gen;
@@ -343,23 +343,19 @@ static int loop_module(op2_context *ctx, op2_cuda_state *st, const op2_loop *loo
   return OP2_OK;
 }
 
-int op2_cuda_prepare(op2_context *ctx, const op2_loop *loop) {
+int op2_cuda_prepare(op2_context *ctx, op2_loop *loop) {
   op2_cuda_state *st = state(ctx);
   op2_cuda_layout lay;
   OP2_CALL(op2_cuda_layout_make(loop, st->asked, &lay));
-  cuda_module *m = NULL;
-  if (ctx->mpi.node_size < 2) return loop_module(ctx, st, loop, &lay, &m);
+  cuda_module **m = (cuda_module **)&loop->backend_kernel;
+  if (ctx->mpi.node_size < 2) return loop_module(ctx, st, loop, &lay, m);
   /* One build per machine: its first rank compiles into the disk cache while the others wait,
    * then they load that entry (or, if it could not be stored or the build failed, build it
    * themselves and so report the same error). Every rank of the node comes here for every new
    * loop shape, in the same order. */
-  int rc = ctx->mpi.node_rank == 0 ? loop_module(ctx, st, loop, &lay, &m) : OP2_OK;
+  int rc = ctx->mpi.node_rank == 0 ? loop_module(ctx, st, loop, &lay, m) : OP2_OK;
   MPI_Barrier(ctx->mpi.node_comm);
-  return ctx->mpi.node_rank == 0 ? rc : loop_module(ctx, st, loop, &lay, &m);
-}
-
-static int obtain_module(op2_context *ctx, op2_cuda_state *st, cuda_loop *cl) {
-  return loop_module(ctx, st, cl->loop, &cl->lay, &cl->mod);
+  return ctx->mpi.node_rank == 0 ? rc : loop_module(ctx, st, loop, &lay, m);
 }
 
 static int upload_plan(op2_cuda_state *st, cuda_loop *cl) {
@@ -385,7 +381,7 @@ static int setup_loop(op2_context *ctx, op2_cuda_state *st, cuda_loop *cl, int b
   double t0 = op2_wall_seconds();
   OP2_CALL(op2_cuda_layout_make(loop, st->asked, &cl->lay));
   if (cl->lay.why[0]) op2_diag(1, "cuda backend, loop '%s': %s", loop->name, cl->lay.why);
-  OP2_CALL(obtain_module(ctx, st, cl));
+  cl->mod = loop->backend_kernel; /* prepare built it under the same layout */
   loop->stats->jit_ms += 1e3 * (op2_wall_seconds() - t0);
   if (cl->lay.strategy == OP2_CUDA_GLOBAL || cl->lay.strategy == OP2_CUDA_HIER) {
     OP2_CALL(op2_cuda_plan_build(ctx, loop, &cl->lay, begin, end, &cl->plan));

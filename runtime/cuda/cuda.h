@@ -172,7 +172,7 @@ void op2_cuda_finalize(op2_context *ctx);
  * import rows are copied back in one piece. */
 int op2_cuda_complete(op2_context *ctx);
 /* op2_backend's prepare: the loop's module, built once per machine under MPI. Collective. */
-int op2_cuda_prepare(op2_context *ctx, const op2_loop *loop);
+int op2_cuda_prepare(op2_context *ctx, op2_loop *loop);
 int op2_cuda_halo_pack(op2_context *ctx, const char *loop, op_dat dat, const int *rows, int n,
                        void *out);
 int op2_cuda_halo_unpack(op2_context *ctx, const char *loop, op_dat dat);
