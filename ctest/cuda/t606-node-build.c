@@ -2,7 +2,6 @@
  * OP2_BACKEND=cuda-emu and a fresh kernel cache, the machine's first rank must compile every
  * loop's module and every other rank must load it from the disk cache, compiling nothing; the
  * loops must still compute what plain C computes. Usage: t606-node-build */
-#include <ftw.h>
 
 #include "mpi/mpi_test.h"
 #include "runtime/op2_impl.h"
@@ -21,16 +20,10 @@ KERNEL(
 KERNEL(
     total, static void total(const double *r, double *sum) { *sum += r[0]; })
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st, (void)flag, (void)ftw;
-  return remove(path);
-}
-
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   char dir[4096];
-  mt_scratch_dir(dir, sizeof dir); /* a cache nobody has filled */
-  CHECK(setenv("OP2_CACHE_DIR", dir, 1) == 0);
+  mt_fresh_cache(dir, sizeof dir);
   op_init(argc, argv, 0);
   op2_context *ctx = op2_ctx();
   CHECK(ctx->mpi.size >= 2 && ctx->mpi.node_size == ctx->mpi.size);
@@ -72,8 +65,7 @@ int main(int argc, char **argv) {
            LOOPS);
   free(x), free(v), free(r), free(en);
   op_exit();
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (mt_rank() == 0) CHECK(nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0);
+  mt_remove_cache(dir);
   MPI_Finalize();
   return 0;
 }

@@ -13,6 +13,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <mpi.h>
 #include <sys/stat.h>
 
@@ -191,6 +192,25 @@ static inline int mt_scratch_remove(const char *dir) {
   closedir(d);
   CHECK(rmdir(dir) == 0);
   return n;
+}
+
+/* A kernel cache nobody has filled, for tests that count compiles: made as a scratch directory and
+ * named in OP2_CACHE_DIR, so call it after MPI_Init and before op_init. Collective. */
+static inline void mt_fresh_cache(char *dir, size_t len) {
+  mt_scratch_dir(dir, len);
+  CHECK(setenv("OP2_CACHE_DIR", dir, 1) == 0);
+}
+
+static inline int mt_remove_entry(const char *path, const struct stat *st, int flag,
+                                  struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  return remove(path);
+}
+
+/* After op_exit: rank 0 removes that cache with everything in it. Collective. */
+static inline void mt_remove_cache(const char *dir) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (mt_rank() == 0) CHECK(nftw(dir, mt_remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0);
 }
 
 #endif

@@ -2,7 +2,6 @@
  * cache, every rank starts on TinyCC code; only the machine's first rank runs the system compiler,
  * and the others must pick its optimised kernels up from the cache and switch to them, never
  * compiling themselves. Results must match plain C throughout. Usage: t480-node-compile */
-#include <ftw.h>
 #include <time.h>
 
 #include "mpi_test.h"
@@ -20,11 +19,6 @@ KERNEL(
       rb[0] += va[0] + vb[0];
     })
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st, (void)flag, (void)ftw;
-  return remove(path);
-}
-
 static int all_optimised(op2_context *ctx) {
   int n = 0;
   for (int i = 0; i < ctx->kernels.count; i++) {
@@ -37,8 +31,7 @@ static int all_optimised(op2_context *ctx) {
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   char dir[4096];
-  mt_scratch_dir(dir, sizeof dir); /* a cache nobody has filled */
-  CHECK(setenv("OP2_CACHE_DIR", dir, 1) == 0);
+  mt_fresh_cache(dir, sizeof dir);
   CHECK(setenv("OP2_JIT", "tiered", 1) == 0);
   op_init(argc, argv, 0);
   op2_context *ctx = op2_ctx();
@@ -99,8 +92,7 @@ int main(int argc, char **argv) {
         mt_size(), iterations);
   free(x), free(v), free(r), free(en);
   op_exit();
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (mt_rank() == 0) CHECK(nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0);
+  mt_remove_cache(dir);
   MPI_Finalize();
   return 0;
 }
