@@ -36,44 +36,20 @@ build() {
   meson compile -C build >/dev/null
 }
 
-# Runs one suite build and adds its counts to PASSED/FAILED/SKIPPED. LeakSanitizer's stop-the-world
-# tracer occasionally crashes at process exit (a sanitizer-runtime fault, not a leak report: it says
-# "LeakSanitizer has encountered a fatal error"); a test that failed only that way runs once more and
-# its second result is the one counted. Every rerun is listed.
+# Runs one suite build and adds its counts to PASSED/FAILED/SKIPPED.
 run_tests() {
   local dir=$1 label=$2
   echo "== tests: $label"
-  rm -f "$dir/meson-logs/retry.json"
   meson test -C "$dir" --print-errorlogs --num-processes 2 || true
-  local retry
-  retry=$(python3 - "$dir/meson-logs/testlog.json" <<'PY'
+  local counts
+  counts=$(python3 - "$dir/meson-logs/testlog.json" <<'PY'
 import json, sys
+ok = bad = skipped = 0
 for line in open(sys.argv[1]):
     r = json.loads(line)
-    if r["result"] not in ("OK", "EXPECTEDFAIL", "SKIP") and \
-            "LeakSanitizer has encountered a fatal error" in (r.get("stdout") or "") + (r.get("stderr") or ""):
-        print(r["name"])
-PY
-)
-  if [ -n "$retry" ]; then
-    echo "== rerunning once, LeakSanitizer's tracer crashed (not a leak report):" $retry
-    # shellcheck disable=SC2086 # one test name per word
-    meson test -C "$dir" --no-rebuild --print-errorlogs --logbase retry $retry || true
-  fi
-  local counts
-  counts=$(python3 - "$dir/meson-logs/testlog.json" "$dir/meson-logs/retry.json" <<'PY'
-import json, os, sys
-results = {}
-for path in sys.argv[1:]:
-    if os.path.exists(path):
-        for line in open(path):
-            r = json.loads(line)
-            results[r["name"]] = r["result"]
-ok = bad = skipped = 0
-for result in results.values():
-    if result in ("OK", "EXPECTEDFAIL"):
+    if r["result"] in ("OK", "EXPECTEDFAIL"):
         ok += 1
-    elif result == "SKIP":
+    elif r["result"] == "SKIP":
         skipped += 1
     else:
         bad += 1
