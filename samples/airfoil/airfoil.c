@@ -9,6 +9,7 @@
 
 #include <op2.h>
 
+#include "flow.h"
 #include "kernels.h"
 #include "mesh_scatter.h"
 
@@ -17,17 +18,6 @@ typedef struct airfoil_mesh_handles {
   op_map pedge, pecell, pbedge, pbecell, pcell;
   op_dat p_bound, p_x, p_q, p_qold, p_adt, p_res;
 } airfoil_mesh_handles;
-
-static void declare_constants(double gam, double gm1, double cfl, double eps, double mach,
-                              double alpha, const double *qinf) {
-  op_decl_const(1, "double", &gam, "gam");
-  op_decl_const(1, "double", &gm1, "gm1");
-  op_decl_const(1, "double", &cfl, "cfl");
-  op_decl_const(1, "double", &eps, "eps");
-  op_decl_const(1, "double", &mach, "mach");
-  op_decl_const(1, "double", &alpha, "alpha");
-  op_decl_const(4, "double", qinf, "qinf");
-}
 
 /* new_grid.dat: rank 0 reads, each rank declares its block; the flow starts at free stream. */
 static int declare_from_dat(const char *path, airfoil_mesh_handles *h, double *ncell) {
@@ -38,13 +28,10 @@ static int declare_from_dat(const char *path, airfoil_mesh_handles *h, double *n
     return -1;
   }
   airfoil_mesh mesh = block.local;
-  double gam = 1.4f, gm1 = gam - 1.0f, cfl = 0.9f, eps = 0.05f, mach = 0.4f;
-  double alpha = 3.0f * atan(1.0f) / 45.0f, p = 1.0f, r = 1.0f;
-  double u = sqrt(gam * p / r) * mach, e = p / (r * gm1) + 0.5f * u * u;
-  double qinf[4] = {r, r * u, 0.0f, r * e};
+  airfoil_flow flow = airfoil_free_stream();
   double *q = malloc(4 * sizeof(double) * (size_t)mesh.ncell);
   for (int n = 0; n < mesh.ncell; n++)
-    for (int m = 0; m < 4; m++) q[4 * n + m] = qinf[m];
+    for (int m = 0; m < 4; m++) q[4 * n + m] = flow.qinf[m];
 
   h->nodes = op_decl_set(mesh.nnode, "nodes");
   h->edges = op_decl_set(mesh.nedge, "edges");
@@ -64,7 +51,7 @@ static int declare_from_dat(const char *path, airfoil_mesh_handles *h, double *n
   free(q);
   *ncell = (double)block.ncell; /* all ranks together */
   airfoil_mesh_free(&mesh);     /* the library keeps its own copies */
-  declare_constants(gam, gm1, cfl, eps, mach, alpha, qinf);
+  airfoil_declare_constants(&flow);
   return 0;
 }
 
@@ -86,15 +73,15 @@ static int declare_from_hdf5(const char *path, airfoil_mesh_handles *h, double *
   h->p_qold = op_decl_dat_hdf5(h->cells, 4, "double", path, "p_qold");
   h->p_adt = op_decl_dat_hdf5(h->cells, 1, "double", path, "p_adt");
   h->p_res = op_decl_dat_hdf5(h->cells, 4, "double", path, "p_res");
-  double gam, gm1, cfl, eps, mach, alpha, qinf[4];
-  op_get_const_hdf5("gam", 1, "double", (char *)&gam, path);
-  op_get_const_hdf5("gm1", 1, "double", (char *)&gm1, path);
-  op_get_const_hdf5("cfl", 1, "double", (char *)&cfl, path);
-  op_get_const_hdf5("eps", 1, "double", (char *)&eps, path);
-  op_get_const_hdf5("mach", 1, "double", (char *)&mach, path);
-  op_get_const_hdf5("alpha", 1, "double", (char *)&alpha, path);
-  op_get_const_hdf5("qinf", 4, "double", (char *)qinf, path);
-  declare_constants(gam, gm1, cfl, eps, mach, alpha, qinf);
+  airfoil_flow f;
+  op_get_const_hdf5("gam", 1, "double", (char *)&f.gam, path);
+  op_get_const_hdf5("gm1", 1, "double", (char *)&f.gm1, path);
+  op_get_const_hdf5("cfl", 1, "double", (char *)&f.cfl, path);
+  op_get_const_hdf5("eps", 1, "double", (char *)&f.eps, path);
+  op_get_const_hdf5("mach", 1, "double", (char *)&f.mach, path);
+  op_get_const_hdf5("alpha", 1, "double", (char *)&f.alpha, path);
+  op_get_const_hdf5("qinf", 4, "double", (char *)f.qinf, path);
+  airfoil_declare_constants(&f);
   *ncell = h->cells ? (double)op_get_size(h->cells) : 0;
   return 0; /* errors went through op2's handler, which exits by default */
 }

@@ -5,13 +5,13 @@
  * description (OUT.h5.xdmf) that ParaView opens.
  * Usage: airfoil_to_hdf5 MESH.dat[.gz] OUT.h5
  * Under mpirun each rank declares its block of the mesh and the ranks write the file together. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <mpi.h>
 #include <op2.h>
 
+#include "flow.h"
 #include "mesh_io.h"
 
 static int ranks, my_rank;
@@ -53,11 +53,7 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
   }
 
-  /* The same arithmetic as airfoil.c, so a run from either file starts from the same state. */
-  double gam = 1.4f, gm1 = gam - 1.0f, cfl = 0.9f, eps = 0.05f, mach = 0.4f;
-  double alpha = 3.0f * atan(1.0f) / 45.0f, p = 1.0f, r = 1.0f;
-  double u = sqrt(gam * p / r) * mach, e = p / (r * gm1) + 0.5f * u * u;
-  double qinf[4] = {r, r * u, 0.0f, r * e};
+  airfoil_flow flow = airfoil_free_stream();
 
   int ncell_local = block_count(mesh.ncell);
   double *q = malloc(4 * sizeof(double) * (size_t)(ncell_local ? ncell_local : 1));
@@ -66,7 +62,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   for (int n = 0; n < ncell_local; n++)
-    for (int m = 0; m < 4; m++) q[4 * n + m] = qinf[m];
+    for (int m = 0; m < 4; m++) q[4 * n + m] = flow.qinf[m];
 
   op_set nodes = op_decl_set(block_count(mesh.nnode), "nodes");
   op_set edges = op_decl_set(block_count(mesh.nedge), "edges");
@@ -88,13 +84,7 @@ int main(int argc, char **argv) {
   free(q);
   airfoil_mesh_free(&mesh);
 
-  op_decl_const(1, "double", &gam, "gam");
-  op_decl_const(1, "double", &gm1, "gm1");
-  op_decl_const(1, "double", &cfl, "cfl");
-  op_decl_const(1, "double", &eps, "eps");
-  op_decl_const(1, "double", &mach, "mach");
-  op_decl_const(1, "double", &alpha, "alpha");
-  op_decl_const(4, "double", qinf, "qinf");
+  airfoil_declare_constants(&flow);
 
   /* Errors go to the library's default handler, which prints them and exits with status 1. */
   op_dump_to_hdf5(argv[2]);
