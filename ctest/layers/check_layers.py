@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""The library's layer order, checked from its #include lines.
+
+The folders are layers: include/ (the user API) and templates/ (plain files embedded in generated
+code) below jit/ (source text -> compiled kernel), below runtime/ (the mesh, plans, execution), with
+runtime/mpi/, runtime/hdf5/ and runtime/cuda/ on top of runtime/. ALLOWED says which folder may
+include from which; anything else is a violation, and so is a cycle between folders. <mpi.h> may be
+included only by the folders in MPI_FACING, so a file elsewhere never depends on MPI.
+
+KNOWN lists the violations that exist today and are being removed (issue 9). The check fails on any
+violation not in KNOWN, and on any KNOWN entry that no longer occurs, so the list can only shrink.
+
+Usage: check_layers.py SOURCE_ROOT
+"""
+
+import os
+import re
+import sys
+
+LIBRARY_FOLDERS = ["include", "templates", "jit", "runtime", "tools"]
+
+# folder -> folders it may include from (besides itself). Subfolders of templates/ and runtime/
+# are layers of their own.
+ALLOWED = {
+    "include": set(),
+    "templates": set(),
+    "templates/c": set(),
+    "templates/cuda": set(),
+    "jit": {"include", "templates", "templates/c", "templates/cuda"},
+    "runtime": {"include", "jit", "templates"},
+    "runtime/mpi": {"include", "jit", "runtime"},
+    "runtime/hdf5": {"include", "runtime", "runtime/mpi"},
+    "runtime/cuda": {"include", "jit", "runtime", "templates/cuda"},
+    "tools": {"include", "jit"},
+}
+MPI_FACING = {"runtime/mpi", "runtime/hdf5"}
+
+KNOWN = {
+    "jit/jit.h -> runtime/op2_impl.h",
+    "jit/codegen_cuda.c -> runtime/cuda/cuda.h",
+    "jit/jit_cuda.c -> runtime/cuda/cuda.h",
+    "jit/nvrtc.c -> runtime/cuda/cuda.h",
+    "runtime/op2_impl.h -> <mpi.h>",
+    "runtime/context.c -> runtime/mpi/op2_mpi.h",
+    "runtime/output.c -> runtime/mpi/op2_mpi.h",
+    "runtime/par_loop.c -> runtime/mpi/op2_mpi.h",
+    "runtime/set.c -> runtime/mpi/op2_mpi.h",
+    "runtime/backend_cuda.c -> runtime/cuda/cuda.h",
+    "runtime/backend_cuda_emu.c -> runtime/cuda/cuda.h",
+}
+
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+
+
+def folder_of(rel):
+    return os.path.dirname(rel)
+
+
+def sources(root):
+    for top in LIBRARY_FOLDERS:
+        for dirpath, _, files in os.walk(os.path.join(root, top)):
+            for f in files:
+                if f.endswith((".c", ".h", ".cu")):
+                    yield os.path.relpath(os.path.join(dirpath, f), root)
+
+
+def resolve(root, rel, name):
+    """The included file relative to root, or None when it is not one of ours."""
+    for base in (os.path.dirname(rel), "include", ""):
+        cand = os.path.normpath(os.path.join(base, name))
+        if os.path.isfile(os.path.join(root, cand)):
+            return cand
+    return None
+
+
+def edges(root):
+    for rel in sources(root):
+        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+            for line in f:
+                m = INCLUDE_RE.match(line)
+                if not m:
+                    continue
+                if m.group(1) == "<":
+                    if m.group(2) == "mpi.h":
+                        yield rel, "<mpi.h>"
+                    continue
+                target = resolve(root, rel, m.group(2))
+                if target is not None:
+                    yield rel, target
+
+
+def violations(root):
+    found = set()
+    graph = {}
+    for src, dst in edges(root):
+        a = folder_of(src)
+        if dst == "<mpi.h>":
+            if a not in MPI_FACING:
+                found.add(f"{src} -> {dst}")
+            continue
+        b = folder_of(dst)
+        if a == b:
+            continue
+        graph.setdefault(a, set()).add(b)
+        if b not in ALLOWED.get(a, set()):
+            found.add(f"{src} -> {dst}")
+    return found, graph
+
+
+def folder_cycles(graph):
+    """Every folder that lies on a cycle of the folder graph."""
+    on_cycle = set()
+    for start in graph:
+        stack, seen = [start], set()
+        while stack:
+            n = stack.pop()
+            for m in graph.get(n, ()):
+                if m == start:
+                    on_cycle.add(start)
+                elif m not in seen:
+                    seen.add(m)
+                    stack.append(m)
+    return on_cycle
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    root = sys.argv[1]
+    found, graph = violations(root)
+    new = sorted(found - KNOWN)
+    gone = sorted(KNOWN - found)
+    for v in new:
+        print(f"layer violation: {v}")
+    for v in gone:
+        print(f"fixed, remove from KNOWN in {os.path.basename(__file__)}: {v}")
+    cycles = folder_cycles(graph)
+    known_cycles = folder_cycles_of_known(root, graph)
+    for c in sorted(cycles - known_cycles):
+        print(f"folder on an include cycle: {c}")
+    bad = bool(new or gone or (cycles - known_cycles))
+    print(f"{len(found)} known violations left, {len(new)} new, {len(gone)} fixed but still listed")
+    return 1 if bad else 0
+
+
+def folder_cycles_of_known(root, graph):
+    """Folders on cycles made only because of KNOWN edges (they disappear as KNOWN shrinks)."""
+    clean = {}
+    for src, dst in edges(root):
+        if dst == "<mpi.h>" or f"{src} -> {dst}" in KNOWN:
+            continue
+        a, b = folder_of(src), folder_of(dst)
+        if a != b:
+            clean.setdefault(a, set()).add(b)
+    return folder_cycles(graph) - folder_cycles(clean)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
