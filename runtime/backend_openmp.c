@@ -101,6 +101,7 @@ static int run_openmp(op2_context *ctx, const op2_exec *exec) {
 const op2_backend op2_backend_openmp = {
     .name = "openmp",
     .target = "c",
+    .kernel = OP2_KERNEL_C,
     .init = init_openmp,
     .run = run_openmp,
     .finalize = 0,

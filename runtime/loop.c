@@ -149,7 +149,7 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
    * Backends with their own code generator (CUDA) build their kernel in prepare. */
   double t0 = op2_wall_seconds();
   int rc = !loop->stats ? OP2_ERR_MEM
-           : strcmp(ctx->backend->target, "c") != 0
+           : ctx->backend->kernel != OP2_KERNEL_C
                ? op2_jit_check_ranks(ctx, loop, kernel)
                : op2_jit_kernel(ctx, loop, kernel, &loop->kernel);
   if (rc == OP2_OK && ctx->backend->prepare) rc = ctx->backend->prepare(ctx, loop);

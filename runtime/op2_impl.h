@@ -236,9 +236,16 @@ typedef struct op2_exec {
   bool async;           /* the run may return before its work is done (backend->complete) */
 } op2_exec;
 
+/* Where a backend's loop kernels come from; behaviour follows this, never the backend's name. */
+typedef enum {
+  OP2_KERNEL_C,    /* the C generator's kernel, compiled by jit/ (CPU backends) */
+  OP2_KERNEL_CUDA, /* a CUDA module its prepare builds; its backend_data is the CUDA state */
+} op2_kernel_kind;
+
 typedef struct op2_backend {
   const char *name;
-  const char *target; /* code generator target */
+  const char *target; /* code generator target, recorded in cache manifests */
+  op2_kernel_kind kernel;
   int (*init)(op2_context *ctx);
   int (*run)(op2_context *ctx, const op2_exec *exec);
   void (*finalize)(op2_context *ctx);
