@@ -42,6 +42,7 @@ typedef struct op_arg {
   const char *type; /* private */
   op_access acc;    /* private */
   void *data;       /* private: global argument data */
+  unsigned tag;     /* private: set by the op_arg_* calls, so other bytes are refused */
 } op_arg;
 
 /**

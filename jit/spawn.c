@@ -40,8 +40,18 @@ int op2_spawn_capture(const char *path, char *const argv[], op2_buf *out) {
     op2_buf_append(out, chunk, (size_t)got);
   }
   close(pipefd[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  int status = 0, waited;
+  while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+  }
+  if (waited < 0) {
+    /* With SIGCHLD ignored the kernel reaps the child itself and its exit status is lost: its
+     * output cannot be trusted, so this is a failure whatever the child did. */
+    int err = errno;
+    op2_buf_printf(out, "cannot learn whether %s succeeded: waitpid: %s%s\n", path, strerror(err),
+                   err == ECHILD ? " (this process ignores SIGCHLD, so the exit status of its "
+                                   "children is lost)"
+                                 : "");
+    return -1;
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
   op2_buf_printf(out, "%s exited with status %d\n", path,

@@ -12,7 +12,8 @@ op_arg op_opt_arg_dat(int opt, op_dat dat, int idx, op_map map, int dim, const c
               .dim = dim,
               .type = type,
               .acc = acc,
-              .data = 0};
+              .data = 0,
+              .tag = OP2_ARG_TAG};
   return a;
 }
 
@@ -29,7 +30,8 @@ op_arg op_arg_gbl(void *data, int dim, const char *type, op_access acc) {
               .dim = dim,
               .type = type,
               .acc = acc,
-              .data = data};
+              .data = data,
+              .tag = OP2_ARG_TAG};
   return a;
 }
 
@@ -42,6 +44,7 @@ op_arg op_arg_idx(int idx, op_map map) {
               .dim = 1,
               .type = "int",
               .acc = OP_READ,
-              .data = 0};
+              .data = 0,
+              .tag = OP2_ARG_TAG};
   return a;
 }

@@ -10,6 +10,7 @@ static int init_cuda(op2_context *ctx) {
 const op2_backend op2_backend_cuda = {
     .name = "cuda",
     .target = "cuda",
+    .kernel = OP2_KERNEL_CUDA,
     .init = init_cuda,
     .run = op2_cuda_run,
     .finalize = op2_cuda_finalize,

@@ -507,6 +507,7 @@ static void finalize_emu(op2_context *ctx) {
 const op2_backend op2_backend_cuda_emu = {
     .name = "cuda-emu",
     .target = "cuda",
+    .kernel = OP2_KERNEL_CUDA,
     .init = init_emu,
     .run = run_emu,
     .finalize = finalize_emu,

@@ -67,12 +67,16 @@ static void run_owned(const op2_exec *exec, void **table, int nthreads) {
     loop->kernel->fn(table, exec->map_ptrs, plan->begin, plan->end);
     return;
   }
+  /* OpenMP may give fewer threads than asked for (dynamic teams, a thread limit, a call from
+   * inside a parallel region): each thread then takes every nt-th owner's ranges too. Ranges of
+   * different owners never write the same target, so one thread may run several. */
 #pragma omp parallel num_threads(nthreads)
   {
-    int t = omp_get_thread_num();
+    int t = omp_get_thread_num(), nt = omp_get_num_threads();
     void **args = table + (size_t)t * loop->nargs;
-    for (int k = plan->thread_run_offset[t]; k < plan->thread_run_offset[t + 1]; k++)
-      loop->kernel->fn(args, exec->map_ptrs, plan->runs[2 * k], plan->runs[2 * k + 1]);
+    for (int owner = t; owner < nthreads; owner += nt)
+      for (int k = plan->thread_run_offset[owner]; k < plan->thread_run_offset[owner + 1]; k++)
+        loop->kernel->fn(args, exec->map_ptrs, plan->runs[2 * k], plan->runs[2 * k + 1]);
   }
   const int *shared = plan->runs + 2 * plan->thread_run_offset[nthreads];
   for (int k = 0; k < plan->nshared_runs; k++)
@@ -97,6 +101,7 @@ static int run_openmp(op2_context *ctx, const op2_exec *exec) {
 const op2_backend op2_backend_openmp = {
     .name = "openmp",
     .target = "c",
+    .kernel = OP2_KERNEL_C,
     .init = init_openmp,
     .run = run_openmp,
     .finalize = 0,

@@ -11,6 +11,7 @@ static int run_seq(op2_context *ctx, const op2_exec *exec) {
 const op2_backend op2_backend_seq = {
     .name = "seq",
     .target = "c",
+    .kernel = OP2_KERNEL_C,
     .init = 0,
     .run = run_seq,
     .finalize = 0,

@@ -36,7 +36,11 @@ void op_init(int argc, char **argv, int diags) {
   if (op2_mpi_init(ctx, &argc, &argv) != OP2_OK) return;
   ctx->backend = op2_backend_find(ctx->opt.backend);
   if (ctx->backend->init && ctx->backend->init(ctx) != OP2_OK) return;
-  if (op2_jit_init(ctx) != OP2_OK) return;
+  if (op2_jit_init(ctx) != OP2_OK) {
+    /* op_exit finalises only an initialised library: the backend that started is undone here. */
+    if (ctx->backend->finalize) ctx->backend->finalize(ctx);
+    return;
+  }
   ctx->initialised = true;
   op2_diag(1, "backend %s, part size %d, kernel cache %s (%s)", ctx->backend->name,
            ctx->opt.part_size, ctx->opt.cache_dir,

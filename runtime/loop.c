@@ -149,7 +149,7 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
    * Backends with their own code generator (CUDA) build their kernel in prepare. */
   double t0 = op2_wall_seconds();
   int rc = !loop->stats ? OP2_ERR_MEM
-           : strcmp(ctx->backend->target, "c") != 0
+           : ctx->backend->kernel != OP2_KERNEL_C
                ? op2_jit_check_ranks(ctx, loop, kernel)
                : op2_jit_kernel(ctx, loop, kernel, &loop->kernel);
   if (rc == OP2_OK && ctx->backend->prepare) rc = ctx->backend->prepare(ctx, loop);
@@ -189,7 +189,8 @@ void op2_loop_free(op2_loop *l) {
 
 int op2_loop_lookup(op2_context *ctx, const char *kernel, const char *name, op_set set, int nargs,
                     const op_arg *args, op2_loop **out) {
-  if (!kernel || !name) return op2_validate_loop(kernel, name, set, nargs, args);
+  if (!kernel || !name || op2_args_untrusted(nargs, args))
+    return op2_validate_loop(kernel, name, set, nargs, args);
   arg_key small[16];
   arg_key *keys = nargs <= 16 ? small : malloc((size_t)nargs * sizeof *keys);
   if (!keys) return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);

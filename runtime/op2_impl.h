@@ -114,6 +114,8 @@ typedef struct op2_const {
 
 /* ---- loop arguments, resolved once per loop shape ---- */
 typedef enum { OP2_ARG_DAT = 1, OP2_ARG_GBL = 2, OP2_ARG_IDX = 3 } op2_arg_kind;
+/* op_arg.tag of every value an op_arg_* call made: other bytes are refused, never followed. */
+enum { OP2_ARG_TAG = 0x4f704172 };
 
 /* What the code generator needs to know of one argument: no data pointers, no names. */
 typedef struct op2_arg_desc {
@@ -234,9 +236,16 @@ typedef struct op2_exec {
   bool async;           /* the run may return before its work is done (backend->complete) */
 } op2_exec;
 
+/* Where a backend's loop kernels come from; behaviour follows this, never the backend's name. */
+typedef enum {
+  OP2_KERNEL_C,    /* the C generator's kernel, compiled by jit/ (CPU backends) */
+  OP2_KERNEL_CUDA, /* a CUDA module its prepare builds; its backend_data is the CUDA state */
+} op2_kernel_kind;
+
 typedef struct op2_backend {
   const char *name;
-  const char *target; /* code generator target */
+  const char *target; /* code generator target, recorded in cache manifests */
+  op2_kernel_kind kernel;
   int (*init)(op2_context *ctx);
   int (*run)(op2_context *ctx, const op2_exec *exec);
   void (*finalize)(op2_context *ctx);
@@ -351,6 +360,9 @@ int op2_is_reserved_name(const char *s);
 op2_const *op2_const_find(const char *name);
 int op2_validate_loop(const char *kernel, const char *name, op_set set, int nargs,
                       const op_arg *args);
+/* Whether an argument array is missing or holds a value no op_arg_* call made: cheap enough
+ * for every call, before anything reads the arguments. */
+bool op2_args_untrusted(int nargs, const op_arg *args);
 int op2_loop_lookup(op2_context *ctx, const char *kernel, const char *name, op_set set, int nargs,
                     const op_arg *args, op2_loop **out);
 int op2_renumber(op2_context *ctx, op_map base);

@@ -117,8 +117,12 @@ int op2_plan_get(op2_context *ctx, const op2_loop *loop, int begin, int end, op2
   op2_plan *p;
   int rc = op2_plan_build(loop->set, begin, end, part, n, maps, idx, ctx->nthreads, &p);
   free(maps), free(idx);
-  if (rc == OP2_OK) rc = op2_list_push(&ctx->plans, p);
   if (rc != OP2_OK) return rc;
+  rc = op2_list_push(&ctx->plans, p);
+  if (rc != OP2_OK) { /* the list owns plans: one not in it would never be freed */
+    op2_plan_free(p);
+    return rc;
+  }
   loop->stats->plan_seconds += p->build_seconds;
   op2_diag(2,
            "plan for loop '%s' over '%s': %d blocks of %d, %d colours; %s %ld shared elements; "

@@ -81,6 +81,13 @@ static int check_idx(const char *name, int i, op_set set, const op_arg *a) {
   return check_map_index(name, i, set, a->map, a->idx, "op_arg_idx");
 }
 
+bool op2_args_untrusted(int nargs, const op_arg *args) {
+  if (nargs > 0 && !args) return true;
+  for (int i = 0; i < nargs; i++)
+    if (args[i].tag != OP2_ARG_TAG) return true;
+  return false;
+}
+
 int op2_validate_loop(const char *kernel, const char *name, op_set set, int nargs,
                       const op_arg *args) {
   if (!op2_is_identifier(name) || strlen(name) > 200)
@@ -96,7 +103,9 @@ int op2_validate_loop(const char *kernel, const char *name, op_set set, int narg
   if (!kernel || !*kernel)
     return op2_error(OP2_ERR_ARG, "op_par_loop '%s': kernel source is empty", name);
   if (!set) return op2_error(OP2_ERR_ARG, "op_par_loop '%s': set is NULL", name);
-  if (nargs < 1 || !args) return op2_error(OP2_ERR_ARG, "op_par_loop '%s': no arguments", name);
+  if (nargs < 1 || !args)
+    return op2_error(OP2_ERR_ARG, "op_par_loop '%s': no arguments%s", name,
+                     nargs > 0 ? " (the argument array is NULL)" : "");
   op2_context *ctx = op2_ctx();
   if (ctx->mpi_distributed && !set->halo)
     return op2_error(OP2_ERR_STATE,
@@ -105,6 +114,9 @@ int op2_validate_loop(const char *kernel, const char *name, op_set set, int narg
                      name, set->name);
   for (int i = 0; i < nargs; i++) {
     const op_arg *a = &args[i];
+    if (a->tag != OP2_ARG_TAG) /* first: its pointers may point anywhere */
+      return ARG_ERROR("not built by op_arg_dat, op_arg_gbl or op_arg_idx (nor op_opt_arg_dat)%s",
+                       "");
     switch (a->kind) {
       case OP2_ARG_DAT:
         if (a->opt) OP2_CALL(check_dat(name, i, set, a));

@@ -739,7 +739,7 @@ int op2_cuda_sync_host(op2_context *ctx, op_dat dat) {
 
 int op2_cuda_loop_strategy(const char *loop_name) {
   op2_context *ctx = op2_ctx();
-  op2_cuda_state *st = ctx->initialised && ctx->backend && !strncmp(ctx->backend->name, "cuda", 4)
+  op2_cuda_state *st = ctx->initialised && ctx->backend && ctx->backend->kernel == OP2_KERNEL_CUDA
                            ? state(ctx)
                            : NULL;
   if (!st) return -1;

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,67 @@ static const char *zlib_message(gzFile g, const char *path, int *zerr) {
   return strncmp(msg, path, n) == 0 && strncmp(msg + n, ": ", 2) == 0 ? msg + n + 2 : msg;
 }
 
+/* A record line is a few numbers: anything far longer is not a mesh. */
+enum { MAX_LINE = 1024 };
+
+/* Bytes a mesh file may hold: printable ASCII and white space. */
+static int is_text(unsigned char c) {
+  return (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* What the header (the first line, NUL-terminated) lets the rest of the file hold: one line of
+ * at most MAX_LINE bytes per record. 0 when it is no header of four non-negative counts: the
+ * parser then reports what is wrong with it, and nothing more needs reading. */
+static long long bytes_allowed(const char *header) {
+  long long counts[4];
+  if (sscanf(header, "%lld %lld %lld %lld", &counts[0], &counts[1], &counts[2], &counts[3]) != 4)
+    return 0;
+  long long records = 1; /* a last line without its newline, blank lines at the end */
+  for (int k = 0; k < 4; k++) {
+    if (counts[k] < 0 || counts[k] > INT_MAX) return 0;
+    records += counts[k];
+  }
+  return records * MAX_LINE;
+}
+
+/* Where a read stands: lines seen, and how much the file may hold once its header is read. */
+typedef struct {
+  int line;
+  size_t line_start, header_end, limit; /* limit == header_end: a bad header, read no further */
+} read_state;
+
+/* Checks the bytes buf[from, to) as they arrive, so that input that is no mesh (binary data,
+ * /dev/zero, a stream without end) stops the read early. */
+static int check_bytes(const char *path, const char *buf, size_t from, size_t to, read_state *r,
+                       char *err, size_t errlen) {
+  for (size_t i = from; i < to; i++) {
+    unsigned char c = (unsigned char)buf[i];
+    if (!is_text(c)) {
+      set_err(err, errlen, "%s:%d: byte 0x%02x is not text: this is not an Airfoil mesh file", path,
+              r->line, c);
+      return -1;
+    }
+    if (c != '\n') {
+      if (i - r->line_start >= MAX_LINE) {
+        set_err(err, errlen, "%s:%d: line longer than %d bytes: this is not an Airfoil mesh file",
+                path, r->line, (int)MAX_LINE);
+        return -1;
+      }
+      continue;
+    }
+    if (r->line == 1) {
+      char header[MAX_LINE + 1];
+      memcpy(header, buf, i);
+      header[i] = '\0';
+      r->header_end = i + 1;
+      r->limit = r->header_end + (size_t)bytes_allowed(header);
+    }
+    r->line++;
+    r->line_start = i + 1;
+  }
+  return 0;
+}
+
 /* Whole-file buffer, NUL-terminated so strtod cannot run past the end. */
 static int slurp(const char *path, char **out, size_t *outlen, char *err, size_t errlen) {
   errno = 0;
@@ -76,8 +138,10 @@ static int slurp(const char *path, char **out, size_t *outlen, char *err, size_t
   }
   gzbuffer(g, 1 << 20);
   size_t cap = (size_t)1 << 24, len = 0;
+  read_state r = {.line = 1, .limit = SIZE_MAX};
+  int bad = 0;
   char *buf = malloc(cap + 1);
-  for (int got = 1; buf != NULL && got > 0;) {
+  for (int got = 1; buf != NULL && got > 0 && !bad && len <= r.limit;) {
     if (cap - len < ((size_t)1 << 20)) {
       char *bigger = realloc(buf, 2 * cap + 1);
       if (bigger == NULL) free(buf);
@@ -86,17 +150,33 @@ static int slurp(const char *path, char **out, size_t *outlen, char *err, size_t
       continue;
     }
     got = gzread(g, buf + len, (unsigned)(cap - len < INT_MAX ? cap - len : INT_MAX));
-    if (got > 0) len += (size_t)got;
+    if (got <= 0) break;
+    bad = check_bytes(path, buf, len, len + (size_t)got, &r, err, errlen);
+    len += (size_t)got;
+  }
+  if (buf != NULL && !bad && len > r.limit) {
+    if (r.limit > r.header_end) { /* more than the header's counts can fill */
+      int line = 1;
+      for (const char *q = buf; (q = memchr(q, '\n', (size_t)(buf + r.limit - q))) != NULL; q++)
+        line++;
+      set_err(err, errlen,
+              "%s:%d: more data than the header's counts allow (%d bytes a line at most): this "
+              "is not an Airfoil mesh file",
+              path, line, (int)MAX_LINE);
+      bad = 1;
+    }
+    len = r.limit; /* a bad header: the parser says what is wrong with it */
   }
   /* Checked even after a clean end of file: gzread reports a cut-off gzip stream only here. */
   int zerr = Z_OK;
-  const char *msg = buf ? zlib_message(g, path, &zerr) : NULL;
+  const char *msg = buf && !bad ? zlib_message(g, path, &zerr) : NULL;
   if (buf == NULL) {
     set_err(err, errlen, "%s: out of memory", path);
+  } else if (bad) {
+    free(buf);
+    buf = NULL;
   } else if (zerr != Z_OK) {
-    int line = 1;
-    for (const char *q = buf; (q = memchr(q, '\n', (size_t)(buf + len - q))) != NULL; q++) line++;
-    set_err(err, errlen, "%s:%d: read failed: %s", path, line, msg);
+    set_err(err, errlen, "%s:%d: read failed: %s", path, r.line, msg);
     free(buf);
     buf = NULL;
   }
