@@ -182,6 +182,24 @@ void op_set_error_handler(op_error_handler handler, void *user_data);
 /** @brief The message of the most recent error, or "" when none happened. */
 const char *op_last_error(void);
 
+/*
+ * Checkpoint and restart. A checkpoint saves every dat and constant (OP2's HDF5 layout) and the
+ * log of loop calls with the values their global reductions returned. A restarted run executes
+ * the program from the start, but loop calls before the checkpoint do not run: their reductions
+ * return the logged values; at the checkpoint the data are restored and the run goes on.
+ */
+/**
+ * @brief Starts checkpointing to `file`. Call it after the declarations, before the first
+ * op_par_loop. `policy`: "manual" (or NULL): a checkpoint at every op_checkpoint() call;
+ * "time:SECONDS": at the first op_checkpoint() call or loop call once SECONDS have passed since
+ * the last checkpoint. When `file` holds a checkpoint (or OP2_RESTART names one) the run
+ * restarts from it.
+ * @return 1 when this run restarts from a checkpoint, 0 otherwise.
+ */
+int op_checkpointing_init(const char *file, const char *policy);
+/** @brief A point where a checkpoint may be written (and where a restarted run resumes). */
+void op_checkpoint(void);
+
 #ifdef __cplusplus
 }
 #endif

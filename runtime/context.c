@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "op2_impl.h"
+#include "checkpoint.h"
 #include "../jit/jit.h"
 #include "mpi/op2_mpi.h"
 
@@ -118,6 +119,7 @@ void op_exit(void) {
   free_list(&ctx->maps, free_map);
   free_list(&ctx->sets, free_set);
   free(ctx->reduction_scratch);
+  op2_checkpoint_free(ctx);
   op2_mpi_finalize(ctx);
   /* The error handler and the last message outlive op_exit: a program may install its handler
    * once, before op_init, and still read why a later op_init failed. */

@@ -288,6 +288,7 @@ typedef struct op2_options {
   char profile_json[4096]; /* where op_exit writes per-loop statistics, or "" */
   char cache_dir[4096];
   char template_dir[4096]; /* developers: read templates from here instead of the built-in ones */
+  char restart[4096];      /* OP2_RESTART: the checkpoint this run restarts from, or "" */
 } op2_options;
 
 int op2_options_read(op2_options *opt, int argc, char **argv, int diags);
@@ -342,6 +343,7 @@ struct op2_context {
   int nthreads;
   void *reduction_scratch;
   size_t reduction_scratch_bytes;
+  struct op2_checkpoint *checkpoint; /* checkpointing and restart (checkpoint.c), or NULL */
 };
 
 /* Called before the host reads a dat's data. */

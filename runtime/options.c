@@ -119,6 +119,10 @@ static int parse_template_dir(op2_options *opt, const char *name, const char *va
   return parse_path(opt->template_dir, sizeof opt->template_dir, name, value);
 }
 
+static int parse_restart(op2_options *opt, const char *name, const char *value) {
+  return parse_path(opt->restart, sizeof opt->restart, name, value);
+}
+
 static const struct {
   const char *name;
   option_parser parse;
@@ -135,6 +139,7 @@ static const struct {
     {"OP2_PROFILE_JSON", parse_profile_json},
     {"OP2_RENUMBER", parse_renumber},
     {"OP2_MPI_DECL", parse_mpi_decl},
+    {"OP2_RESTART", parse_restart},
 };
 enum { NOPTIONS = sizeof option_table / sizeof option_table[0] };
 

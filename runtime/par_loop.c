@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "op2_impl.h"
+#include "checkpoint.h"
 #include "../jit/jit.h"
 #include "mpi/op2_mpi.h"
 
@@ -121,6 +122,9 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
                       const op_arg *args) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_par_loop") != OP2_OK) return;
+  int replayed; /* restarting: the call is before the checkpoint and its results are logged */
+  if (op2_checkpoint_before_loop(ctx, name, set, nargs, args, &replayed) != OP2_OK || replayed)
+    return;
   if (ctx->mpi.size > 1 && !ctx->mpi_distributed &&
       op2_mpi_distribute(ctx, NULL, NULL, NULL) != OP2_OK)
     return;
@@ -161,6 +165,7 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
     if (k) loop->stats->calls_by_tier[k->tier]++;
     loop->stats->seconds += op2_wall_seconds() - t0;
     loop->stats->bytes += loop->bytes_per_call;
+    op2_checkpoint_after_loop(ctx, name, set, nargs, args);
   }
   if (ptrs != small_ptrs) free(ptrs);
   if (maps != small_maps) free(maps);

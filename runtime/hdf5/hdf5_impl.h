@@ -71,6 +71,10 @@ int op2_h5_write_rows(hid_t dset, int ndims, hsize_t first, hsize_t count, hsize
 int op2_h5_dat_block(op_dat dat, long *first, long *count, void **values);
 int op2_h5_map_block(op_map map, long *first, long *count, int **values);
 
+/* Every set, map, dat and constant name is distinct (a file holds one dataset per name); the
+ * error names `fn` and `file`. */
+int op2_h5_check_names(const char *fn, const char *file);
+
 /* The XDMF 3 description of a file op_dump_to_hdf5 has just written (rank 0 only). h5_path is
  * the HDF5 file as the user named it; xdmf_path where the description goes. Returns OP2_OK, or an
  * error code after reporting; sets *written to 0 when the mesh has no cell topology to describe. */

@@ -252,7 +252,7 @@ static int finish_temporary(const sink *k, const char *tmp, int status) {
 }
 
 /* HDF5 keeps one object per name: two mesh objects with the same name cannot both be dumped. */
-static int check_names(const char *fn, const char *file) {
+int op2_h5_check_names(const char *fn, const char *file) {
   op2_context *ctx = op2_ctx();
   const op2_ptr_list *lists[4] = {&ctx->sets, &ctx->maps, &ctx->dats, &ctx->consts};
   static const char *kinds[4] = {"set", "map", "dat", "constant"};
@@ -292,7 +292,7 @@ static int dump_contents(const sink *k) {
 
 static void dump(const char *file) {
   const char *fn = "op_dump_to_hdf5";
-  if (check_names(fn, file) != OP2_OK) return;
+  if (op2_h5_check_names(fn, file) != OP2_OK) return;
   char *tmp = temporary_name(file);
   if (op2_h5_agree(tmp ? OP2_OK : OP2_ERR_MEM) != OP2_OK) {
     free(tmp);

@@ -1,0 +1,106 @@
+/* Checkpoint and restart (checkpoint*.c, hdf5/hdf5_checkpoint.c). A run logs every loop call
+ * (name and argument shape) and the values its global reductions returned, since those are the
+ * only data that flow from the library back to the program. A checkpoint holds every dat and
+ * constant in OP2's HDF5 layout plus that log. A restarted run replays the program: loop calls
+ * before the checkpoint do not execute, reductions return their logged values, and at the
+ * checkpoint's position the dats and constants are restored and the run goes on normally. */
+#ifndef OP2_CHECKPOINT_H
+#define OP2_CHECKPOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "op2_impl.h"
+
+/* ---- the log of loop calls (checkpoint_log.c) ---- */
+typedef struct op2_ckpt_log {
+  long count, capacity; /* loop calls recorded */
+  uint64_t *hash;       /* per call: loop name, set and argument shape */
+  int *name_id;         /* per call: index into names */
+  size_t *red_end;      /* per call: end of its reduction values in red */
+  char *red;            /* every reduction result, call after call, argument after argument */
+  size_t red_len, red_cap;
+  char **names; /* distinct loop names */
+  int nnames;
+} op2_ckpt_log;
+
+/* The identity of a loop call: name, set, and each argument's kind, dat, map, index, dim, type
+ * and access (never data pointers). */
+uint64_t op2_ckpt_loop_hash(const char *name, op_set set, int nargs, const op_arg *args);
+/* Records a finished call and the values its reductions hold now. */
+int op2_ckpt_log_append(op2_ckpt_log *log, const char *name, uint64_t hash, int nargs,
+                        const op_arg *args);
+/* Call `pos` of a restarted run: it must be the logged call (same name and hash; the error names
+ * both and the checkpoint `file`); its reductions receive the logged values. */
+int op2_ckpt_log_replay(const op2_ckpt_log *log, long pos, const char *file, const char *name,
+                        uint64_t hash, int nargs, const op_arg *args);
+void op2_ckpt_log_free(op2_ckpt_log *log);
+
+/* What a checkpoint says about the run that wrote it, beside the log. */
+typedef struct op2_ckpt_meta {
+  long ranks;    /* MPI ranks that wrote it */
+  long position; /* loop calls before it */
+  long number;   /* checkpoints the run had written, this one included */
+} op2_ckpt_meta;
+
+/* The log and meta as one byte string (stored in the checkpoint's "op2_checkpoint" dataset) and
+ * back. Parsing checks every length; a malformed string is an error naming `file`. */
+int op2_ckpt_log_serialise(const op2_ckpt_log *log, const op2_ckpt_meta *meta, char **out,
+                           size_t *len);
+int op2_ckpt_log_parse(const char *bytes, size_t len, const char *file, op2_ckpt_log *log,
+                       op2_ckpt_meta *meta);
+
+/* ---- durable files (checkpoint_file.c) ---- */
+/* Checkpoints start with a user block of this many bytes that HDF5 skips: a header with the
+ * file's length and the xxHash of everything after the block. */
+enum { OP2_CKPT_HEADER_BYTES = 512 };
+/* Rank 0: fills the header of the complete file `tmp`, flushes it to disk, renames it to `file`
+ * and flushes the directory. */
+int op2_ckpt_seal(const char *tmp, const char *file);
+/* Reads `file` whole and checks its header, length and checksum; a file that fails any check is
+ * an error naming it. *exists is 0 (and OP2_OK returned) when there is no file at all. */
+int op2_ckpt_load_verified(const char *file, char **image, size_t *len, int *exists);
+
+/* ---- contents in HDF5 (hdf5/hdf5_checkpoint.c); collective under MPI ---- */
+/* Writes every set, map, dat and constant in OP2's layout plus `blob` (dataset "op2_checkpoint")
+ * to FILE.tmp, then rank 0 seals and renames it to `file`. */
+int op2_h5_checkpoint_save(const char *file, const char *blob, size_t blob_len);
+/* Every rank reads and verifies `file` and takes its log blob; *exists 0: there is none. */
+int op2_h5_checkpoint_load(const char *file, char **image, size_t *len, char **blob,
+                           size_t *blob_len, int *exists);
+/* Distributes the mesh if no loop has yet, then gives every dat (owned and halo elements) and
+ * every declared constant its value in the verified image of `file`. */
+int op2_h5_checkpoint_restore(const char *file, const char *image, size_t len);
+/* MPI ranks taking part (1 without MPI), and rank 0's value of *v on every rank. */
+int op2_h5_checkpoint_ranks(void);
+void op2_h5_checkpoint_bcast_int(int *v);
+
+/* ---- the run's checkpointing state (checkpoint.c) ---- */
+typedef enum { OP2_CKPT_MANUAL, OP2_CKPT_TIME } op2_ckpt_policy;
+
+typedef struct op2_checkpoint {
+  char *file; /* where checkpoints go; NULL when only restarting (OP2_RESTART) */
+  op2_ckpt_policy policy;
+  double interval, last; /* OP2_CKPT_TIME: seconds, and when the last one was taken */
+  long position;         /* loop calls so far */
+  long written;          /* checkpoints taken, counting those of the runs restarted from */
+  op2_ckpt_log log;      /* every call so far */
+  /* Restarting: calls before restore_at replay `saved`; at restore_at the image is loaded. */
+  bool restart_read; /* OP2_RESTART has been looked at */
+  bool restoring;
+  long restore_at;
+  char *restore_file;
+  char *image;
+  size_t image_len;
+  op2_ckpt_log saved;
+} op2_checkpoint;
+
+/* par_loop.c: before a loop call (*skip = 1: do not run it, its reductions hold their logged
+ * values) and after a call that ran. Cheap when checkpointing is off. */
+int op2_checkpoint_before_loop(op2_context *ctx, const char *name, op_set set, int nargs,
+                               const op_arg *args, int *skip);
+int op2_checkpoint_after_loop(op2_context *ctx, const char *name, op_set set, int nargs,
+                              const op_arg *args);
+void op2_checkpoint_free(op2_context *ctx); /* op_exit */
+
+#endif

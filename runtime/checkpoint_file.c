@@ -1,0 +1,152 @@
+/* Durable checkpoint files. The HDF5 file starts with a user block (HDF5 skips it and finds its
+ * superblock after it) whose header records the file's length and the xxHash of every byte after
+ * the block. A checkpoint is written to a temporary file beside the target, sealed, flushed to
+ * disk and renamed over the target, and the directory is flushed: a process killed at any moment
+ * leaves the previous checkpoint whole. A file whose header, length or checksum is wrong is
+ * refused, never loaded. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "checkpoint.h"
+
+static const char header_magic[16] = "op2jit ckpt v1\n";
+
+typedef struct header {
+  char magic[16];
+  uint64_t file_bytes;
+  uint64_t hash; /* XXH3-64 of bytes [OP2_CKPT_HEADER_BYTES, file_bytes) */
+} header;
+
+static int read_all(int fd, char *buf, size_t len, off_t at) {
+  while (len) {
+    ssize_t n = pread(fd, buf, len, at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return -1;
+    buf += n, len -= (size_t)n, at += n;
+  }
+  return 0;
+}
+
+static int write_all(int fd, const char *buf, size_t len, off_t at) {
+  while (len) {
+    ssize_t n = pwrite(fd, buf, len, at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return -1;
+    buf += n, len -= (size_t)n, at += n;
+  }
+  return 0;
+}
+
+static uint64_t hash_fd(int fd, off_t from, off_t to, int *failed) {
+  XXH3_state_t st;
+  XXH3_64bits_reset(&st);
+  size_t cap = 1 << 20;
+  char *buf = malloc(cap);
+  *failed = buf == NULL;
+  for (off_t at = from; !*failed && at < to;) {
+    size_t n = (size_t)(to - at) < cap ? (size_t)(to - at) : cap;
+    if (read_all(fd, buf, n, at) != 0)
+      *failed = 1;
+    else
+      XXH3_64bits_update(&st, buf, n);
+    at += (off_t)n;
+  }
+  free(buf);
+  return XXH3_64bits_digest(&st);
+}
+
+/* The directory holding `file`, flushed so that a rename in it survives a crash. */
+static int sync_directory(const char *file) {
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", file);
+  char *slash = strrchr(dir, '/');
+  if (!slash)
+    snprintf(dir, sizeof dir, ".");
+  else if (slash == dir)
+    dir[1] = '\0';
+  else
+    *slash = '\0';
+  int fd = open(dir, O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return -1;
+  int rc = fsync(fd);
+  close(fd);
+  return rc;
+}
+
+int op2_ckpt_seal(const char *tmp, const char *file) {
+  int fd = open(tmp, O_RDWR);
+  if (fd < 0)
+    return op2_error(OP2_ERR_IO, "checkpoint %s: cannot open %s to seal it: %s", file, tmp,
+                     strerror(errno));
+  struct stat st;
+  int failed = fstat(fd, &st) != 0 || st.st_size < OP2_CKPT_HEADER_BYTES;
+  header h = {.file_bytes = failed ? 0 : (uint64_t)st.st_size};
+  memcpy(h.magic, header_magic, sizeof h.magic);
+  if (!failed) h.hash = hash_fd(fd, OP2_CKPT_HEADER_BYTES, st.st_size, &failed);
+  if (!failed) failed = write_all(fd, (const char *)&h, sizeof h, 0) != 0 || fsync(fd) != 0;
+  int err = errno;
+  close(fd);
+  if (failed) {
+    unlink(tmp);
+    return op2_error(OP2_ERR_IO, "checkpoint %s: cannot seal and flush %s: %s", file, tmp,
+                     strerror(err));
+  }
+  if (rename(tmp, file) != 0) {
+    err = errno;
+    unlink(tmp);
+    return op2_error(OP2_ERR_IO, "checkpoint %s: cannot rename %s to it: %s", file, tmp,
+                     strerror(err));
+  }
+  if (sync_directory(file) != 0)
+    return op2_error(OP2_ERR_IO, "checkpoint %s: cannot flush its directory: %s", file,
+                     strerror(errno));
+  return OP2_OK;
+}
+
+int op2_ckpt_load_verified(const char *file, char **image, size_t *len, int *exists) {
+  *image = NULL;
+  *len = 0;
+  *exists = 0;
+  int fd = open(file, O_RDONLY);
+  if (fd < 0) {
+    if (errno == ENOENT) return OP2_OK;
+    return op2_error(OP2_ERR_IO, "checkpoint %s: cannot open it: %s", file, strerror(errno));
+  }
+  *exists = 1;
+  struct stat st;
+  header h;
+  char *buf = NULL;
+  const char *problem = NULL;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    problem = "it is not a readable regular file";
+  else if (st.st_size < OP2_CKPT_HEADER_BYTES || read_all(fd, (char *)&h, sizeof h, 0) != 0 ||
+           memcmp(h.magic, header_magic, sizeof h.magic) != 0)
+    problem = "it has no op2jit checkpoint header (not a checkpoint, or its start is damaged)";
+  else if (h.file_bytes != (uint64_t)st.st_size)
+    problem =
+        "its length differs from the length recorded in its header (truncated or "
+        "extended)";
+  else if (!(buf = malloc((size_t)st.st_size)))
+    problem = "out of memory reading it";
+  else if (read_all(fd, buf, (size_t)st.st_size, 0) != 0)
+    problem = "reading it failed";
+  else if (XXH3_64bits(buf + OP2_CKPT_HEADER_BYTES, (size_t)st.st_size - OP2_CKPT_HEADER_BYTES) !=
+           h.hash)
+    problem = "its checksum does not match its contents (corrupted)";
+  close(fd);
+  if (problem) {
+    free(buf);
+    return op2_error(OP2_ERR_IO, "checkpoint %s: refused: %s", file, problem);
+  }
+  *image = buf;
+  *len = (size_t)st.st_size;
+  return OP2_OK;
+}

@@ -1,0 +1,373 @@
+/* A checkpoint's contents in OP2's HDF5 layout (hdf5_impl.h): every set, map, dat and constant
+ * as op_dump_to_hdf5 writes them, in the user's original order, plus the dataset
+ * "op2_checkpoint" (bytes) holding the loop log. The file starts with a user block for the
+ * header checkpoint_file.c fills in; HDF5 tools and OP2 read the file as usual. Restoring reads
+ * a verified in-memory image of the file, so what is loaded is exactly what was checked. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../checkpoint.h"
+#include "hdf5_impl.h"
+
+static const char log_dataset[] = "op2_checkpoint";
+
+typedef struct out_file {
+  const char *file; /* as the user named it, for messages */
+  hid_t fid;        /* rank 0 only */
+  int rank;
+} out_file;
+
+static hid_t create(const out_file *o, const char *name, hid_t ftype, int ndims, hsize_t rows,
+                    hsize_t cols) {
+  hsize_t dims[2] = {rows, cols};
+  hid_t space = H5Screate_simple(ndims, dims, NULL);
+  if (space < 0) return -1;
+  hid_t dset = H5Dcreate2(o->fid, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  H5Sclose(space);
+  return dset;
+}
+
+/* A 1-D dataset: a set's size, a constant, the log. */
+static int write_vector(const out_file *o, const char *name, hid_t ftype, hid_t mtype, hsize_t n,
+                        const void *data, int dim_attr, const char *type_attr) {
+  hid_t dset = create(o, name, ftype, 1, n, 1);
+  int ok = dset >= 0 && (dim_attr <= 0 || op2_h5_put_int_attr(dset, "dim", dim_attr) == OP2_OK) &&
+           (!type_attr || op2_h5_put_str_attr(dset, "type", type_attr, 0) == OP2_OK) &&
+           op2_h5_write_rows(dset, 1, 0, n, 1, mtype, data, H5P_DEFAULT) == OP2_OK;
+  if (dset >= 0) H5Dclose(dset);
+  return ok ? OP2_OK
+            : op2_error(OP2_ERR_IO, "checkpoint %s: cannot write dataset '%s'", o->file, name);
+}
+
+/* A whole [rows, dim] map or dat. */
+static int write_table(const out_file *o, const char *name, op2_type type, int dim, long rows,
+                       int size_attr, int map_type_width, const void *values) {
+  hid_t dset = create(o, name, op2_h5_file_type(type), 2, (hsize_t)rows, (hsize_t)dim);
+  int ok =
+      dset >= 0 && op2_h5_put_int_attr(dset, "dim", dim) == OP2_OK &&
+      op2_h5_put_int_attr(dset, "size", size_attr) == OP2_OK &&
+      op2_h5_put_str_attr(dset, "type", op2_type_name(type), (size_t)map_type_width) == OP2_OK &&
+      op2_h5_write_rows(dset, 2, 0, (hsize_t)rows, (hsize_t)dim, op2_h5_mem_type(type), values,
+                        H5P_DEFAULT) == OP2_OK;
+  if (dset >= 0) H5Dclose(dset);
+  return ok ? OP2_OK
+            : op2_error(OP2_ERR_IO, "checkpoint %s: cannot write dataset '%s'", o->file, name);
+}
+
+/* Rank 0 receives every rank's block of a table in the user's order (the blocks of
+ * op2_h5_dat_block are the uniform ones), so that it alone writes the file: one gather per table
+ * instead of the dozens of collective calls parallel HDF5 makes, which cost a second per
+ * checkpoint on a loaded machine. */
+static int to_root(const out_file *o, const char *name, long rows, size_t row_bytes, long count,
+                   void **values) {
+  int p = op2_h5_ranks(NULL);
+  if (p == 1) return OP2_OK;
+  size_t total = (size_t)rows * row_bytes;
+  char *all = NULL;
+  int *counts = NULL, *displs = NULL, status = OP2_OK;
+  if (total > (size_t)INT_MAX)
+    status = op2_error(OP2_ERR_ARG, "checkpoint %s: '%s' exceeds 2 GiB, too large to gather",
+                       o->file, name);
+  else if (o->rank == 0) {
+    all = malloc(total + 1);
+    counts = malloc(sizeof(int) * 2 * (size_t)p);
+    if (!all || !counts)
+      status = op2_error(OP2_ERR_MEM, "checkpoint %s: out of memory for '%s'", o->file, name);
+    else
+      for (int q = 0, at = 0; q < p; q++) {
+        long n = op2_block_begin(rows, q + 1, p) - op2_block_begin(rows, q, p);
+        displs = counts + p;
+        counts[q] = (int)((size_t)n * row_bytes);
+        displs[q] = at;
+        at += counts[q];
+      }
+  }
+  status = op2_h5_agree(status);
+  if (status == OP2_OK)
+    MPI_Gatherv(*values, (int)((size_t)count * row_bytes), MPI_BYTE, all, counts, displs, MPI_BYTE,
+                0, op2_h5_comm());
+  free(counts);
+  if (status == OP2_OK && o->rank == 0) {
+    free(*values);
+    *values = all;
+  } else {
+    free(all);
+  }
+  return status;
+}
+
+/* Every rank gathers; rank 0 writes while its file is healthy (*written tells). */
+static int write_contents(const out_file *o, const char *blob, size_t blob_len) {
+  op2_context *ctx = op2_ctx();
+  int root = o->rank == 0, written = OP2_OK;
+  for (int i = 0; root && written == OP2_OK && i < ctx->sets.count; i++) {
+    op_set s = ctx->sets.items[i];
+    int size = (int)s->global_size;
+    written = write_vector(o, s->name, H5T_STD_I32LE, H5T_NATIVE_INT, 1, &size, 0, NULL);
+  }
+  for (int i = 0; i < ctx->maps.count; i++) {
+    op_map m = ctx->maps.items[i];
+    long first = 0, count = 0, rows = m->from->global_size;
+    int *values = NULL;
+    int rc = op2_h5_agree(op2_h5_map_block(m, &first, &count, &values));
+    if (rc == OP2_OK)
+      rc = to_root(o, m->name, rows, sizeof(int) * (size_t)m->dim, count, (void **)&values);
+    if (rc == OP2_OK && root && written == OP2_OK)
+      written = write_table(o, m->name, OP2_TYPE_INT, m->dim, rows, (int)rows, 10, values);
+    free(values);
+    OP2_CALL(rc);
+  }
+  for (int i = 0; i < ctx->dats.count; i++) {
+    op_dat d = ctx->dats.items[i];
+    long first = 0, count = 0, rows = d->set->global_size;
+    void *values = NULL;
+    int rc = op2_h5_agree(op2_h5_dat_block(d, &first, &count, &values));
+    if (rc == OP2_OK) rc = to_root(o, d->name, rows, d->elem_bytes, count, &values);
+    if (rc == OP2_OK && root && written == OP2_OK)
+      written = write_table(o, d->name, d->type, d->dim, rows, (int)d->elem_bytes, 0, values);
+    free(values);
+    OP2_CALL(rc);
+  }
+  for (int i = 0; root && written == OP2_OK && i < ctx->consts.count; i++) {
+    const op2_const *c = ctx->consts.items[i];
+    written = write_vector(o, c->name, op2_h5_file_type(c->type), op2_h5_mem_type(c->type),
+                           (hsize_t)c->dim, c->data, c->dim, op2_type_name(c->type));
+  }
+  if (root && written == OP2_OK)
+    written = write_vector(o, log_dataset, H5T_NATIVE_UCHAR, H5T_NATIVE_UCHAR, (hsize_t)blob_len,
+                           blob, 0, NULL);
+  return written;
+}
+
+static int reserved_name_used(const char *file) {
+  op2_context *ctx = op2_ctx();
+  for (int i = 0; i < ctx->dats.count; i++)
+    if (strcmp(((op_dat)ctx->dats.items[i])->name, log_dataset) == 0)
+      return op2_error(OP2_ERR_ARG, "checkpoint %s: dat '%s' has the name of the log dataset", file,
+                       log_dataset);
+  for (int i = 0; i < ctx->sets.count; i++)
+    if (strcmp(((op_set)ctx->sets.items[i])->name, log_dataset) == 0)
+      return op2_error(OP2_ERR_ARG, "checkpoint %s: set '%s' has the name of the log dataset", file,
+                       log_dataset);
+  for (int i = 0; i < ctx->maps.count; i++)
+    if (strcmp(((op_map)ctx->maps.items[i])->name, log_dataset) == 0)
+      return op2_error(OP2_ERR_ARG, "checkpoint %s: map '%s' has the name of the log dataset", file,
+                       log_dataset);
+  return op2_const_find(log_dataset)
+             ? op2_error(OP2_ERR_ARG,
+                         "checkpoint %s: constant '%s' has the name of the log dataset", file,
+                         log_dataset)
+             : OP2_OK;
+}
+
+/* Rank 0 creates and writes the file; every rank takes part in the gathers. */
+static int write_file(const char *file, const char *tmp, const char *blob, size_t blob_len) {
+  OP2_CALL(op2_h5_check_names("op_checkpoint", file));
+  OP2_CALL(reserved_name_used(file));
+  out_file o = {.file = file, .fid = -1};
+  op2_h5_ranks(&o.rank);
+  int rc = OP2_OK;
+  if (o.rank == 0) {
+    hid_t fapl = op2_h5_fapl(0), fcpl = H5Pcreate(H5P_FILE_CREATE);
+    if (fapl >= 0 && fcpl >= 0 && H5Pset_userblock(fcpl, OP2_CKPT_HEADER_BYTES) >= 0)
+      o.fid = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl);
+    op2_h5_plist_close(fapl);
+    if (fcpl >= 0) H5Pclose(fcpl);
+    if (o.fid < 0)
+      rc = op2_error(OP2_ERR_IO, "checkpoint %s: cannot create the temporary file %s", file, tmp);
+  }
+  int written = write_contents(&o, blob, blob_len);
+  if (rc == OP2_OK) rc = written;
+  if (o.fid >= 0 && H5Fclose(o.fid) < 0 && rc == OP2_OK)
+    rc = op2_error(OP2_ERR_IO, "checkpoint %s: closing %s failed", file, tmp);
+  return op2_h5_agree(rc);
+}
+
+int op2_h5_checkpoint_ranks(void) {
+  return op2_h5_ranks(NULL);
+}
+
+void op2_h5_checkpoint_bcast_int(int *v) {
+  if (op2_h5_ranks(NULL) > 1) MPI_Bcast(v, 1, MPI_INT, 0, op2_h5_comm());
+}
+
+int op2_h5_checkpoint_save(const char *file, const char *blob, size_t blob_len) {
+  size_t n = strlen(file) + 8;
+  char *tmp = malloc(n);
+  if (op2_h5_agree(tmp ? OP2_OK : OP2_ERR_MEM) != OP2_OK) {
+    free(tmp);
+    return op2_error(OP2_ERR_MEM, "checkpoint %s: out of memory", file);
+  }
+  /* One fixed name: a run killed while writing leaves one stale file that the next overwrites. */
+  snprintf(tmp, n, "%s.tmp", file);
+  op2_h5_quiet quiet;
+  op2_h5_quiet_begin(&quiet);
+  int rc = write_file(file, tmp, blob, blob_len);
+  op2_h5_quiet_end(&quiet);
+  int rank = 0, parallel = op2_h5_ranks(&rank) > 1;
+  if (rank == 0) rc = rc == OP2_OK ? op2_ckpt_seal(tmp, file) : (unlink(tmp), rc);
+  if (parallel) {
+    int code = rc;
+    MPI_Bcast(&code, 1, MPI_INT, 0, op2_h5_comm());
+    if (code != OP2_OK && rank != 0 && rc == OP2_OK)
+      rc = op2_error(code, "checkpoint %s: failed on rank 0 (see its message)", file);
+  }
+  free(tmp);
+  return rc;
+}
+
+/* ---- reading a verified image ---- */
+
+static hid_t open_image(const char *file, const char *image, size_t len) {
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), fid = -1;
+  /* The core driver reads from the image (copied), never from the disk; it refuses a name that
+   * exists, and nothing can exist below a regular file. */
+  size_t n = strlen(file) + 16;
+  char *name = malloc(n);
+  if (name) snprintf(name, n, "%s/op2-image", file);
+  if (name && fapl >= 0 && H5Pset_fapl_core(fapl, 1 << 20, 0) >= 0 &&
+      H5Pset_file_image(fapl, (void *)image, len) >= 0)
+    fid = H5Fopen(name, H5F_ACC_RDONLY, fapl);
+  if (fapl >= 0) H5Pclose(fapl);
+  free(name);
+  return fid;
+}
+
+/* Reads dataset `name` whole into a new buffer after checking its shape and element type. */
+static int read_dataset(const char *file, hid_t fid, const char *what, const char *name,
+                        op2_type type, int ndims, hsize_t rows, hsize_t cols, void **out) {
+  *out = NULL;
+  if (op2_h5_path_exists(fid, name) <= 0)
+    return op2_error(OP2_ERR_ARG, "checkpoint %s: has no dataset for %s '%s' (another program?)",
+                     file, what, name);
+  hid_t dset = H5Dopen2(fid, name, H5P_DEFAULT);
+  hid_t space = dset >= 0 ? H5Dget_space(dset) : -1;
+  hid_t dtype = dset >= 0 ? H5Dget_type(dset) : -1;
+  hsize_t dims[2] = {0, 0};
+  op2_type t;
+  int shape_ok = space >= 0 && H5Sget_simple_extent_ndims(space) == ndims &&
+                 H5Sget_simple_extent_dims(space, dims, NULL) == ndims && dims[0] == rows &&
+                 (ndims == 1 || dims[1] == cols) && dtype >= 0 &&
+                 op2_h5_type_of_dtype(dtype, &t) == OP2_OK && t == type;
+  size_t bytes = (size_t)rows * (size_t)cols * op2_type_size(type);
+  char *buf = shape_ok ? malloc(bytes ? bytes : 1) : NULL;
+  int read_ok = buf && (bytes == 0 || H5Dread(dset, op2_h5_mem_type(type), H5S_ALL, H5S_ALL,
+                                              H5P_DEFAULT, buf) >= 0);
+  if (dtype >= 0) H5Tclose(dtype);
+  if (space >= 0) H5Sclose(space);
+  if (dset >= 0) H5Dclose(dset);
+  if (!shape_ok)
+    return op2_error(OP2_ERR_ARG,
+                     "checkpoint %s: dataset '%s' does not hold %s '%s' as declared (%s, %llu x "
+                     "%llu expected)",
+                     file, name, what, name, op2_type_name(type), (unsigned long long)rows,
+                     (unsigned long long)cols);
+  if (!read_ok) {
+    free(buf);
+    return op2_error(OP2_ERR_IO, "checkpoint %s: cannot read dataset '%s'", file, name);
+  }
+  *out = buf;
+  return OP2_OK;
+}
+
+static int read_blob(const char *file, hid_t fid, char **blob, size_t *blob_len) {
+  if (op2_h5_path_exists(fid, log_dataset) <= 0)
+    return op2_error(OP2_ERR_ARG, "checkpoint %s: has no '%s' dataset (not a checkpoint)", file,
+                     log_dataset);
+  hid_t dset = H5Dopen2(fid, log_dataset, H5P_DEFAULT);
+  hid_t space = dset >= 0 ? H5Dget_space(dset) : -1;
+  hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+  char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  int ok =
+      buf && (n == 0 || H5Dread(dset, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0);
+  if (space >= 0) H5Sclose(space);
+  if (dset >= 0) H5Dclose(dset);
+  if (!ok) {
+    free(buf);
+    return op2_error(OP2_ERR_IO, "checkpoint %s: cannot read its '%s' dataset", file, log_dataset);
+  }
+  *blob = buf;
+  *blob_len = (size_t)n;
+  return OP2_OK;
+}
+
+/* The worst status over the ranks; a rank that was fine says why it stops too. */
+static int agree(const char *file, int status) {
+  int worst = op2_h5_agree(status);
+  if (worst != OP2_OK && status == OP2_OK)
+    return op2_error(worst, "checkpoint %s: failed on another rank (see its message)", file);
+  return worst;
+}
+
+int op2_h5_checkpoint_load(const char *file, char **image, size_t *len, char **blob,
+                           size_t *blob_len, int *exists) {
+  *blob = NULL;
+  int rc = agree(file, op2_ckpt_load_verified(file, image, len, exists));
+  int anywhere = *exists;
+  if (op2_h5_ranks(NULL) > 1) MPI_Allreduce(exists, &anywhere, 1, MPI_INT, MPI_MAX, op2_h5_comm());
+  if (rc == OP2_OK && anywhere != *exists)
+    rc = op2_error(OP2_ERR_IO,
+                   "checkpoint %s: exists on some ranks only (not a shared file system?)", file);
+  if (rc == OP2_OK && *exists) {
+    op2_h5_quiet quiet;
+    op2_h5_quiet_begin(&quiet);
+    hid_t fid = open_image(file, *image, *len);
+    rc = fid >= 0 ? read_blob(file, fid, blob, blob_len)
+                  : op2_error(OP2_ERR_IO, "checkpoint %s: HDF5 cannot open it", file);
+    if (fid >= 0) H5Fclose(fid);
+    op2_h5_quiet_end(&quiet);
+  }
+  rc = agree(file, rc);
+  if (rc != OP2_OK) {
+    free(*image), free(*blob);
+    *image = *blob = NULL;
+  }
+  return rc;
+}
+
+/* Every local element (owned and halo) gets the value of its original global index. */
+static int restore_dat(const char *file, hid_t fid, op_dat d) {
+  op_set s = d->set;
+  void *all;
+  OP2_CALL(read_dataset(file, fid, "dat", d->name, d->type, 2, (hsize_t)s->global_size,
+                        (hsize_t)d->dim, &all));
+  size_t n = op2_set_local_count(s), eb = d->elem_bytes;
+  long base = op2_h5_ranks(NULL) > 1 ? s->decl_first : 0;
+  for (size_t e = 0; e < n; e++) {
+    long g = s->orig ? s->orig[e] : base + (long)e;
+    memcpy(d->data + e * eb, (const char *)all + (size_t)g * eb, eb);
+  }
+  free(all);
+  d->halo_dirty = true; /* every halo copy is refreshed from its owner before it is read */
+  return OP2_OK;
+}
+
+static int restore_const(const char *file, hid_t fid, const op2_const *c) {
+  void *values;
+  OP2_CALL(read_dataset(file, fid, "constant", c->name, c->type, 1, (hsize_t)c->dim, 1, &values));
+  /* Same name, type and dim: updates the value in place (and recompiles kernels if it changed). */
+  op_decl_const(c->dim, op2_type_name(c->type), values, c->name);
+  free(values);
+  return OP2_OK;
+}
+
+int op2_h5_checkpoint_restore(const char *file, const char *image, size_t len) {
+  op2_context *ctx = op2_ctx();
+  /* Loops were skipped, so the first of them may not have distributed the mesh yet. */
+  if (op2_h5_ranks(NULL) > 1 && !ctx->mpi_distributed)
+    OP2_CALL(op2_mpi_distribute(ctx, NULL, NULL, NULL));
+  op2_h5_quiet quiet;
+  op2_h5_quiet_begin(&quiet);
+  hid_t fid = open_image(file, image, len);
+  int rc = fid >= 0 ? OP2_OK : op2_error(OP2_ERR_IO, "checkpoint %s: HDF5 cannot open it", file);
+  for (int i = 0; rc == OP2_OK && i < ctx->dats.count; i++)
+    rc = restore_dat(file, fid, ctx->dats.items[i]);
+  for (int i = 0; rc == OP2_OK && i < ctx->consts.count; i++)
+    rc = restore_const(file, fid, ctx->consts.items[i]);
+  if (fid >= 0) H5Fclose(fid);
+  op2_h5_quiet_end(&quiet);
+  return agree(file, rc);
+}
