@@ -461,11 +461,8 @@ static void clear_sectors(void) {
 static int init_emu(op2_context *ctx) {
   E.env.sync = emu_sync;
   E.env.touch = emu_touch;
-  const char *c = getenv("OP2_CUDA_EMU_SECTORS");
-  if (c && strcmp(c, "on") && strcmp(c, "off"))
-    return op2_error(OP2_ERR_ARG, "OP2_CUDA_EMU_SECTORS=%s: expected on or off", c);
   clear_sectors();
-  E.counting = c && !strcmp(c, "on");
+  E.counting = ctx->opt.cuda_emu_sectors;
   return op2_cuda_init(ctx, &emu_api, 1);
 }
 
