@@ -353,6 +353,9 @@ struct op2_context {
   op2_jit_counters jit;
   struct op2_jit_state *jit_state; /* compilers and the background tier (jit/jit.c) */
   int nthreads;
+  /* Tests: a driver table the CUDA backends use instead of libcuda or the emulator's, given
+   * before op_init (op2_cuda_use_driver); op_exit clears it. */
+  const struct op2_cu_api *cuda_test_driver;
   void *reduction_scratch;
   size_t reduction_scratch_bytes;
 };

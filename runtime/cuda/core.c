@@ -62,6 +62,7 @@ typedef struct gather_kernel {
 struct op2_cuda_state {
   op2_cu_api api;
   int emulated;
+  void *driver_data; /* the emulator's device, or NULL */
   void *driver_handle;
   CUdevice dev;
   CUcontext cuctx;
@@ -88,10 +89,13 @@ struct op2_cuda_state {
   dev_buf halo_buf; /* packed export rows of one dat */
 };
 
-static const op2_cu_api *test_driver;
-
 void op2_cuda_use_driver(const op2_cu_api *api) {
-  test_driver = api;
+  op2_ctx()->cuda_test_driver = api;
+}
+
+void *op2_cuda_driver_data(op2_context *ctx) {
+  op2_cuda_state *st = ctx->backend_data;
+  return st ? st->driver_data : NULL;
 }
 
 static op2_cuda_state *state(op2_context *ctx) {
@@ -147,7 +151,7 @@ static int asked_strategy(op2_cuda_ask ask) {
 }
 
 static int init_device(op2_context *ctx, op2_cuda_state *st) {
-  if (!st->emulated && !test_driver) {
+  if (!st->emulated && !ctx->cuda_test_driver) {
     const char *path = ctx->opt.cuda_driver;
     char why[1024];
     if (op2_cu_driver_load(path, &st->api, &st->driver_handle, why, sizeof why) != 0)
@@ -205,13 +209,14 @@ static int init_device(op2_context *ctx, op2_cuda_state *st) {
   return OP2_OK;
 }
 
-int op2_cuda_init(op2_context *ctx, const op2_cu_api *api, int emulated) {
+int op2_cuda_init(op2_context *ctx, const op2_cu_api *api, void *driver_data, int emulated) {
   op2_cuda_state *st = calloc(1, sizeof *st);
   if (!st) return op2_error(OP2_ERR_MEM, "cuda backend: out of memory");
   ctx->backend_data = st;
   st->emulated = emulated;
-  if (test_driver) /* a test's table stands in for the real driver and for the emulator's */
-    st->api = *test_driver;
+  st->driver_data = driver_data;
+  if (ctx->cuda_test_driver) /* a test's table stands in for the real driver and the emulator's */
+    st->api = *ctx->cuda_test_driver;
   else if (api)
     st->api = *api;
   st->asked = asked_strategy(ctx->opt.cuda_strategy);
