@@ -722,8 +722,9 @@ int op2_cuda_sync_host(op2_context *ctx, op_dat dat) {
 
 int op2_cuda_loop_strategy(const char *loop_name) {
   op2_context *ctx = op2_ctx();
-  op2_cuda_state *st =
-      ctx->initialised && ctx->backend->prepare == op2_cuda_prepare ? state(ctx) : NULL;
+  op2_cuda_state *st = ctx->initialised && ctx->backend && !strncmp(ctx->backend->name, "cuda", 4)
+                           ? state(ctx)
+                           : NULL;
   if (!st) return -1;
   for (int i = 0; i < st->loops.count; i++) {
     cuda_loop *cl = st->loops.items[i];
