@@ -106,7 +106,7 @@ static int store_cubin_entry(const char *entry, const char *name, const op2_cach
   snprintf(m.loop, sizeof m.loop, "%s", name);
   snprintf(m.key, sizeof m.key, "%s", key->hex);
   snprintf(m.target, sizeof m.target, "cuda");
-  snprintf(m.compiler, sizeof m.compiler, "%s", op2_nvrtc_identity());
+  op2_nvrtc_identity(m.compiler, sizeof m.compiler);
   snprintf(m.flags, sizeof m.flags, "%s", flags);
   snprintf(m.source_file, sizeof m.source_file, "%s.cu", name);
   snprintf(m.binary_file, sizeof m.binary_file, "%s.cubin", name);
@@ -139,7 +139,9 @@ int op2_cuda_obtain_cubin(op2_context *ctx, op2_jit_counters *cnt, const char *n
   char flags[128], why[600] = "", entry[4400] = "";
   snprintf(flags, sizeof flags, "-arch=%s -default-device --fmad=false -std=c++17", arch);
   op2_cache_key key;
-  op2_cache_key_make(gen->source.data, gen->source.len, op2_nvrtc_identity(), flags, &key);
+  char nvrtc[64];
+  op2_nvrtc_identity(nvrtc, sizeof nvrtc);
+  op2_cache_key_make(gen->source.data, gen->source.len, nvrtc, flags, &key);
   const char *root = op2_jit_cache_root(ctx);
   if (root) {
     op2_cache_entry_dir(root, name, &key, entry, sizeof entry);

@@ -10,14 +10,11 @@
 #include "jit.h"
 #include "../runtime/cuda/cuda.h"
 
-const char *op2_nvrtc_identity(void) {
-  static char id[64];
-  if (!id[0]) {
-    int major = 0, minor = 0;
-    nvrtcVersion(&major, &minor);
-    snprintf(id, sizeof id, "nvrtc %d.%d", major, minor);
-  }
-  return id;
+/* Asked each time (NVRTC answers from constants): nothing to cache outside the context. */
+void op2_nvrtc_identity(char *out, size_t len) {
+  int major = 0, minor = 0;
+  nvrtcVersion(&major, &minor);
+  snprintf(out, len, "nvrtc %d.%d", major, minor);
 }
 
 /* NVRTC has no C library headers; kernels written for the C backends may include these, whose

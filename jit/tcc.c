@@ -13,6 +13,8 @@
 #define OP2_TCC_VERSION "tcc"
 #endif
 
+/* libtcc's global state belongs to the process, not to a library context, so its lock does too:
+ * the one mutable file-level variable besides the context pointer (runtime/context.c). */
 static pthread_mutex_t tcc_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void collect_message(void *opaque, const char *msg) {

@@ -4,7 +4,7 @@
 #include "cuda/cuda.h"
 
 static int init_cuda(op2_context *ctx) {
-  return op2_cuda_init(ctx, NULL, 0);
+  return op2_cuda_init(ctx, NULL, NULL, 0);
 }
 
 const op2_backend op2_backend_cuda = {

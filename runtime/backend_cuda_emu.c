@@ -101,38 +101,45 @@ typedef struct emu {
   sector_entry *set;
   size_t set_cap, set_used;
   uint32_t gen;
+  op2_ptr_list sectors; /* loop_sectors: traffic per loop name since op_init */
 } emu;
 
-static emu E;
-
-static void to_scheduler(void) {
-  fiber *f = &E.fibers[E.cur];
-  ASAN_START(&f->asan_fake, E.sched_bottom, E.sched_size);
-#ifdef OP2_FAST_SWITCH
-  op2_emu_switch(&f->sp, E.sched_sp);
-#else
-  swapcontext(&f->uc, &E.sched);
-#endif
-  ASAN_FINISH(f->asan_fake, &E.sched_bottom, &E.sched_size);
+/* The emulator's device is the CUDA backend's driver data: its entry points have libcuda's
+ * signatures, without a context, and reach it through the library context. */
+static emu *the_emu(void) {
+  return op2_cuda_driver_data(op2_ctx());
 }
 
-static void to_thread(int t) {
-  ASAN_START(&E.sched_fake, E.fibers[t].stack, STACK_BYTES);
+static void to_scheduler(emu *E) {
+  fiber *f = &E->fibers[E->cur];
+  ASAN_START(&f->asan_fake, E->sched_bottom, E->sched_size);
 #ifdef OP2_FAST_SWITCH
-  op2_emu_switch(&E.sched_sp, E.fibers[t].sp);
+  op2_emu_switch(&f->sp, E->sched_sp);
 #else
-  swapcontext(&E.sched, &E.fibers[t].uc);
+  swapcontext(&f->uc, &E->sched);
 #endif
-  ASAN_FINISH(E.sched_fake, NULL, NULL);
+  ASAN_FINISH(f->asan_fake, &E->sched_bottom, &E->sched_size);
 }
 
-/* Every fiber runs this forever: one thread's kernel call per block it takes part in. */
+static void to_thread(emu *E, int t) {
+  ASAN_START(&E->sched_fake, E->fibers[t].stack, STACK_BYTES);
+#ifdef OP2_FAST_SWITCH
+  op2_emu_switch(&E->sched_sp, E->fibers[t].sp);
+#else
+  swapcontext(&E->sched, &E->fibers[t].uc);
+#endif
+  ASAN_FINISH(E->sched_fake, NULL, NULL);
+}
+
+/* Every fiber runs this forever: one thread's kernel call per block it takes part in. A fiber
+ * belongs to one emulator, for its whole life. */
 static void fiber_main(void) {
-  ASAN_FINISH(NULL, &E.sched_bottom, &E.sched_size);
+  emu *E = the_emu();
+  ASAN_FINISH(NULL, &E->sched_bottom, &E->sched_size);
   for (;;) {
-    E.fn(*E.params);
-    E.fibers[E.cur].state = T_DONE;
-    to_scheduler();
+    E->fn(*E->params);
+    E->fibers[E->cur].state = T_DONE;
+    to_scheduler(E);
   }
 }
 
@@ -159,8 +166,9 @@ static int fiber_prepare(fiber *f, int index) {
 }
 
 static void emu_sync(void) {
-  E.fibers[E.cur].state = T_WAITING;
-  to_scheduler();
+  emu *E = the_emu();
+  E->fibers[E->cur].state = T_WAITING;
+  to_scheduler(E);
 }
 
 /* ---- sector counting ---- */
@@ -171,23 +179,23 @@ static uint64_t mix(uint64_t x) {
   return x;
 }
 
-static int set_insert(uint64_t sector, uint32_t tag) {
-  if (2 * (E.set_used + 1) > E.set_cap) { /* grow: rehash the live entries */
-    size_t cap = E.set_cap ? 2 * E.set_cap : 1 << 14;
-    sector_entry *old = E.set, *n = calloc(cap, sizeof *n);
+static int set_insert(emu *E, uint64_t sector, uint32_t tag) {
+  if (2 * (E->set_used + 1) > E->set_cap) { /* grow: rehash the live entries */
+    size_t cap = E->set_cap ? 2 * E->set_cap : 1 << 14;
+    sector_entry *old = E->set, *n = calloc(cap, sizeof *n);
     if (!n) return 0;
-    size_t old_cap = E.set_cap;
-    E.set = n, E.set_cap = cap, E.set_used = 0;
+    size_t old_cap = E->set_cap;
+    E->set = n, E->set_cap = cap, E->set_used = 0;
     for (size_t i = 0; i < old_cap; i++)
-      if (old[i].gen == E.gen) set_insert(old[i].sector, old[i].tag);
+      if (old[i].gen == E->gen) set_insert(E, old[i].sector, old[i].tag);
     free(old);
   }
-  size_t i = (size_t)mix(sector * 0x9e3779b97f4a7c15ULL ^ tag) & (E.set_cap - 1);
-  for (;; i = (i + 1) & (E.set_cap - 1)) {
-    sector_entry *s = &E.set[i];
-    if (s->gen != E.gen) {
-      *s = (sector_entry){sector, tag, E.gen};
-      E.set_used++;
+  size_t i = (size_t)mix(sector * 0x9e3779b97f4a7c15ULL ^ tag) & (E->set_cap - 1);
+  for (;; i = (i + 1) & (E->set_cap - 1)) {
+    sector_entry *s = &E->set[i];
+    if (s->gen != E->gen) {
+      *s = (sector_entry){sector, tag, E->gen};
+      E->set_used++;
       return 1;
     }
     if (s->sector == sector && s->tag == tag) return 0;
@@ -196,16 +204,17 @@ static int set_insert(uint64_t sector, uint32_t tag) {
 
 static void emu_touch(int site, int kind, const void *p, unsigned bytes) {
   if (!bytes) return;
-  int t = E.cur;
+  emu *E = the_emu();
+  int t = E->cur;
   if (site < 0 || site >= NSITES) site = NSITES - 1;
-  unsigned occ = E.occ[t * NSITES + site]++;
+  unsigned occ = E->occ[t * NSITES + site]++;
   uint64_t first = (uintptr_t)p >> 5, last = ((uintptr_t)p + bytes - 1) >> 5;
   for (int k = 1; k <= 4; k <<= 1) {
     if (!(kind & k)) continue;
     uint32_t tag = ((uint32_t)(t / 32) << 24) ^ ((uint32_t)site << 14) ^ ((occ & 0xfff) << 2) ^
                    (uint32_t)(k >> 1);
     for (uint64_t s = first; s <= last; s++)
-      if (set_insert(s, tag)) *(k == 1 ? &E.ld : k == 2 ? &E.st : &E.at) += 1;
+      if (set_insert(E, s, tag)) *(k == 1 ? &E->ld : k == 2 ? &E->st : &E->at) += 1;
   }
 }
 
@@ -247,14 +256,14 @@ static CUresult emu_name(char *name, int len, CUdevice dev) {
 }
 static CUresult emu_retain(CUcontext *c, CUdevice dev) {
   (void)dev;
-  *c = (CUcontext)&E;
-  return CUDA_SUCCESS;
+  *c = (CUcontext)the_emu();
+  return *c ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
 }
 static CUresult emu_release(CUdevice dev) {
   return (void)dev, CUDA_SUCCESS;
 }
 static CUresult emu_set_current(CUcontext c) {
-  return c == (CUcontext)&E ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+  return c && c == (CUcontext)the_emu() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 static CUresult emu_synchronize(void) {
   return CUDA_SUCCESS;
@@ -262,10 +271,12 @@ static CUresult emu_synchronize(void) {
 
 static CUresult emu_module_load(CUmodule *mod, const void *image) {
   const op2_emu_image *img = image;
+  emu *E = the_emu();
+  if (!E) return CUDA_ERROR_NOT_INITIALIZED;
   if (!img || !img->entry) return CUDA_ERROR_INVALID_IMAGE;
   emu_module *m = calloc(1, sizeof *m);
   if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
-  void *exchange[3] = {&E.env, &m->fn, &m->barriers};
+  void *exchange[3] = {&E->env, &m->fn, &m->barriers};
   img->entry(exchange, NULL, 0, 0);
   m->smem_limit = 48 * 1024;
   *mod = (CUmodule)m;
@@ -308,27 +319,27 @@ static CUresult emu_dtoh(void *dst, CUdeviceptr src, size_t bytes) {
   return CUDA_SUCCESS;
 }
 
-static void run_block(emu_module *m, unsigned threads) {
-  if (E.counting) memset(E.occ, 0, sizeof *E.occ * NSITES * threads);
-  E.gen++;
-  E.set_used = 0;
+static void run_block(emu *E, emu_module *m, unsigned threads) {
+  if (E->counting) memset(E->occ, 0, sizeof *E->occ * NSITES * threads);
+  E->gen++;
+  E->set_used = 0;
   if (!m->barriers) { /* no barriers: each thread runs to its end, no fibers needed */
     for (unsigned t = 0; t < threads; t++) {
-      E.cur = (int)t;
-      E.env.thread_idx.x = t;
-      m->fn(*E.params);
+      E->cur = (int)t;
+      E->env.thread_idx.x = t;
+      m->fn(*E->params);
     }
     return;
   }
-  for (unsigned t = 0; t < threads; t++) E.fibers[t].state = T_READY;
+  for (unsigned t = 0; t < threads; t++) E->fibers[t].state = T_READY;
   for (unsigned left = threads; left > 0;) { /* one round per barrier */
     for (unsigned t = 0; t < threads; t++) {
-      if (E.fibers[t].state == T_DONE) continue;
-      E.cur = (int)t;
-      E.env.thread_idx.x = t;
-      E.fibers[t].state = T_READY;
-      to_thread((int)t);
-      if (E.fibers[t].state == T_DONE) left--;
+      if (E->fibers[t].state == T_DONE) continue;
+      E->cur = (int)t;
+      E->env.thread_idx.x = t;
+      E->fibers[t].state = T_READY;
+      to_thread(E, (int)t);
+      if (E->fibers[t].state == T_DONE) left--;
     }
   }
 }
@@ -337,33 +348,35 @@ static CUresult emu_launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz,
                            unsigned by, unsigned bz, unsigned smem, CUstream stream, void **params,
                            void **extra) {
   emu_module *m = (emu_module *)fn;
+  emu *E = the_emu();
+  if (!E) return CUDA_ERROR_NOT_INITIALIZED;
   if (!m || !params || !params[0] || extra || stream) return CUDA_ERROR_INVALID_VALUE;
   if (gy != 1 || gz != 1 || by != 1 || bz != 1 || bx < 1 || bx > MAX_THREADS || gx < 1)
     return CUDA_ERROR_INVALID_VALUE;
   if ((int)smem > m->smem_limit) return CUDA_ERROR_INVALID_VALUE;
-  for (; m->barriers && E.nfibers < (int)bx; E.nfibers++)
-    if (fiber_prepare(&E.fibers[E.nfibers], E.nfibers) != 0) return CUDA_ERROR_OUT_OF_MEMORY;
-  if (smem > E.shared_cap) {
-    free(E.shared);
-    E.shared = malloc(smem);
-    E.shared_cap = E.shared ? smem : 0;
-    if (!E.shared) return CUDA_ERROR_OUT_OF_MEMORY;
+  for (; m->barriers && E->nfibers < (int)bx; E->nfibers++)
+    if (fiber_prepare(&E->fibers[E->nfibers], E->nfibers) != 0) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (smem > E->shared_cap) {
+    free(E->shared);
+    E->shared = malloc(smem);
+    E->shared_cap = E->shared ? smem : 0;
+    if (!E->shared) return CUDA_ERROR_OUT_OF_MEMORY;
   }
-  if (E.counting && !E.occ && !(E.occ = calloc((size_t)MAX_THREADS * NSITES, sizeof *E.occ)))
+  if (E->counting && !E->occ && !(E->occ = calloc((size_t)MAX_THREADS * NSITES, sizeof *E->occ)))
     return CUDA_ERROR_OUT_OF_MEMORY;
-  E.fn = m->fn;
-  E.params = params[0];
-  E.env.shared = E.shared;
-  E.env.block_dim = (op2_uint3){bx, 1, 1};
-  E.env.grid_dim = (op2_uint3){gx, 1, 1};
-  E.env.counting = E.counting;
+  E->fn = m->fn;
+  E->params = params[0];
+  E->env.shared = E->shared;
+  E->env.block_dim = (op2_uint3){bx, 1, 1};
+  E->env.grid_dim = (op2_uint3){gx, 1, 1};
+  E->env.counting = E->counting;
   for (unsigned b = 0; b < gx; b++) {
-    E.env.block_idx = (op2_uint3){b, 0, 0};
+    E->env.block_idx = (op2_uint3){b, 0, 0};
     /* shared memory starts undefined too */
-    if (smem) memset(E.shared, 0xa5, smem);
-    run_block(m, bx);
+    if (smem) memset(E->shared, 0xa5, smem);
+    run_block(E, m, bx);
   }
-  E.launches++;
+  E->launches++;
   return CUDA_SUCCESS;
 }
 
@@ -424,16 +437,14 @@ typedef struct loop_sectors {
   op2_cuda_sectors s;
 } loop_sectors;
 
-static op2_ptr_list sector_table;
-
-static loop_sectors *sectors_for(const char *name, int create) {
-  for (int i = 0; i < sector_table.count; i++) {
-    loop_sectors *l = sector_table.items[i];
+static loop_sectors *sectors_for(emu *E, const char *name, int create) {
+  for (int i = 0; i < E->sectors.count; i++) {
+    loop_sectors *l = E->sectors.items[i];
     if (!strcmp(l->name, name)) return l;
   }
   if (!create) return NULL;
   loop_sectors *l = calloc(1, sizeof *l);
-  if (!l || !(l->name = strdup(name)) || op2_list_push(&sector_table, l) != OP2_OK) {
+  if (!l || !(l->name = strdup(name)) || op2_list_push(&E->sectors, l) != OP2_OK) {
     if (l) free(l->name);
     free(l);
     return NULL;
@@ -441,67 +452,62 @@ static loop_sectors *sectors_for(const char *name, int create) {
   return l;
 }
 
-int op2_cuda_emu_sectors(const char *loop_name, op2_cuda_sectors *out) {
-  loop_sectors *l = sectors_for(loop_name, 0);
-  if (!l) return -1;
-  *out = l->s;
-  return 0;
-}
-
-static void clear_sectors(void) {
-  for (int i = 0; i < sector_table.count; i++) {
-    loop_sectors *l = sector_table.items[i];
+static void emu_destroy(emu *E) {
+  for (int i = 0; i < E->sectors.count; i++) {
+    loop_sectors *l = E->sectors.items[i];
     free(l->name);
     free(l);
   }
-  free(sector_table.items);
-  memset(&sector_table, 0, sizeof sector_table);
+  free(E->sectors.items);
+  for (int i = 0; i < E->nfibers; i++) free(E->fibers[i].stack);
+  free(E->shared), free(E->occ), free(E->set);
+  free(E);
 }
 
 static int init_emu(op2_context *ctx) {
-  E.env.sync = emu_sync;
-  E.env.touch = emu_touch;
-  const char *c = getenv("OP2_CUDA_EMU_SECTORS");
-  if (c && strcmp(c, "on") && strcmp(c, "off"))
-    return op2_error(OP2_ERR_ARG, "OP2_CUDA_EMU_SECTORS=%s: expected on or off", c);
-  clear_sectors();
-  E.counting = c && !strcmp(c, "on");
-  return op2_cuda_init(ctx, &emu_api, 1);
+  emu *E = calloc(1, sizeof *E);
+  if (!E) return op2_error(OP2_ERR_MEM, "cuda-emu backend: out of memory");
+  E->env.sync = emu_sync;
+  E->env.touch = emu_touch;
+  E->counting = ctx->opt.cuda_emu_sectors;
+  int rc = op2_cuda_init(ctx, &emu_api, E, 1);
+  if (rc != OP2_OK) emu_destroy(E);
+  return rc;
 }
 
 static int run_emu(op2_context *ctx, const op2_exec *exec) {
-  E.ld = E.st = E.at = E.launches = 0;
+  emu *E = op2_cuda_driver_data(ctx);
+  E->ld = E->st = E->at = E->launches = 0;
   int rc = op2_cuda_run(ctx, exec);
-  loop_sectors *l = rc == OP2_OK ? sectors_for(exec->loop->name, 1) : NULL;
+  loop_sectors *l = rc == OP2_OK ? sectors_for(E, exec->loop->name, 1) : NULL;
   if (l) {
     l->s.calls++;
-    l->s.launches += E.launches;
+    l->s.launches += E->launches;
     l->s.elements += exec->end - exec->begin;
-    l->s.load_sectors += E.ld;
-    l->s.store_sectors += E.st;
-    l->s.atomic_sectors += E.at;
+    l->s.load_sectors += E->ld;
+    l->s.store_sectors += E->st;
+    l->s.atomic_sectors += E->at;
   }
   return rc;
 }
 
 static void finalize_emu(op2_context *ctx) {
-  if (E.counting && ctx->opt.diags >= 1 && sector_table.count) {
+  emu *E = op2_cuda_driver_data(ctx);
+  if (E && E->counting && ctx->opt.diags >= 1 && E->sectors.count) {
     printf(
         "  cuda-emu global memory traffic (32-byte sectors per element)\n"
         "  %-16s %8s %10s %8s %8s %8s %8s\n",
         "loop", "calls", "elements", "load", "store", "atomic", "total");
-    for (int i = 0; i < sector_table.count; i++) {
-      const loop_sectors *l = sector_table.items[i];
+    for (int i = 0; i < E->sectors.count; i++) {
+      const loop_sectors *l = E->sectors.items[i];
       double n = l->s.elements ? (double)l->s.elements : 1;
       printf("  %-16s %8ld %10ld %8.3f %8.3f %8.3f %8.3f\n", l->name, l->s.calls, l->s.elements,
              l->s.load_sectors / n, l->s.store_sectors / n, l->s.atomic_sectors / n,
              (l->s.load_sectors + l->s.store_sectors + l->s.atomic_sectors) / n);
     }
   }
-  op2_cuda_finalize(ctx);
-  for (int i = 0; i < E.nfibers; i++) free(E.fibers[i].stack);
-  free(E.shared), free(E.occ), free(E.set);
-  memset(&E, 0, sizeof E); /* the traffic table stays readable after op_exit */
+  op2_cuda_finalize(ctx); /* unloads modules and frees device memory through the emulator */
+  if (E) emu_destroy(E);
 }
 
 const op2_backend op2_backend_cuda_emu = {
@@ -517,3 +523,12 @@ const op2_backend op2_backend_cuda_emu = {
     .halo_pack = op2_cuda_halo_pack,
     .halo_unpack = op2_cuda_halo_unpack,
 };
+
+int op2_cuda_emu_sectors(const char *loop_name, op2_cuda_sectors *out) {
+  op2_context *ctx = op2_ctx();
+  emu *E = ctx->initialised && ctx->backend == &op2_backend_cuda_emu ? the_emu() : NULL;
+  loop_sectors *l = E ? sectors_for(E, loop_name, 0) : NULL;
+  if (!l) return -1;
+  *out = l->s;
+  return 0;
+}

@@ -274,6 +274,13 @@ typedef enum { OP2_CACHE_OFF, OP2_CACHE_READONLY, OP2_CACHE_ON } op2_cache_mode;
 typedef enum { OP2_JIT_TCC, OP2_JIT_CC, OP2_JIT_TIERED } op2_jit_mode;
 /* Under MPI: did each rank declare its block, or every rank the whole mesh? */
 typedef enum { OP2_DECL_AUTO, OP2_DECL_LOCAL, OP2_DECL_REPLICATED } op2_decl_mode;
+/* OP2_CUDA_STRATEGY as the user asked; the CUDA backend maps it to its op2_cuda_strategy. */
+typedef enum {
+  OP2_CUDA_ASK_AUTO,
+  OP2_CUDA_ASK_ATOMICS,
+  OP2_CUDA_ASK_GLOBAL,
+  OP2_CUDA_ASK_HIERARCHICAL
+} op2_cuda_ask;
 
 typedef struct op2_options {
   char backend[32];
@@ -289,9 +296,24 @@ typedef struct op2_options {
   char cache_dir[4096];
   char template_dir[4096]; /* developers: read templates from here instead of the built-in ones */
   char restart[4096];      /* OP2_RESTART: the checkpoint this run restarts from, or "" */
+  int ptscotch_check;      /* PT-Scotch checks its distributed graph (costly) */
+  /* CUDA backends */
+  char cuda_driver[1024]; /* the driver library */
+  int cuda_device;        /* ordinal, or -1: the rank on its node modulo the device count */
+  char cuda_arch[16];     /* sm_XX, or "": the device's */
+  int cuda_block_size;    /* threads per block of one-thread-per-element kernels */
+  op2_cuda_ask cuda_strategy;
+  char cuda_emu_verify[128]; /* emulator: also compile with NVRTC for these architectures */
+  char cuda_ptxas[4096];     /* emulator: and assemble the PTX with this ptxas, or "" */
+  int cuda_emu_sectors;      /* emulator: count global-memory traffic */
 } op2_options;
 
+/* The user's options: defaults, then the environment, then argv entries OP2_NAME=value. The
+ * values are never changed afterwards; a backend keeps its effective values in its own data. */
 int op2_options_read(op2_options *opt, int argc, char **argv, int diags);
+/* The option table, for tests that go over every option. */
+int op2_option_count(void);
+const char *op2_option_name(int i);
 
 /* ---- distributed memory (runtime/mpi/) ---- */
 typedef struct op2_mpi {
@@ -341,6 +363,9 @@ struct op2_context {
   op2_jit_counters jit;
   struct op2_jit_state *jit_state; /* compilers and the background tier (jit/jit.c) */
   int nthreads;
+  /* Tests: a driver table the CUDA backends use instead of libcuda or the emulator's, given
+   * before op_init (op2_cuda_use_driver); op_exit clears it. */
+  const struct op2_cu_api *cuda_test_driver;
   void *reduction_scratch;
   size_t reduction_scratch_bytes;
   struct op2_checkpoint *checkpoint; /* checkpointing and restart (checkpoint.c), or NULL */

@@ -1,6 +1,6 @@
 /* Every run-time option, read once at op_init from the environment and from argv entries of the
  * form OP2_NAME=value (argv wins). One table, so the README, the diagnostics and the parser
- * cannot disagree. */
+ * cannot disagree; backends read ctx->opt, never the environment, and never change it. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -20,14 +20,20 @@ static int parse_backend(op2_options *opt, const char *name, const char *value) 
   return OP2_OK;
 }
 
-static int parse_int(const char *name, const char *value, int lo, int hi, int *out) {
+/* A whole decimal integer in [lo, hi]: 0, else -1 (nothing reported). */
+static int to_int(const char *value, int lo, int hi, int *out) {
   char *end;
   errno = 0;
   long v = strtol(value, &end, 10);
-  if (errno || end == value || *end || v < lo || v > hi)
+  if (errno || end == value || *end || v < lo || v > hi) return -1;
+  *out = (int)v;
+  return 0;
+}
+
+static int parse_int(const char *name, const char *value, int lo, int hi, int *out) {
+  if (to_int(value, lo, hi, out) != 0)
     return op2_error(OP2_ERR_ARG, "option %s=%s: expected an integer in [%d, %d]", name, value, lo,
                      hi);
-  *out = (int)v;
   return OP2_OK;
 }
 
@@ -39,32 +45,53 @@ static int parse_diags(op2_options *opt, const char *name, const char *value) {
   return parse_int(name, value, 0, 10, &opt->diags);
 }
 
+/* One word of a list; the message lists every accepted word. */
+typedef struct choice {
+  const char *word;
+  int value;
+} choice;
+
+static int parse_choice(const char *name, const char *value, const choice *choices, int n,
+                        int *out) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(value, choices[i].word) == 0) return *out = choices[i].value, OP2_OK;
+  char list[256] = "";
+  size_t len = 0;
+  for (int i = 0; i < n && len < sizeof list; i++)
+    len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+                            i == 0       ? ""
+                            : i == n - 1 ? " or "
+                                         : ", ",
+                            choices[i].word);
+  return op2_error(OP2_ERR_ARG, "option %s=%s: expected %s", name, value, list);
+}
+#define PARSE_CHOICE(name, value, choices, out) \
+  parse_choice(name, value, choices, (int)(sizeof choices / sizeof choices[0]), out)
+
+static const choice on_off[] = {{"on", 1}, {"off", 0}};
+
 static int parse_cache(op2_options *opt, const char *name, const char *value) {
-  if (strcmp(value, "off") == 0)
-    opt->cache_mode = OP2_CACHE_OFF;
-  else if (strcmp(value, "readonly") == 0)
-    opt->cache_mode = OP2_CACHE_READONLY;
-  else if (strcmp(value, "on") == 0)
-    opt->cache_mode = OP2_CACHE_ON;
-  else
-    return op2_error(OP2_ERR_ARG, "option %s=%s: expected off, readonly or on", name, value);
+  static const choice modes[] = {
+      {"off", OP2_CACHE_OFF}, {"readonly", OP2_CACHE_READONLY}, {"on", OP2_CACHE_ON}};
+  int v = 0;
+  OP2_CALL(PARSE_CHOICE(name, value, modes, &v));
+  opt->cache_mode = (op2_cache_mode)v;
   return OP2_OK;
 }
 
 static int parse_jit(op2_options *opt, const char *name, const char *value) {
-  if (strcmp(value, "tcc") == 0)
-    opt->jit_mode = OP2_JIT_TCC;
-  else if (strcmp(value, "cc") == 0)
-    opt->jit_mode = OP2_JIT_CC;
-  else if (strcmp(value, "tiered") == 0)
-    opt->jit_mode = OP2_JIT_TIERED;
-  else
-    return op2_error(OP2_ERR_ARG, "option %s=%s: expected tcc, cc or tiered", name, value);
+  static const choice modes[] = {
+      {"tcc", OP2_JIT_TCC}, {"cc", OP2_JIT_CC}, {"tiered", OP2_JIT_TIERED}};
+  int v = 0;
+  OP2_CALL(PARSE_CHOICE(name, value, modes, &v));
+  opt->jit_mode = (op2_jit_mode)v;
   return OP2_OK;
 }
 
 static int parse_text(char *dst, size_t len, const char *name, const char *value) {
-  if (strlen(value) >= len) return op2_error(OP2_ERR_ARG, "option %s: value is too long", name);
+  if (strlen(value) >= len)
+    return op2_error(OP2_ERR_ARG, "option %s: value is too long (at most %zu characters)", name,
+                     len - 1);
   snprintf(dst, len, "%s", value);
   return OP2_OK;
 }
@@ -83,25 +110,20 @@ static int parse_profile_json(op2_options *opt, const char *name, const char *va
 }
 
 static int parse_renumber(op2_options *opt, const char *name, const char *value) {
-  if (strcmp(value, "on") == 0)
-    opt->renumber = 1;
-  else if (strcmp(value, "off") == 0)
-    opt->renumber = 0;
-  else
-    return op2_error(OP2_ERR_ARG, "option %s=%s: expected on or off", name, value);
-  return OP2_OK;
+  return PARSE_CHOICE(name, value, on_off, &opt->renumber);
 }
 
 static int parse_mpi_decl(op2_options *opt, const char *name, const char *value) {
-  if (strcmp(value, "auto") == 0)
-    opt->mpi_decl = OP2_DECL_AUTO;
-  else if (strcmp(value, "local") == 0)
-    opt->mpi_decl = OP2_DECL_LOCAL;
-  else if (strcmp(value, "replicated") == 0)
-    opt->mpi_decl = OP2_DECL_REPLICATED;
-  else
-    return op2_error(OP2_ERR_ARG, "option %s=%s: expected auto, local or replicated", name, value);
+  static const choice modes[] = {
+      {"auto", OP2_DECL_AUTO}, {"local", OP2_DECL_LOCAL}, {"replicated", OP2_DECL_REPLICATED}};
+  int v = 0;
+  OP2_CALL(PARSE_CHOICE(name, value, modes, &v));
+  opt->mpi_decl = (op2_decl_mode)v;
   return OP2_OK;
+}
+
+static int parse_ptscotch_check(op2_options *opt, const char *name, const char *value) {
+  return PARSE_CHOICE(name, value, on_off, &opt->ptscotch_check);
 }
 
 static int parse_path(char *dst, size_t len, const char *name, const char *value) {
@@ -123,6 +145,84 @@ static int parse_restart(op2_options *opt, const char *name, const char *value) 
   return parse_path(opt->restart, sizeof opt->restart, name, value);
 }
 
+/* ---- the CUDA backends ---- */
+
+static int parse_cuda_driver(op2_options *opt, const char *name, const char *value) {
+  if (!*value) return op2_error(OP2_ERR_ARG, "option %s: empty driver library name", name);
+  return parse_text(opt->cuda_driver, sizeof opt->cuda_driver, name, value);
+}
+
+static int parse_cuda_device(op2_options *opt, const char *name, const char *value) {
+  if (strcmp(value, "auto") == 0) return opt->cuda_device = -1, OP2_OK;
+  if (to_int(value, 0, INT_MAX, &opt->cuda_device) != 0)
+    return op2_error(OP2_ERR_ARG,
+                     "option %s=%s: expected auto or a device ordinal (an integer >= 0)", name,
+                     value);
+  return OP2_OK;
+}
+
+/* A real architecture NVRTC can make a CUBIN for: sm_ and a compute capability, with the
+ * architecture-specific suffix a or f allowed (sm_80, sm_90a, sm_100f). */
+static int is_real_arch(const char *s, size_t n) {
+  size_t digits = 0;
+  if (n < 5 || strncmp(s, "sm_", 3) != 0 || s[3] == '0') return 0;
+  while (3 + digits < n && s[3 + digits] >= '0' && s[3 + digits] <= '9') digits++;
+  size_t rest = n - 3 - digits;
+  return digits >= 2 && digits <= 3 &&
+         (rest == 0 || (rest == 1 && (s[n - 1] == 'a' || s[n - 1] == 'f')));
+}
+
+static int parse_cuda_arch(op2_options *opt, const char *name, const char *value) {
+  if (strcmp(value, "auto") == 0) return opt->cuda_arch[0] = '\0', OP2_OK;
+  if (!is_real_arch(value, strlen(value)))
+    return op2_error(OP2_ERR_ARG,
+                     "option %s=%s: expected auto or a real GPU architecture such as sm_80 or "
+                     "sm_90a",
+                     name, value);
+  return parse_text(opt->cuda_arch, sizeof opt->cuda_arch, name, value);
+}
+
+static int parse_cuda_block_size(op2_options *opt, const char *name, const char *value) {
+  if (to_int(value, 32, 1024, &opt->cuda_block_size) != 0 || opt->cuda_block_size % 32)
+    return op2_error(OP2_ERR_ARG, "option %s=%s: expected a multiple of 32 in [32, 1024]", name,
+                     value);
+  return OP2_OK;
+}
+
+static int parse_cuda_strategy(op2_options *opt, const char *name, const char *value) {
+  static const choice strategies[] = {{"auto", OP2_CUDA_ASK_AUTO},
+                                      {"atomics", OP2_CUDA_ASK_ATOMICS},
+                                      {"global", OP2_CUDA_ASK_GLOBAL},
+                                      {"hierarchical", OP2_CUDA_ASK_HIERARCHICAL}};
+  int v = 0;
+  OP2_CALL(PARSE_CHOICE(name, value, strategies, &v));
+  opt->cuda_strategy = (op2_cuda_ask)v;
+  return OP2_OK;
+}
+
+/* Architectures separated by commas or spaces; empty: none. */
+static int parse_cuda_emu_verify(op2_options *opt, const char *name, const char *value) {
+  for (const char *p = value; *p;) {
+    size_t n = strcspn(p, ", ");
+    if (n && !is_real_arch(p, n))
+      return op2_error(OP2_ERR_ARG,
+                       "option %s=%s: '%.*s' is not a real GPU architecture (expected a list such "
+                       "as sm_80,sm_90)",
+                       name, value, (int)n, p);
+    p += n + (p[n] != '\0');
+  }
+  return parse_text(opt->cuda_emu_verify, sizeof opt->cuda_emu_verify, name, value);
+}
+
+static int parse_cuda_ptxas(op2_options *opt, const char *name, const char *value) {
+  if (!*value) return op2_error(OP2_ERR_ARG, "option %s: empty path to ptxas", name);
+  return parse_text(opt->cuda_ptxas, sizeof opt->cuda_ptxas, name, value);
+}
+
+static int parse_cuda_emu_sectors(op2_options *opt, const char *name, const char *value) {
+  return PARSE_CHOICE(name, value, on_off, &opt->cuda_emu_sectors);
+}
+
 static const struct {
   const char *name;
   option_parser parse;
@@ -140,8 +240,25 @@ static const struct {
     {"OP2_RENUMBER", parse_renumber},
     {"OP2_MPI_DECL", parse_mpi_decl},
     {"OP2_RESTART", parse_restart},
+    {"OP2_PTSCOTCH_CHECK", parse_ptscotch_check},
+    {"OP2_CUDA_DRIVER", parse_cuda_driver},
+    {"OP2_CUDA_DEVICE", parse_cuda_device},
+    {"OP2_CUDA_ARCH", parse_cuda_arch},
+    {"OP2_CUDA_BLOCK_SIZE", parse_cuda_block_size},
+    {"OP2_CUDA_STRATEGY", parse_cuda_strategy},
+    {"OP2_CUDA_EMU_VERIFY", parse_cuda_emu_verify},
+    {"OP2_CUDA_PTXAS", parse_cuda_ptxas},
+    {"OP2_CUDA_EMU_SECTORS", parse_cuda_emu_sectors},
 };
 enum { NOPTIONS = sizeof option_table / sizeof option_table[0] };
+
+int op2_option_count(void) {
+  return NOPTIONS;
+}
+
+const char *op2_option_name(int i) {
+  return i >= 0 && i < NOPTIONS ? option_table[i].name : NULL;
+}
 
 static int default_cache_dir(op2_options *opt) {
   const char *xdg = getenv("XDG_CACHE_HOME");
@@ -171,6 +288,9 @@ int op2_options_read(op2_options *opt, int argc, char **argv, int diags) {
    * it gcc calls it through the PLT for every element instead of inlining it. */
   snprintf(opt->cflags, sizeof opt->cflags,
            "-O3 -march=native -ffp-contract=off -fno-semantic-interposition -fPIC -shared");
+  snprintf(opt->cuda_driver, sizeof opt->cuda_driver, "libcuda.so.1");
+  opt->cuda_device = -1;
+  opt->cuda_block_size = 256;
   OP2_CALL(default_cache_dir(opt));
   for (int i = 0; i < NOPTIONS; i++) {
     /* argv wins over the environment: a bad value that argv overrides is never looked at. */

@@ -189,6 +189,7 @@ static void start(const char *strategy, const char *part) {
   char part_opt[64];
   snprintf(part_opt, sizeof part_opt, "OP2_PART_SIZE=%s", part);
   char *argv[] = {"t602", "OP2_BACKEND=cuda", part_opt, NULL};
+  op2_cuda_use_driver(&fake); /* for this op_init only: op_exit forgets it */
   op_init(3, argv, 0);
 }
 
@@ -314,12 +315,22 @@ static void indirect(const char *strategy, int part, int dim) {
 int main(void) {
   test_catch_errors();
   F.smem_default = 48 * 1024, F.smem_optin = 100 * 1024;
-  op2_cuda_use_driver(&fake);
   /* a driver without devices */
+  op2_cuda_use_driver(&fake);
   char *argv[] = {"t602", "OP2_BACKEND=cuda", NULL};
   EXPECT_ERROR(op_init(2, argv, 0), "the CUDA driver reports no device");
   op_exit();
   F.ndevices = 1;
+  /* a device ordinal the driver does not have */
+  op2_cuda_use_driver(&fake);
+  char *argv_dev[] = {"t602", "OP2_BACKEND=cuda", "OP2_CUDA_DEVICE=1", NULL};
+  EXPECT_ERROR(op_init(3, argv_dev, 0), "OP2_CUDA_DEVICE=1: the driver reports 1 device(s)");
+  op_exit();
+  /* the driver given for one op_init is gone after op_exit: the default library is looked for */
+  char *argv_lib[] = {"t602", "OP2_BACKEND=cuda", "OP2_CUDA_DRIVER=/nonexistent/libcuda.so.1",
+                      NULL};
+  EXPECT_ERROR(op_init(3, argv_lib, 0), "cannot load the CUDA driver /nonexistent/libcuda.so.1");
+  op_exit();
 
   start("auto", "256");
   CHECK_EQ_INT(F.retained, 1);
@@ -379,7 +390,6 @@ int main(void) {
   }
   op_exit();
   CHECK_EQ_INT(live_allocs(), 0);
-  op2_cuda_use_driver(NULL);
   printf("fake driver: %d allocations, %ld uploads, %ld downloads, %d launches, %d modules\n",
          F.nallocs, F.htod, F.dtoh, F.nlaunches, F.loads);
   return 0;

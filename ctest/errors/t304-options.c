@@ -1,7 +1,9 @@
 /* Bad run-time options, from the environment and from argv entries OP2_NAME=value. op_init must
  * name the option and its value and say what is accepted, leave the library uninitialised (so
- * other calls are refused), and succeed when called again once the option is fixed. */
+ * other calls are refused), and succeed when called again once the option is fixed. Every option
+ * of the library's table has a refused value here, and a row in README's table (argv[1]). */
 #include "errors_util.h"
+#include "../../runtime/op2_impl.h"
 
 static const char *inc_src = "static void inc(int *x) { x[0] += 1; }\n";
 static char *prog = "t304-options";
@@ -12,10 +14,10 @@ static void print_diagnostics(void) {
   op_diagnostic_output();
 }
 
+/* Every option but the cache directory, which the test runner sets. */
 static void clear_options(void) {
-  const char *names[] = {"OP2_BACKEND", "OP2_PART_SIZE", "OP2_DIAGS", "OP2_CACHE",
-                         "OP2_TEMPLATE_DIR"};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) CHECK(unsetenv(names[i]) == 0);
+  for (int i = 0; i < op2_option_count(); i++)
+    if (strcmp(op2_option_name(i), "OP2_CACHE_DIR") != 0) CHECK(unsetenv(op2_option_name(i)) == 0);
 }
 
 /* op_init(argv) fails with a message containing both needles, and leaves nothing initialised. */
@@ -30,15 +32,93 @@ static void init_fails(int argc, char **argv, const char *needle, const char *ne
 
 static void env_fails(const char *name, const char *value, const char *needle,
                       const char *needle2) {
+  const char *was = getenv(name);
+  char *saved = was ? strdup(was) : NULL;
   CHECK(setenv(name, value, 1) == 0);
   char *argv[] = {prog, NULL};
   init_fails(1, argv, needle, needle2);
-  CHECK(unsetenv(name) == 0);
+  CHECK(saved ? setenv(name, saved, 1) == 0 : unsetenv(name) == 0);
+  free(saved);
 }
 
 static void argv_fails(const char *arg, const char *needle, const char *needle2) {
   char *argv[] = {prog, "--some-flag", (char *)arg, NULL};
   init_fails(3, argv, needle, needle2);
+}
+
+static char long_value[5000]; /* longer than any option's text */
+
+/* One refused value per option and what the message must say. An option added to the table
+ * without a row here fails the test. */
+static const struct bad_value {
+  const char *name, *value, *needle;
+} bad_values[] = {
+    {"OP2_BACKEND", "nonsense", "option OP2_BACKEND=nonsense: unknown backend (choose one of: "},
+    {"OP2_PART_SIZE", "0", "option OP2_PART_SIZE=0: expected an integer in [1, "},
+    {"OP2_DIAGS", "11", "option OP2_DIAGS=11: expected an integer in [0, 10]"},
+    {"OP2_CACHE", "maybe", "option OP2_CACHE=maybe: expected off, readonly or on"},
+    {"OP2_CACHE_DIR", "", "option OP2_CACHE_DIR: path is empty or too long"},
+    {"OP2_TEMPLATE_DIR", "", "option OP2_TEMPLATE_DIR: path is empty or too long"},
+    {"OP2_JIT", "fast", "option OP2_JIT=fast: expected tcc, cc or tiered"},
+    {"OP2_CC", "", "option OP2_CC: empty compiler name"},
+    {"OP2_CFLAGS", long_value, "option OP2_CFLAGS: value is too long (at most 1023 characters)"},
+    {"OP2_PROFILE_JSON", long_value,
+     "option OP2_PROFILE_JSON: value is too long (at most 4095 characters)"},
+    {"OP2_RENUMBER", "yes", "option OP2_RENUMBER=yes: expected on or off"},
+    {"OP2_MPI_DECL", "global", "option OP2_MPI_DECL=global: expected auto, local or replicated"},
+    {"OP2_RESTART", "", "option OP2_RESTART: path is empty or too long"},
+    {"OP2_PTSCOTCH_CHECK", "1", "option OP2_PTSCOTCH_CHECK=1: expected on or off"},
+    {"OP2_CUDA_DRIVER", "", "option OP2_CUDA_DRIVER: empty driver library name"},
+    {"OP2_CUDA_DEVICE", "garbage",
+     "option OP2_CUDA_DEVICE=garbage: expected auto or a device ordinal (an integer >= 0)"},
+    {"OP2_CUDA_ARCH", "compute_90",
+     "option OP2_CUDA_ARCH=compute_90: expected auto or a real GPU architecture such as sm_80"},
+    {"OP2_CUDA_BLOCK_SIZE", "100",
+     "option OP2_CUDA_BLOCK_SIZE=100: expected a multiple of 32 in [32, 1024]"},
+    {"OP2_CUDA_STRATEGY", "fastest",
+     "option OP2_CUDA_STRATEGY=fastest: expected auto, atomics, global or hierarchical"},
+    {"OP2_CUDA_EMU_VERIFY", "sm_80,bogus",
+     "option OP2_CUDA_EMU_VERIFY=sm_80,bogus: 'bogus' is not a real GPU architecture"},
+    {"OP2_CUDA_PTXAS", "", "option OP2_CUDA_PTXAS: empty path to ptxas"},
+    {"OP2_CUDA_EMU_SECTORS", "yes", "option OP2_CUDA_EMU_SECTORS=yes: expected on or off"},
+};
+enum { NBAD = sizeof bad_values / sizeof bad_values[0] };
+
+static const struct bad_value *bad_value_of(const char *name) {
+  for (int i = 0; i < NBAD; i++)
+    if (!strcmp(bad_values[i].name, name)) return &bad_values[i];
+  return NULL;
+}
+
+/* Each option of the table: refused from the environment and from argv, and documented. */
+static void every_option(const char *readme_path) {
+  char *readme = eu_read_file(readme_path);
+  CHECK(readme != NULL);
+  memset(long_value, 'x', sizeof long_value - 1);
+  for (int i = 0; i < op2_option_count(); i++) {
+    const char *name = op2_option_name(i);
+    const struct bad_value *b = bad_value_of(name);
+    if (!b) fprintf(stderr, "option %s has no refused value in this test\n", name);
+    CHECK(b != NULL);
+    env_fails(name, b->value, b->needle, NULL);
+    char *arg = malloc(strlen(name) + strlen(b->value) + 2);
+    CHECK(arg != NULL);
+    sprintf(arg, "%s=%s", name, b->value);
+    argv_fails(arg, b->needle, NULL);
+    free(arg);
+    char row[128];
+    snprintf(row, sizeof row, "`%s`", name);
+    if (!strstr(readme, row)) fprintf(stderr, "README.md does not list option %s\n", name);
+    CHECK(strstr(readme, row) != NULL);
+  }
+  for (int i = 0; i < NBAD; i++) { /* and no row here for an option that is gone */
+    int found = 0;
+    for (int j = 0; j < op2_option_count(); j++)
+      found |= !strcmp(op2_option_name(j), bad_values[i].name);
+    CHECK(found);
+  }
+  CHECK(op2_option_name(op2_option_count()) == NULL);
+  free(readme);
 }
 
 /* op_init succeeds now, on `backend` (or whichever is the default when NULL: never a refused
@@ -65,10 +145,12 @@ static void init_works(int argc, char **argv, const char *backend) {
   test_catch_errors(); /* op_exit dropped it */
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  CHECK(argc == 2);
   clear_options();
   test_catch_errors();
   char *plain[] = {prog, NULL};
+  every_option(argv[1]);
 
   env_fails("OP2_BACKEND", "nonsense",
             "option OP2_BACKEND=nonsense: unknown backend (choose one of: ", "seq");
@@ -106,6 +188,73 @@ int main(void) {
       prog, "OP2_PART_SIZEX=0", "OP2_PART_SIZE", "xOP2_BACKEND=nonsense", "op2_backend=nonsense",
       NULL};
   init_works(5, lookalikes, NULL);
+  /* Edges of the CUDA options' values: refused whatever the backend. */
+  const char *ordinal = "expected auto or a device ordinal (an integer >= 0)";
+  env_fails("OP2_CUDA_DEVICE", "-1", "option OP2_CUDA_DEVICE=-1: ", ordinal);
+  env_fails("OP2_CUDA_DEVICE", "", "option OP2_CUDA_DEVICE=: ", ordinal);
+  env_fails("OP2_CUDA_DEVICE", "1x", "option OP2_CUDA_DEVICE=1x: ", ordinal);
+  env_fails("OP2_CUDA_DEVICE", "99999999999", "option OP2_CUDA_DEVICE=99999999999: ", ordinal);
+  const char *multiple = "expected a multiple of 32 in [32, 1024]";
+  env_fails("OP2_CUDA_BLOCK_SIZE", "1056", "option OP2_CUDA_BLOCK_SIZE=1056: ", multiple);
+  env_fails("OP2_CUDA_BLOCK_SIZE", "0", "option OP2_CUDA_BLOCK_SIZE=0: ", multiple);
+  env_fails("OP2_CUDA_BLOCK_SIZE", "16", "option OP2_CUDA_BLOCK_SIZE=16: ", multiple);
+  env_fails("OP2_CUDA_BLOCK_SIZE", "", "option OP2_CUDA_BLOCK_SIZE=: ", multiple);
+  const char *arch = "expected auto or a real GPU architecture such as sm_80 or sm_90a";
+  const char *archs[] = {"sm_8", "sm_08", "sm_90x", "sm_1000", "sm_", "", "sm_90 ", "SM_90"};
+  for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
+    char needle[64];
+    snprintf(needle, sizeof needle, "option OP2_CUDA_ARCH=%s: ", archs[i]);
+    env_fails("OP2_CUDA_ARCH", archs[i], needle, arch);
+  }
+  env_fails("OP2_CUDA_EMU_VERIFY", "sm_80 compute_90",
+            "option OP2_CUDA_EMU_VERIFY=sm_80 compute_90: 'compute_90' is not", NULL);
+  env_fails("OP2_CUDA_STRATEGY", "", "option OP2_CUDA_STRATEGY=: expected auto, atomics", NULL);
+  env_fails("OP2_CUDA_EMU_SECTORS", "", "option OP2_CUDA_EMU_SECTORS=: expected on or off", NULL);
+  env_fails("OP2_PTSCOTCH_CHECK", "", "option OP2_PTSCOTCH_CHECK=: expected on or off", NULL);
+  /* Good CUDA values are taken as given (the seq backend uses none of them). */
+  char *cuda_argv[] = {prog,
+                       "OP2_CUDA_DEVICE=3",
+                       "OP2_CUDA_ARCH=sm_90a",
+                       "OP2_CUDA_BLOCK_SIZE=1024",
+                       "OP2_CUDA_STRATEGY=global",
+                       "OP2_CUDA_EMU_VERIFY=sm_80, sm_100f",
+                       "OP2_CUDA_PTXAS=/nonexistent/ptxas",
+                       "OP2_CUDA_DRIVER=/nonexistent/libcuda.so.1",
+                       "OP2_CUDA_EMU_SECTORS=on",
+                       "OP2_PTSCOTCH_CHECK=on",
+                       NULL};
+  op_init(10, cuda_argv, 0);
+  const op2_options *o = &op2_ctx()->opt;
+  CHECK(op2_ctx()->initialised);
+  CHECK_EQ_INT(o->cuda_device, 3);
+  CHECK(!strcmp(o->cuda_arch, "sm_90a"));
+  CHECK_EQ_INT(o->cuda_block_size, 1024);
+  CHECK_EQ_INT(o->cuda_strategy, OP2_CUDA_ASK_GLOBAL);
+  CHECK(!strcmp(o->cuda_emu_verify, "sm_80, sm_100f"));
+  CHECK(!strcmp(o->cuda_ptxas, "/nonexistent/ptxas"));
+  CHECK(!strcmp(o->cuda_driver, "/nonexistent/libcuda.so.1"));
+  CHECK(o->cuda_emu_sectors && o->ptscotch_check);
+  op_exit();
+  test_catch_errors();
+  char *auto_argv[] = {prog,
+                       "OP2_CUDA_DEVICE=auto",
+                       "OP2_CUDA_ARCH=auto",
+                       "OP2_CUDA_STRATEGY=auto",
+                       "OP2_CUDA_EMU_VERIFY=",
+                       NULL};
+  CHECK(setenv("OP2_CUDA_ARCH", "sm_80", 1) == 0); /* argv's auto wins */
+  op_init(5, auto_argv, 0);
+  CHECK(op2_ctx()->initialised);
+  CHECK_EQ_INT(o->cuda_device, -1);
+  CHECK(o->cuda_arch[0] == '\0' && o->cuda_emu_verify[0] == '\0');
+  CHECK_EQ_INT(o->cuda_strategy, OP2_CUDA_ASK_AUTO);
+  CHECK_EQ_INT(o->cuda_block_size, 256);
+  CHECK(!strcmp(o->cuda_driver, "libcuda.so.1"));
+  CHECK(!o->cuda_emu_sectors && !o->ptscotch_check);
+  op_exit();
+  test_catch_errors();
+  CHECK(unsetenv("OP2_CUDA_ARCH") == 0);
+
   /* Good values are taken, argv over the environment. */
   CHECK(setenv("OP2_BACKEND", "openmp", 1) == 0);
   CHECK(setenv("OP2_PART_SIZE", "7", 1) == 0);

@@ -145,7 +145,7 @@ static void partition_and_check(const char *label, const dist_graph *g, int npar
   int *other = malloc((size_t)(g->nlocal + 1) * sizeof(int));
   op2_partition_quality q, q2, qq;
   char err[256] = "unset";
-  int rc = op2_ptscotch_kway(MPI_COMM_WORLD, g->nlocal, g->vtxdist, g->xadj, g->adjncy, nparts,
+  int rc = op2_ptscotch_kway(MPI_COMM_WORLD, g->nlocal, g->vtxdist, g->xadj, g->adjncy, nparts, 0,
                              part, &q, err, sizeof err);
   T_CHECK_EQ(rc, 0);
   if (rc) fprintf(stderr, "rank %d: %s\n", rank, err);
@@ -161,10 +161,8 @@ static void partition_and_check(const char *label, const dist_graph *g, int npar
   }
 
   /* Determinism: the same input gives the same partition. */
-  if (rank == 0) setenv("OP2_PTSCOTCH_CHECK", "1", 1);
-  rc = op2_ptscotch_kway(MPI_COMM_WORLD, g->nlocal, g->vtxdist, g->xadj, g->adjncy, nparts, again,
-                         &q2, err, sizeof err);
-  if (rank == 0) unsetenv("OP2_PTSCOTCH_CHECK");
+  rc = op2_ptscotch_kway(MPI_COMM_WORLD, g->nlocal, g->vtxdist, g->xadj, g->adjncy, nparts,
+                         rank == 0, again, &q2, err, sizeof err);
   T_CHECK_EQ(rc, 0);
   int differ = 0;
   for (int i = 0; i < g->nlocal; i++) differ += part[i] != again[i];
@@ -217,8 +215,8 @@ static void error_cases(const dist_graph *g) {
   char err[256], first_msg[256];
   op2_partition_quality q;
 
-  int rc = op2_ptscotch_kway(MPI_COMM_WORLD, g->nlocal, g->vtxdist, g->xadj, g->adjncy, 0, part, &q,
-                             err, sizeof err);
+  int rc = op2_ptscotch_kway(MPI_COMM_WORLD, g->nlocal, g->vtxdist, g->xadj, g->adjncy, 0, 0, part,
+                             &q, err, sizeof err);
   T_CHECK_EQ(rc, -1);
   T_CHECK(strstr(err, "nparts") != NULL);
 
@@ -226,8 +224,8 @@ static void error_cases(const dist_graph *g) {
   long *adj = malloc((size_t)(g->xadj[g->nlocal] + 1) * sizeof(long));
   memcpy(adj, g->adjncy, (size_t)g->xadj[g->nlocal] * sizeof(long));
   if (rank == size - 1 && g->xadj[g->nlocal] > 0) adj[g->xadj[g->nlocal] - 1] = N + 7;
-  rc = op2_ptscotch_kway(MPI_COMM_WORLD, g->nlocal, g->vtxdist, g->xadj, adj, size, part, &q, err,
-                         sizeof err);
+  rc = op2_ptscotch_kway(MPI_COMM_WORLD, g->nlocal, g->vtxdist, g->xadj, adj, size, 0, part, &q,
+                         err, sizeof err);
   T_CHECK_EQ(rc, -1);
   T_CHECK(strstr(err, "outside") != NULL);
   char expect[32];
@@ -243,7 +241,7 @@ static void error_cases(const dist_graph *g) {
   long *vd = malloc((size_t)(size + 1) * sizeof(long));
   memcpy(vd, g->vtxdist, (size_t)(size + 1) * sizeof(long));
   if (rank == size - 1) vd[size] += 1;
-  rc = op2_ptscotch_kway(MPI_COMM_WORLD, g->nlocal, vd, g->xadj, g->adjncy, size, part, &q, err,
+  rc = op2_ptscotch_kway(MPI_COMM_WORLD, g->nlocal, vd, g->xadj, g->adjncy, size, 0, part, &q, err,
                          sizeof err);
   T_CHECK_EQ(rc, -1);
   T_CHECK(strstr(err, "vtxdist") != NULL);

@@ -62,6 +62,7 @@ typedef struct gather_kernel {
 struct op2_cuda_state {
   op2_cu_api api;
   int emulated;
+  void *driver_data; /* the emulator's device, or NULL */
   void *driver_handle;
   CUdevice dev;
   CUcontext cuctx;
@@ -69,10 +70,8 @@ struct op2_cuda_state {
   char arch[32];
   int smem_default, smem_optin;
   int block_size;
-  int asked;        /* OP2_CUDA_STRATEGY, -1 for the default */
-  int emu_tcc;      /* emulation builds with TinyCC (OP2_JIT=tcc) */
-  char verify[128]; /* emulation: also compile every kernel with NVRTC for these architectures */
-  char ptxas[4096]; /* and assemble its PTX with this ptxas */
+  int asked;   /* OP2_CUDA_STRATEGY as an op2_cuda_strategy, -1 for the default */
+  int emu_tcc; /* emulation builds with TinyCC (OP2_JIT=tcc) */
   op2_ptr_list loops, modules;
   op2_jit_counters counters; /* CUDA module builds: compiles, disk hits, refused entries */
   dev_buf *maps;             /* by map index */
@@ -90,10 +89,13 @@ struct op2_cuda_state {
   dev_buf halo_buf; /* packed export rows of one dat */
 };
 
-static const op2_cu_api *test_driver;
-
 void op2_cuda_use_driver(const op2_cu_api *api) {
-  test_driver = api;
+  op2_ctx()->cuda_test_driver = api;
+}
+
+void *op2_cuda_driver_data(op2_context *ctx) {
+  op2_cuda_state *st = ctx->backend_data;
+  return st ? st->driver_data : NULL;
 }
 
 static op2_cuda_state *state(op2_context *ctx) {
@@ -134,28 +136,24 @@ static void release(op2_cuda_state *st, dev_buf *d) {
 
 /* ---- initialisation ---- */
 
-static int parse_strategy(const char *v, int *out) {
-  if (!v || !*v || !strcmp(v, "auto"))
-    *out = -1;
-  else if (!strcmp(v, "atomics"))
-    *out = OP2_CUDA_ATOMICS;
-  else if (!strcmp(v, "global"))
-    *out = OP2_CUDA_GLOBAL;
-  else if (!strcmp(v, "hierarchical"))
-    *out = OP2_CUDA_HIER;
-  else
-    return op2_error(OP2_ERR_ARG,
-                     "OP2_CUDA_STRATEGY=%s: expected atomics, global, "
-                     "hierarchical or auto",
-                     v);
-  return OP2_OK;
+static int asked_strategy(op2_cuda_ask ask) {
+  switch (ask) {
+    case OP2_CUDA_ASK_ATOMICS:
+      return OP2_CUDA_ATOMICS;
+    case OP2_CUDA_ASK_GLOBAL:
+      return OP2_CUDA_GLOBAL;
+    case OP2_CUDA_ASK_HIERARCHICAL:
+      return OP2_CUDA_HIER;
+    case OP2_CUDA_ASK_AUTO:
+      break;
+  }
+  return -1;
 }
 
 static int init_device(op2_context *ctx, op2_cuda_state *st) {
-  if (!st->emulated && !test_driver) {
-    const char *path = getenv("OP2_CUDA_DRIVER");
+  if (!st->emulated && !ctx->cuda_test_driver) {
+    const char *path = ctx->opt.cuda_driver;
     char why[1024];
-    if (!path || !*path) path = "libcuda.so.1";
     if (op2_cu_driver_load(path, &st->api, &st->driver_handle, why, sizeof why) != 0)
       return op2_error(OP2_ERR_STATE,
                        "OP2_BACKEND=cuda: cannot load the CUDA driver %s (%s); "
@@ -178,11 +176,12 @@ static int init_device(op2_context *ctx, op2_cuda_state *st) {
   if (count < 1)
     return op2_error(OP2_ERR_STATE, "OP2_BACKEND=cuda: the CUDA driver reports no device");
   /* Ranks sharing a machine share its devices round-robin unless told otherwise. */
-  const char *ord = getenv("OP2_CUDA_DEVICE");
-  int ordinal = ord && *ord ? atoi(ord) : ctx->mpi.node_rank % count;
-  if (ordinal < 0 || ordinal >= count)
-    return op2_error(OP2_ERR_ARG, "OP2_CUDA_DEVICE=%s: the driver reports %d device(s)", ord,
-                     count);
+  int ordinal = ctx->opt.cuda_device >= 0 ? ctx->opt.cuda_device : ctx->mpi.node_rank % count;
+  if (ordinal >= count)
+    return op2_error(OP2_ERR_ARG,
+                     "option OP2_CUDA_DEVICE=%d: the driver reports %d device(s) (ordinals 0 to "
+                     "%d)",
+                     ordinal, count, count - 1);
   CU(st, st->api.cuDeviceGet(&st->dev, ordinal), NULL);
   int major = 0, minor = 0;
   CU(st,
@@ -210,42 +209,26 @@ static int init_device(op2_context *ctx, op2_cuda_state *st) {
   return OP2_OK;
 }
 
-int op2_cuda_init(op2_context *ctx, const op2_cu_api *api, int emulated) {
+int op2_cuda_init(op2_context *ctx, const op2_cu_api *api, void *driver_data, int emulated) {
   op2_cuda_state *st = calloc(1, sizeof *st);
   if (!st) return op2_error(OP2_ERR_MEM, "cuda backend: out of memory");
   ctx->backend_data = st;
   st->emulated = emulated;
-  if (test_driver) /* a test's table stands in for the real driver and for the emulator's */
-    st->api = *test_driver;
+  st->driver_data = driver_data;
+  if (ctx->cuda_test_driver) /* a test's table stands in for the real driver and the emulator's */
+    st->api = *ctx->cuda_test_driver;
   else if (api)
     st->api = *api;
-  const char *arch = getenv("OP2_CUDA_ARCH"), *bs = getenv("OP2_CUDA_BLOCK_SIZE");
-  st->block_size = bs && *bs ? atoi(bs) : 256;
-  int rc = parse_strategy(getenv("OP2_CUDA_STRATEGY"), &st->asked);
-  if (rc == OP2_OK && arch && *arch) {
-    if (strncmp(arch, "sm_", 3) != 0 || strlen(arch) >= sizeof st->arch)
-      rc = op2_error(OP2_ERR_ARG, "OP2_CUDA_ARCH=%s: expected a real architecture such as sm_90",
-                     arch);
-    snprintf(st->arch, sizeof st->arch, "%s", arch);
-  }
-  if (rc == OP2_OK && (st->block_size < 32 || st->block_size > 1024 || st->block_size % 32))
-    rc = op2_error(OP2_ERR_ARG,
-                   "OP2_CUDA_BLOCK_SIZE=%s: expected a multiple of 32 in [32, "
-                   "1024]",
-                   bs);
-  const char *verify = getenv("OP2_CUDA_EMU_VERIFY");
-  if (emulated && verify) snprintf(st->verify, sizeof st->verify, "%s", verify);
-  const char *ptxas = getenv("OP2_CUDA_PTXAS");
-  if (emulated && ptxas) snprintf(st->ptxas, sizeof st->ptxas, "%s", ptxas);
-  if (rc == OP2_OK) rc = init_device(ctx, st);
+  st->asked = asked_strategy(ctx->opt.cuda_strategy);
+  st->block_size = ctx->opt.cuda_block_size;
+  snprintf(st->arch, sizeof st->arch, "%s", ctx->opt.cuda_arch); /* "": the device's */
+  /* The emulator's builds follow the user's OP2_JIT; no C kernels are built for loops here. */
+  st->emu_tcc = ctx->opt.jit_mode == OP2_JIT_TCC;
+  int rc = init_device(ctx, st);
   if (rc != OP2_OK) {
     op2_cuda_finalize(ctx);
     return rc;
   }
-  /* No C kernels are built for loops here, so no background tier for them either. The
-   * emulator's own builds follow the user's OP2_JIT. */
-  st->emu_tcc = ctx->opt.jit_mode == OP2_JIT_TCC;
-  ctx->opt.jit_mode = OP2_JIT_TCC;
   return OP2_OK;
 }
 
@@ -282,15 +265,15 @@ static int module_for(op2_context *ctx, op2_cuda_state *st, const char *name, op
   if (st->emulated) {
     /* Proof that the emulated text is also a valid CUDA kernel: NVRTC for each architecture
      * asked, then ptxas on the PTX. */
-    char archs[128];
-    snprintf(archs, sizeof archs, "%s", st->verify);
+    char archs[sizeof ctx->opt.cuda_emu_verify];
+    const char *ptxas = ctx->opt.cuda_ptxas;
+    snprintf(archs, sizeof archs, "%s", ctx->opt.cuda_emu_verify);
     for (char *save = NULL, *a = strtok_r(archs, ", ", &save); a && rc == OP2_OK;
          a = strtok_r(NULL, ", ", &save)) {
       op2_cuda_binary vb;
-      rc = op2_cuda_obtain_cubin(ctx, &st->counters, name, &gen, a, st->ptxas[0] != 0, &vb);
+      rc = op2_cuda_obtain_cubin(ctx, &st->counters, name, &gen, a, ptxas[0] != 0, &vb);
       char *log = NULL;
-      if (rc == OP2_OK && st->ptxas[0] &&
-          op2_ptxas_check(st->ptxas, vb.ptx, vb.ptx_len, a, &log) != 0)
+      if (rc == OP2_OK && ptxas[0] && op2_ptxas_check(ptxas, vb.ptx, vb.ptx_len, a, &log) != 0)
         rc = op2_error(OP2_ERR_JIT, "op_par_loop '%s': ptxas rejects the PTX for %s:\n%s", name, a,
                        log ? log : "");
       free(log);

@@ -42,8 +42,9 @@ typedef struct op2_cu_api {
 /* Fills `api` from the driver library `path` (dlopen). 0, or -1 with the reason in `why`. */
 int op2_cu_driver_load(const char *path, op2_cu_api *api, void **handle, char *why, size_t whylen);
 
-/* Tests: the next op_init with OP2_BACKEND=cuda uses this table instead of libcuda (NULL: back to
- * the real driver). The table must stay valid until op_exit. */
+/* Tests: the next op_init with a CUDA backend uses this table instead of libcuda or the
+ * emulator's (kept in the context until op_exit, which forgets it). The table must stay valid
+ * until op_exit. */
 void op2_cuda_use_driver(const op2_cu_api *api);
 
 /* ---- how a loop runs on the GPU (codegen_cuda.c) ---- */
@@ -96,7 +97,7 @@ int op2_codegen_cuda_halo_gather(const op2_context *ctx, size_t row_bytes, op2_g
  * Every CUDA build (NVRTC verification builds of the emulator included) is counted in the
  * backend's own op2_jit_counters; the context's counters, which op_timing_output prints, count
  * one kernel per loop module. No C kernel is built for loops under a CUDA backend. */
-const char *op2_nvrtc_identity(void); /* "nvrtc MAJOR.MINOR" */
+void op2_nvrtc_identity(char *out, size_t len); /* "nvrtc MAJOR.MINOR" */
 /* CUBIN and PTX for `arch` (e.g. "sm_90"). The compiler's messages go to *log (malloc'ed). */
 int op2_nvrtc_compile(const char *source, size_t len, const char *name, const char *arch,
                       char **cubin, size_t *cubin_len, char **ptx, size_t *ptx_len, char **log);
@@ -161,9 +162,13 @@ void op2_cuda_plan_free(op2_cuda_plan *p);
 
 /* ---- the backend (core.c) ---- */
 typedef struct op2_cuda_state op2_cuda_state;
-/* Sets up the backend with a driver table: real (api NULL: libcuda.so.1, or the table given to
- * op2_cuda_use_driver) or the emulator's. */
-int op2_cuda_init(op2_context *ctx, const op2_cu_api *api, int emulated);
+/* Sets up the backend with a driver table: real (api NULL: OP2_CUDA_DRIVER, or the table given
+ * to op2_cuda_use_driver) or the emulator's, with its device as `driver_data`. On failure
+ * nothing is left but `driver_data`, which stays the caller's. */
+int op2_cuda_init(op2_context *ctx, const op2_cu_api *api, void *driver_data, int emulated);
+/* The driver data given to op2_cuda_init, or NULL: how the emulator's entry points, which carry
+ * no context (libcuda's signatures), reach its device. */
+void *op2_cuda_driver_data(op2_context *ctx);
 int op2_cuda_run(op2_context *ctx, const op2_exec *exec);
 int op2_cuda_sync_host(op2_context *ctx, op_dat dat);
 void op2_cuda_finalize(op2_context *ctx);
@@ -192,7 +197,7 @@ typedef struct op2_cuda_sectors {
   long load_sectors, store_sectors, atomic_sectors;
 } op2_cuda_sectors;
 /* Global-memory traffic counted for a loop name since op_init (OP2_CUDA_EMU_SECTORS=on); -1 if
- * the loop has not run. */
+ * the loop has not run or the backend is not cuda-emu (op_exit forgets the counts). */
 int op2_cuda_emu_sectors(const char *loop_name, op2_cuda_sectors *out);
 
 #endif

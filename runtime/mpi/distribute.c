@@ -297,7 +297,8 @@ static int partition_owners(op2_context *ctx, const holders *h, const char *lib,
     int have = part && block, all_have = 0;
     MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_LAND, ctx->mpi.comm);
     int rc = all_have ? op2_ptscotch_kway(ctx->mpi.comm, prime->size, vtxdist, xadj, adjncy,
-                                          ctx->mpi.size, part, &q, err, sizeof err)
+                                          ctx->mpi.size, ctx->opt.ptscotch_check, part, &q, err,
+                                          sizeof err)
                       : -1;
     for (int v = 0; rc == 0 && v < prime->size; v++) block[v] = me;
     if (rc == 0 && op2_partition_quality_of(ctx->mpi.comm, prime->size, vtxdist, xadj, adjncy,

@@ -431,7 +431,7 @@ out:
 /* Collective: PT-Scotch on the symmetrised graph. Each Scotch step's outcome is agreed on before
  * the next, so a step failing on one rank cannot leave the others waiting inside Scotch. */
 static int scotch_part(MPI_Comm comm, const char *who, const long *vtxdist, const sym_graph *g,
-                       int nparts, int *part, char *msg) {
+                       int nparts, int check_graph, int *part, char *msg) {
   int rank, size, failed = 0, rc = -1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -466,11 +466,7 @@ static int scotch_part(MPI_Comm comm, const char *who, const long *vtxdist, cons
   MPI_Comm_dup(comm, &scomm);
   /* The check walks the whole graph with communication: only when asked for, decided by rank 0
    * so that every rank makes the same call sequence. */
-  int check = 0;
-  if (rank == 0) {
-    const char *env = getenv("OP2_PTSCOTCH_CHECK");
-    check = env && *env && strcmp(env, "0") != 0;
-  }
+  int check = rank == 0 && check_graph;
   MPI_Bcast(&check, 1, MPI_INT, 0, comm);
 
   SCOTCH_Dgraph graph, bound;
@@ -578,8 +574,8 @@ static void copy_message(char *err, size_t errlen, const char *msg) {
 }
 
 int op2_ptscotch_kway(MPI_Comm comm, int nlocal, const long *vtxdist, const int *xadj,
-                      const long *adjncy, int nparts, int *part, op2_partition_quality *q,
-                      char *err, size_t errlen) {
+                      const long *adjncy, int nparts, int check_graph, int *part,
+                      op2_partition_quality *q, char *err, size_t errlen) {
   static const char who[] = "op2_ptscotch_kway";
   char msg[MSG_MAX] = "";
   sym_graph g;
@@ -599,7 +595,7 @@ int op2_ptscotch_kway(MPI_Comm comm, int nlocal, const long *vtxdist, const int 
     for (int i = 0; i < nlocal; i++) part[i] = 0;
     rc = 0;
   } else {
-    rc = scotch_part(comm, who, vtxdist, &g, nparts, part, msg);
+    rc = scotch_part(comm, who, vtxdist, &g, nparts, check_graph, part, msg);
   }
   if (have_affinity) pthread_setaffinity_np(pthread_self(), sizeof affinity, &affinity);
 

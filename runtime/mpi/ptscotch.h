@@ -21,11 +21,13 @@ typedef struct op2_partition_quality {
  * 0 and is the same on every rank); local vertex v is global vertex vtxdist[r] + v. Its neighbours
  * are adjncy[xadj[v] .. xadj[v+1]) as GLOBAL numbers. An edge may be given at one end only, twice,
  * or as a self loop: the graph is symmetrised and cleaned first. part[v] gets a value in
- * [0, nparts). `q` may be NULL. Returns 0, or -1 on every rank with the same message in `err`
- * (which may be NULL). Never aborts. */
+ * [0, nparts). `check_graph` (rank 0's value counts): Scotch also checks its distributed graph,
+ * which costs a walk of the graph with communication (OP2_PTSCOTCH_CHECK). `q` may be NULL.
+ * Returns 0, or -1 on every rank with the same message in `err` (which may be NULL). Never
+ * aborts. */
 int op2_ptscotch_kway(MPI_Comm comm, int nlocal, const long *vtxdist, const int *xadj,
-                      const long *adjncy, int nparts, int *part, op2_partition_quality *q,
-                      char *err, size_t errlen);
+                      const long *adjncy, int nparts, int check_graph, int *part,
+                      op2_partition_quality *q, char *err, size_t errlen);
 
 /* The quality figures of any given partition (e.g. the BLOCK one), same graph conventions.
  * Returns 0, or -1 on every rank when the input is invalid (a part out of range, ...). */
