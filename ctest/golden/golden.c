@@ -6,6 +6,9 @@
  * regenerating the files (`meson compile -C build update-golden`, or this program run with
  * OP2_GOLDEN_UPDATE=1) and show in review as diffs of those files.
  *
+ * The files are named LOOP.c.golden and LOOP.STRATEGY.cu.golden: data to compare, not sources to
+ * build or to search for repeated code.
+ *
  * Usage: golden GOLDEN_DIR SCRATCH_DIR */
 #include <dirent.h>
 #include <errno.h>
@@ -130,7 +133,7 @@ static void check_loop(const char *name) {
   char file[128];
   op2_generated gen;
   CHECK_EQ_INT(op2_codegen_c(ctx, loop, loop->key_blob, &gen), OP2_OK);
-  snprintf(file, sizeof file, "%s.c", name);
+  snprintf(file, sizeof file, "%s.c.golden", name);
   compare(file, gen.source.data);
   op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
 #ifdef OP2_HAVE_CUDA
@@ -140,7 +143,7 @@ static void check_loop(const char *name) {
     CHECK_EQ_INT(op2_cuda_layout_make(loop, asked, &lay), OP2_OK);
     if (done[lay.strategy]++) continue;
     CHECK_EQ_INT(op2_codegen_cuda(ctx, loop, loop->key_blob, &lay, &gen), OP2_OK);
-    snprintf(file, sizeof file, "%s.%s.cu", name, op2_cuda_strategy_name(lay.strategy));
+    snprintf(file, sizeof file, "%s.%s.cu.golden", name, op2_cuda_strategy_name(lay.strategy));
     compare(file, gen.source.data);
     op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
   }
@@ -153,9 +156,7 @@ static void find_stale(void) {
   CHECK(d);
   for (struct dirent *e; (e = readdir(d));) {
     size_t len = strlen(e->d_name);
-    int source = (len > 2 && !strcmp(e->d_name + len - 2, ".c")) ||
-                 (len > 3 && !strcmp(e->d_name + len - 3, ".cu"));
-    if (!source) continue;
+    if (len < 7 || strcmp(e->d_name + len - 7, ".golden")) continue;
     int known = 0;
     for (int i = 0; i < nwritten; i++) known |= !strcmp(written[i], e->d_name);
     if (!known) {
