@@ -209,7 +209,7 @@ static void data_at(const op2_emitter *e, int i, const op2_arg_desc *d, int c, c
     case STAGED: {
       int group = op2_cuda_find_group(e->lay, d);
       snprintf(out, len, "op2_sh%d + %d * op2_l%d", group, d->dim,
-               op2_cuda_find_slot(e->lay, group, c));
+               op2_cuda_find_slot(e->lay, group, d->map_group, c));
       break;
     }
     case IN_REGISTERS:
@@ -366,7 +366,7 @@ static void shared_add_line(const op2_emitter *e, int i, const op2_arg_desc *d, 
   (void)i;
   int group = op2_cuda_find_group(e->lay, d);
   op2_buf_printf(e->b, " \\\n        op2_sh%d[%d * op2_l%d + %d] += %s;", group, d->dim,
-                 op2_cuda_find_slot(e->lay, group, c), k, reg);
+                 op2_cuda_find_slot(e->lay, group, d->map_group, c), k, reg);
 }
 
 void op2_emit_inc_add(const op2_emitter *e) {

@@ -33,16 +33,18 @@ const char *op2_cuda_strategy_name(op2_cuda_strategy s);
 
 enum { OP2_STAGE_READ = 1, OP2_STAGE_INC = 2, OP2_STAGE_RW = 3 };
 
-/* Hierarchical staging group: the data one dat reaches through one map from a block. */
+/* Hierarchical staging group: the data one dat reaches from a block, through all of its maps
+ * (one staged copy of each element, however many maps reach it). */
 typedef struct op2_cuda_group {
-  int dat_group, map_group;
-  int first_arg; /* an argument of the group: its dat, map, type and dim */
+  int dat_group;
+  int first_arg; /* an argument of the group: its dat, type and dim */
   int mode;      /* OP2_STAGE_READ, _INC or _RW */
 } op2_cuda_group;
 
-/* A (group, map column) pair: one loc_map row of local indices. */
+/* A (group, map, map column) triple: one loc_map row of local indices. */
 typedef struct op2_cuda_slot {
-  int group, col;
+  int group, map_group, col;
+  int arg; /* an argument through this map: its op_map */
 } op2_cuda_slot;
 
 typedef struct op2_cuda_layout {
@@ -62,7 +64,7 @@ typedef struct op2_cuda_layout {
 /* Chooses the strategy (`asked` < 0: the default) and lays out staging and reductions. */
 int op2_cuda_layout_make(const op2_loop *loop, int asked, op2_cuda_layout *out);
 int op2_cuda_find_group(const op2_cuda_layout *lay, const op2_arg_desc *d);
-int op2_cuda_find_slot(const op2_cuda_layout *lay, int group, int col);
+int op2_cuda_find_slot(const op2_cuda_layout *lay, int group, int map_group, int col);
 
 /* ---- the emitter (emit.c) ---- */
 typedef struct op2_emitter {

@@ -17,14 +17,15 @@ static int align8(int n) {
 
 int op2_cuda_find_group(const op2_cuda_layout *lay, const op2_arg_desc *d) {
   for (int g = 0; g < lay->ngroups; g++)
-    if (lay->groups[g].dat_group == d->dat_group && lay->groups[g].map_group == d->map_group)
-      return g;
+    if (lay->groups[g].dat_group == d->dat_group) return g;
   return -1;
 }
 
-int op2_cuda_find_slot(const op2_cuda_layout *lay, int group, int col) {
+int op2_cuda_find_slot(const op2_cuda_layout *lay, int group, int map_group, int col) {
   for (int s = 0; s < lay->nslots; s++)
-    if (lay->slots[s].group == group && lay->slots[s].col == col) return s;
+    if (lay->slots[s].group == group && lay->slots[s].map_group == map_group &&
+        lay->slots[s].col == col)
+      return s;
   return -1;
 }
 
@@ -79,20 +80,20 @@ int op2_cuda_layout_make(const op2_loop *loop, int asked, op2_cuda_layout *out) 
     int g = op2_cuda_find_group(out, d);
     if (g < 0) {
       g = out->ngroups++;
-      out->groups[g] = (op2_cuda_group){d->dat_group, d->map_group, i, mode};
+      out->groups[g] = (op2_cuda_group){d->dat_group, i, mode};
     } else if (out->groups[g].mode != mode) {
       out->groups[g].mode = OP2_STAGE_RW; /* read and incremented: loaded and stored back */
     }
     int lo, hi;
     op2_arg_columns(d, &lo, &hi);
     for (int c = lo; c < hi; c++) {
-      if (op2_cuda_find_slot(out, g, c) >= 0) continue;
+      if (op2_cuda_find_slot(out, g, d->map_group, c) >= 0) continue;
       if (out->nslots == (int)(sizeof out->slots / sizeof out->slots[0]))
         return op2_error(OP2_ERR_ARG,
                          "op_par_loop '%s': too many map columns for the "
                          "hierarchical CUDA strategy",
                          loop->name);
-      out->slots[out->nslots++] = (op2_cuda_slot){g, c};
+      out->slots[out->nslots++] = (op2_cuda_slot){g, d->map_group, c, i};
     }
   }
   for (int g = 0; g < out->ngroups; g++) out->in_colour |= out->groups[g].mode == OP2_STAGE_RW;

@@ -1,6 +1,7 @@
 /* Golden files of generated kernels: the C target and every CUDA strategy, for a direct loop, an
  * indirect-increment loop, a vector-map loop, an indirect read-write loop (op_arg_idx and a
- * switched-off optional argument too) and a loop with global reductions and constants. Each
+ * switched-off optional argument too), a loop writing one dat through two maps and a loop with
+ * global reductions and constants. Each
  * generated source is compared with its file under ctest/golden/; any difference fails the test
  * and is printed as a unified diff. Changes to generated code are made on purpose by
  * regenerating the files (`meson compile -C build update-golden`, or this program run with
@@ -192,6 +193,11 @@ static const char rw_src[] =
     "  n0[0] = MAX(n0[0], n1[0]) + *idx;\n"
     "  (void)unused;\n"
     "}\n";
+static const char two_maps_src[] =
+    "void two_maps(double *a, double *b, const double *w) {\n"
+    "  *a += w[0];\n"
+    "  *b += 2.0 * w[0];\n"
+    "}\n";
 static const char reduce_src[] =
     "void reduce(const double *a, const double *n0, double *sum, int *lo, float *hi) {\n"
     "  sum[0] += a[0] * gamma_ + n0[0];\n"
@@ -219,6 +225,8 @@ int main(int argc, char **argv) {
   op_set cells = op_decl_set(NC, "cells");
   op_map pedge = op_decl_map(edges, nodes, 2, e2n, "pedge");
   op_map pcell = op_decl_map(cells, nodes, 4, c2n, "pcell");
+  int e2n_other[NE] = {5, 0, 4, 1, 3};
+  op_map pother = op_decl_map(edges, nodes, 1, e2n_other, "pother");
   op_dat x = op_decl_dat(nodes, 2, "double", NULL, "x");
   op_dat r = op_decl_dat(nodes, 2, "double", NULL, "r");
   op_dat n = op_decl_dat(nodes, 1, "double", NULL, "n");
@@ -245,12 +253,15 @@ int main(int argc, char **argv) {
   op_par_loop(rw_src, "node_rw", edges, op_arg_dat(n, 0, pedge, 1, "double", OP_RW),
               op_arg_dat(nb, 1, pedge, 1, "double", OP_READ), op_arg_idx(1, pedge),
               op_opt_arg_dat(0, nb, 0, pedge, 1, "double", OP_WRITE));
+  op_par_loop(two_maps_src, "two_maps", edges, op_arg_dat(n, 0, pedge, 1, "double", OP_RW),
+              op_arg_dat(n, 0, pother, 1, "double", OP_INC),
+              op_arg_dat(w, -1, OP_ID, 1, "double", OP_READ));
   op_par_loop(reduce_src, "reduce", edges, op_arg_dat(w, -1, OP_ID, 1, "double", OP_READ),
               op_arg_dat(n, 0, pedge, 1, "double", OP_READ), op_arg_gbl(sum, 2, "double", OP_INC),
               op_arg_gbl(&lo, 1, "int", OP_MIN), op_arg_gbl(&hi, 1, "float", OP_MAX));
 
-  const char *names[] = {"direct", "edge_inc", "cell_vec", "node_rw", "reduce"};
-  for (int i = 0; i < 5; i++) check_loop(names[i]);
+  const char *names[] = {"direct", "edge_inc", "cell_vec", "node_rw", "two_maps", "reduce"};
+  for (int i = 0; i < 6; i++) check_loop(names[i]);
   if (!updating) find_stale();
   op_exit();
   if (updating) return 0;
