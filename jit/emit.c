@@ -86,14 +86,9 @@ static placement place(const op2_emitter *e, const op2_arg_desc *d) {
   }
 }
 
-static int access_kind(op_access acc) {
-  return acc == OP_READ ? OP2_ACCESS_LD : acc == OP_WRITE ? OP2_ACCESS_ST : OP2_ACCESS_LDST;
-}
-
-static const char *access_kind_name(int kind) {
-  static const char *names[] = {"?", "OP2_ACCESS_LD", "OP2_ACCESS_ST", "OP2_ACCESS_LDST",
-                                "OP2_ACCESS_ATOMIC"};
-  return names[kind];
+/* The access kind (templates/cuda/params.h) the emulator counts for an argument's access. */
+static const char *access_kind(op_access acc) {
+  return acc == OP_READ ? "OP2_ACCESS_LD" : acc == OP_WRITE ? "OP2_ACCESS_ST" : "OP2_ACCESS_LDST";
 }
 
 /* "EXPR", or OP2_LDG(EXPR) where the target counts traffic. */
@@ -105,11 +100,11 @@ static void emit_load(const op2_emitter *e, const char *expr) {
 }
 
 /* Counts an access the kernel makes through a pointer, where the target counts traffic. */
-static void emit_touch(const op2_emitter *e, int kind, const char *ptr, int bytes) {
+static void emit_touch(const op2_emitter *e, const char *kind, const char *ptr, int bytes) {
   const target_traits *t = traits_of(e->strategy);
   if (!t->count_traffic) return;
   op2_buf_printf(e->b, " \\\n    %sOP2_TOUCH(%s, %s, %d);",
-                 t->guard_inactive ? "if (op2_active) " : "", access_kind_name(kind), ptr, bytes);
+                 t->guard_inactive ? "if (op2_active) " : "", kind, ptr, bytes);
 }
 
 static int map_group_count(const op2_loop *loop) {
@@ -273,7 +268,7 @@ static void emit_element(const op2_emitter *e) {
     int bytes = d->dim * (int)op2_type_size(d->type);
     if (d->kind == OP2_ARG_GBL) {
       snprintf(expr, sizeof expr, "op2_arg%d", i);
-      if (d->acc == OP_READ) emit_touch(e, OP2_ACCESS_LD, expr, bytes);
+      if (d->acc == OP_READ) emit_touch(e, access_kind(OP_READ), expr, bytes);
     } else if (d->kind == OP2_ARG_IDX) {
       /* Indices the user sees are the ones declared: through the set's original-index table
        * when the library has reordered the set. */
