@@ -1,11 +1,12 @@
 /* op2jit CUDA template: OP2's hierarchical scheme. The plan cuts the loop range into blocks of
  * part_size positions; blocks are coloured so that blocks of one colour write disjoint data, and
  * one launch runs one block colour. A block first stages the indirectly accessed data it needs in
- * shared memory (each group: the sorted, de-duplicated elements one (dat, map) pair reaches from
- * the block, found through ind_map; each element's column is a local index in loc_map). Threads
- * then run their elements; the block's elements are coloured so that threads of one colour never
- * update the same staged element, and colours take turns with a barrier between them. Finally
- * the block writes its staged data back: increments are added, read-write data stored.
+ * shared memory (each group: the sorted, de-duplicated elements one dat reaches from the block
+ * through all its maps, found through ind_map; each element's (map, column) is a local index in
+ * loc_map). Threads then run their elements; the block's elements are coloured so that threads
+ * of one colour never update the same staged element, and colours take turns with a barrier
+ * between them. Finally the block writes its staged data back: increments are added, read-write
+ * data stored.
  * The code generator defines, before this text:
  *   OP2_KERNEL, OP2_DECLARE, OP2_CALL_ARGS, OP2_REDUCE as for elementwise.cu
  *   OP2_IN_COLOUR   1: the kernel itself runs in its thread colour's turn (indirect RW or WRITE
