@@ -1,12 +1,15 @@
-/* C code generation for the CPU backends. The output is: the signature as a comment, the prelude
- * template, the constants as literals, the user's kernel under #line (so compiler messages give
- * the user's own line numbers), a block of #defines describing the arguments, and the loop
- * template, which uses those #defines. */
+/* Generated files, for every target: the signature as a comment, the target's preamble templates,
+ * the constants as literals, the user's kernel under #line (so compiler messages give the user's
+ * own line numbers), a block of #defines describing the arguments (emit.c), and the strategy's
+ * loop template, which uses those #defines. The CUDA text stays within the subset of CUDA that is
+ * also C, so the emulation backend compiles the very same file on the host; there the user's
+ * kernel becomes a device function unchanged (NVRTC -default-device), run by one __global__
+ * wrapper, op2_cuda_kernel. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit.h"
+#include "emit.h"
 
 static void emit_value(op2_buf *b, op2_type t, const void *data, int k) {
   switch (t) {
@@ -30,8 +33,8 @@ static void emit_value(op2_buf *b, op2_type t, const void *data, int k) {
 }
 
 /* The constants a kernel uses, as exact literals. Arrays get `array_qualifier` (CUDA puts them
- * in constant memory); scalars fold into the code. Shared by the C and CUDA generators. */
-void op2_emit_constants(op2_buf *b, op2_const **used, int n, const char *array_qualifier) {
+ * in constant memory); scalars fold into the code. */
+static void emit_constants(op2_buf *b, op2_const **used, int n, const char *array_qualifier) {
   if (n)
     op2_buf_printf(b,
                    "\n/* Constants the kernel uses, baked in: a new value is a new kernel. */\n");
@@ -54,9 +57,9 @@ void op2_emit_constants(op2_buf *b, op2_const **used, int n, const char *array_q
 }
 
 /* The head of every generated file: #line naming it as the cache stores it, then the signature and
- * the constants in words. Shared by the C and CUDA generators. */
-void op2_emit_header(op2_buf *b, const char *name, const char *ext, const char *what,
-                     const char *signature, op2_const **used, int nused) {
+ * the constants in words. */
+static void emit_header(op2_buf *b, const char *name, const char *ext, const char *what,
+                        const char *signature, op2_const **used, int nused) {
   op2_buf_printf(b, "#line 2 \"%s.%s\"\n/* op2jit generated %s. Signature:\n", name, ext, what);
   for (const char *p = signature; p && *p;) {
     const char *e = strchr(p, '\n');
@@ -69,169 +72,127 @@ void op2_emit_header(op2_buf *b, const char *name, const char *ext, const char *
                    used[i]->dim);
 }
 
-int op2_first_arg_of_dat_group(const op2_loop *loop, int group) {
-  for (int i = 0; i < loop->nargs; i++)
-    if (loop->desc[i].dat_group == group && !loop->desc[i].opt_off) return i;
-  return -1;
-}
-
-int op2_first_arg_of_map_group(const op2_loop *loop, int group) {
-  for (int i = 0; i < loop->nargs; i++)
-    if (loop->desc[i].map_group == group) return i;
-  return -1;
-}
-
-/* Which (map group, column) indices some argument needs, as a flag per group*arity+column. */
-static void mark_needed_indices(const op2_loop *loop, int max_arity, char *need) {
-  for (int i = 0; i < loop->nargs; i++) {
-    const op2_arg_desc *d = &loop->desc[i];
-    if (d->opt_off || !d->map_arity) continue;
-    int lo = d->idx < 0 ? 0 : d->idx, hi = d->idx < 0 ? -d->idx : d->idx + 1;
-    for (int c = lo; c < hi; c++) need[d->map_group * max_arity + c] = 1;
-  }
-}
-
-static void emit_arg_macros(op2_buf *b, const op2_loop *loop) {
-  int ngroups = 0, max_arity = 1;
-  for (int i = 0; i < loop->nargs; i++) {
-    if (loop->desc[i].map_group + 1 > ngroups) ngroups = loop->desc[i].map_group + 1;
-    if (loop->desc[i].map_arity > max_arity) max_arity = loop->desc[i].map_arity;
-  }
-  char *need = calloc((size_t)(ngroups ? ngroups : 1) * (size_t)max_arity, 1);
-  if (!need) {
-    b->failed = 1;
-    return;
-  }
-  mark_needed_indices(loop, max_arity, need);
-
-  /* One restrict base pointer per dat (not per argument): arguments on the same dat derive from
-   * the same pointer, so the promise "no other pointer reaches this data" stays true. */
-  op2_buf_printf(b, "\n#define OP2_KERNEL %s\n\n#define OP2_DECLARE", loop->name);
-  for (int i = 0; i < loop->nargs; i++) {
-    const op2_arg_desc *d = &loop->desc[i];
-    if (d->opt_off) continue;
-    const char *t = op2_type_name(d->type);
-    if (d->kind == OP2_ARG_IDX) {
-      op2_buf_printf(b, " \\\n  const int *const op2_orig%d = (const int *)op2_args[%d];", i, i);
-    } else if (d->kind == OP2_ARG_GBL) {
-      op2_buf_printf(b, " \\\n  %s *restrict const op2_arg%d = (%s *)op2_args[%d];", t, i, t, i);
-      /* A reduction accumulates in a local copy the compiler can keep in registers. */
-      if (d->acc != OP_READ)
-        op2_buf_printf(b,
-                       " \\\n  %s op2_red%d[%d]; \\\n  for (int op2_k = 0; op2_k < %d; op2_k++) "
-                       "op2_red%d[op2_k] = op2_arg%d[op2_k];",
-                       t, i, d->dim, d->dim, i, i);
-    } else if (op2_first_arg_of_dat_group(loop, d->dat_group) == i) {
-      op2_buf_printf(b, " \\\n  %s *restrict const op2_dat%d = (%s *)op2_args[%d];", t,
-                     d->dat_group, t, i);
-    }
-  }
-  for (int g = 0; g < ngroups; g++)
-    op2_buf_printf(b, " \\\n  const int *restrict const op2_map%d = op2_maps[%d];", g,
-                   op2_first_arg_of_map_group(loop, g));
-  op2_buf_printf(b, "\n\n#define OP2_ELEMENT");
-  for (int g = 0; g < ngroups; g++) {
-    int arity = loop->desc[op2_first_arg_of_map_group(loop, g)].map_arity;
-    for (int c = 0; c < arity; c++)
-      if (need[g * max_arity + c])
-        op2_buf_printf(b, " \\\n    const int op2_i%d_%d = op2_map%d[%d * op2_n + %d];", g, c, g,
-                       arity, c);
-  }
-  for (int i = 0; i < loop->nargs; i++) {
-    const op2_arg_desc *d = &loop->desc[i];
-    if (d->opt_off) continue;
-    if (d->kind == OP2_ARG_DAT && d->map_arity && d->idx < 0) {
-      op2_buf_printf(b, " \\\n    %s%s *op2_vec%d[%d] = {", d->acc == OP_READ ? "const " : "",
-                     op2_type_name(d->type), i, -d->idx);
-      for (int c = 0; c < -d->idx; c++)
-        op2_buf_printf(b, "%sop2_dat%d + %d * op2_i%d_%d", c ? ", " : "", d->dat_group, d->dim,
-                       d->map_group, c);
-      op2_buf_printf(b, "};");
-    } else if (d->kind == OP2_ARG_IDX) {
-      /* Indices the user sees are the ones declared: through the set's original-index table
-       * when the library has reordered the set. */
-      char local[64];
-      if (d->map_arity)
-        snprintf(local, sizeof local, "op2_i%d_%d", d->map_group, d->idx);
-      else
-        snprintf(local, sizeof local, "op2_n");
-      op2_buf_printf(b, " \\\n    int op2_idx%d = op2_orig%d ? op2_orig%d[%s] : %s;", i, i, i,
-                     local, local);
-    }
-  }
-
-  op2_buf_printf(b, "\n\n#define OP2_CALL_ARGS");
-  for (int i = 0; i < loop->nargs; i++) {
-    const op2_arg_desc *d = &loop->desc[i];
-    const char *sep = i + 1 < loop->nargs ? "," : "";
-    if (d->opt_off && d->idx < -1) /* a vector: the kernel takes (const) T ** */
-      op2_buf_printf(b, " \\\n    (%s%s **)0%s", d->acc == OP_READ ? "const " : "",
-                     op2_type_name(d->type), sep);
-    else if (d->opt_off)
-      op2_buf_printf(b, " \\\n    (%s *)0%s", op2_type_name(d->type), sep);
-    else if (d->kind == OP2_ARG_GBL)
-      op2_buf_printf(b, " \\\n    op2_%s%d%s", d->acc == OP_READ ? "arg" : "red", i, sep);
-    else if (d->kind == OP2_ARG_IDX)
-      op2_buf_printf(b, " \\\n    &op2_idx%d%s", i, sep);
-    else if (!d->map_arity)
-      op2_buf_printf(b, " \\\n    op2_dat%d + %d * op2_n%s", d->dat_group, d->dim, sep);
-    else if (d->idx >= 0)
-      op2_buf_printf(b, " \\\n    op2_dat%d + %d * op2_i%d_%d%s", d->dat_group, d->dim,
-                     d->map_group, d->idx, sep);
-    else
-      op2_buf_printf(b, " \\\n    op2_vec%d%s", i, sep);
-  }
-  op2_buf_printf(b, "\n\n#define OP2_FINISH");
-  for (int i = 0; i < loop->nargs; i++) {
-    const op2_arg_desc *d = &loop->desc[i];
-    if (d->kind == OP2_ARG_GBL && d->acc != OP_READ)
-      op2_buf_printf(b,
-                     " \\\n  for (int op2_k = 0; op2_k < %d; op2_k++) op2_arg%d[op2_k] = "
-                     "op2_red%d[op2_k];",
-                     d->dim, i, i);
-  }
-  op2_buf_printf(b, "\n\n");
-  free(need);
-}
-
 static int count_lines(const char *s, size_t len) {
   int n = 0;
   for (size_t i = 0; i < len; i++) n += s[i] == '\n';
   return n;
 }
 
-int op2_codegen_c(const op2_context *ctx, const op2_loop *loop, const char *kernel_src,
-                  op2_generated *out) {
-  memset(out, 0, sizeof *out);
+/* What a generated file of one target is made of, around its argument macros. */
+typedef struct file_shape {
+  const char *target, *ext, *what; /* in the signature, the file name, the header */
+  const char *preamble[3];         /* templates before the constants, NULL-terminated */
+  const char *array_qualifier;     /* for constant arrays */
+  const char *kernel_comment;
+} file_shape;
+
+static const file_shape c_file = {
+    "c", "c", "kernel", {"c/prelude.h", NULL}, "", "The user's kernel, as given to op_par_loop."};
+/* scalars fold into the code as literals; arrays live in constant memory */
+static const file_shape cuda_file = {
+    "cuda",          "cu",
+    "CUDA kernel",   {"cuda/prelude.h", "cuda/params.h", NULL},
+    "__constant__ ", "The user's kernel, as given to op_par_loop: a device function."};
+
+/* The part between the kernel and the loop template. */
+typedef void (*body_fn)(op2_buf *b, const void *arg);
+
+/* A whole file, out->signature already written: `name` is the loop's (or the kernel's) name;
+ * `kernel_src` NULL for kernels that run no user code. */
+static int generate(const op2_context *ctx, const file_shape *shape, const char *name,
+                    const char *kernel_src, const char *loop_template, body_fn body,
+                    const void *arg, op2_generated *out) {
   op2_const **used = NULL;
   int nused = 0;
-  OP2_CALL(op2_signature_describe(loop, "c", &out->signature));
-  OP2_CALL(op2_constants_used(ctx, kernel_src, &used, &nused));
-  char *prelude = op2_template_load(ctx, "c/prelude.h");
-  char *tmpl = prelude ? op2_template_load(ctx, "c/loop.c") : NULL;
-  if (!prelude || !tmpl) {
-    free(prelude), free(used);
+  if (kernel_src) OP2_CALL(op2_constants_used(ctx, kernel_src, &used, &nused));
+  char *text[4] = {NULL};
+  int ntext = 0, loaded = 1;
+  for (const char *const *t = shape->preamble; *t && loaded; t++)
+    loaded = (text[ntext++] = op2_template_load(ctx, *t)) != NULL;
+  char *tmpl = loaded ? op2_template_load(ctx, loop_template) : NULL;
+  if (!tmpl) {
+    for (int i = 0; i < ntext; i++) free(text[i]);
+    free(used), op2_buf_free(&out->signature);
     return OP2_ERR_JIT;
   }
   op2_buf *b = &out->source;
   /* Messages about the generated parts name the generated file, as the cache stores it. */
-  op2_emit_header(b, loop->name, "c", "kernel", out->signature.data, used, nused);
+  emit_header(b, name, shape->ext, shape->what, out->signature.data, used, nused);
   op2_buf_printf(b, " */\n");
-  op2_buf_append(b, prelude, strlen(prelude));
-  op2_emit_constants(b, used, nused, "");
-  out->kernel_first_line = count_lines(b->data, b->len) + 3;
-  op2_buf_printf(b, "\n/* The user's kernel, as given to op_par_loop. */\n#line 1 \"kernel:%s\"\n",
-                 loop->name);
-  size_t klen = strlen(kernel_src);
-  op2_buf_append(b, kernel_src, klen);
-  if (klen && kernel_src[klen - 1] != '\n') op2_buf_append(b, "\n", 1);
-  op2_buf_printf(b, "#line %d \"%s.c\"\n", count_lines(b->data, b->len) + 2, loop->name);
-  emit_arg_macros(b, loop);
+  for (int i = 0; i < ntext; i++) op2_buf_append(b, text[i], strlen(text[i])), free(text[i]);
+  if (kernel_src) {
+    emit_constants(b, used, nused, shape->array_qualifier);
+    out->kernel_first_line = count_lines(b->data, b->len) + 3;
+    op2_buf_printf(b, "\n/* %s */\n#line 1 \"kernel:%s\"\n", shape->kernel_comment, name);
+    size_t klen = strlen(kernel_src);
+    op2_buf_append(b, kernel_src, klen);
+    if (klen && kernel_src[klen - 1] != '\n') op2_buf_append(b, "\n", 1);
+    op2_buf_printf(b, "#line %d \"%s.%s\"\n", count_lines(b->data, b->len) + 2, name, shape->ext);
+  }
+  op2_buf_printf(b, "\n");
+  body(b, arg);
   op2_buf_append(b, tmpl, strlen(tmpl));
-  free(prelude), free(tmpl), free(used);
+  free(tmpl), free(used);
   if (b->failed || out->signature.failed) {
     op2_buf_free(&out->source), op2_buf_free(&out->signature);
-    return op2_error(OP2_ERR_MEM, "out of memory generating code for loop '%s'", loop->name);
+    return op2_error(OP2_ERR_MEM, "out of memory generating the %s for '%s'", shape->what, name);
   }
   return OP2_OK;
+}
+
+static void arg_macros_body(op2_buf *b, const void *arg) {
+  (void)b;
+  op2_emit_arg_macros(arg);
+}
+
+int op2_codegen_c(const op2_context *ctx, const op2_loop *loop, const char *kernel_src,
+                  op2_generated *out) {
+  memset(out, 0, sizeof *out);
+  OP2_CALL(op2_signature_describe(loop, c_file.target, &out->signature));
+  op2_emitter e = {&out->source, loop, OP2_EMIT_C_RANGE, NULL};
+  return generate(ctx, &c_file, loop->name, kernel_src, "c/loop.c", arg_macros_body, &e, out);
+}
+
+static void cuda_body(op2_buf *b, const void *arg) {
+  const op2_emitter *e = arg;
+  const op2_cuda_layout *lay = e->lay;
+  op2_buf_printf(
+      b, "#define OP2_COLOURED %d\n#define OP2_IN_COLOUR %d\n#define OP2_USES_BARRIERS %d\n",
+      lay->strategy == OP2_CUDA_GLOBAL, lay->in_colour,
+      lay->strategy == OP2_CUDA_HIER || lay->nred > 0);
+  op2_emit_arg_macros(e);
+  if (lay->strategy == OP2_CUDA_HIER) op2_emit_cuda_stage(e);
+  op2_emit_cuda_reduce(e);
+}
+
+int op2_codegen_cuda(const op2_context *ctx, const op2_loop *loop, const char *kernel_src,
+                     const op2_cuda_layout *lay, op2_generated *out) {
+  static const op2_emit_strategy strategies[] = {OP2_EMIT_CUDA_ELEMENT, OP2_EMIT_CUDA_ELEMENT,
+                                                 OP2_EMIT_CUDA_GLOBAL, OP2_EMIT_CUDA_HIER};
+  memset(out, 0, sizeof *out);
+  OP2_CALL(op2_signature_describe(loop, cuda_file.target, &out->signature));
+  op2_buf_printf(&out->signature, "strategy %s\n", op2_cuda_strategy_name(lay->strategy));
+  op2_emitter e = {&out->source, loop, strategies[lay->strategy], lay};
+  return generate(ctx, &cuda_file, loop->name, kernel_src,
+                  lay->strategy == OP2_CUDA_HIER ? "cuda/hierarchical.cu" : "cuda/elementwise.cu",
+                  cuda_body, &e, out);
+}
+
+static void halo_body(op2_buf *b, const void *arg) {
+  size_t row_bytes = *(const size_t *)arg;
+  size_t word = row_bytes % 8 == 0 ? 8 : row_bytes % 4 == 0 ? 4 : 1;
+  const char *word_type = word == 8   ? "unsigned long long"
+                          : word == 4 ? "unsigned int"
+                                      : "unsigned char";
+  op2_buf_printf(b,
+                 "#define OP2_USES_BARRIERS 0\n#define OP2_HALO_WORD %s\n"
+                 "#define OP2_HALO_ROW_WORDS %zu\n\n",
+                 word_type, row_bytes / word);
+}
+
+int op2_codegen_cuda_halo_gather(const op2_context *ctx, size_t row_bytes, op2_generated *out) {
+  memset(out, 0, sizeof *out);
+  op2_buf_printf(&out->signature, "halo gather\nrow bytes %zu\ntarget cuda\n", row_bytes);
+  return generate(ctx, &cuda_file, "op2_halo_gather", NULL, "cuda/halo_gather.cu", halo_body,
+                  &row_bytes, out);
 }

@@ -31,7 +31,7 @@ void op2_buf_free(op2_buf *b);
 /* A malloc'ed copy of template `name` (e.g. "c/loop.c"), or NULL with an error raised. */
 char *op2_template_load(const op2_context *ctx, const char *name);
 
-/* ---- code generation (codegen.c, signature.c) ---- */
+/* ---- code generation (codegen.c, signature.c; the emitter, emit.c: emit.h) ---- */
 #define OP2_CODEGEN_VERSION 1
 
 typedef struct op2_generated {
@@ -43,11 +43,6 @@ typedef struct op2_generated {
 int op2_signature_describe(const op2_loop *loop, const char *target, op2_buf *out);
 /* Declared constants whose names occur as identifiers in the kernel text, in declaration order. */
 int op2_constants_used(const op2_context *ctx, const char *kernel_src, op2_const ***out, int *n);
-void op2_emit_header(op2_buf *b, const char *name, const char *ext, const char *what,
-                     const char *signature, op2_const **used, int nused);
-void op2_emit_constants(op2_buf *b, op2_const **used, int n, const char *array_qualifier);
-int op2_first_arg_of_dat_group(const op2_loop *loop, int group);
-int op2_first_arg_of_map_group(const op2_loop *loop, int group);
 int op2_codegen_c(const op2_context *ctx, const op2_loop *loop, const char *kernel_src,
                   op2_generated *out);
 

@@ -37,7 +37,6 @@ MPI_FACING = {"runtime/mpi", "runtime/hdf5"}
 
 KNOWN = {
     "jit/jit.h -> runtime/op2_impl.h",
-    "jit/codegen_cuda.c -> runtime/cuda/cuda.h",
     "jit/jit_cuda.c -> runtime/cuda/cuda.h",
     "jit/nvrtc.c -> runtime/cuda/cuda.h",
     "runtime/op2_impl.h -> <mpi.h>",

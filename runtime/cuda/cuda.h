@@ -9,6 +9,7 @@
 
 #include "../op2_impl.h"
 #include "../../jit/jit.h"
+#include "../../jit/emit.h"
 #include "../../templates/cuda/params.h"
 #include "../../templates/cuda/emu_env.h"
 
@@ -47,51 +48,7 @@ int op2_cu_driver_load(const char *path, op2_cu_api *api, void **handle, char *w
  * until op_exit. */
 void op2_cuda_use_driver(const op2_cu_api *api);
 
-/* ---- how a loop runs on the GPU (codegen_cuda.c) ---- */
-typedef enum {
-  OP2_CUDA_DIRECT = 0,  /* no indirect data: one thread per element */
-  OP2_CUDA_ATOMICS = 1, /* one thread per element, indirect increments as atomic adds */
-  OP2_CUDA_GLOBAL = 2,  /* elements coloured, one launch per colour */
-  OP2_CUDA_HIER = 3     /* OP2's blocks, shared-memory staging, thread colours */
-} op2_cuda_strategy;
-const char *op2_cuda_strategy_name(op2_cuda_strategy s);
-
-enum { OP2_STAGE_READ = 1, OP2_STAGE_INC = 2, OP2_STAGE_RW = 3 };
-
-/* Hierarchical staging group: the data one dat reaches through one map from a block. */
-typedef struct op2_cuda_group {
-  int dat_group, map_group;
-  int first_arg; /* an argument of the group: its dat, map, type and dim */
-  int mode;      /* OP2_STAGE_READ, _INC or _RW */
-} op2_cuda_group;
-
-/* A (group, map column) pair: one loc_map row of local indices. */
-typedef struct op2_cuda_slot {
-  int group, col;
-} op2_cuda_slot;
-
-typedef struct op2_cuda_layout {
-  op2_cuda_strategy strategy;
-  int ngroups, nslots, nmap_groups;
-  op2_cuda_group groups[OP2_CUDA_MAX_ARGS];
-  op2_cuda_slot slots[2 * OP2_CUDA_MAX_ARGS];
-  int in_colour;                  /* hierarchical: the kernel runs in its thread colour's turn */
-  int indirect_writes;            /* some dat is written through a map */
-  int nred;                       /* global reductions */
-  int red_rec_bytes;              /* one block's partial record: every reduction, 8-byte aligned */
-  int red_off[OP2_CUDA_MAX_ARGS]; /* per argument: offset in the record (-1: none) */
-  int red_thread_bytes;           /* reduction scratch per thread in shared memory */
-  char why[160];                  /* why the strategy differs from the one asked for, or "" */
-} op2_cuda_layout;
-
-/* Chooses the strategy (`asked` < 0: the default) and lays out staging and reductions. */
-int op2_cuda_layout_make(const op2_loop *loop, int asked, op2_cuda_layout *out);
-/* The .cu source of a loop: prelude, params, constants, the user's kernel as a device function,
- * argument #defines, the strategy's template. */
-int op2_codegen_cuda(const op2_context *ctx, const op2_loop *loop, const char *kernel_src,
-                     const op2_cuda_layout *lay, op2_generated *out);
-/* The halo gather kernel for rows of `row_bytes` (templates/cuda/halo_gather.cu). */
-int op2_codegen_cuda_halo_gather(const op2_context *ctx, size_t row_bytes, op2_generated *out);
+/* How a loop runs on the GPU (strategies, layouts, generated sources): jit/emit.h. */
 
 /* ---- compiling (nvrtc.c, jit_cuda.c) ----
  * Every CUDA build (NVRTC verification builds of the emulator included) is counted in the

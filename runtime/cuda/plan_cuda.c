@@ -4,9 +4,9 @@
  *   hierarchical (OP2's plan): the range is cut into blocks of part_size elements (the blocks and
  *     block colours of runtime/plan.c); within a block, elements get thread colours the same way
  *     as global colouring does for the whole set, and are reordered so that each thread colour is
- *     contiguous. Each staging group (one dat through one map) gets, per block, the sorted,
- *     de-duplicated list of elements it reaches (ind_map) and, per position and map column, the
- *     local index into that list (loc_map). */
+ *     contiguous. Each staging group (one dat, through all the maps the loop reaches it by) gets,
+ *     per block, the sorted, de-duplicated list of elements it reaches (ind_map) and, per
+ *     position and (map, column) slot, the local index into that list (loc_map). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,8 +221,8 @@ static int thread_colours(op2_context *ctx, const op2_loop *loop, op2_cuda_plan 
 static int staging(const op2_loop *loop, const op2_cuda_layout *lay, op2_cuda_plan *p) {
   int part = p->part_size, nb = p->nblocks, ng = lay->ngroups;
   size_t max_to = 1;
-  for (int g = 0; g < ng; g++) {
-    size_t n = op2_set_local_count(loop->args[lay->groups[g].first_arg].map->to);
+  for (int s = 0; s < lay->nslots; s++) {
+    size_t n = op2_set_local_count(loop->args[lay->slots[s].arg].map->to);
     if (n > max_to) max_to = n;
   }
   p->ind_offs = malloc(sizeof(int) * (size_t)(ng * nb + 1));
@@ -244,16 +244,18 @@ static int staging(const op2_loop *loop, const op2_cuda_layout *lay, op2_cuda_pl
   int stage = 0;
   for (int g = 0; g < ng; g++) {
     const op2_cuda_group *gr = &lay->groups[g];
-    op_map map = loop->args[gr->first_arg].map;
+    op_map maps[2 * OP2_CUDA_MAX_ARGS];
     int cols[2 * OP2_CUDA_MAX_ARGS], ncols = 0;
     for (int s = 0; s < lay->nslots; s++)
-      if (lay->slots[s].group == g) cols[ncols++] = lay->slots[s].col;
+      if (lay->slots[s].group == g)
+        maps[ncols] = loop->args[lay->slots[s].arg].map, cols[ncols++] = lay->slots[s].col;
     int max_size = 0;
     for (int b = 0; b < nb; b++) {
       int first = b * part, n = p->npos - first < part ? p->npos - first : part, m = 0;
       for (int j = 0; j < n; j++) {
         int e = p->thr_elem ? p->thr_elem[first + j] : p->begin + first + j;
-        for (int c = 0; c < ncols; c++) buf[m++] = map->values[(size_t)e * map->dim + cols[c]];
+        for (int c = 0; c < ncols; c++)
+          buf[m++] = maps[c]->values[(size_t)e * maps[c]->dim + cols[c]];
       }
       qsort(buf, (size_t)m, sizeof(int), cmp_int);
       int u = 0;
@@ -278,6 +280,7 @@ static int staging(const op2_loop *loop, const op2_cuda_layout *lay, op2_cuda_pl
       if (u > max_size) max_size = u;
       for (int s = 0; s < lay->nslots; s++) {
         if (lay->slots[s].group != g) continue;
+        op_map map = loop->args[lay->slots[s].arg].map;
         for (int j = 0; j < n; j++) {
           int e = p->thr_elem ? p->thr_elem[first + j] : p->begin + first + j;
           p->loc_map[(size_t)s * p->npos + first + j] =

@@ -9,14 +9,13 @@
  *   OP2_CALL_ARGS     the kernel's arguments
  *   OP2_AFTER         per element after the call: atomic adds
  *   OP2_REDUCE        the block's tree reduction of global reductions and its partial record
- * Site numbers (first argument of OP2_LDG, OP2_TOUCH) only name access sites for the emulator's
- * memory traffic counts. */
+ * OP2_LDG and OP2_TOUCH mark global memory accesses, which only the emulator counts. */
 OP2_EXTERN_C __global__ void op2_cuda_kernel(op2_cuda_params op2_p) {
   OP2_DECLARE
   const int op2_t = (int)(blockIdx.x * blockDim.x + threadIdx.x);
 #if OP2_COLOURED
   if (op2_t < op2_p.col_count) {
-    const int op2_n = OP2_LDG(0, op2_p.col_elems[op2_p.col_begin + op2_t]);
+    const int op2_n = OP2_LDG(op2_p.col_elems[op2_p.col_begin + op2_t]);
 #else
   if (op2_t < op2_p.end - op2_p.begin) {
     const int op2_n = op2_p.begin + op2_t;

@@ -19,25 +19,32 @@ static op2_emu_env *op2_emu;
 #define OP2_EXTERN_C
 #define OP2_RESTRICT restrict
 #define OP2_DYNAMIC_SHARED(name) char *name = op2_emu->shared
-#define OP2_TOUCH(site, kind, p, bytes) \
+/* Traffic is counted per access site: each OP2_TOUCH, OP2_LDG and atomic add in the source gets
+ * its own site number here, from __COUNTER__, so the generated text needs none. */
+#define OP2_TOUCH_AT(site, kind, p, bytes) \
   (op2_emu->counting ? op2_emu->touch(site, kind, (const void *)(p), bytes) : (void)0)
-#define OP2_LDG(site, lvalue) \
-  (OP2_TOUCH(site, OP2_ACCESS_LD, &(lvalue), (unsigned)sizeof(lvalue)), (lvalue))
+#define OP2_TOUCH(kind, p, bytes) OP2_TOUCH_AT(__COUNTER__, kind, p, bytes)
+#define OP2_LDG(lvalue) \
+  (OP2_TOUCH_AT(__COUNTER__, OP2_ACCESS_LD, &(lvalue), (unsigned)sizeof(lvalue)), (lvalue))
+#define op2_atomic_add_double(p, v) op2_emu_atomic_add_double(__COUNTER__, p, v)
+#define op2_atomic_add_float(p, v) op2_emu_atomic_add_float(__COUNTER__, p, v)
+#define op2_atomic_add_int(p, v) op2_emu_atomic_add_int(__COUNTER__, p, v)
+#define op2_atomic_add_longlong(p, v) op2_emu_atomic_add_longlong(__COUNTER__, p, v)
 
 /* One thread runs at a time: the adds are atomic by construction. */
-static inline void op2_atomic_add_double(int site, double *p, double v) {
-  OP2_TOUCH(site, 4, p, 8);
+static inline void op2_emu_atomic_add_double(int site, double *p, double v) {
+  OP2_TOUCH_AT(site, 4, p, 8); /* OP2_ACCESS_ATOMIC: params.h follows */
   *p += v;
 }
-static inline void op2_atomic_add_float(int site, float *p, float v) {
-  OP2_TOUCH(site, 4, p, 4);
+static inline void op2_emu_atomic_add_float(int site, float *p, float v) {
+  OP2_TOUCH_AT(site, 4, p, 4); /* OP2_ACCESS_ATOMIC: params.h follows */
   *p += v;
 }
-static inline void op2_atomic_add_int(int site, int *p, int v) {
-  OP2_TOUCH(site, 4, p, 4);
+static inline void op2_emu_atomic_add_int(int site, int *p, int v) {
+  OP2_TOUCH_AT(site, 4, p, 4); /* OP2_ACCESS_ATOMIC: params.h follows */
   *p = (int)((unsigned)*p + (unsigned)v); /* wraps like the device's atomicAdd */
 }
-static inline void op2_atomic_add_longlong(int site, long long *p, long long v) {
-  OP2_TOUCH(site, 4, p, 8);
+static inline void op2_emu_atomic_add_longlong(int site, long long *p, long long v) {
+  OP2_TOUCH_AT(site, 4, p, 8); /* OP2_ACCESS_ATOMIC: params.h follows */
   *p = (long long)((unsigned long long)*p + (unsigned long long)v);
 }

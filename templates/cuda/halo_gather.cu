@@ -11,12 +11,12 @@ OP2_EXTERN_C __global__ void op2_cuda_kernel(op2_cuda_params op2_p) {
   if (op2_t < (long)(op2_p.end - op2_p.begin) * OP2_HALO_ROW_WORDS) {
     const int op2_r = (int)(op2_t / OP2_HALO_ROW_WORDS);
     const int op2_k = (int)(op2_t % OP2_HALO_ROW_WORDS);
-    const int op2_n = OP2_LDG(0, op2_p.map[0][op2_p.begin + op2_r]);
+    const int op2_n = OP2_LDG(op2_p.map[0][op2_p.begin + op2_r]);
     const OP2_HALO_WORD *op2_src =
         (const OP2_HALO_WORD *)op2_p.arg[0] + (long)op2_n * OP2_HALO_ROW_WORDS + op2_k;
     OP2_HALO_WORD *op2_dst = (OP2_HALO_WORD *)op2_p.arg[1] + op2_t;
-    OP2_TOUCH(1, OP2_ACCESS_LD, op2_src, (unsigned)sizeof(OP2_HALO_WORD));
-    OP2_TOUCH(2, OP2_ACCESS_ST, op2_dst, (unsigned)sizeof(OP2_HALO_WORD));
+    OP2_TOUCH(OP2_ACCESS_LD, op2_src, (unsigned)sizeof(OP2_HALO_WORD));
+    OP2_TOUCH(OP2_ACCESS_ST, op2_dst, (unsigned)sizeof(OP2_HALO_WORD));
     *op2_dst = *op2_src;
   }
 }

@@ -1,3 +1,4 @@
+#ifndef OP2_EMULATION
 /* op2jit prelude for CUDA kernels, compiled by NVRTC with -default-device: the user's plain C
  * functions become device functions without any change. The emulation backend compiles the same
  * file as C on the host; it defines OP2_EMULATION and supplies templates/cuda/emu.h instead of
@@ -8,8 +9,8 @@
   extern __shared__ double op2_smem_[]; \
   char *name = (char *)op2_smem_
 /* Memory accesses are only counted in emulation. */
-#define OP2_TOUCH(site, kind, p, bytes) ((void)0)
-#define OP2_LDG(site, lvalue) (lvalue)
+#define OP2_TOUCH(kind, p, bytes) ((void)0)
+#define OP2_LDG(lvalue) (lvalue)
 
 #ifndef NULL
 #define NULL 0
@@ -25,8 +26,7 @@
 #endif
 
 /* One name per type: C, which the emulator compiles, has no overloading. */
-static __device__ inline void op2_atomic_add_double(int site, double *p, double v) {
-  (void)site;
+static __device__ inline void op2_atomic_add_double(double *p, double v) {
 #if __CUDA_ARCH__ >= 600
   atomicAdd(p, v);
 #else
@@ -37,15 +37,14 @@ static __device__ inline void op2_atomic_add_double(int site, double *p, double 
   } while (seen != old);
 #endif
 }
-static __device__ inline void op2_atomic_add_float(int site, float *p, float v) {
-  (void)site;
+static __device__ inline void op2_atomic_add_float(float *p, float v) {
   atomicAdd(p, v);
 }
-static __device__ inline void op2_atomic_add_int(int site, int *p, int v) {
-  (void)site;
+static __device__ inline void op2_atomic_add_int(int *p, int v) {
   atomicAdd(p, v);
 }
-static __device__ inline void op2_atomic_add_longlong(int site, long long *p, long long v) {
-  (void)site; /* two's complement: an unsigned add is the signed add */
+static __device__ inline void op2_atomic_add_longlong(long long *p, long long v) {
+  /* two's complement: an unsigned add is the signed add */
   atomicAdd((unsigned long long *)p, (unsigned long long)v);
 }
+#endif

@@ -1,0 +1,271 @@
+/* Golden files of generated kernels: the C target and every CUDA strategy, for a direct loop, an
+ * indirect-increment loop, a vector-map loop, an indirect read-write loop (op_arg_idx and a
+ * switched-off optional argument too), a loop writing one dat through two maps and a loop with
+ * global reductions and constants. Each
+ * generated source is compared with its file under ctest/golden/; any difference fails the test
+ * and is printed as a unified diff. Changes to generated code are made on purpose by
+ * regenerating the files (`meson compile -C build update-golden`, or this program run with
+ * OP2_GOLDEN_UPDATE=1) and show in review as diffs of those files.
+ *
+ * The files are named LOOP.c.golden and LOOP.STRATEGY.cu.golden: data to compare, not sources to
+ * build or to search for repeated code.
+ *
+ * Usage: golden GOLDEN_DIR SCRATCH_DIR */
+#include <dirent.h>
+#include <errno.h>
+#include <sys/stat.h>
+
+#include "test.h"
+#include "jit/emit.h" /* the CUDA generator is built without the CUDA toolkit too */
+
+static const char *golden_dir, *scratch_dir;
+static int updating, failures, checked;
+static char written[64][128]; /* golden files this run produced, to find stale ones */
+static int nwritten;
+
+static char *read_text(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *text = NULL;
+  size_t len = 0, cap = 0;
+  for (;;) {
+    if (len + 4096 + 1 > cap) {
+      cap = 2 * cap + 8192;
+      char *grown = realloc(text, cap);
+      CHECK(grown);
+      text = grown;
+    }
+    size_t got = fread(text + len, 1, 4096, f);
+    len += got;
+    if (got < 4096) break;
+  }
+  fclose(f);
+  text[len] = '\0';
+  return text;
+}
+
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  if (!f) {
+    fprintf(stderr, "golden: cannot write %s: %s\n", path, strerror(errno));
+    exit(1);
+  }
+  CHECK(fwrite(text, 1, strlen(text), f) == strlen(text));
+  CHECK(fclose(f) == 0);
+}
+
+/* The preludes and the parameter block are copied into every generated file verbatim: the golden
+ * files show them as one line naming the template, so they hold what the code generator writes
+ * and an edit of those templates (reviewed as itself) does not rewrite every golden file. */
+static char *without_boilerplate(const char *generated) {
+  static const char *boilerplate[] = {"c/prelude.h", "cuda/prelude.h", "cuda/params.h"};
+  char *text = strdup(generated);
+  CHECK(text);
+  for (int i = 0; i < 3; i++) {
+    char *tmpl = op2_template_load(op2_ctx(), boilerplate[i]);
+    CHECK(tmpl);
+    char *at = strstr(text, tmpl);
+    if (at) {
+      char marker[64];
+      int n = snprintf(marker, sizeof marker, "/* template %s */\n", boilerplate[i]);
+      size_t tlen = strlen(tmpl);
+      CHECK((size_t)n <= tlen);
+      memmove(at + n, at + tlen, strlen(at + tlen) + 1);
+      memcpy(at, marker, (size_t)n);
+    }
+    free(tmpl);
+  }
+  return text;
+}
+
+/* Compares generated text with GOLDEN_DIR/file, or writes it there when updating. */
+static void compare(const char *file, const char *generated) {
+  char *text = without_boilerplate(generated);
+  CHECK(nwritten < 64);
+  snprintf(written[nwritten++], sizeof written[0], "%s", file);
+  char golden[4096], actual[4096];
+  snprintf(golden, sizeof golden, "%s/%s", golden_dir, file);
+  snprintf(actual, sizeof actual, "%s/%s", scratch_dir, file);
+  checked++;
+  if (updating) {
+    write_text(golden, text);
+    printf("golden: wrote %s\n", golden);
+    free(text);
+    return;
+  }
+  char *expected = read_text(golden);
+  if (expected && strcmp(expected, text) == 0) {
+    free(expected), free(text);
+    return;
+  }
+  failures++;
+  write_text(actual, text);
+  if (!expected) {
+    fprintf(stderr, "golden: %s is missing; the generated text is in %s\n", golden, actual);
+  } else {
+    fprintf(stderr, "golden: generated %s differs from its golden file:\n", file);
+    fflush(stderr);
+    char cmd[9000];
+    snprintf(cmd, sizeof cmd, "diff -u '%s' '%s' 1>&2", golden, actual);
+    CHECK(system(cmd) != -1);
+    free(expected);
+  }
+  free(text);
+}
+
+static op2_loop *loop_named(const char *name) {
+  op2_context *ctx = op2_ctx();
+  for (int i = ctx->loops.count - 1; i >= 0; i--) {
+    op2_loop *l = ctx->loops.items[i];
+    if (strcmp(l->name, name) == 0) return l;
+  }
+  fprintf(stderr, "golden: loop %s not found\n", name);
+  exit(1);
+}
+
+/* The loop's source for the C target and for each CUDA strategy it can run with; a strategy
+ * that falls back to another one (a direct loop under any) is stored once. */
+static void check_loop(const char *name) {
+  op2_context *ctx = op2_ctx();
+  op2_loop *loop = loop_named(name);
+  char file[128];
+  op2_generated gen;
+  CHECK_EQ_INT(op2_codegen_c(ctx, loop, loop->key_blob, &gen), OP2_OK);
+  snprintf(file, sizeof file, "%s.c.golden", name);
+  compare(file, gen.source.data);
+  op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
+  int done[4] = {0};
+  for (int asked = OP2_CUDA_ATOMICS; asked <= OP2_CUDA_HIER; asked++) {
+    op2_cuda_layout lay;
+    CHECK_EQ_INT(op2_cuda_layout_make(loop, asked, &lay), OP2_OK);
+    if (done[lay.strategy]++) continue;
+    CHECK_EQ_INT(op2_codegen_cuda(ctx, loop, loop->key_blob, &lay, &gen), OP2_OK);
+    snprintf(file, sizeof file, "%s.%s.cu.golden", name, op2_cuda_strategy_name(lay.strategy));
+    compare(file, gen.source.data);
+    op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
+  }
+}
+
+/* Golden files no case produced any more: a removed case must remove its file. */
+static void find_stale(void) {
+  DIR *d = opendir(golden_dir);
+  CHECK(d);
+  for (struct dirent *e; (e = readdir(d));) {
+    size_t len = strlen(e->d_name);
+    if (len < 7 || strcmp(e->d_name + len - 7, ".golden")) continue;
+    int known = 0;
+    for (int i = 0; i < nwritten; i++) known |= !strcmp(written[i], e->d_name);
+    if (!known) {
+      fprintf(stderr, "golden: %s/%s is not generated by any case (remove it)\n", golden_dir,
+              e->d_name);
+      failures++;
+    }
+  }
+  closedir(d);
+}
+
+static const char direct_src[] =
+    "void direct(const double *a, double *b, const int *step) {\n"
+    "  b[0] = a[0] * a[1] + *step;\n"
+    "}\n";
+static const char inc_src[] =
+    "void edge_inc(const double *x0, const double *x1, const double *w, double *r0, double *r1) {\n"
+    "  double f = w[0] * (x1[0] - x0[0]);\n"
+    "  r0[0] += f;\n"
+    "  r1[0] -= f;\n"
+    "  r0[1] += x0[1];\n"
+    "  r1[1] += x1[1];\n"
+    "}\n";
+static const char vector_src[] =
+    "void cell_vec(const double **x, double **r, double *q) {\n"
+    "  for (int k = 0; k < 4; k++) {\n"
+    "    r[k][0] += q[0] * x[k][1];\n"
+    "    r[k][1] += x[k][0];\n"
+    "  }\n"
+    "}\n";
+static const char rw_src[] =
+    "void node_rw(double *n0, const double *n1, const int *idx, double *unused) {\n"
+    "  n0[0] = MAX(n0[0], n1[0]) + *idx;\n"
+    "  (void)unused;\n"
+    "}\n";
+static const char two_maps_src[] =
+    "void two_maps(double *a, double *b, const double *w) {\n"
+    "  *a += w[0];\n"
+    "  *b += 2.0 * w[0];\n"
+    "}\n";
+static const char reduce_src[] =
+    "void reduce(const double *a, const double *n0, double *sum, int *lo, float *hi) {\n"
+    "  sum[0] += a[0] * gamma_ + n0[0];\n"
+    "  sum[1] += coeffs[1] * a[0];\n"
+    "  if ((int)a[0] < *lo) *lo = (int)a[0];\n"
+    "  if ((float)n0[0] > *hi) *hi = (float)n0[0];\n"
+    "}\n";
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: golden GOLDEN_DIR SCRATCH_DIR\n");
+    return 2;
+  }
+  golden_dir = argv[1], scratch_dir = argv[2];
+  updating = getenv("OP2_GOLDEN_UPDATE") && strcmp(getenv("OP2_GOLDEN_UPDATE"), "0");
+  if (mkdir(scratch_dir, 0700) && errno != EEXIST) {
+    fprintf(stderr, "golden: cannot create %s: %s\n", scratch_dir, strerror(errno));
+    return 1;
+  }
+  op_init(1, argv, 0);
+  enum { NN = 6, NE = 5, NC = 2 };
+  int e2n[2 * NE] = {0, 1, 1, 2, 2, 3, 3, 4, 4, 5};
+  int c2n[4 * NC] = {0, 1, 2, 3, 2, 3, 4, 5};
+  op_set nodes = op_decl_set(NN, "nodes"), edges = op_decl_set(NE, "edges");
+  op_set cells = op_decl_set(NC, "cells");
+  op_map pedge = op_decl_map(edges, nodes, 2, e2n, "pedge");
+  op_map pcell = op_decl_map(cells, nodes, 4, c2n, "pcell");
+  int e2n_other[NE] = {5, 0, 4, 1, 3};
+  op_map pother = op_decl_map(edges, nodes, 1, e2n_other, "pother");
+  op_dat x = op_decl_dat(nodes, 2, "double", NULL, "x");
+  op_dat r = op_decl_dat(nodes, 2, "double", NULL, "r");
+  op_dat n = op_decl_dat(nodes, 1, "double", NULL, "n");
+  op_dat w = op_decl_dat(edges, 1, "double", NULL, "w");
+  op_dat q = op_decl_dat(cells, 1, "double", NULL, "q");
+  op_dat nb = op_decl_dat(nodes, 1, "double", NULL, "nb");
+  double gamma_ = 1.4, coeffs[2] = {0.5, 0.25};
+  op_decl_const(1, "double", &gamma_, "gamma_");
+  op_decl_const(2, "double", coeffs, "coeffs");
+  int step = 2, lo = 1 << 30;
+  double sum[2] = {0, 0};
+  float hi = -1.0f;
+
+  op_par_loop(direct_src, "direct", nodes, op_arg_dat(x, -1, OP_ID, 2, "double", OP_READ),
+              op_arg_dat(n, -1, OP_ID, 1, "double", OP_WRITE),
+              op_arg_gbl(&step, 1, "int", OP_READ));
+  op_par_loop(
+      inc_src, "edge_inc", edges, op_arg_dat(x, 0, pedge, 2, "double", OP_READ),
+      op_arg_dat(x, 1, pedge, 2, "double", OP_READ), op_arg_dat(w, -1, OP_ID, 1, "double", OP_READ),
+      op_arg_dat(r, 0, pedge, 2, "double", OP_INC), op_arg_dat(r, 1, pedge, 2, "double", OP_INC));
+  op_par_loop(vector_src, "cell_vec", cells, op_arg_dat(x, -4, pcell, 2, "double", OP_READ),
+              op_arg_dat(r, -4, pcell, 2, "double", OP_INC),
+              op_arg_dat(q, -1, OP_ID, 1, "double", OP_READ));
+  op_par_loop(rw_src, "node_rw", edges, op_arg_dat(n, 0, pedge, 1, "double", OP_RW),
+              op_arg_dat(nb, 1, pedge, 1, "double", OP_READ), op_arg_idx(1, pedge),
+              op_opt_arg_dat(0, nb, 0, pedge, 1, "double", OP_WRITE));
+  op_par_loop(two_maps_src, "two_maps", edges, op_arg_dat(n, 0, pedge, 1, "double", OP_RW),
+              op_arg_dat(n, 0, pother, 1, "double", OP_INC),
+              op_arg_dat(w, -1, OP_ID, 1, "double", OP_READ));
+  op_par_loop(reduce_src, "reduce", edges, op_arg_dat(w, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_dat(n, 0, pedge, 1, "double", OP_READ), op_arg_gbl(sum, 2, "double", OP_INC),
+              op_arg_gbl(&lo, 1, "int", OP_MIN), op_arg_gbl(&hi, 1, "float", OP_MAX));
+
+  const char *names[] = {"direct", "edge_inc", "cell_vec", "node_rw", "two_maps", "reduce"};
+  for (int i = 0; i < 6; i++) check_loop(names[i]);
+  if (!updating) find_stale();
+  op_exit();
+  if (updating) return 0;
+  if (failures)
+    fprintf(stderr,
+            "golden: %d of %d generated files differ. If the change is intended, regenerate "
+            "them (meson compile -C build update-golden) and commit the new files.\n",
+            failures, checked);
+  else
+    printf("golden: %d generated files match\n", checked);
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,400 @@
+/* Argument descriptors -> the argument macros of a generated kernel, for every target and
+ * strategy (emit.h says what each macro is for). Where an argument's data lives during one
+ * element is decided once, in `place`; every macro is spelled from that decision. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit.h"
+
+/* What differs between targets in the macros, as data rather than branches. */
+typedef struct target_traits {
+  const char *restrict_kw;
+  const char *arg;    /* the argument array, indexed by argument */
+  const char *map;    /* the map array */
+  int maps_by_group;  /* maps passed per map group (CUDA) or per argument (C) */
+  int count_traffic;  /* global loads and stores spelled OP2_LDG / OP2_TOUCH, counted by the
+                         emulator and no-ops on the GPU */
+  int red_from_zero;  /* an OP_INC reduction's partial starts at zero instead of the value given */
+  int guard_inactive; /* threads past the end of a block (hierarchical) load nothing */
+} target_traits;
+
+static const target_traits c_traits = {
+    .restrict_kw = "restrict", .arg = "op2_args", .map = "op2_maps"};
+static const target_traits cuda_traits = {.restrict_kw = "OP2_RESTRICT",
+                                          .arg = "op2_p.arg",
+                                          .map = "op2_p.map",
+                                          .maps_by_group = 1,
+                                          .count_traffic = 1,
+                                          .red_from_zero = 1};
+static const target_traits cuda_block_traits = {.restrict_kw = "OP2_RESTRICT",
+                                                .arg = "op2_p.arg",
+                                                .map = "op2_p.map",
+                                                .maps_by_group = 1,
+                                                .count_traffic = 1,
+                                                .red_from_zero = 1,
+                                                .guard_inactive = 1};
+
+static const target_traits *traits_of(op2_emit_strategy s) {
+  return s == OP2_EMIT_C_RANGE     ? &c_traits
+         : s == OP2_EMIT_CUDA_HIER ? &cuda_block_traits
+                                   : &cuda_traits;
+}
+
+int op2_first_arg_of_dat_group(const op2_loop *loop, int group) {
+  for (int i = 0; i < loop->nargs; i++)
+    if (loop->desc[i].dat_group == group && !loop->desc[i].opt_off) return i;
+  return -1;
+}
+
+int op2_first_arg_of_map_group(const op2_loop *loop, int group) {
+  for (int i = 0; i < loop->nargs; i++)
+    if (loop->desc[i].map_group == group) return i;
+  return -1;
+}
+
+int op2_is_indirect_dat(const op2_arg_desc *d) {
+  return d->kind == OP2_ARG_DAT && !d->opt_off && d->map_arity > 0;
+}
+
+void op2_arg_columns(const op2_arg_desc *d, int *lo, int *hi) {
+  *lo = d->idx < 0 ? 0 : d->idx;
+  *hi = d->idx < 0 ? -d->idx : d->idx + 1;
+}
+
+/* Where an indirect dat argument's data is while an element runs. */
+typedef enum {
+  IN_PLACE,     /* global memory, through the map */
+  IN_REGISTERS, /* increments summed from zero in registers, added after the call */
+  STAGED        /* the block's copy in shared memory */
+} placement;
+
+/* Hierarchical: indirect dats are staged per block, reached through local indices. */
+static int staged(const op2_emitter *e, const op2_arg_desc *d) {
+  return e->strategy == OP2_EMIT_CUDA_HIER && op2_is_indirect_dat(d);
+}
+
+static placement place(const op2_emitter *e, const op2_arg_desc *d) {
+  switch (e->strategy) {
+    case OP2_EMIT_CUDA_ELEMENT:
+      return d->acc == OP_INC ? IN_REGISTERS : IN_PLACE;
+    case OP2_EMIT_CUDA_HIER:
+      /* in colour, increments go to shared memory directly in the thread colour's turn */
+      return d->acc == OP_INC && !e->lay->in_colour ? IN_REGISTERS : STAGED;
+    default:
+      return IN_PLACE;
+  }
+}
+
+/* The access kind (templates/cuda/params.h) the emulator counts for an argument's access. */
+static const char *access_kind(op_access acc) {
+  return acc == OP_READ ? "OP2_ACCESS_LD" : acc == OP_WRITE ? "OP2_ACCESS_ST" : "OP2_ACCESS_LDST";
+}
+
+/* "EXPR", or OP2_LDG(EXPR) where the target counts traffic. */
+static void emit_load(const op2_emitter *e, const char *expr) {
+  if (traits_of(e->strategy)->count_traffic)
+    op2_buf_printf(e->b, "OP2_LDG(%s)", expr);
+  else
+    op2_buf_printf(e->b, "%s", expr);
+}
+
+/* Counts an access the kernel makes through a pointer, where the target counts traffic. */
+static void emit_touch(const op2_emitter *e, const char *kind, const char *ptr, int bytes) {
+  const target_traits *t = traits_of(e->strategy);
+  if (!t->count_traffic) return;
+  op2_buf_printf(e->b, " \\\n    %sOP2_TOUCH(%s, %s, %d);",
+                 t->guard_inactive ? "if (op2_active) " : "", kind, ptr, bytes);
+}
+
+static int map_group_count(const op2_loop *loop) {
+  int n = 0;
+  for (int i = 0; i < loop->nargs; i++)
+    if (loop->desc[i].map_group + 1 > n) n = loop->desc[i].map_group + 1;
+  return n;
+}
+
+/* Reduction partials start from the value given, or from zero for a sum on targets that combine
+ * partials themselves. */
+static void emit_reduction_start(const op2_emitter *e, int i, const op2_arg_desc *d) {
+  const char *t = op2_type_name(d->type);
+  op2_buf_printf(e->b,
+                 " \\\n  %s op2_red%d[%d]; \\\n  for (int op2_k = 0; op2_k < %d; op2_k++) "
+                 "op2_red%d[op2_k] = ",
+                 t, i, d->dim, d->dim, i);
+  if (d->acc == OP_INC && traits_of(e->strategy)->red_from_zero) {
+    op2_buf_printf(e->b, "(%s)0;", t);
+  } else {
+    char expr[64];
+    snprintf(expr, sizeof expr, "op2_arg%d[op2_k]", i);
+    emit_load(e, expr);
+    op2_buf_printf(e->b, ";");
+  }
+}
+
+/* One restrict base pointer per dat (not per argument): arguments on the same dat derive from
+ * the same pointer, so the promise "no other pointer reaches this data" stays true. */
+static void emit_declare(const op2_emitter *e) {
+  const op2_loop *loop = e->loop;
+  const target_traits *tr = traits_of(e->strategy);
+  op2_buf *b = e->b;
+  op2_buf_printf(b, "#define OP2_DECLARE");
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (d->opt_off) continue;
+    const char *t = op2_type_name(d->type);
+    if (d->kind == OP2_ARG_IDX) {
+      op2_buf_printf(b, " \\\n  const int *const op2_orig%d = (const int *)%s[%d];", i, tr->arg, i);
+    } else if (d->kind == OP2_ARG_GBL) {
+      op2_buf_printf(b, " \\\n  %s *%s const op2_arg%d = (%s *)%s[%d];", t, tr->restrict_kw, i, t,
+                     tr->arg, i);
+      /* A reduction accumulates in a local copy the compiler can keep in registers. */
+      if (op2_is_reduction(d)) emit_reduction_start(e, i, d);
+    } else if (op2_first_arg_of_dat_group(loop, d->dat_group) == i) {
+      op2_buf_printf(b, " \\\n  %s *%s const op2_dat%d = (%s *)%s[%d];", t, tr->restrict_kw,
+                     d->dat_group, t, tr->arg, i);
+    }
+  }
+  for (int g = 0; g < map_group_count(loop); g++)
+    op2_buf_printf(b, " \\\n  const int *%s const op2_map%d = %s[%d];", tr->restrict_kw, g, tr->map,
+                   tr->maps_by_group ? g : op2_first_arg_of_map_group(loop, g));
+  op2_buf_printf(b, "\n\n");
+}
+
+/* The map indices an element loads: one per (map group, column) an argument reaches in global
+ * memory. */
+static void emit_map_indices(const op2_emitter *e) {
+  const op2_loop *loop = e->loop;
+  int ngroups = map_group_count(loop), max_arity = 1;
+  for (int i = 0; i < loop->nargs; i++)
+    if (loop->desc[i].map_arity > max_arity) max_arity = loop->desc[i].map_arity;
+  char *need = calloc((size_t)(ngroups ? ngroups : 1) * (size_t)max_arity, 1);
+  if (!need) {
+    e->b->failed = 1;
+    return;
+  }
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (d->opt_off || !d->map_arity) continue;
+    if (staged(e, d)) continue; /* local indices instead */
+    int lo, hi;
+    op2_arg_columns(d, &lo, &hi);
+    for (int c = lo; c < hi; c++) need[d->map_group * max_arity + c] = 1;
+  }
+  int guard = traits_of(e->strategy)->guard_inactive;
+  for (int g = 0; g < ngroups; g++) {
+    int arity = loop->desc[op2_first_arg_of_map_group(loop, g)].map_arity;
+    for (int c = 0; c < arity; c++) {
+      if (!need[g * max_arity + c]) continue;
+      char expr[96];
+      snprintf(expr, sizeof expr, "op2_map%d[%d * op2_n + %d]", g, arity, c);
+      op2_buf_printf(e->b, " \\\n    const int op2_i%d_%d = %s", g, c,
+                     guard ? "op2_active ? " : "");
+      emit_load(e, expr);
+      op2_buf_printf(e->b, "%s;", guard ? " : 0" : "");
+    }
+  }
+  free(need);
+}
+
+/* The data of argument i (descriptor d) at map column c, where the element uses it. */
+static void data_at(const op2_emitter *e, int i, const op2_arg_desc *d, int c, char *out,
+                    size_t len) {
+  switch (place(e, d)) {
+    case STAGED: {
+      int group = op2_cuda_find_group(e->lay, d);
+      snprintf(out, len, "op2_sh%d + %d * op2_l%d", group, d->dim,
+               op2_cuda_find_slot(e->lay, group, d->map_group, c));
+      break;
+    }
+    case IN_REGISTERS:
+      if (d->idx < 0)
+        snprintf(out, len, "op2_inc%d[%d]", i, c);
+      else
+        snprintf(out, len, "op2_inc%d", i);
+      break;
+    default:
+      snprintf(out, len, "op2_dat%d + %d * op2_i%d_%d", d->dat_group, d->dim, d->map_group, c);
+  }
+}
+
+static void emit_indirect_element(const op2_emitter *e, int i, const op2_arg_desc *d) {
+  op2_buf *b = e->b;
+  const char *t = op2_type_name(d->type);
+  int lo, hi;
+  op2_arg_columns(d, &lo, &hi);
+  int vector = d->idx < 0;
+  placement p = place(e, d);
+  char ptr[160];
+  if (p == IN_REGISTERS) {
+    if (vector)
+      op2_buf_printf(b, " \\\n    %s op2_inc%d[%d][%d] = {{0}};", t, i, hi - lo, d->dim);
+    else
+      op2_buf_printf(b, " \\\n    %s op2_inc%d[%d] = {0};", t, i, d->dim);
+  }
+  if (vector) {
+    op2_buf_printf(b, " \\\n    %s%s *op2_vec%d[%d] = {", d->acc == OP_READ ? "const " : "", t, i,
+                   hi - lo);
+    for (int c = lo; c < hi; c++) {
+      data_at(e, i, d, c, ptr, sizeof ptr);
+      op2_buf_printf(b, "%s%s", c > lo ? ", " : "", ptr);
+    }
+    op2_buf_printf(b, "};");
+  }
+  if (p == IN_PLACE) /* registers and shared memory are not global traffic */
+    for (int c = lo; c < hi; c++) {
+      data_at(e, i, d, c, ptr, sizeof ptr);
+      emit_touch(e, access_kind(d->acc), ptr, d->dim * (int)op2_type_size(d->type));
+    }
+}
+
+/* Everything an element needs before the call. */
+static void emit_element(const op2_emitter *e) {
+  const op2_loop *loop = e->loop;
+  const target_traits *tr = traits_of(e->strategy);
+  op2_buf *b = e->b;
+  op2_buf_printf(b, "#define OP2_ELEMENT");
+  if (e->strategy == OP2_EMIT_CUDA_HIER)
+    for (int s = 0; s < e->lay->nslots; s++)
+      op2_buf_printf(b,
+                     " \\\n    const int op2_l%d = op2_active ? OP2_LDG(op2_p.loc_map[%d * "
+                     "op2_p.npos + op2_pos]) : 0;",
+                     s, s);
+  emit_map_indices(e);
+  char expr[160];
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (d->opt_off) continue;
+    int bytes = d->dim * (int)op2_type_size(d->type);
+    if (d->kind == OP2_ARG_GBL) {
+      snprintf(expr, sizeof expr, "op2_arg%d", i);
+      if (d->acc == OP_READ) emit_touch(e, access_kind(OP_READ), expr, bytes);
+    } else if (d->kind == OP2_ARG_IDX) {
+      /* Indices the user sees are the ones declared: through the set's original-index table
+       * when the library has reordered the set. */
+      char local[64];
+      if (d->map_arity)
+        snprintf(local, sizeof local, "op2_i%d_%d", d->map_group, d->idx);
+      else
+        snprintf(local, sizeof local, "op2_n");
+      snprintf(expr, sizeof expr, "op2_orig%d[%s]", i, local);
+      op2_buf_printf(b, " \\\n    int op2_idx%d = %sop2_orig%d ? ", i,
+                     tr->guard_inactive ? "op2_active && " : "", i);
+      emit_load(e, expr);
+      op2_buf_printf(b, " : %s;", local);
+    } else if (!d->map_arity) {
+      snprintf(expr, sizeof expr, "op2_dat%d + %d * op2_n", d->dat_group, d->dim);
+      emit_touch(e, access_kind(d->acc), expr, bytes);
+    } else {
+      emit_indirect_element(e, i, d);
+    }
+  }
+  op2_buf_printf(b, "\n\n");
+}
+
+static void emit_call_args(const op2_emitter *e) {
+  const op2_loop *loop = e->loop;
+  op2_buf *b = e->b;
+  op2_buf_printf(b, "#define OP2_CALL_ARGS");
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    const char *sep = i + 1 < loop->nargs ? "," : "";
+    const char *t = op2_type_name(d->type);
+    char data[160];
+    if (d->opt_off && d->idx < -1) /* a vector: the kernel takes (const) T ** */
+      op2_buf_printf(b, " \\\n    (%s%s **)0%s", d->acc == OP_READ ? "const " : "", t, sep);
+    else if (d->opt_off)
+      op2_buf_printf(b, " \\\n    (%s *)0%s", t, sep);
+    else if (d->kind == OP2_ARG_GBL)
+      op2_buf_printf(b, " \\\n    op2_%s%d%s", d->acc == OP_READ ? "arg" : "red", i, sep);
+    else if (d->kind == OP2_ARG_IDX)
+      op2_buf_printf(b, " \\\n    &op2_idx%d%s", i, sep);
+    else if (!d->map_arity)
+      op2_buf_printf(b, " \\\n    op2_dat%d + %d * op2_n%s", d->dat_group, d->dim, sep);
+    else if (d->idx < 0)
+      op2_buf_printf(b, " \\\n    op2_vec%d%s", i, sep);
+    else {
+      data_at(e, i, d, d->idx, data, sizeof data);
+      op2_buf_printf(b, " \\\n    %s%s", data, sep);
+    }
+  }
+  op2_buf_printf(b, "\n\n");
+}
+
+/* One line per value of every argument whose increments are in registers: `line` gets the
+ * argument, its map column and the value's register and offset. */
+static void for_each_increment(const op2_emitter *e,
+                               void (*line)(const op2_emitter *e, int i, const op2_arg_desc *d,
+                                            int c, int k, const char *reg)) {
+  const op2_loop *loop = e->loop;
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (!op2_is_indirect_dat(d) || place(e, d) != IN_REGISTERS) continue;
+    int lo, hi;
+    op2_arg_columns(d, &lo, &hi);
+    for (int c = lo; c < hi; c++)
+      for (int k = 0; k < d->dim; k++) {
+        char reg[64];
+        if (d->idx < 0)
+          snprintf(reg, sizeof reg, "op2_inc%d[%d][%d]", i, c - lo, k);
+        else
+          snprintf(reg, sizeof reg, "op2_inc%d[%d]", i, k);
+        line(e, i, d, c, k, reg);
+      }
+  }
+}
+
+/* The type name as one token, for op2_atomic_add_<type>. */
+static const char *type_token(op2_type t) {
+  return t == OP2_TYPE_LONGLONG ? "longlong" : op2_type_name(t);
+}
+
+static void atomic_add_line(const op2_emitter *e, int i, const op2_arg_desc *d, int c, int k,
+                            const char *reg) {
+  (void)i;
+  op2_buf_printf(e->b, " \\\n    op2_atomic_add_%s(op2_dat%d + %d * op2_i%d_%d + %d, %s);",
+                 type_token(d->type), d->dat_group, d->dim, d->map_group, c, k, reg);
+}
+
+static void shared_add_line(const op2_emitter *e, int i, const op2_arg_desc *d, int c, int k,
+                            const char *reg) {
+  (void)i;
+  int group = op2_cuda_find_group(e->lay, d);
+  op2_buf_printf(e->b, " \\\n        op2_sh%d[%d * op2_l%d + %d] += %s;", group, d->dim,
+                 op2_cuda_find_slot(e->lay, group, d->map_group, c), k, reg);
+}
+
+void op2_emit_inc_add(const op2_emitter *e) {
+  op2_buf_printf(e->b, "#define OP2_INC_ADD");
+  for_each_increment(e, shared_add_line);
+  op2_buf_printf(e->b, "\n\n");
+}
+
+/* C: the reductions' local copies written back once the range is done. */
+static void emit_finish(const op2_emitter *e) {
+  const op2_loop *loop = e->loop;
+  op2_buf_printf(e->b, "#define OP2_FINISH");
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (op2_is_reduction(d))
+      op2_buf_printf(e->b,
+                     " \\\n  for (int op2_k = 0; op2_k < %d; op2_k++) op2_arg%d[op2_k] = "
+                     "op2_red%d[op2_k];",
+                     d->dim, i, i);
+  }
+  op2_buf_printf(e->b, "\n\n");
+}
+
+void op2_emit_arg_macros(const op2_emitter *e) {
+  op2_buf_printf(e->b, "#define OP2_KERNEL %s\n\n", e->loop->name);
+  emit_declare(e);
+  emit_element(e);
+  emit_call_args(e);
+  if (e->strategy == OP2_EMIT_C_RANGE) {
+    emit_finish(e);
+    return;
+  }
+  op2_buf_printf(e->b, "#define OP2_AFTER");
+  if (e->strategy == OP2_EMIT_CUDA_ELEMENT) for_each_increment(e, atomic_add_line);
+  op2_buf_printf(e->b, "\n\n");
+}

@@ -1,0 +1,101 @@
+/* The one emitter of generated kernels: argument descriptors (op2_arg_desc) become the argument
+ * macros a target's loop template expands (templates/c/loop.c, the .cu templates of
+ * templates/cuda). One piece of code decides, per argument and strategy, where its data lives
+ * during an element (in place, increments in registers, staged in shared memory) and spells
+ * declarations, per-element access and call arguments from that; what differs between targets
+ * (how arguments and maps are passed, the restrict keyword, counting memory traffic for the
+ * emulator) is a row of a small table in emit.c, and the code around the macros is the
+ * templates'. */
+#ifndef OP2_EMIT_H
+#define OP2_EMIT_H
+
+#include "jit.h"
+#include "../templates/cuda/params.h"
+
+typedef enum op2_emit_strategy {
+  OP2_EMIT_C_RANGE,      /* C: the template loops over an element range, data used in place */
+  OP2_EMIT_CUDA_ELEMENT, /* CUDA, a thread per element: direct, or indirect increments summed in
+                            registers and added to global memory atomically */
+  OP2_EMIT_CUDA_GLOBAL,  /* CUDA, a thread per element of one colour: data used in place */
+  OP2_EMIT_CUDA_HIER,    /* CUDA, blocks staged in shared memory, thread colours take turns */
+  /* Issue 11 adds OP2_EMIT_SIMD here: a lane-major loop that gathers a chunk of elements,
+   * computes them and scatters their increments (a placement of its own in emit.c). */
+} op2_emit_strategy;
+
+/* ---- how a loop runs on the GPU (emit_cuda.c) ---- */
+typedef enum {
+  OP2_CUDA_DIRECT = 0,  /* no indirect data: one thread per element */
+  OP2_CUDA_ATOMICS = 1, /* one thread per element, indirect increments as atomic adds */
+  OP2_CUDA_GLOBAL = 2,  /* elements coloured, one launch per colour */
+  OP2_CUDA_HIER = 3     /* OP2's blocks, shared-memory staging, thread colours */
+} op2_cuda_strategy;
+const char *op2_cuda_strategy_name(op2_cuda_strategy s);
+
+enum { OP2_STAGE_READ = 1, OP2_STAGE_INC = 2, OP2_STAGE_RW = 3 };
+
+/* Hierarchical staging group: the data one dat reaches from a block, through all of its maps
+ * (one staged copy of each element, however many maps reach it). */
+typedef struct op2_cuda_group {
+  int dat_group;
+  int first_arg; /* an argument of the group: its dat, type and dim */
+  int mode;      /* OP2_STAGE_READ, _INC or _RW */
+} op2_cuda_group;
+
+/* A (group, map, map column) triple: one loc_map row of local indices. */
+typedef struct op2_cuda_slot {
+  int group, map_group, col;
+  int arg; /* an argument through this map: its op_map */
+} op2_cuda_slot;
+
+typedef struct op2_cuda_layout {
+  op2_cuda_strategy strategy;
+  int ngroups, nslots, nmap_groups;
+  op2_cuda_group groups[OP2_CUDA_MAX_ARGS];
+  op2_cuda_slot slots[2 * OP2_CUDA_MAX_ARGS];
+  int in_colour;                  /* hierarchical: the kernel runs in its thread colour's turn */
+  int indirect_writes;            /* some dat is written through a map */
+  int nred;                       /* global reductions */
+  int red_rec_bytes;              /* one block's partial record: every reduction, 8-byte aligned */
+  int red_off[OP2_CUDA_MAX_ARGS]; /* per argument: offset in the record (-1: none) */
+  int red_thread_bytes;           /* reduction scratch per thread in shared memory */
+  char why[160];                  /* why the strategy differs from the one asked for, or "" */
+} op2_cuda_layout;
+
+/* Chooses the strategy (`asked` < 0: the default) and lays out staging and reductions. */
+int op2_cuda_layout_make(const op2_loop *loop, int asked, op2_cuda_layout *out);
+int op2_cuda_find_group(const op2_cuda_layout *lay, const op2_arg_desc *d);
+int op2_cuda_find_slot(const op2_cuda_layout *lay, int group, int map_group, int col);
+
+/* ---- the emitter (emit.c) ---- */
+typedef struct op2_emitter {
+  op2_buf *b;
+  const op2_loop *loop;
+  op2_emit_strategy strategy;
+  const op2_cuda_layout *lay; /* CUDA strategies only */
+} op2_emitter;
+
+/* OP2_KERNEL, OP2_DECLARE, OP2_ELEMENT and OP2_CALL_ARGS, then what follows the call: OP2_FINISH
+ * (C: reductions written back) or OP2_AFTER (CUDA: atomic adds). */
+void op2_emit_arg_macros(const op2_emitter *e);
+/* Hierarchical: OP2_INC_ADD, the increment registers added into shared memory. */
+void op2_emit_inc_add(const op2_emitter *e);
+/* CUDA: OP2_STAGE_IN and OP2_STAGE_OUT (hierarchical), OP2_REDUCE (emit_cuda.c). */
+void op2_emit_cuda_stage(const op2_emitter *e);
+void op2_emit_cuda_reduce(const op2_emitter *e);
+
+/* Shared by the emitter and the layout. */
+int op2_first_arg_of_dat_group(const op2_loop *loop, int group);
+int op2_first_arg_of_map_group(const op2_loop *loop, int group);
+int op2_is_indirect_dat(const op2_arg_desc *d);
+/* Map columns an argument reaches: [lo, hi). */
+void op2_arg_columns(const op2_arg_desc *d, int *lo, int *hi);
+
+/* ---- whole files (codegen.c) ---- */
+/* The .cu source of a loop: prelude, params, constants, the user's kernel as a device function,
+ * argument #defines, the strategy's template. */
+int op2_codegen_cuda(const op2_context *ctx, const op2_loop *loop, const char *kernel_src,
+                     const op2_cuda_layout *lay, op2_generated *out);
+/* The halo gather kernel for rows of `row_bytes` (templates/cuda/halo_gather.cu). */
+int op2_codegen_cuda_halo_gather(const op2_context *ctx, size_t row_bytes, op2_generated *out);
+
+#endif
