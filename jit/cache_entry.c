@@ -26,18 +26,18 @@ int op2_cache_private(const struct stat *st, const char *what, char *why, size_t
 }
 
 int op2_cache_file_kind(const char *loop, const char *f) {
-  size_t n = strlen(loop), base = 0;
-  if (strncmp(f, "manifest.json", 13) == 0) {
-    base = 13;
-  } else if (strncmp(f, loop, n) == 0) {
-    static const char *const ext[] = {".cubin", ".cu", ".c", ".so", ".ptx"}; /* longest first */
-    for (int i = 0; i < 5 && !base; i++)
-      if (strncmp(f + n, ext[i], strlen(ext[i])) == 0) base = n + strlen(ext[i]);
-  }
-  if (!base) return 0;
-  if (f[base] == '\0') return 1;
-  if (strncmp(f + base, ".tmp", 4) != 0 || !f[base + 4]) return 0;
-  for (const char *p = f + base + 4; *p; p++)
+  static const char *const ext[] = {".cubin", ".cu", ".c", ".so", ".ptx"}; /* longest first */
+  size_t n = strlen(loop);
+  const char *rest = NULL;
+  if (strncmp(f, "manifest.json", 13) == 0)
+    rest = f + 13;
+  else if (strncmp(f, loop, n) == 0)
+    for (int i = 0; i < 5 && !rest; i++)
+      if (strncmp(f + n, ext[i], strlen(ext[i])) == 0) rest = f + n + strlen(ext[i]);
+  if (!rest) return 0;
+  if (*rest == '\0') return 1;
+  if (strncmp(rest, ".tmp", 4) != 0 || !rest[4]) return 0;
+  for (const char *p = rest + 4; *p; p++)
     if (!isdigit((unsigned char)*p)) return 0;
   return 2;
 }
@@ -195,8 +195,10 @@ int op2_entry_remove(const op2_entry *e, const char *loop, int temps_only, long 
     snprintf(names[n++], sizeof names[0], "%s", de->d_name);
   }
   closedir(d);
+  /* A directory planted under a cache file's name goes too when it is empty. */
   for (int i = 0; !failed && i < n; i++)
-    if (unlinkat(e->fd, names[i], 0) != 0 && errno != ENOENT) {
+    if (unlinkat(e->fd, names[i], 0) != 0 && errno != ENOENT &&
+        (errno != EISDIR || unlinkat(e->fd, names[i], AT_REMOVEDIR) != 0)) {
       snprintf(why, whylen, "cannot remove %s/%s: %s", e->path, names[i], strerror(errno));
       failed = 1;
     }

@@ -1,6 +1,8 @@
 /* What the cache is left with when things go wrong, and what a later process or op2-cache makes
  * of it:
  *   fifo-manifest     a FIFO in place of manifest.json is refused without blocking
+ *   dir-files         directories in place of manifest.json or of the shared object are refused,
+ *                     removed and rebuilt
  *   full-disk         a cache on a full filesystem is a warning, never a failed loop, and no
  *                     partial entry stays (needs root to mount a 4 KiB tmpfs; skipped otherwise)
  *   leftovers-prune   op2-cache prune removes temporary files of dead processes and entries
@@ -34,8 +36,10 @@ static int count_incomplete(const char *root) {
   int n = 0;
   char *all = ct_entries(root);
   for (const char *p = all; *p; p += strcspn(p, "\n") + 1) {
-    char *m = ct_str("%s/%.*s/manifest.json", root, (int)strcspn(p, "\n"), p);
-    n += access(m, F_OK) != 0;
+    char *name = strndup(p, strcspn(p, "\n"));
+    CHECK(name != NULL);
+    n += access(ct_str("%s/%s/manifest.json", root, name), F_OK) != 0;
+    free(name);
   }
   return n;
 }
@@ -65,6 +69,24 @@ static void case_fifo_manifest(void) {
   CHECK(lstat(man, &st) == 0 && S_ISREG(st.st_mode)); /* rebuilt in place */
   ct_counts third = ct_prog(root, NULL, NULL);
   CT_EXPECT(third, 0, CT_NKERNELS, 0);
+}
+
+static void case_dir_files(void) {
+  const char *files[] = {"manifest.json", "spread.so"};
+  for (int i = 0; i < 2; i++) {
+    char *root = ct_str("%s/dir-%d", ct_base, i);
+    ct_counts first = ct_prog(root, NULL, NULL);
+    char *path = ct_str("%s/%s", ct_entry_of(root, "spread"), files[i]);
+    CHECK(unlink(path) == 0);
+    CHECK(mkdir(path, 0700) == 0);
+    ct_counts second = ct_prog(root, NULL, NULL);
+    CT_EXPECT(second, 1, CT_NKERNELS - 1, 1);
+    CHECK(strcmp(first.result, second.result) == 0);
+    struct stat st;
+    CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode));
+    ct_counts third = ct_prog(root, NULL, NULL);
+    CT_EXPECT(third, 0, CT_NKERNELS, 0);
+  }
 }
 
 static void case_full_disk(void) {
@@ -249,7 +271,10 @@ static void check_keys(const char *root, int expect) {
   char *all = ct_entries(root);
   int n = 0;
   for (const char *p = all; *p; p += strcspn(p, "\n") + 1, n++) {
-    char *entry = ct_str("%s/%.*s", root, (int)strcspn(p, "\n"), p);
+    char *name = strndup(p, strcspn(p, "\n"));
+    CHECK(name != NULL);
+    char *entry = ct_str("%s/%s", root, name);
+    free(name);
     op2_manifest m;
     char err[600];
     CHECK(op2_manifest_read(ct_str("%s/manifest.json", entry), &m, err, sizeof err) == 0);
@@ -280,6 +305,7 @@ static void case_keys_match_flags(void) {
 int main(int argc, char **argv) {
   ct_setup(argc, argv);
   if (ct_want("fifo-manifest")) case_fifo_manifest();
+  if (ct_want("dir-files")) case_dir_files();
   if (ct_want("leftovers-prune")) case_leftovers_prune();
   if (ct_want("leftovers-library")) case_leftovers_library();
   if (ct_want("kill-mid-compile")) case_kill_mid_compile();
