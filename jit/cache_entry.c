@@ -6,10 +6,13 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "cache_entry.h"
@@ -296,21 +299,50 @@ void op2_entry_verified_clear(op2_entry_verified *v) {
   v->binary = NULL;
 }
 
+/* The device and inode of the file mapped at address p (/proc/self/maps). */
+static int mapped_file(const void *p, dev_t *dev, ino_t *ino) {
+  FILE *f = fopen("/proc/self/maps", "re");
+  if (!f) return -1;
+  char *line = NULL;
+  size_t cap = 0;
+  int rc = -1;
+  while (rc != 0 && getline(&line, &cap, f) > 0) {
+    unsigned long lo, hi, off, inode;
+    unsigned maj, min;
+    if (sscanf(line, "%lx-%lx %*s %lx %x:%x %lu", &lo, &hi, &off, &maj, &min, &inode) == 6 &&
+        (uintptr_t)p >= lo && (uintptr_t)p < hi)
+      *dev = makedev(maj, min), *ino = (ino_t)inode, rc = 0;
+  }
+  free(line);
+  fclose(f);
+  return rc;
+}
+
 /* The object is loaded through /proc/self/fd/N of the descriptor whose bytes were verified: the
  * loader opens the very inode that was checked, whatever happens to the names in the entry
- * meanwhile. glibc recognises an already loaded object by the name it was opened under, and N
- * is reused once the descriptor is closed, so a name still held by an earlier load (asked with
- * RTLD_NOLOAD) is avoided by moving to another descriptor number first. No other thread can
- * load under our name between the question and the dlopen: it would need our open descriptor. */
+ * meanwhile. glibc recognises an already loaded object by the name it was opened under (and by
+ * its inode), and N is reused once the descriptor is closed: an object still loaded under our
+ * name (asked with RTLD_NOLOAD) that is another file makes us move to another descriptor number
+ * first. No other thread can load under our name between the question and the dlopen: it would
+ * need our open descriptor. */
 int op2_load_object_fd(int fd, const char *what, const char *symbol, void **handle, void **sym,
                        char *why, size_t whylen) {
+  struct stat st;
+  if (fstat(fd, &st) != 0)
+    return snprintf(why, whylen, "cannot load %s: %s", what, strerror(errno)), -1;
   int cur = fd;
   char name[64];
   for (;;) {
     snprintf(name, sizeof name, "/proc/self/fd/%d", cur);
     void *old = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
     if (!old) break;
+    struct link_map *lm = NULL;
+    dev_t dev = 0;
+    ino_t ino = 0;
+    int same = dlinfo(old, RTLD_DI_LINKMAP, &lm) == 0 && lm &&
+               mapped_file(lm->l_ld, &dev, &ino) == 0 && dev == st.st_dev && ino == st.st_ino;
     dlclose(old);
+    if (same) break; /* this very file is loaded already: dlopen hands that copy back */
     int next = fcntl(fd, F_DUPFD_CLOEXEC, cur + 1);
     if (cur != fd) close(cur);
     if (next < 0)
