@@ -89,6 +89,8 @@ void op2_jit_cache_unwritable(op2_context *ctx, const char *why) {
 
 int op2_jit_may_write(const op2_context *ctx, const char *entry) {
   if (ctx->opt.cache_mode != OP2_CACHE_ON || ctx->mpi.node_rank != 0) return 0;
+  /* Once a store has failed (a full disk), later kernels skip the attempt and build privately. */
+  if (ctx->jit_state && ctx->jit_state->told_unwritable) return 0;
   op2_entry e;
   char why[600];
   int rc = op2_entry_open(AT_FDCWD, entry, 0, &e, why, sizeof why);

@@ -97,16 +97,17 @@ int op2_jit_load_entry(const op2_context *ctx, const char *entry, const char *na
 /* Says once per process that the cache cannot be written. */
 void op2_jit_cache_unwritable(op2_context *ctx, const char *why);
 
-/* Building into an entry (store.c): thread-safe, touches no library state. */
+/* Building into an entry (store.c): thread-safe, touches no library state. NOT_STORED: not even
+ * a private build directory could be made. */
 enum { OP2_BUILD_OK = 0, OP2_BUILD_COMPILE_ERROR = -1, OP2_BUILD_NOT_STORED = 1 };
 typedef struct op2_build_request {
   const op2_tier *tier;
-  char entry[4400]; /* cache entry directory, or a private temporary one when !keep */
+  char entry[4400]; /* the cache entry directory when keep */
   const char *name, *target, *signature;
   const char *source;
   size_t source_len;
   op2_cache_key key;
-  int keep; /* 0: remove the files once loaded (cache off or read-only) */
+  int keep; /* 0: build in a private temporary directory removed once loaded */
 } op2_build_request;
 typedef struct op2_build_result {
   int status;
