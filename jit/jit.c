@@ -84,7 +84,7 @@ void op2_jit_cache_unwritable(op2_context *ctx, const char *why) {
   ctx->jit.store_failures++;
   struct op2_jit_state *st = ctx->jit_state;
   if (st && st->told_unwritable++) return;
-  op2_diag(0, "warning: the kernel cache cannot be written (%s): kernels are built privately", why);
+  op2_diag(1, "warning: the kernel cache cannot be written (%s): kernels are built privately", why);
 }
 
 int op2_jit_may_write(const op2_context *ctx, const char *entry) {

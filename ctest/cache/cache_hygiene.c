@@ -98,7 +98,7 @@ static void case_full_disk(void) {
     exit(CT_SKIP);
   }
   ct_counts ref = ct_prog(ct_str("%s/reference", ct_base), NULL, NULL);
-  const char *env[] = {ct_str("OP2_CACHE_DIR=%s", root), "OP2_JIT=tcc", "OP2_DIAGS=0", NULL};
+  const char *env[] = {ct_str("OP2_CACHE_DIR=%s", root), "OP2_JIT=tcc", "OP2_DIAGS=1", NULL};
   ct_output out = ct_spawn(ct_prog_path, NULL, env, 1);
   fprintf(stderr, "%s", out.text);
   int status = out.status;
