@@ -44,11 +44,17 @@ static void cpu_identity(char *out, size_t len) {
 }
 
 static int compile_cc(const op2_tier *cc, const char *source, const char *src_path,
-                      const char *so_path, char **log);
+                      const char *so_path, char **log, char *flags_used, size_t flags_len);
 
 int op2_cc_tier(const char *cc, const char *flags, op2_tier *out) {
   memset(out, 0, sizeof *out);
-  snprintf(out->flags, sizeof out->flags, "%s", flags);
+  /* One space between words: the flags are spelled here exactly as compile_cc passes them. */
+  char words[1024];
+  snprintf(words, sizeof words, "%s", flags);
+  size_t n = 0;
+  for (char *save = NULL, *tok = strtok_r(words, " \t", &save); tok && n < sizeof out->flags;
+       tok = strtok_r(NULL, " \t", &save))
+    n += (size_t)snprintf(out->flags + n, sizeof out->flags - n, "%s%s", n ? " " : "", tok);
   struct stat st;
   if (find_in_path(cc, out->path, sizeof out->path) != 0 || stat(out->path, &st) != 0) return -1;
   char cpu[256];
@@ -61,7 +67,7 @@ int op2_cc_tier(const char *cc, const char *flags, op2_tier *out) {
 }
 
 static int compile_cc(const op2_tier *cc, const char *source, const char *src_path,
-                      const char *so_path, char **log) {
+                      const char *so_path, char **log, char *flags_used, size_t flags_len) {
   (void)source; /* the compiler reads src_path */
   char flags[1024];
   snprintf(flags, sizeof flags, "%s", cc->flags);
@@ -71,6 +77,10 @@ static int compile_cc(const op2_tier *cc, const char *source, const char *src_pa
   for (char *save = NULL, *tok = strtok_r(flags, " \t", &save); tok && argc < 120;
        tok = strtok_r(NULL, " \t", &save))
     argv[argc++] = tok;
+  size_t n = 0;
+  flags_used[0] = '\0';
+  for (int i = 1; i < argc && n < flags_len; i++)
+    n += (size_t)snprintf(flags_used + n, flags_len - n, "%s%s", i > 1 ? " " : "", argv[i]);
   argv[argc++] = "-o";
   argv[argc++] = (char *)so_path;
   argv[argc++] = (char *)src_path;

@@ -18,6 +18,7 @@
 struct op2_jit_state {
   op2_tier tcc, cc;
   int cc_usable;
+  int told_unwritable; /* the warning that the cache cannot be written is given once */
   op2_background *background;
 };
 
@@ -50,19 +51,10 @@ void op2_kernel_free(op2_kernel *k) {
   free(k);
 }
 
-/* Leaves the generated source where the user can read it when the cache did not keep it. */
-static char *keep_failed_source(const char *name, const op2_cache_key *key, const op2_buf *src) {
-  const char *tmpdir = getenv("TMPDIR");
-  char path[4096], why[256];
-  snprintf(path, sizeof path, "%s/op2-%s-%.16s.c", tmpdir && *tmpdir ? tmpdir : "/tmp", name,
-           key->hex);
-  if (op2_write_file_atomic(path, src->data, src->len, why, sizeof why) != 0) return NULL;
-  return strdup(path);
-}
-
 static int compile_failed(const op2_loop *loop, op2_kernel *k, const op2_cache_key *key,
                           const op2_generated *gen, const char *log) {
-  if (!k->source_path) k->source_path = keep_failed_source(k->name, key, &gen->source);
+  if (!k->source_path)
+    k->source_path = op2_keep_failed_source(k->name, key, gen->source.data, gen->source.len, "c");
   char own[300];
   snprintf(own, sizeof own, "undefined symbol '%s'", loop->name);
   return op2_error(OP2_ERR_JIT,
@@ -88,6 +80,61 @@ static void tier_key(const op2_tier *t, const op2_generated *gen, op2_cache_key 
   op2_cache_key_make(gen->source.data, gen->source.len, t->identity, t->flags, key);
 }
 
+void op2_jit_cache_unwritable(op2_context *ctx, const char *why) {
+  ctx->jit.store_failures++;
+  struct op2_jit_state *st = ctx->jit_state;
+  if (st && st->told_unwritable++) return;
+  op2_diag(1, "warning: the kernel cache cannot be written (%s): kernels are built privately", why);
+}
+
+int op2_jit_may_write(const op2_context *ctx, const char *entry) {
+  if (ctx->opt.cache_mode != OP2_CACHE_ON || ctx->mpi.node_rank != 0) return 0;
+  /* Once a store has failed (a full disk), later kernels skip the attempt and build privately. */
+  if (ctx->jit_state && ctx->jit_state->told_unwritable) return 0;
+  op2_entry e;
+  char why[600];
+  int rc = op2_entry_open(AT_FDCWD, entry, 0, &e, why, sizeof why);
+  op2_entry_close(&e);
+  return rc >= 0;
+}
+
+int op2_jit_entry_lookup(const op2_context *ctx, const char *entry, const op2_entry_expect *ex,
+                         op2_entry_verified *v, char *why, size_t whylen) {
+  op2_entry e;
+  char err[600];
+  memset(v, 0, sizeof *v);
+  v->bin_fd = -1;
+  int rc = op2_entry_open(AT_FDCWD, entry, 0, &e, err, sizeof err);
+  if (rc == 0 && op2_entry_verify(&e, ex, v, err, sizeof err) != 0) rc = -1;
+  if (rc < 0) snprintf(why, whylen, "%s: %s", entry, err);
+  /* Under MPI one rank per node writes the cache, so ranks never race on an entry; a process
+   * that is building the entry holds its lock. */
+  if (rc < 0 && e.fd >= 0 && op2_jit_may_write(ctx, entry) && op2_entry_try_lock(&e) == 0)
+    op2_entry_remove(&e, ex->name, 0, NULL, err, sizeof err);
+  op2_entry_close(&e);
+  return rc;
+}
+
+/* Loads a C kernel's entry if it is there and sound: 0 loaded, 1 absent, -1 refused (why). */
+int op2_jit_load_entry(const op2_context *ctx, const char *entry, const char *name,
+                       const op2_cache_key *key, const char *source, size_t len, void **handle,
+                       op2_kernel_fn *fn, char *why, size_t whylen) {
+  const op2_entry_expect ex = {.name = name,
+                               .key = key->hex,
+                               .bin_ext = "so",
+                               .src_ext = "c",
+                               .source = source,
+                               .source_len = len};
+  op2_entry_verified v;
+  void *sym;
+  int rc = op2_jit_entry_lookup(ctx, entry, &ex, &v, why, whylen);
+  if (rc == 0 && op2_load_object_fd(v.bin_fd, entry, "op2_loop", handle, &sym, why, whylen) != 0)
+    rc = -1;
+  op2_entry_verified_clear(&v);
+  if (rc == 0) *fn = (op2_kernel_fn)sym;
+  return rc;
+}
+
 /* Loads the tier's entry if it is there and sound. Returns 0 when loaded. *may_write says
  * whether a new build may be stored in that entry (it must not if someone else's). */
 static int load_from_disk(op2_context *ctx, op2_kernel *k, const char *root, const op2_tier *t,
@@ -95,10 +142,10 @@ static int load_from_disk(op2_context *ctx, op2_kernel *k, const char *root, con
   op2_cache_key key;
   tier_key(t, gen, &key);
   op2_cache_entry_dir(root, k->name, &key, entry, entry_len);
-  char so_path[4400], why[600];
-  int rc = op2_cache_verify(entry, k->name, &key, gen->source.data, gen->source.len, so_path,
-                            sizeof so_path, why, sizeof why);
-  if (rc == 0 && op2_load_shared_object(so_path, &k->dl_handle, &k->fn, why, sizeof why) == 0) {
+  char why[1200];
+  int rc = op2_jit_load_entry(ctx, entry, k->name, &key, gen->source.data, gen->source.len,
+                              &k->dl_handle, &k->fn, why, sizeof why);
+  if (rc == 0) {
     ctx->jit.disk_hits++;
     if (ctx->opt.cache_mode == OP2_CACHE_ON) utimensat(AT_FDCWD, entry, NULL, 0);
     char src[4400];
@@ -112,19 +159,15 @@ static int load_from_disk(op2_context *ctx, op2_kernel *k, const char *root, con
     op2_diag(1, "kernel cache: %s entry for loop '%s' refused (%s); building it again", t->name,
              k->name, why);
   }
-  struct stat st;
-  /* Under MPI one rank per node writes the cache, so ranks never race on an entry. */
-  *may_write = ctx->opt.cache_mode == OP2_CACHE_ON && ctx->mpi.node_rank == 0 &&
-               (lstat(entry, &st) != 0 || (S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
-                                           !(st.st_mode & (S_IWGRP | S_IWOTH))));
+  *may_write = op2_jit_may_write(ctx, entry);
   return 1;
 }
 
 /* Fills a build request: into the cache entry when we may write it, otherwise into a private
  * temporary directory removed once the object is loaded. */
-static int prepare_request(op2_context *ctx, const op2_tier *t, const op2_loop *loop,
-                           const op2_generated *gen, const char *entry, int may_write,
-                           op2_build_request *req) {
+static void prepare_request(op2_context *ctx, const op2_tier *t, const op2_loop *loop,
+                            const op2_generated *gen, const char *entry, int may_write,
+                            op2_build_request *req) {
   memset(req, 0, sizeof *req);
   req->tier = t;
   req->name = loop->name;
@@ -133,15 +176,8 @@ static int prepare_request(op2_context *ctx, const op2_tier *t, const op2_loop *
   req->source = gen->source.data;
   req->source_len = gen->source.len;
   tier_key(t, gen, &req->key);
-  if (may_write) {
-    snprintf(req->entry, sizeof req->entry, "%s", entry);
-    req->keep = 1;
-    return 0;
-  }
-  const char *tmpdir = getenv("TMPDIR");
-  snprintf(req->entry, sizeof req->entry, "%s/op2-build-XXXXXX",
-           tmpdir && *tmpdir ? tmpdir : "/tmp");
-  return mkdtemp(req->entry) ? 0 : -1;
+  snprintf(req->entry, sizeof req->entry, "%s", may_write ? entry : "");
+  req->keep = may_write;
 }
 
 static void adopt_build(op2_kernel *k, op2_build_result *res, op2_tier_id tier) {
@@ -180,7 +216,7 @@ static int obtain_tcc(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
     prepare_request(ctx, &st->tcc, loop, gen, entry, 1, &req);
     int rc = op2_build_into_entry(&req, &res);
     if (rc != OP2_BUILD_NOT_STORED) ctx->jit.compiles++;
-    if (res.manifest_failed) ctx->jit.store_failures++;
+    if (res.not_stored) op2_jit_cache_unwritable(ctx, res.why);
     if (rc == OP2_BUILD_OK) {
       adopt_build(k, &res, OP2_TIER_TCC);
       k->compile_ms = res.compile_ms;
@@ -194,8 +230,7 @@ static int obtain_tcc(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
       op2_build_result_clear(&res);
       return err;
     }
-    ctx->jit.store_failures++;
-    op2_diag(1, "kernel cache: %s; compiling in memory", res.why);
+    op2_jit_cache_unwritable(ctx, res.why);
     op2_build_result_clear(&res);
   }
   double t0 = op2_wall_seconds();
@@ -220,11 +255,11 @@ static void queue_optimised_build(op2_context *ctx, const op2_loop *loop, op2_ke
   job->source_copy = malloc(gen->source.len + 1);
   job->signature_copy = strdup(gen->signature.data ? gen->signature.data : "");
   job->name_copy = strdup(loop->name);
-  if (!job->source_copy || !job->signature_copy || !job->name_copy ||
-      prepare_request(ctx, &st->cc, loop, gen, entry, may_write, &job->request) != 0) {
+  if (!job->source_copy || !job->signature_copy || !job->name_copy) {
     free(job->source_copy), free(job->signature_copy), free(job->name_copy), free(job);
     return;
   }
+  prepare_request(ctx, &st->cc, loop, gen, entry, may_write, &job->request);
   memcpy(job->source_copy, gen->source.data, gen->source.len + 1);
   /* The job must not point into anything the main thread may free or change. */
   job->request.source = job->source_copy;
@@ -252,12 +287,11 @@ static void poll_peer(op2_context *ctx, op2_kernel *k) {
   struct op2_jit_state *st = ctx->jit_state;
   op2_cache_key key;
   op2_cache_key_make(k->peer_source, k->peer_source_len, st->cc.identity, st->cc.flags, &key);
-  char so_path[4400], why[600];
+  char why[1200];
   void *handle;
   op2_kernel_fn fn;
-  if (op2_cache_verify(k->peer_entry, k->name, &key, k->peer_source, k->peer_source_len, so_path,
-                       sizeof so_path, why, sizeof why) != 0 ||
-      op2_load_shared_object(so_path, &handle, &fn, why, sizeof why) != 0)
+  if (op2_jit_load_entry(ctx, k->peer_entry, k->name, &key, k->peer_source, k->peer_source_len,
+                         &handle, &fn, why, sizeof why) != 0)
     return;
   op2_build_result res = {.handle = handle, .fn = fn};
   adopt_build(k, &res, OP2_TIER_CC);
@@ -280,7 +314,7 @@ void op2_jit_poll(op2_context *ctx, op2_kernel *k) {
     k->cc_compile_ms = job->result.compile_ms;
     k->upgrade_ms = 1e3 * (op2_wall_seconds() - k->requested_at);
     ctx->jit.cc_compiles++;
-    if (job->result.manifest_failed) ctx->jit.store_failures++;
+    if (job->result.not_stored) op2_jit_cache_unwritable(ctx, job->result.why);
     op2_diag(2, "kernel '%s': optimised code in use %.0f ms after the first call (compile %.0f ms)",
              k->name, k->upgrade_ms, k->cc_compile_ms);
   } else if (state == OP2_JOB_FAILED) {
@@ -331,8 +365,9 @@ static int obtain_cc(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
   if (ctx->opt.jit_mode != OP2_JIT_CC) return 1;
   op2_build_request req;
   op2_build_result res;
-  if (prepare_request(ctx, &st->cc, loop, gen, entry, *may_write, &req) != 0) return 1;
+  prepare_request(ctx, &st->cc, loop, gen, entry, *may_write, &req);
   int rc = op2_build_into_entry(&req, &res);
+  if (res.not_stored) op2_jit_cache_unwritable(ctx, res.why);
   if (rc == OP2_BUILD_OK) {
     adopt_build(k, &res, OP2_TIER_CC);
     k->origin = OP2_FROM_COMPILE;

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 
 #include "../runtime/op2_impl.h"
+#include "cache_entry.h"
 
 /* Under MPI, for backends that build their own kernels: fails (on every rank) unless every rank
  * describes the loop with the same generated C source. Collective. */
@@ -53,9 +54,11 @@ struct op2_tier {
   char path[4096];  /* the compiler binary (cc) */
   char identity[600];
   char flags[1024];
-  /* Compiles `source` (also written at src_path) into the shared object so_path. */
+  /* Compiles `source` (also written at src_path) into the shared object so_path; says in
+   * flags_used the flags the compiler received (the manifest records them: they must be the
+   * `flags` the key was made from). */
   int (*compile)(const op2_tier *t, const char *source, const char *src_path, const char *so_path,
-                 char **log);
+                 char **log, char *flags_used, size_t flags_len);
 };
 void op2_tcc_tier(op2_tier *t);
 /* Runs `path` with argv (spawn.c); its stdout and stderr, and why it failed, are appended to
@@ -69,55 +72,37 @@ void op2_tcc_release(void *tcc_state);
 int op2_tcc_compile(const char *source, const char *so_path, void **tcc_state, op2_kernel_fn *fn,
                     char **log);
 
-/* ---- the on-disk cache (cache.c, manifest.c) ---- */
-typedef struct op2_cache_key {
-  uint64_t hi, lo;
-  char hex[33];
-} op2_cache_key;
-void op2_cache_key_make(const char *source, size_t len, const char *compiler, const char *flags,
-                        op2_cache_key *key);
-
-typedef struct op2_manifest {
-  char loop[256];
-  char key[33];
-  char target[16];
-  char compiler[128];
-  char flags[256];
-  char source_file[300], binary_file[300];
-  long long source_bytes, binary_bytes;
-  char source_xxh3[17], binary_xxh3[17];
-  char created[32];
-  double compile_ms;
-  const char *signature; /* for writing only */
-} op2_manifest;
-
-int op2_manifest_write(const char *path, const op2_manifest *m, char *err, size_t errlen);
-int op2_manifest_read(const char *path, op2_manifest *m, char *err, size_t errlen);
-void op2_hash_hex64(const void *data, size_t len, char out[17]);
-void op2_utc_now(char *out, size_t len); /* ISO 8601, for manifests */
+/* ---- the on-disk cache (cache.c, cache_entry.c, manifest.c; types in cache_entry.h) ---- */
 /* The cache root this run may use (created if needed), or NULL: cache off, or the directory is
  * unusable or unsafe (said once per call with OP2_DIAGS). */
 const char *op2_jit_cache_root(op2_context *ctx);
+/* Whether a new build may be stored in `entry`: the cache is on, this rank writes for its node,
+ * and the directory is absent or a private one of ours. */
+int op2_jit_may_write(const op2_context *ctx, const char *entry);
+/* Looks at a cache entry that must hold `ex`: 0 sound (v holds the verified binary), 1 absent,
+ * -1 refused (why). A refused entry that this process may write is removed, unless another
+ * process is building it, so that a later run does not meet it again. */
+int op2_jit_entry_lookup(const op2_context *ctx, const char *entry, const op2_entry_expect *ex,
+                         op2_entry_verified *v, char *why, size_t whylen);
+/* Loads a C kernel's entry (NAME.c, NAME.so) through op2_jit_entry_lookup: 0 loaded, 1 absent,
+ * -1 refused (why). */
+int op2_jit_load_entry(const op2_context *ctx, const char *entry, const char *name,
+                       const op2_cache_key *key, const char *source, size_t len, void **handle,
+                       op2_kernel_fn *fn, char *why, size_t whylen);
+/* Says once per process that the cache cannot be written. */
+void op2_jit_cache_unwritable(op2_context *ctx, const char *why);
 
-/* Ensures the cache root exists (0700) and is safe to load code from. */
-int op2_cache_root_usable(const char *root, int create, char *why, size_t whylen);
-/* The entry directory of a kernel: ROOT/NAME-HASH16. */
-void op2_cache_entry_dir(const char *root, const char *name, const op2_cache_key *key, char *out,
-                         size_t len);
-/* Verifies the entry against the exact source; fills so_path on success. */
-int op2_cache_verify(const char *entry, const char *name, const op2_cache_key *key,
-                     const char *source, size_t len, char *so_path, size_t so_len, char *why,
-                     size_t whylen);
-/* Building into an entry (store.c): thread-safe, touches no library state. */
+/* Building into an entry (store.c): thread-safe, touches no library state. NOT_STORED: not even
+ * a private build directory could be made. */
 enum { OP2_BUILD_OK = 0, OP2_BUILD_COMPILE_ERROR = -1, OP2_BUILD_NOT_STORED = 1 };
 typedef struct op2_build_request {
   const op2_tier *tier;
-  char entry[4400]; /* cache entry directory, or a private temporary one when !keep */
+  char entry[4400]; /* the cache entry directory when keep */
   const char *name, *target, *signature;
   const char *source;
   size_t source_len;
   op2_cache_key key;
-  int keep; /* 0: remove the files once loaded (cache off or read-only) */
+  int keep; /* 0: build in a private temporary directory removed once loaded */
 } op2_build_request;
 typedef struct op2_build_result {
   int status;
@@ -125,13 +110,11 @@ typedef struct op2_build_result {
   op2_kernel_fn fn;
   double compile_ms;
   char *log, *source_path;
-  int manifest_failed;
+  int not_stored; /* built, but the cache could not be written (why): built privately instead */
   char why[600];
 } op2_build_result;
 int op2_build_into_entry(const op2_build_request *req, op2_build_result *res);
 void op2_build_result_clear(op2_build_result *res);
-int op2_load_shared_object(const char *so_path, void **handle, op2_kernel_fn *fn, char *why,
-                           size_t whylen);
 
 /* ---- the background tier (background.c) ---- */
 enum { OP2_JOB_QUEUED = 1, OP2_JOB_DONE = 2, OP2_JOB_FAILED = 3, OP2_JOB_CANCELLED = 4 };
@@ -156,6 +139,5 @@ int op2_jit_init(op2_context *ctx);
 
 /* Writes a file atomically: temp file in the same directory, then rename. */
 int op2_write_file_atomic(const char *path, const void *data, size_t len, char *why, size_t whylen);
-int op2_read_file(const char *path, char **data, size_t *len);
 
 #endif /* OP2_JIT_H */

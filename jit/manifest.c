@@ -8,15 +8,15 @@
 #define XXH_STATIC_LINKING_ONLY /* for the streaming state on the stack */
 #include <xxhash.h>
 
-#include "jit.h"
+#include "cache_entry.h"
 
 void op2_hash_hex64(const void *data, size_t len, char out[17]) {
   snprintf(out, 17, "%016llx", (unsigned long long)XXH3_64bits(data, len));
 }
 
-int op2_manifest_write(const char *path, const op2_manifest *m, char *err, size_t errlen) {
+char *op2_manifest_format(const op2_manifest *m) {
   cJSON *j = cJSON_CreateObject();
-  if (!j) return snprintf(err, errlen, "out of memory"), -1;
+  if (!j) return NULL;
   cJSON_AddNumberToObject(j, "op2jit_manifest", 1);
   cJSON_AddStringToObject(j, "loop", m->loop);
   cJSON_AddStringToObject(j, "key", m->key);
@@ -42,12 +42,12 @@ int op2_manifest_write(const char *path, const op2_manifest *m, char *err, size_
   cJSON_AddNumberToObject(j, "compile_ms", m->compile_ms);
   char *text = cJSON_Print(j);
   cJSON_Delete(j);
-  if (!text) return snprintf(err, errlen, "out of memory"), -1;
+  if (!text) return NULL;
   size_t len = strlen(text);
-  text[len] = '\n'; /* cJSON_Print leaves room only for the NUL: write len+1 bytes below */
-  int rc = op2_write_file_atomic(path, text, len + 1, err, errlen);
-  free(text);
-  return rc;
+  char *out = realloc(text, len + 2);
+  if (!out) return free(text), NULL;
+  out[len] = '\n', out[len + 1] = '\0';
+  return out;
 }
 
 static int get_string(const cJSON *j, const char *key, char *out, size_t len) {
@@ -64,15 +64,10 @@ static int get_number(const cJSON *j, const char *key, double *out) {
   return 0;
 }
 
-int op2_manifest_read(const char *path, op2_manifest *m, char *err, size_t errlen) {
-  char *text;
-  size_t len;
+int op2_manifest_parse(const char *text, size_t len, op2_manifest *m, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
-  if (op2_read_file(path, &text, &len) != 0)
-    return snprintf(err, errlen, "cannot read %s", path), -1;
   cJSON *j = cJSON_ParseWithLength(text, len);
-  free(text);
-  if (!j) return snprintf(err, errlen, "%s is not valid JSON", path), -1;
+  if (!j) return snprintf(err, errlen, "not JSON"), -1;
   double version = 0, sbytes = -1, bbytes = -1;
   int bad = get_number(j, "op2jit_manifest", &version) || version != 1 ||
             get_string(j, "loop", m->loop, sizeof m->loop) ||
@@ -91,7 +86,7 @@ int op2_manifest_read(const char *path, op2_manifest *m, char *err, size_t errle
   cJSON_Delete(j);
   m->source_bytes = (long long)sbytes;
   m->binary_bytes = (long long)bbytes;
-  if (bad) return snprintf(err, errlen, "%s lacks a field or has a wrong one", path), -1;
+  if (bad) return snprintf(err, errlen, "a field is missing or wrong"), -1;
   return 0;
 }
 
@@ -100,4 +95,15 @@ void op2_utc_now(char *out, size_t len) {
   struct tm tm;
   gmtime_r(&now, &tm);
   strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int op2_manifest_read(const char *path, op2_manifest *m, char *err, size_t errlen) {
+  char *text;
+  size_t len;
+  memset(m, 0, sizeof *m);
+  if (op2_read_file(path, &text, &len) != 0)
+    return snprintf(err, errlen, "cannot read %s", path), -1;
+  int rc = op2_manifest_parse(text, len, m, err, errlen);
+  free(text);
+  return rc;
 }

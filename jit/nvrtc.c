@@ -32,7 +32,20 @@ static char *take_log(nvrtcProgram prog) {
   return log;
 }
 
-int op2_nvrtc_compile(const char *source, size_t len, const char *name, const char *arch,
+void op2_nvrtc_options_for(const char *arch, op2_nvrtc_options *o) {
+  memset(o, 0, sizeof *o);
+  snprintf(o->arch_opt, sizeof o->arch_opt, "-arch=%s", arch);
+  /* -default-device: the user's plain functions are device functions. --fmad=false: no fused
+   * multiply-adds, so results agree with the CPU backends' code. */
+  const char *fixed[] = {"-default-device", "--fmad=false", "-std=c++17"};
+  o->argv[o->argc++] = o->arch_opt;
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) o->argv[o->argc++] = fixed[i];
+  size_t n = 0;
+  for (int i = 0; i < o->argc && n < sizeof o->text; i++)
+    n += (size_t)snprintf(o->text + n, sizeof o->text - n, "%s%s", i ? " " : "", o->argv[i]);
+}
+
+int op2_nvrtc_compile(const char *source, size_t len, const char *name, const op2_nvrtc_options *o,
                       char **cubin, size_t *cubin_len, char **ptx, size_t *ptx_len, char **log) {
   *cubin = *ptx = *log = NULL;
   *cubin_len = *ptx_len = 0;
@@ -42,12 +55,8 @@ int op2_nvrtc_compile(const char *source, size_t len, const char *name, const ch
   text[len] = '\0';
   const char *contents[NEMPTY];
   for (int i = 0; i < NEMPTY; i++) contents[i] = "";
-  char file[300], arch_opt[64];
+  char file[300];
   snprintf(file, sizeof file, "%s.cu", name);
-  snprintf(arch_opt, sizeof arch_opt, "-arch=%s", arch);
-  /* -default-device: the user's plain functions are device functions. --fmad=false: no fused
-   * multiply-adds, so results agree with the CPU backends' code. */
-  const char *opts[] = {arch_opt, "-default-device", "--fmad=false", "-std=c++17"};
   nvrtcProgram prog;
   nvrtcResult r = nvrtcCreateProgram(&prog, text, file, NEMPTY, contents, empty_headers);
   free(text);
@@ -57,7 +66,7 @@ int op2_nvrtc_compile(const char *source, size_t len, const char *name, const ch
     *log = b.data;
     return OP2_ERR_JIT;
   }
-  r = nvrtcCompileProgram(prog, (int)(sizeof opts / sizeof opts[0]), opts);
+  r = nvrtcCompileProgram(prog, o->argc, o->argv);
   *log = take_log(prog);
   if (r == NVRTC_SUCCESS && nvrtcGetCUBINSize(prog, cubin_len) == NVRTC_SUCCESS &&
       (*cubin = malloc(*cubin_len ? *cubin_len : 1)) &&
@@ -70,7 +79,7 @@ int op2_nvrtc_compile(const char *source, size_t len, const char *name, const ch
   }
   if (r == NVRTC_SUCCESS) { /* compiled, but the products could not be taken */
     op2_buf b = {0};
-    op2_buf_printf(&b, "%sNVRTC gave no CUBIN or PTX for %s\n", *log ? *log : "", arch);
+    op2_buf_printf(&b, "%sNVRTC gave no CUBIN or PTX for %s\n", *log ? *log : "", o->arch_opt);
     free(*log);
     *log = b.data;
   }
@@ -81,9 +90,8 @@ int op2_nvrtc_compile(const char *source, size_t len, const char *name, const ch
 }
 
 int op2_ptxas_check(const char *ptxas, const char *ptx, size_t len, const char *arch, char **log) {
-  const char *tmpdir = getenv("TMPDIR");
   char path[4200], why[300], arch_opt[64];
-  snprintf(path, sizeof path, "%s/op2-ptxas-XXXXXX.ptx", tmpdir && *tmpdir ? tmpdir : "/tmp");
+  snprintf(path, sizeof path, "%s/op2-ptxas-XXXXXX.ptx", op2_temp_dir());
   op2_buf out = {0};
   int fd = mkstemps(path, 4);
   if (fd < 0) {

@@ -1,114 +1,172 @@
-/* Building a kernel into a cache entry: write the source, compile it to a temporary shared
- * object, hash it, rename it into place, write the manifest last, load it. Touches no library
- * state, so the background tier can run it on its own thread. */
-#include <dlfcn.h>
+/* Building a kernel into a cache entry: under the entry's build lock, write the source, compile
+ * it to a temporary shared object, load it from the descriptor its bytes were hashed through,
+ * rename it into place, write the manifest last. A cache that cannot be written (a full disk,
+ * a read-only one) never fails the build: the same compile runs in a private temporary
+ * directory and whatever was written into the entry is removed. Touches no library state, so
+ * the background tier can run it on its own thread. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "jit.h"
 
-int op2_load_shared_object(const char *so_path, void **handle, op2_kernel_fn *fn, char *why,
-                           size_t whylen) {
-  void *h = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
-  if (!h) return snprintf(why, whylen, "dlopen %s: %s", so_path, dlerror()), -1;
-  op2_kernel_fn f = (op2_kernel_fn)dlsym(h, "op2_loop");
-  if (!f) {
-    dlclose(h);
-    return snprintf(why, whylen, "%s has no op2_loop symbol", so_path), -1;
+enum { BUILT, COMPILER_FAILED, NOT_WRITTEN, NOT_LOADED };
+
+typedef struct built {
+  char flags[1024]; /* what the compiler received */
+  char bin_xxh3[17];
+  long long bin_len;
+} built;
+
+/* Whether the compiler's messages say the disk was full: then the cache is at fault. */
+static int says_disk_full(const char *log) {
+  return log && (strstr(log, strerror(ENOSPC)) || strstr(log, strerror(EDQUOT)));
+}
+
+/* Compiles into the open directory `d` and loads the result; NAME.so is in place on BUILT. */
+static int compile_in(const op2_build_request *req, const op2_entry *d, op2_build_result *res,
+                      built *b) {
+  char src[300], bin[300], tmp[320], src_path[4800], tmp_path[4800];
+  snprintf(src, sizeof src, "%s.c", req->name);
+  snprintf(bin, sizeof bin, "%s.so", req->name);
+  snprintf(tmp, sizeof tmp, "%s.tmp%d", bin, (int)getpid());
+  snprintf(src_path, sizeof src_path, "%s/%s", d->path, src);
+  snprintf(tmp_path, sizeof tmp_path, "%s/%s", d->path, tmp);
+  free(res->log);
+  res->log = NULL;
+  if (op2_entry_write(d, src, req->source, req->source_len, res->why, sizeof res->why) != 0)
+    return NOT_WRITTEN;
+  double t0 = op2_wall_seconds();
+  if (req->tier->compile(req->tier, req->source, src_path, tmp_path, &res->log, b->flags,
+                         sizeof b->flags) != 0) {
+    unlinkat(d->fd, tmp, 0);
+    snprintf(res->why, sizeof res->why, "%s failed", req->tier->name);
+    return says_disk_full(res->log) ? NOT_WRITTEN : COMPILER_FAILED;
   }
-  *handle = h;
-  *fn = f;
+  res->compile_ms = 1e3 * (op2_wall_seconds() - t0);
+  /* Loaded before it is published: an object that cannot load (an undefined symbol, or one
+   * truncated by a full disk) never becomes a cache entry. */
+  struct stat st;
+  char *data = NULL;
+  size_t len = 0;
+  void *sym = NULL;
+  int fd = op2_entry_open_file(d, tmp, &st, res->why, sizeof res->why);
+  int ok = fd >= 0 && op2_read_fd(fd, &data, &len) == 0 &&
+           op2_load_object_fd(fd, tmp_path, "op2_loop", &res->handle, &sym, res->why,
+                              sizeof res->why) == 0;
+  if (fd >= 0) close(fd);
+  if (data) op2_hash_hex64(data, len, b->bin_xxh3);
+  free(data);
+  b->bin_len = (long long)len;
+  if (!ok) {
+    unlinkat(d->fd, tmp, 0);
+    return NOT_LOADED;
+  }
+  res->fn = (op2_kernel_fn)sym;
+  if (renameat(d->fd, tmp, d->fd, bin) != 0) {
+    snprintf(res->why, sizeof res->why, "cannot store %s/%s: %s", d->path, bin, strerror(errno));
+    unlinkat(d->fd, tmp, 0);
+    return NOT_WRITTEN;
+  }
+  return BUILT;
+}
+
+static int write_manifest(const op2_build_request *req, const op2_entry *d, const built *b,
+                          op2_build_result *res) {
+  op2_manifest m = {0};
+  snprintf(m.loop, sizeof m.loop, "%s", req->name);
+  snprintf(m.key, sizeof m.key, "%s", req->key.hex);
+  snprintf(m.target, sizeof m.target, "%s", req->target);
+  snprintf(m.compiler, sizeof m.compiler, "%s", req->tier->identity);
+  snprintf(m.flags, sizeof m.flags, "%s", b->flags);
+  snprintf(m.source_file, sizeof m.source_file, "%s.c", req->name);
+  snprintf(m.binary_file, sizeof m.binary_file, "%s.so", req->name);
+  m.source_bytes = (long long)req->source_len;
+  m.binary_bytes = b->bin_len;
+  op2_hash_hex64(req->source, req->source_len, m.source_xxh3);
+  memcpy(m.binary_xxh3, b->bin_xxh3, sizeof m.binary_xxh3);
+  op2_utc_now(m.created, sizeof m.created);
+  m.compile_ms = res->compile_ms;
+  m.signature = req->signature;
+  return op2_entry_write_manifest(d, &m, res->why, sizeof res->why);
+}
+
+/* Into the cache entry, holding its lock. -1 when the entry is busy or cannot be opened. */
+static int build_kept(const op2_build_request *req, op2_build_result *res, int *rc) {
+  op2_entry e;
+  if (op2_entry_open(AT_FDCWD, req->entry, 1, &e, res->why, sizeof res->why) != 0) return -1;
+  if (op2_entry_try_lock(&e) != 0) { /* another process builds it: not a fault of the cache */
+    op2_entry_close(&e);
+    return -2;
+  }
+  built b;
+  *rc = compile_in(req, &e, res, &b);
+  if (*rc == BUILT && write_manifest(req, &e, &b, res) != 0) *rc = NOT_WRITTEN;
+  if (*rc == BUILT) {
+    char path[4800];
+    snprintf(path, sizeof path, "%s/%s.c", e.path, req->name);
+    res->source_path = strdup(path);
+  } else { /* no partial entry stays behind; the loaded object stays mapped */
+    char why[600];
+    op2_entry_remove(&e, req->name, 0, NULL, why, sizeof why);
+  }
+  op2_entry_close(&e);
   return 0;
 }
 
-static void remove_entry_files(const char *entry, const char *name) {
-  char path[4400];
-  const char *suffixes[] = {".c", ".so"};
-  for (int i = 0; i < 2; i++) {
-    snprintf(path, sizeof path, "%s/%s%s", entry, name, suffixes[i]);
-    unlink(path);
+/* In a private temporary directory, removed once the object is loaded. */
+static int build_private(const op2_build_request *req, op2_build_result *res) {
+  char dir[4200];
+  snprintf(dir, sizeof dir, "%s/op2-build-XXXXXX", op2_temp_dir());
+  op2_entry d;
+  if (!mkdtemp(dir) || op2_entry_open(AT_FDCWD, dir, 0, &d, res->why, sizeof res->why) != 0) {
+    snprintf(res->why, sizeof res->why, "cannot create a build directory in %s: %s", op2_temp_dir(),
+             strerror(errno));
+    return NOT_WRITTEN;
   }
-  snprintf(path, sizeof path, "%s/manifest.json", entry);
-  unlink(path);
-  rmdir(entry);
+  built b;
+  int rc = compile_in(req, &d, res, &b);
+  char why[600];
+  op2_entry_remove(&d, req->name, 0, NULL, why, sizeof why);
+  op2_entry_close(&d);
+  return rc;
 }
 
 int op2_build_into_entry(const op2_build_request *req, op2_build_result *res) {
-  char src_path[4400], so_path[4400], tmp_so[4500], man_path[4400];
-  const char *entry = req->entry, *name = req->name;
   memset(res, 0, sizeof *res);
-  snprintf(src_path, sizeof src_path, "%s/%s.c", entry, name);
-  snprintf(so_path, sizeof so_path, "%s/%s.so", entry, name);
-  snprintf(tmp_so, sizeof tmp_so, "%s.tmp%d", so_path, (int)getpid());
-  snprintf(man_path, sizeof man_path, "%s/manifest.json", entry);
-  if (mkdir(entry, 0700) != 0 && errno != EEXIST) {
-    snprintf(res->why, sizeof res->why, "cannot create %s: %s", entry, strerror(errno));
-    return res->status = OP2_BUILD_NOT_STORED;
+  int rc = NOT_WRITTEN;
+  if (req->keep) {
+    int opened = build_kept(req, res, &rc);
+    if (opened == 0 && rc == BUILT) return res->status = OP2_BUILD_OK;
+    if (opened == 0 && rc == COMPILER_FAILED) return res->status = OP2_BUILD_COMPILE_ERROR;
+    if (res->handle) { /* loaded, but the entry could not be completed */
+      res->not_stored = 1;
+      return res->status = OP2_BUILD_OK;
+    }
+    char cache_why[600];
+    snprintf(cache_why, sizeof cache_why, "%s", res->why);
+    rc = build_private(req, res);
+    /* The private build tells a fault of the cache from one of the kernel. */
+    if (rc == BUILT && opened != -2) {
+      res->not_stored = 1;
+      snprintf(res->why, sizeof res->why, "%s", cache_why);
+    }
+  } else {
+    rc = build_private(req, res);
   }
-  if (op2_write_file_atomic(src_path, req->source, req->source_len, res->why, sizeof res->why) != 0)
-    return res->status = OP2_BUILD_NOT_STORED;
-  res->source_path = strdup(src_path);
-  double t0 = op2_wall_seconds();
-  if (req->tier->compile(req->tier, req->source, src_path, tmp_so, &res->log) != 0) {
-    unlink(tmp_so);
-    snprintf(res->why, sizeof res->why, "%s failed", req->tier->name);
-    return res->status = OP2_BUILD_COMPILE_ERROR;
-  }
-  res->compile_ms = 1e3 * (op2_wall_seconds() - t0);
-  /* Loaded before it is published: an object that cannot load (an undefined symbol) is a compile
-   * error, never a cache entry. dlopen keeps the mapping when the file is renamed below. */
-  if (op2_load_shared_object(tmp_so, &res->handle, &res->fn, res->why, sizeof res->why) != 0) {
-    unlink(tmp_so);
+  if (rc == BUILT) return res->status = OP2_BUILD_OK;
+  if (rc == NOT_WRITTEN) return res->status = OP2_BUILD_NOT_STORED;
+  if (rc == NOT_LOADED) { /* the loader's reason is the compiler's last message */
     op2_buf log = {0};
     if (res->log) op2_buf_printf(&log, "%s", res->log);
     op2_buf_printf(&log, "%s\n", res->why);
     free(res->log);
     res->log = log.data;
-    return res->status = OP2_BUILD_COMPILE_ERROR;
   }
-  op2_manifest m = {0};
-  char *bin;
-  size_t bin_len = 0;
-  int ok = op2_read_file(tmp_so, &bin, &bin_len) == 0;
-  if (ok) {
-    op2_hash_hex64(bin, bin_len, m.binary_xxh3);
-    free(bin);
-    ok = rename(tmp_so, so_path) == 0;
-  }
-  if (!ok) { /* the object is loaded and usable; it just is not cached */
-    unlink(tmp_so);
-    snprintf(res->why, sizeof res->why, "cannot store %s", so_path);
-    res->manifest_failed = 1;
-    return res->status = OP2_BUILD_OK;
-  }
-  if (req->keep) {
-    snprintf(m.loop, sizeof m.loop, "%s", name);
-    snprintf(m.key, sizeof m.key, "%s", req->key.hex);
-    snprintf(m.target, sizeof m.target, "%s", req->target);
-    snprintf(m.compiler, sizeof m.compiler, "%s", req->tier->identity);
-    snprintf(m.flags, sizeof m.flags, "%s", req->tier->flags);
-    snprintf(m.source_file, sizeof m.source_file, "%s.c", name);
-    snprintf(m.binary_file, sizeof m.binary_file, "%s.so", name);
-    m.source_bytes = (long long)req->source_len;
-    m.binary_bytes = (long long)bin_len;
-    op2_hash_hex64(req->source, req->source_len, m.source_xxh3);
-    op2_utc_now(m.created, sizeof m.created);
-    m.compile_ms = res->compile_ms;
-    m.signature = req->signature;
-    /* The manifest goes last: an entry without one is never loaded. */
-    if (op2_manifest_write(man_path, &m, res->why, sizeof res->why) != 0) res->manifest_failed = 1;
-  }
-  if (!req->keep) { /* a private build directory: the loaded object stays mapped */
-    remove_entry_files(entry, name);
-    free(res->source_path);
-    res->source_path = NULL;
-  }
-  return res->status = OP2_BUILD_OK;
+  return res->status = OP2_BUILD_COMPILE_ERROR;
 }
 
 void op2_build_result_clear(op2_build_result *res) {

@@ -17,6 +17,17 @@
  * the one mutable file-level variable besides the context pointer (runtime/context.c). */
 static pthread_mutex_t tcc_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* The libraries kernels are linked with: the one list for the cache key and the compile. */
+static const char *const tcc_libraries[] = {"m"};
+enum { NLIBRARIES = sizeof tcc_libraries / sizeof tcc_libraries[0] };
+
+static void library_flags(char *out, size_t len) {
+  size_t n = 0;
+  out[0] = '\0';
+  for (int i = 0; i < NLIBRARIES && n < len; i++)
+    n += (size_t)snprintf(out + n, len - n, "%s-l%s", i ? " " : "", tcc_libraries[i]);
+}
+
 static void collect_message(void *opaque, const char *msg) {
   op2_buf *log = opaque;
   op2_buf_printf(log, "%s\n", msg);
@@ -31,7 +42,8 @@ int op2_tcc_compile(const char *source, const char *so_path, void **tcc_state, o
   if (s) {
     tcc_set_error_func(s, &log, collect_message);
     tcc_set_output_type(s, so_path ? TCC_OUTPUT_DLL : TCC_OUTPUT_MEMORY);
-    ok = tcc_compile_string(s, source) == 0 && tcc_add_library(s, "m") == 0;
+    ok = tcc_compile_string(s, source) == 0;
+    for (int i = 0; ok && i < NLIBRARIES; i++) ok = tcc_add_library(s, tcc_libraries[i]) == 0;
     if (ok && so_path) {
       ok = tcc_output_file(s, so_path) == 0;
       tcc_delete(s);
@@ -59,8 +71,9 @@ void op2_tcc_release(void *tcc_state) {
 }
 
 static int compile_tcc(const op2_tier *t, const char *source, const char *src_path,
-                       const char *so_path, char **log) {
+                       const char *so_path, char **log, char *flags_used, size_t flags_len) {
   (void)t, (void)src_path;
+  library_flags(flags_used, flags_len);
   return op2_tcc_compile(source, so_path, NULL, NULL, log) == OP2_OK ? 0 : -1;
 }
 
@@ -68,6 +81,6 @@ void op2_tcc_tier(op2_tier *t) {
   memset(t, 0, sizeof *t);
   t->name = "tcc";
   snprintf(t->identity, sizeof t->identity, "libtcc %s", OP2_TCC_VERSION);
-  snprintf(t->flags, sizeof t->flags, "-lm");
+  library_flags(t->flags, sizeof t->flags);
   t->compile = compile_tcc;
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "op2_impl.h"
+#include "../jit/cache_entry.h"
 
 typedef int (*option_parser)(op2_options *opt, const char *name, const char *value);
 
@@ -261,16 +262,7 @@ const char *op2_option_name(int i) {
 }
 
 static int default_cache_dir(op2_options *opt) {
-  const char *xdg = getenv("XDG_CACHE_HOME");
-  const char *home = getenv("HOME");
-  int n;
-  if (xdg && *xdg)
-    n = snprintf(opt->cache_dir, sizeof opt->cache_dir, "%s/op2", xdg);
-  else if (home && *home)
-    n = snprintf(opt->cache_dir, sizeof opt->cache_dir, "%s/.cache/op2", home);
-  else
-    n = snprintf(opt->cache_dir, sizeof opt->cache_dir, "/tmp/op2-cache-%d", (int)getuid());
-  return n > 0 && (size_t)n < sizeof opt->cache_dir
+  return op2_cache_default_root(opt->cache_dir, sizeof opt->cache_dir) == 0
              ? OP2_OK
              : op2_error(OP2_ERR_ARG, "cache directory path is too long");
 }

@@ -1,7 +1,8 @@
-/* op2-cache: lists, shows and trims the on-disk kernel cache that op2jit programs fill (layout in
- * jit/cache.c). It only reads and deletes files: it never loads a cached shared object, and it
- * never follows a symbolic link found inside the cache, so a planted link cannot make it read or
- * delete anything outside the cache directory. */
+/* op2-cache: lists, shows and trims the on-disk kernel cache that op2jit programs fill (one
+ * entry is judged by jit/cache_entry.c, as the library judges it). It only reads and deletes
+ * files: it never loads a cached shared object, and it never follows a symbolic link found inside
+ * the cache, so a planted link cannot make it read or delete anything outside the cache
+ * directory. */
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <dirent.h>
@@ -40,6 +41,9 @@ static const char usage_text[] =
     "                           suffix K, M, G or T (powers of 1024), e.g. 500K, 10M, 1G\n"
     "  prune --older-than DAYS  removes entries last used more than DAYS days ago (may be\n"
     "                           combined with --max-size)\n"
+    "                           Every prune first removes what builds that were killed left:\n"
+    "                           entries without a manifest and temporary files (an entry\n"
+    "                           that a running program is building is left alone)\n"
     "\n"
     "options:\n"
     "  --dir DIR    the cache directory. Default, as the library chooses it: $OP2_CACHE_DIR,\n"
@@ -105,139 +109,29 @@ static int parse_entry_name(const char *d, char *name, char *hash) {
   return 1;
 }
 
-/* The files the library writes into an entry, and the temporary names it writes them under
- * (FILE.tmpPID) before renaming. */
-static int is_cache_file(const char *loop, const char *f) {
-  size_t n = strlen(loop);
-  size_t base;
-  if (strncmp(f, "manifest.json", 13) == 0)
-    base = 13;
-  else if (strncmp(f, loop, n) == 0) {
-    static const char *const ext[] = {".cubin", ".cu", ".c", ".so", ".ptx"}; /* longest first */
-    base = 0;
-    for (int i = 0; i < 5 && !base; i++)
-      if (strncmp(f + n, ext[i], strlen(ext[i])) == 0) base = n + strlen(ext[i]);
-    if (!base) return 0;
-  } else {
-    return 0;
-  }
-  if (f[base] == '\0') return 1;
-  if (strncmp(f + base, ".tmp", 4) != 0 || !f[base + 4]) return 0;
-  for (const char *p = f + base + 4; *p; p++)
-    if (!isdigit((unsigned char)*p)) return 0;
-  return 1;
+/* The entry directory `dir` as the cache-entry module sees it, opened without following a
+ * link whoever owns it (list and clear handle entries that the library would refuse). */
+static int open_entry(const cache *c, const char *dir, op2_entry *e) {
+  e->fd = openat(c->fd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  e->at = c->fd;
+  snprintf(e->path, sizeof e->path, "%s", dir);
+  return e->fd >= 0 ? 0 : -1;
 }
 
-static int unsafe(const struct stat *st, const char *what, char *problem, size_t len) {
-  if (st->st_uid != geteuid()) {
-    snprintf(problem, len, "%s is owned by uid %d, not by this user", what, (int)st->st_uid);
-    return 1;
-  }
-  if (st->st_mode & (S_IWGRP | S_IWOTH)) {
-    snprintf(problem, len, "%s is writable by group or others (mode %03o)", what,
-             (unsigned)(st->st_mode & 0777));
-    return 1;
-  }
-  return 0;
-}
-
-/* Reads a regular file of an entry without following a link. errno tells why on failure. */
-static int read_at(int dfd, const char *name, char **data, size_t *len, struct stat *st) {
-  int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return -1;
-  if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
-    close(fd);
-    errno = EINVAL;
-    return -1;
-  }
-  size_t cap = (size_t)st->st_size + 4096, n = 0;
-  char *buf = malloc(cap);
-  for (ssize_t got = 1; buf && got != 0;) {
-    if (n + 1 == cap) {
-      char *nb = realloc(buf, cap *= 2);
-      if (!nb) free(buf);
-      buf = nb;
-      continue;
-    }
-    got = read(fd, buf + n, cap - n - 1);
-    if (got < 0 && errno != EINTR) free(buf), buf = NULL;
-    if (got > 0) n += (size_t)got;
-  }
-  close(fd);
-  if (!buf) return -1;
-  buf[n] = '\0';
-  *data = buf;
-  *len = n;
-  return 0;
-}
-
-static void describe_open_error(const char *f, char *problem, size_t len) {
-  if (errno == ENOENT)
-    snprintf(problem, len, "%s is missing", f);
-  else if (errno == ELOOP)
-    snprintf(problem, len, "%s is a symbolic link", f);
-  else if (errno == EINVAL)
-    snprintf(problem, len, "%s is not a regular file", f);
-  else
-    snprintf(problem, len, "cannot read %s: %s", f, strerror(errno));
-}
-
-/* A file the manifest describes: safe to load only if it has the recorded size and hash. */
-static int check_file(int efd, const char *f, long long bytes, const char *xxh3, char *problem,
-                      size_t len) {
-  char *data;
-  size_t n;
-  struct stat st;
-  if (read_at(efd, f, &data, &n, &st) != 0) return describe_open_error(f, problem, len), 1;
-  char hex[17];
-  op2_hash_hex64(data, n, hex);
-  free(data);
-  if (unsafe(&st, f, problem, len)) return 1;
-  if ((long long)n != bytes)
-    return snprintf(problem, len, "%s has %zu bytes, its manifest says %lld", f, n, bytes), 1;
-  if (strcmp(hex, xxh3) != 0)
-    return snprintf(problem, len, "%s does not match the hash in its manifest", f), 1;
-  return 0;
-}
-
-/* The checks the library makes before loading (jit/cache.c), plus the source file, which the
- * user reads when a kernel misbehaves and so must be the source the binary was built from. */
-static void verify(const cache *c, entry *e, int efd, const struct stat *dst) {
-  char *p = e->problem, path[4400];
-  size_t len = sizeof e->problem;
-  if (unsafe(dst, "directory", p, len)) return;
-  struct stat st;
-  if (fstatat(efd, "manifest.json", &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    snprintf(p, len, "manifest.json is missing");
-    return;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    snprintf(p, len, "manifest.json is not a regular file");
-    return;
-  }
-  if (unsafe(&st, "manifest.json", p, len)) return;
-  char err[600];
-  snprintf(path, sizeof path, "%s/%s/manifest.json", c->root, e->dir);
-  if (op2_manifest_read(path, &e->man, err, sizeof err) != 0) {
-    snprintf(p, len, "manifest.json is not a valid manifest (%s)",
-             strstr(err, "JSON") ? "not JSON" : "a field is missing or wrong");
-    return;
-  }
-  e->man_ok = 1;
-  char so[300], src[300];
-  /* CUDA entries hold LOOP.cu and LOOP.cubin instead of LOOP.c and LOOP.so */
-  snprintf(so, sizeof so, "%s.cubin", e->name);
-  int cubin = strcmp(e->man.binary_file, so) == 0;
-  snprintf(so, sizeof so, "%s.%s", e->name, cubin ? "cubin" : "so");
-  snprintf(src, sizeof src, "%s.%s", e->name, cubin ? "cu" : "c");
-  if (strcmp(e->man.loop, e->name) != 0 || strlen(e->man.key) != 32 ||
-      strncmp(e->man.key, e->hash, 16) != 0 || strcmp(e->man.binary_file, so) != 0 ||
-      strcmp(e->man.source_file, src) != 0) {
-    snprintf(p, len, "manifest.json describes another kernel");
-    return;
-  }
-  if (check_file(efd, so, e->man.binary_bytes, e->man.binary_xxh3, p, len)) return;
-  check_file(efd, src, e->man.source_bytes, e->man.source_xxh3, p, len);
+/* The checks the library makes before loading (jit/cache_entry.c): the tool and the library
+ * judge an entry the same way. */
+static void verify(entry *e, int efd, const struct stat *dst) {
+  if (op2_cache_private(dst, "directory", e->problem, sizeof e->problem) != 0) return;
+  op2_entry d = {.fd = efd};
+  snprintf(d.path, sizeof d.path, "%s", e->dir);
+  const op2_entry_expect ex = {.name = e->name, .key = e->hash};
+  op2_entry_verified v;
+  char why[600];
+  if (op2_entry_verify(&d, &ex, &v, why, sizeof why) != 0)
+    snprintf(e->problem, sizeof e->problem, "%s", why);
+  e->man_ok = v.manifest_ok;
+  e->man = v.m;
+  op2_entry_verified_clear(&v);
 }
 
 static entry *push_entry(cache *c) {
@@ -277,7 +171,7 @@ static int scan_entry(cache *c, const char *dname) {
   for (struct dirent *de; (de = readdir(d)) != NULL;) {
     if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
     struct stat st;
-    if (!is_cache_file(name, de->d_name) ||
+    if (!op2_cache_file_kind(name, de->d_name) ||
         fstatat(efd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || S_ISDIR(st.st_mode)) {
       foreign = 1;
       break;
@@ -291,7 +185,7 @@ static int scan_entry(cache *c, const char *dname) {
     memcpy(e->hash, hash, sizeof hash);
     e->bytes = bytes;
     e->used = dst.st_mtim;
-    verify(c, e, efd, &dst);
+    verify(e, efd, &dst);
   }
   closedir(d);
   if (foreign)
@@ -457,15 +351,14 @@ static int show_entry(const cache *c, const entry *e) {
   printf("status         %s%s\n", e->problem[0] ? "BAD: " : "ok", e->problem);
   printf("size           %lld bytes (%s)\n", e->bytes, human(e->bytes, h));
   printf("last used      %s\n", when(&e->used, t));
-  int efd = openat(c->fd, e->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (efd < 0) {
+  op2_entry d;
+  if (open_entry(c, e->dir, &d) != 0) {
     fprintf(stderr, "op2-cache: cannot open %s/%s: %s\n", c->root, e->dir, strerror(errno));
     return 1;
   }
-  char *text, problem[400], src[300];
+  char *text, problem[600], src[300];
   size_t len;
-  struct stat st;
-  if (read_at(efd, "manifest.json", &text, &len, &st) == 0) {
+  if (op2_entry_read(&d, "manifest.json", &text, &len, problem, sizeof problem) == 0) {
     cJSON *j = cJSON_ParseWithLength(text, len);
     if (cJSON_IsObject(j)) {
       printf("manifest:\n");
@@ -477,22 +370,20 @@ static int show_entry(const cache *c, const entry *e) {
     cJSON_Delete(j);
     free(text);
   } else {
-    describe_open_error("manifest.json", problem, sizeof problem);
     printf("manifest: %s\n", problem);
   }
   snprintf(src, sizeof src, "%s.c", e->name);
-  if (faccessat(efd, src, F_OK, AT_SYMLINK_NOFOLLOW) != 0)
+  if (faccessat(d.fd, src, F_OK, AT_SYMLINK_NOFOLLOW) != 0)
     snprintf(src, sizeof src, "%s.cu", e->name);
-  if (read_at(efd, src, &text, &len, &st) == 0) {
+  if (op2_entry_read(&d, src, &text, &len, problem, sizeof problem) == 0) {
     printf("---- generated source %s/%s/%s ----\n", c->root, e->dir, src);
     fwrite(text, 1, len, stdout);
     if (len && text[len - 1] != '\n') putchar('\n');
     free(text);
   } else {
-    describe_open_error(src, problem, sizeof problem);
     printf("---- generated source: %s ----\n", problem);
   }
-  close(efd);
+  op2_entry_close(&d);
   return 0;
 }
 
@@ -523,36 +414,16 @@ static int cmd_show(cache *c, const char *arg) {
 /* Unlinks the entry's files (links as links) and then its directory. Files that appeared since
  * the scan and are not cache files stop the removal of that entry. */
 static int remove_entry(const cache *c, const entry *e) {
-  int efd = openat(c->fd, e->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  DIR *d = efd >= 0 ? fdopendir(efd) : NULL;
-  if (!d) {
-    if (efd >= 0) close(efd);
+  op2_entry d;
+  char why[600];
+  if (open_entry(c, e->dir, &d) != 0) {
     fprintf(stderr, "op2-cache: cannot open %s/%s: %s\n", c->root, e->dir, strerror(errno));
     return -1;
   }
-  char names[64][300];
-  int n = 0, failed = 0;
-  for (struct dirent *de; (de = readdir(d)) != NULL;) {
-    if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
-    if (!is_cache_file(e->name, de->d_name) || n == 64) {
-      fprintf(stderr, "op2-cache: %s/%s holds %s: left alone\n", c->root, e->dir, de->d_name);
-      failed = 1;
-      break;
-    }
-    snprintf(names[n++], sizeof names[0], "%s", de->d_name);
-  }
-  for (int i = 0; !failed && i < n; i++)
-    if (unlinkat(efd, names[i], 0) != 0 && errno != ENOENT) {
-      fprintf(stderr, "op2-cache: cannot remove %s/%s/%s: %s\n", c->root, e->dir, names[i],
-              strerror(errno));
-      failed = 1;
-    }
-  closedir(d);
-  if (!failed && unlinkat(c->fd, e->dir, AT_REMOVEDIR) != 0 && errno != ENOENT) {
-    fprintf(stderr, "op2-cache: cannot remove %s/%s: %s\n", c->root, e->dir, strerror(errno));
-    failed = 1;
-  }
-  return failed ? -1 : 0;
+  int rc = op2_entry_remove(&d, e->name, 0, NULL, why, sizeof why);
+  if (rc != 0) fprintf(stderr, "op2-cache: %s/%s\n", c->root, why);
+  op2_entry_close(&d);
+  return rc;
 }
 
 static int remove_and_report(const cache *c, const entry *e, int *removed, long long *freed) {
@@ -590,6 +461,42 @@ static long long parse_size(const char *s) {
   return (long long)(v << shift);
 }
 
+/* What builds killed midway (kill -9, a crash) leave: entries without a manifest and temporary
+ * files. The pid in a temporary name is for people; what decides is the entry's build lock,
+ * which every writer holds from its first file to the manifest and which dies with it. An entry
+ * whose lock is held is being built: it is marked in `skip` and left alone. */
+static int prune_leftovers(cache *c, char *skip, int *removed, long long *freed, long long *total) {
+  int failed = 0;
+  char h[24], why[600];
+  for (int i = 0; i < c->n; i++) {
+    entry *e = &c->e[i];
+    op2_entry d;
+    if (open_entry(c, e->dir, &d) != 0) continue;
+    if (op2_entry_try_lock(&d) != 0) {
+      skip[i] = 1;
+      op2_entry_close(&d);
+      continue;
+    }
+    struct stat st;
+    int incomplete =
+        fstatat(d.fd, "manifest.json", &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT;
+    long long bytes = 0;
+    if (op2_entry_remove(&d, e->name, !incomplete, &bytes, why, sizeof why) != 0) {
+      fprintf(stderr, "op2-cache: %s/%s\n", c->root, why);
+      failed = 1;
+    } else if (incomplete) {
+      printf("removed %s (%s, no manifest: a build that did not finish)\n", e->dir,
+             human(e->bytes, h));
+      skip[i] = 1, (*removed)++, *freed += e->bytes, *total -= e->bytes;
+    } else if (bytes > 0) {
+      printf("removed temporary files of finished processes in %s (%s)\n", e->dir, human(bytes, h));
+      e->bytes -= bytes, *freed += bytes, *total -= bytes;
+    }
+    op2_entry_close(&d);
+  }
+  return failed;
+}
+
 static int cmd_prune(cache *c, const char *max_size, const char *older_than) {
   long long limit = -1;
   double days = -1;
@@ -606,10 +513,11 @@ static int cmd_prune(cache *c, const char *max_size, const char *older_than) {
   long long freed = 0, total = total_bytes(c);
   char *gone = calloc((size_t)c->n + 1, 1);
   if (!gone) return fprintf(stderr, "op2-cache: out of memory\n"), 1;
+  failed |= prune_leftovers(c, gone, &removed, &freed, &total);
   if (days >= 0) {
     double cutoff = (double)time(NULL) - days * 86400.0;
     for (int i = 0; i < c->n; i++) {
-      if ((double)c->e[i].used.tv_sec >= cutoff) continue;
+      if (gone[i] || (double)c->e[i].used.tv_sec >= cutoff) continue;
       if (remove_and_report(c, &c->e[i], &removed, &freed) == 0)
         gone[i] = 1, total -= c->e[i].bytes;
       else
@@ -632,22 +540,12 @@ static int cmd_prune(cache *c, const char *max_size, const char *older_than) {
   return failed ? 1 : 0;
 }
 
-/* The cache root exactly as the library picks it (runtime/options.c). */
+/* The cache root exactly as the library picks it. */
 static int default_root(char *out, size_t len) {
-  const char *dir = getenv("OP2_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
-             *home = getenv("HOME");
-  int n;
-  if (dir) {
-    if (!*dir) return -1;
-    n = snprintf(out, len, "%s", dir);
-  } else if (xdg && *xdg) {
-    n = snprintf(out, len, "%s/op2", xdg);
-  } else if (home && *home) {
-    n = snprintf(out, len, "%s/.cache/op2", home);
-  } else {
-    n = snprintf(out, len, "/tmp/op2-cache-%d", (int)getuid());
-  }
-  return n > 0 && (size_t)n < len ? 0 : -1;
+  const char *dir = getenv("OP2_CACHE_DIR");
+  if (!dir) return op2_cache_default_root(out, len);
+  int n = snprintf(out, len, "%s", dir);
+  return *dir && n > 0 && (size_t)n < len ? 0 : -1;
 }
 
 /* --name VALUE or --name=VALUE. Returns 1 when argv[*i] is that option (VALUE in *out, NULL when

@@ -9,6 +9,7 @@
  *   dim=2       the dim of the dat 'fill' writes        new key for fill
  *   access=rw   OP_RW instead of OP_WRITE in 'init'     new key for init
  *   scale=V     the value of the constant 'scale'      new key for init
+ *   wait=1      waits for the optimising builds before op_exit (tiered: they are sure to run)
  * Prints "result ..." (identical for runs that must agree) and
  * "counters compiled C disk D refused R" from the library's own counters, then
  * op_timing_output(), whose summary line the tests cross-check against the counters. */
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jit/jit.h"
 #include "runtime/op2_impl.h"
 #include "test.h"
 
@@ -92,6 +94,8 @@ int main(int argc, char **argv) {
   const op2_jit_counters *jc = &op2_ctx()->jit;
   printf("counters compiled %d disk %d refused %d\n", jc->compiles, jc->disk_hits,
          jc->disk_rejects);
+  fflush(stdout);
+  if (atoi(arg_value(argc, argv, "wait", "0"))) op2_jit_wait(op2_ctx());
   op_timing_output();
   fflush(stdout);
   free(edge), free(xs), free(as), free(vs);

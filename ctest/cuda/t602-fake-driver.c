@@ -10,6 +10,8 @@
 #include <cuda.h>
 #include <stdint.h>
 
+#include <dirent.h>
+
 #include "random_mesh.h"
 #include "runtime/cuda/cuda.h"
 
@@ -312,6 +314,33 @@ static void indirect(const char *strategy, int part, int dim) {
   rm_mesh_free(&m);
 }
 
+/* The key of every CUDA entry is the hash of its source, NVRTC's identity and the options its
+ * manifest says NVRTC received: the options for the key and the compile cannot drift apart. */
+static void check_keys_match_flags(const char *root) {
+  DIR *d = opendir(root);
+  CHECK(d != NULL);
+  int checked = 0;
+  for (struct dirent *de; (de = readdir(d)) != NULL;) {
+    char path[4400], err[600];
+    op2_manifest m;
+    snprintf(path, sizeof path, "%s/%s/manifest.json", root, de->d_name);
+    if (de->d_name[0] == '.' || op2_manifest_read(path, &m, err, sizeof err) != 0 ||
+        strcmp(m.target, "cuda") != 0)
+      continue;
+    char *src;
+    size_t len;
+    snprintf(path, sizeof path, "%s/%s/%s", root, de->d_name, m.source_file);
+    CHECK(op2_read_file(path, &src, &len) == 0);
+    op2_cache_key key;
+    op2_cache_key_make(src, len, m.compiler, m.flags, &key);
+    free(src);
+    CHECK(strcmp(key.hex, m.key) == 0);
+    checked++;
+  }
+  closedir(d);
+  CHECK(checked > 0);
+}
+
 int main(void) {
   test_catch_errors();
   F.smem_default = 48 * 1024, F.smem_optin = 100 * 1024;
@@ -358,6 +387,7 @@ int main(void) {
   pclose(p);
   CHECK_CONTAINS(text, "-arch=sm_86");
   CHECK_CONTAINS(text, "\"cuda\"");
+  check_keys_match_flags(getenv("OP2_CACHE_DIR"));
 
   /* hierarchical, global colouring; then hierarchical with blocks that need more shared memory than
    * the default, so the backend opts in */

@@ -55,8 +55,17 @@ void op2_cuda_use_driver(const op2_cu_api *api);
  * backend's own op2_jit_counters; the context's counters, which op_timing_output prints, count
  * one kernel per loop module. No C kernel is built for loops under a CUDA backend. */
 void op2_nvrtc_identity(char *out, size_t len); /* "nvrtc MAJOR.MINOR" */
-/* CUBIN and PTX for `arch` (e.g. "sm_90"). The compiler's messages go to *log (malloc'ed). */
-int op2_nvrtc_compile(const char *source, size_t len, const char *name, const char *arch,
+/* NVRTC's options for `arch` (e.g. "sm_90"): the one list that the compile receives and that,
+ * as `text`, goes into the cache key and the manifest. */
+typedef struct op2_nvrtc_options {
+  char arch_opt[64];
+  const char *argv[8];
+  int argc;
+  char text[256];
+} op2_nvrtc_options;
+void op2_nvrtc_options_for(const char *arch, op2_nvrtc_options *o);
+/* CUBIN and PTX. The compiler's messages go to *log (malloc'ed). */
+int op2_nvrtc_compile(const char *source, size_t len, const char *name, const op2_nvrtc_options *o,
                       char **cubin, size_t *cubin_len, char **ptx, size_t *ptx_len, char **log);
 /* Assembles PTX with the ptxas binary for `arch`; 0 when it succeeds. */
 int op2_ptxas_check(const char *ptxas, const char *ptx, size_t len, const char *arch, char **log);

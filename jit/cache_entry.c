@@ -1,0 +1,364 @@
+/* One cache entry, checked and stored from its directory descriptor (see cache_entry.h). Loading
+ * a shared object runs its code, so nothing is loaded from a directory or file that another user
+ * could have written, and every file is checked against the manifest's sizes and hashes first. */
+#include <ctype.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "cache_entry.h"
+
+int op2_cache_private(const struct stat *st, const char *what, char *why, size_t whylen) {
+  if (st->st_uid != geteuid())
+    return snprintf(why, whylen, "%s is owned by uid %d, not by this user", what, (int)st->st_uid),
+           -1;
+  if (st->st_mode & (S_IWGRP | S_IWOTH))
+    return snprintf(why, whylen, "%s is writable by group or others (mode %03o)", what,
+                    (unsigned)(st->st_mode & 0777)),
+           -1;
+  return 0;
+}
+
+int op2_cache_file_kind(const char *loop, const char *f) {
+  static const char *const ext[] = {".cubin", ".cu", ".c", ".so", ".ptx"}; /* longest first */
+  size_t n = strlen(loop);
+  const char *rest = NULL;
+  if (strncmp(f, "manifest.json", 13) == 0)
+    rest = f + 13;
+  else if (strncmp(f, loop, n) == 0)
+    for (int i = 0; i < 5 && !rest; i++)
+      if (strncmp(f + n, ext[i], strlen(ext[i])) == 0) rest = f + n + strlen(ext[i]);
+  if (!rest) return 0;
+  if (*rest == '\0') return 1;
+  if (strncmp(rest, ".tmp", 4) != 0 || !rest[4]) return 0;
+  for (const char *p = rest + 4; *p; p++)
+    if (!isdigit((unsigned char)*p)) return 0;
+  return 2;
+}
+
+int op2_entry_open(int atfd, const char *dir, int create, op2_entry *e, char *why, size_t whylen) {
+  e->fd = -1;
+  e->at = atfd;
+  snprintf(e->path, sizeof e->path, "%s", dir);
+  if (create && mkdirat(atfd, dir, 0700) != 0 && errno != EEXIST)
+    return snprintf(why, whylen, "cannot create %s: %s", dir, strerror(errno)), -1;
+  int fd = openat(atfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT && !create) return snprintf(why, whylen, "no entry"), 1;
+    return snprintf(why, whylen, "%s is not a directory we can open: %s", dir, strerror(errno)), -1;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || op2_cache_private(&st, "directory", why, whylen) != 0) {
+    close(fd);
+    return -1;
+  }
+  e->fd = fd;
+  return 0;
+}
+
+void op2_entry_close(op2_entry *e) {
+  if (e->fd >= 0) close(e->fd); /* also drops the build lock */
+  e->fd = -1;
+}
+
+int op2_entry_try_lock(const op2_entry *e) {
+  return flock(e->fd, LOCK_EX | LOCK_NB) == 0 ? 0 : -1;
+}
+
+/* O_NONBLOCK: a FIFO or device planted in the entry must not block the open; it is refused by
+ * the fstat that follows (on the same descriptor that would be read). */
+int op2_entry_open_file(const op2_entry *e, const char *file, struct stat *st, char *why,
+                        size_t whylen) {
+  int fd = openat(e->fd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT)
+      snprintf(why, whylen, "%s is missing", file);
+    else if (errno == ELOOP)
+      snprintf(why, whylen, "%s is a symbolic link", file);
+    else
+      snprintf(why, whylen, "cannot read %s: %s", file, strerror(errno));
+    return -1;
+  }
+  if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+    close(fd);
+    return snprintf(why, whylen, "%s is not a regular file", file), -1;
+  }
+  if (op2_cache_private(st, file, why, whylen) != 0) return close(fd), -1;
+  return fd;
+}
+
+int op2_read_fd(int fd, char **data, size_t *len) {
+  size_t n = 0, cap = 65536;
+  char *buf = malloc(cap);
+  for (ssize_t got = 1; buf && got != 0;) {
+    if (n + 1 == cap) {
+      char *nb = realloc(buf, cap *= 2);
+      if (!nb) free(buf);
+      buf = nb;
+      continue;
+    }
+    got = read(fd, buf + n, cap - n - 1);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) free(buf), buf = NULL;
+    if (got > 0) n += (size_t)got;
+  }
+  if (!buf) return -1;
+  buf[n] = '\0';
+  *data = buf;
+  *len = n;
+  return 0;
+}
+
+int op2_entry_read(const op2_entry *e, const char *file, char **data, size_t *len, char *why,
+                   size_t whylen) {
+  struct stat st;
+  int fd = op2_entry_open_file(e, file, &st, why, whylen);
+  if (fd < 0) return -1;
+  int rc = op2_read_fd(fd, data, len);
+  if (rc != 0) snprintf(why, whylen, "cannot read %s: %s", file, strerror(errno));
+  close(fd);
+  return rc;
+}
+
+int op2_write_atomic_at(int dirfd, const char *file, const void *data, size_t len, char *why,
+                        size_t whylen) {
+  char tmp[4400];
+  snprintf(tmp, sizeof tmp, "%s.tmp%d", file, (int)getpid());
+  int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return snprintf(why, whylen, "cannot create %s: %s", tmp, strerror(errno)), -1;
+  const char *p = data;
+  size_t left = len;
+  int err = 0;
+  while (left > 0) {
+    ssize_t w = write(fd, p, left);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      err = w < 0 ? errno : ENOSPC;
+      break;
+    }
+    p += w, left -= (size_t)w;
+  }
+  if (close(fd) != 0 && !err) err = errno;
+  if (!err && renameat(dirfd, tmp, dirfd, file) != 0) err = errno;
+  if (err) {
+    unlinkat(dirfd, tmp, 0);
+    return snprintf(why, whylen, "cannot write %s: %s", file, strerror(err)), -1;
+  }
+  return 0;
+}
+
+int op2_entry_write(const op2_entry *e, const char *file, const void *data, size_t len, char *why,
+                    size_t whylen) {
+  char err[600];
+  if (op2_write_atomic_at(e->fd, file, data, len, err, sizeof err) == 0) return 0;
+  return snprintf(why, whylen, "%s: %s", e->path, err), -1;
+}
+
+int op2_entry_write_manifest(const op2_entry *e, const op2_manifest *m, char *why, size_t whylen) {
+  char *text = op2_manifest_format(m);
+  if (!text) return snprintf(why, whylen, "out of memory"), -1;
+  int rc = op2_entry_write(e, "manifest.json", text, strlen(text), why, whylen);
+  free(text);
+  return rc;
+}
+
+int op2_entry_remove(const op2_entry *e, const char *loop, int temps_only, long long *freed,
+                     char *why, size_t whylen) {
+  int dfd = dup(e->fd);
+  DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+  if (!d) {
+    if (dfd >= 0) close(dfd);
+    return snprintf(why, whylen, "cannot read %s: %s", e->path, strerror(errno)), -1;
+  }
+  rewinddir(d);
+  char names[64][300];
+  long long bytes = 0;
+  int n = 0, failed = 0;
+  for (struct dirent *de; (de = readdir(d)) != NULL;) {
+    if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+    int kind = op2_cache_file_kind(loop, de->d_name);
+    if (kind == 0 || n == 64) {
+      snprintf(why, whylen, "%s holds %s: left alone", e->path, de->d_name);
+      failed = 1;
+      break;
+    }
+    if (temps_only && kind != 2) continue;
+    struct stat st;
+    if (fstatat(e->fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+      bytes += (long long)st.st_size;
+    snprintf(names[n++], sizeof names[0], "%s", de->d_name);
+  }
+  closedir(d);
+  /* A directory planted under a cache file's name goes too when it is empty. */
+  for (int i = 0; !failed && i < n; i++)
+    if (unlinkat(e->fd, names[i], 0) != 0 && errno != ENOENT &&
+        (errno != EISDIR || unlinkat(e->fd, names[i], AT_REMOVEDIR) != 0)) {
+      snprintf(why, whylen, "cannot remove %s/%s: %s", e->path, names[i], strerror(errno));
+      failed = 1;
+    }
+  /* The directory goes by its name: it was checked private, so nobody else can have moved it. */
+  if (!failed && !temps_only && unlinkat(e->at, e->path, AT_REMOVEDIR) != 0 && errno != ENOENT) {
+    snprintf(why, whylen, "cannot remove %s: %s", e->path, strerror(errno));
+    failed = 1;
+  }
+  if (freed) *freed = bytes;
+  return failed ? -1 : 0;
+}
+
+/* A file the manifest describes, read through the descriptor that is checked; kept open in
+ * *fd_out when asked. */
+static int check_file(const op2_entry *e, const char *f, long long bytes, const char *xxh3,
+                      int *fd_out, char **data_out, size_t *len_out, char *why, size_t whylen) {
+  struct stat st;
+  char *data, hex[17];
+  size_t n;
+  int fd = op2_entry_open_file(e, f, &st, why, whylen);
+  if (fd < 0) return -1;
+  if (op2_read_fd(fd, &data, &n) != 0) {
+    snprintf(why, whylen, "cannot read %s: %s", f, strerror(errno));
+    return close(fd), -1;
+  }
+  op2_hash_hex64(data, n, hex);
+  int bad = 1;
+  if ((long long)n != bytes)
+    snprintf(why, whylen, "%s has %zu bytes, its manifest says %lld", f, n, bytes);
+  else if (strcmp(hex, xxh3) != 0)
+    snprintf(why, whylen, "%s does not match the hash in its manifest", f);
+  else
+    bad = 0;
+  if (bad || !fd_out)
+    close(fd);
+  else
+    *fd_out = fd;
+  if (bad || !data_out)
+    free(data);
+  else
+    *data_out = data, *len_out = n;
+  return bad ? -1 : 0;
+}
+
+int op2_entry_verify(const op2_entry *e, const op2_entry_expect *ex, op2_entry_verified *v,
+                     char *why, size_t whylen) {
+  memset(v, 0, sizeof *v);
+  v->bin_fd = -1;
+  char *text, bin[300], src[300], hex[17];
+  size_t len;
+  if (op2_entry_read(e, "manifest.json", &text, &len, why, whylen) != 0) return -1;
+  char err[600];
+  int rc = op2_manifest_parse(text, len, &v->m, err, sizeof err);
+  free(text);
+  if (rc != 0) return snprintf(why, whylen, "manifest.json is not a valid manifest (%s)", err), -1;
+  v->manifest_ok = 1;
+  const op2_manifest *m = &v->m;
+  const char *bin_ext = ex->bin_ext, *src_ext = ex->src_ext;
+  if (!bin_ext) { /* CUDA entries hold LOOP.cu and LOOP.cubin instead of LOOP.c and LOOP.so */
+    snprintf(bin, sizeof bin, "%s.cubin", ex->name);
+    int cubin = strcmp(m->binary_file, bin) == 0;
+    bin_ext = cubin ? "cubin" : "so", src_ext = cubin ? "cu" : "c";
+  }
+  snprintf(bin, sizeof bin, "%s.%s", ex->name, bin_ext);
+  snprintf(src, sizeof src, "%s.%s", ex->name, src_ext);
+  size_t klen = strlen(ex->key);
+  if (strcmp(m->loop, ex->name) != 0 || strlen(m->key) != 32 ||
+      strncmp(m->key, ex->key, klen) != 0 || strcmp(m->binary_file, bin) != 0 ||
+      strcmp(m->source_file, src) != 0 || (ex->target && strcmp(m->target, ex->target) != 0))
+    return snprintf(why, whylen, "manifest.json describes another kernel"), -1;
+  if (ex->source) {
+    op2_hash_hex64(ex->source, ex->source_len, hex);
+    if (m->source_bytes != (long long)ex->source_len || strcmp(hex, m->source_xxh3) != 0)
+      return snprintf(why, whylen, "manifest.json was written for different source"), -1;
+  }
+  /* The source beside the binary is what users read when a kernel misbehaves: it must be the
+   * text the binary was built from. */
+  char *text_read = NULL;
+  size_t text_len = 0;
+  if (check_file(e, src, m->source_bytes, m->source_xxh3, NULL, ex->source ? &text_read : NULL,
+                 &text_len, why, whylen) != 0)
+    return -1;
+  int same =
+      !ex->source || (text_len == ex->source_len && !memcmp(text_read, ex->source, text_len));
+  free(text_read);
+  if (!same) return snprintf(why, whylen, "%s is not the source of the cached kernel", src), -1;
+  return check_file(e, bin, m->binary_bytes, m->binary_xxh3, &v->bin_fd, &v->binary, &v->binary_len,
+                    why, whylen);
+}
+
+void op2_entry_verified_clear(op2_entry_verified *v) {
+  if (v->bin_fd >= 0) close(v->bin_fd);
+  free(v->binary);
+  v->bin_fd = -1;
+  v->binary = NULL;
+}
+
+/* The device and inode of the file mapped at address p (/proc/self/maps). */
+static int mapped_file(const void *p, dev_t *dev, ino_t *ino) {
+  FILE *f = fopen("/proc/self/maps", "re");
+  if (!f) return -1;
+  char *line = NULL;
+  size_t cap = 0;
+  int rc = -1;
+  while (rc != 0 && getline(&line, &cap, f) > 0) {
+    unsigned long lo, hi, off, inode;
+    unsigned maj, min;
+    if (sscanf(line, "%lx-%lx %*s %lx %x:%x %lu", &lo, &hi, &off, &maj, &min, &inode) == 6 &&
+        (uintptr_t)p >= lo && (uintptr_t)p < hi)
+      *dev = makedev(maj, min), *ino = (ino_t)inode, rc = 0;
+  }
+  free(line);
+  fclose(f);
+  return rc;
+}
+
+/* The object is loaded through /proc/self/fd/N of the descriptor whose bytes were verified: the
+ * loader opens the very inode that was checked, whatever happens to the names in the entry
+ * meanwhile. glibc recognises an already loaded object by the name it was opened under (and by
+ * its inode), and N is reused once the descriptor is closed: an object still loaded under our
+ * name (asked with RTLD_NOLOAD) that is another file makes us move to another descriptor number
+ * first. No other thread can load under our name between the question and the dlopen: it would
+ * need our open descriptor. */
+int op2_load_object_fd(int fd, const char *what, const char *symbol, void **handle, void **sym,
+                       char *why, size_t whylen) {
+  struct stat st;
+  if (fstat(fd, &st) != 0)
+    return snprintf(why, whylen, "cannot load %s: %s", what, strerror(errno)), -1;
+  int cur = fd;
+  char name[64];
+  for (;;) {
+    snprintf(name, sizeof name, "/proc/self/fd/%d", cur);
+    void *old = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (!old) break;
+    struct link_map *lm = NULL;
+    dev_t dev = 0;
+    ino_t ino = 0;
+    int same = dlinfo(old, RTLD_DI_LINKMAP, &lm) == 0 && lm &&
+               mapped_file(lm->l_ld, &dev, &ino) == 0 && dev == st.st_dev && ino == st.st_ino;
+    dlclose(old);
+    if (same) break; /* this very file is loaded already: dlopen hands that copy back */
+    int next = fcntl(fd, F_DUPFD_CLOEXEC, cur + 1);
+    if (cur != fd) close(cur);
+    if (next < 0)
+      return snprintf(why, whylen, "cannot load %s: no descriptor: %s", what, strerror(errno)), -1;
+    cur = next;
+  }
+  void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  const char *err = h ? NULL : dlerror();
+  if (cur != fd) close(cur);
+  if (!h) return snprintf(why, whylen, "cannot load %s: %s", what, err ? err : "?"), -1;
+  void *s = dlsym(h, symbol);
+  if (!s) {
+    dlclose(h);
+    return snprintf(why, whylen, "%s has no %s symbol", what, symbol), -1;
+  }
+  *handle = h;
+  *sym = s;
+  return 0;
+}

@@ -1,0 +1,125 @@
+/* One cache entry, ROOT/NAME-HASH16/{source, binary, manifest.json}, checked and stored the same
+ * way for C kernels, CUDA modules and the op2-cache tool. Everything works from directory
+ * descriptors: an entry directory is opened once (O_NOFOLLOW), checked with fstat, and its files
+ * are opened relative to it (O_NOFOLLOW | O_NONBLOCK) and checked on the descriptor that is then
+ * read, hashed and loaded, so nothing can be swapped between the check and the use.
+ * Knows nothing of the library context: the tool links it too. */
+#ifndef OP2_CACHE_ENTRY_H
+#define OP2_CACHE_ENTRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+typedef struct op2_cache_key {
+  uint64_t hi, lo;
+  char hex[33];
+} op2_cache_key;
+/* The key of a build: the exact source, the compiler's identity and the flags it is given. */
+void op2_cache_key_make(const char *source, size_t len, const char *compiler, const char *flags,
+                        op2_cache_key *key);
+
+typedef struct op2_manifest {
+  char loop[256];
+  char key[33];
+  char target[16];
+  char compiler[640];
+  char flags[1024]; /* as the compiler received them: the key must have been made from these */
+  char source_file[300], binary_file[300];
+  long long source_bytes, binary_bytes;
+  char source_xxh3[17], binary_xxh3[17];
+  char created[32];
+  double compile_ms;
+  const char *signature; /* for writing only */
+} op2_manifest;
+/* The manifest as JSON text (malloc'ed, NULL when out of memory), and back. */
+char *op2_manifest_format(const op2_manifest *m);
+int op2_manifest_parse(const char *text, size_t len, op2_manifest *m, char *err, size_t errlen);
+int op2_manifest_read(const char *path, op2_manifest *m, char *err, size_t errlen);
+int op2_read_file(const char *path, char **data, size_t *len);
+void op2_hash_hex64(const void *data, size_t len, char out[17]);
+void op2_utc_now(char *out, size_t len); /* ISO 8601, for manifests */
+
+/* ---- places ---- */
+/* The default cache root: $XDG_CACHE_HOME/op2, else $HOME/.cache/op2, else /tmp/op2-cache-UID
+ * ($OP2_CACHE_DIR is an option and is read by the caller). -1 when it does not fit. */
+int op2_cache_default_root(char *out, size_t len);
+/* Where private build directories and the sources of failed kernels go: $TMPDIR or /tmp. */
+const char *op2_temp_dir(void);
+/* Writes a failed kernel's source to TMPDIR/op2-NAME-HASH16.EXT; the path (malloc'ed) or NULL. */
+char *op2_keep_failed_source(const char *name, const op2_cache_key *key, const char *src,
+                             size_t len, const char *ext);
+/* Owned by this user and writable by nobody else; `what` names it in *why otherwise. */
+int op2_cache_private(const struct stat *st, const char *what, char *why, size_t whylen);
+/* Ensures the cache root exists (0700 when created) and is a private directory of ours. */
+int op2_cache_root_usable(const char *root, int create, char *why, size_t whylen);
+/* ROOT/NAME-HASH16 */
+void op2_cache_entry_dir(const char *root, const char *name, const op2_cache_key *key, char *out,
+                         size_t len);
+/* What a file of loop `loop`'s entry is: 0 not a cache file, 1 a cache file, 2 a temporary file
+ * (a cache file's name followed by .tmpPID, written before the rename). */
+int op2_cache_file_kind(const char *loop, const char *file);
+
+/* ---- one entry ---- */
+typedef struct op2_entry {
+  int fd; /* the entry directory, -1 when closed */
+  int at; /* what `path` is relative to */
+  char path[4400];
+} op2_entry;
+/* Opens directory `dir` (relative to atfd, or a path with AT_FDCWD), creating it (0700) when
+ * `create`. 0 opened and private, 1 missing (only without create), -1 refused or failed (why). */
+int op2_entry_open(int atfd, const char *dir, int create, op2_entry *e, char *why, size_t whylen);
+void op2_entry_close(op2_entry *e);
+/* The build lock (flock on the directory), held by a writer from the first file to the manifest
+ * and released by the kernel when the writer dies: an entry whose lock can be taken has no live
+ * writer, so its temporary files and a missing manifest are leftovers. 0 taken, -1 busy. */
+int op2_entry_try_lock(const op2_entry *e);
+/* Opens file `file` of the entry for reading; refuses anything but a private regular file. */
+int op2_entry_open_file(const op2_entry *e, const char *file, struct stat *st, char *why,
+                        size_t whylen);
+/* Reads all of an open descriptor; 0 or -1 with errno. */
+int op2_read_fd(int fd, char **data, size_t *len);
+int op2_entry_read(const op2_entry *e, const char *file, char **data, size_t *len, char *why,
+                   size_t whylen);
+/* Writes `file` (relative to dirfd) atomically: FILE.tmpPID, then rename; no partial file stays
+ * on failure. */
+int op2_write_atomic_at(int dirfd, const char *file, const void *data, size_t len, char *why,
+                        size_t whylen);
+int op2_entry_write(const op2_entry *e, const char *file, const void *data, size_t len, char *why,
+                    size_t whylen);
+/* Removes the entry's cache files (temporary ones only when `temps_only`) and, unless
+ * temps_only, the directory. Anything that is not a cache file stops it (-1, why). Returns the
+ * bytes removed through *freed when not NULL. */
+int op2_entry_remove(const op2_entry *e, const char *loop, int temps_only, long long *freed,
+                     char *why, size_t whylen);
+
+/* What an entry must hold. `source` NULL: whatever the manifest says (the tool); then the
+ * binary may be a shared object or a CUBIN. */
+typedef struct op2_entry_expect {
+  const char *name;   /* the loop */
+  const char *key;    /* 32 hex digits, or the directory's 16 */
+  const char *target; /* NULL: any */
+  const char *bin_ext, *src_ext;
+  const char *source;
+  size_t source_len;
+} op2_entry_expect;
+typedef struct op2_entry_verified {
+  op2_manifest m;
+  int manifest_ok;
+  int bin_fd;   /* the verified binary, open: load from this descriptor only */
+  char *binary; /* its bytes, exactly those hashed */
+  size_t binary_len;
+} op2_entry_verified;
+/* The manifest, the source and the binary checked against each other and `ex`. 0 sound (v holds
+ * the open binary; release with op2_entry_verified_clear), -1 refused (why, relative names). */
+int op2_entry_verify(const op2_entry *e, const op2_entry_expect *ex, op2_entry_verified *v,
+                     char *why, size_t whylen);
+void op2_entry_verified_clear(op2_entry_verified *v);
+/* Stores the manifest last: an entry without one is never loaded. */
+int op2_entry_write_manifest(const op2_entry *e, const op2_manifest *m, char *why, size_t whylen);
+
+/* Loads the shared object open at `fd` and finds `symbol`. */
+int op2_load_object_fd(int fd, const char *what, const char *symbol, void **handle, void **sym,
+                       char *why, size_t whylen);
+
+#endif /* OP2_CACHE_ENTRY_H */
