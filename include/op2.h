@@ -99,10 +99,17 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
                       const op_arg *args);
 
 /** @brief op_par_loop(kernel_source, "name", set, op_arg_dat(...), ...). */
+#ifndef __cplusplus
 #define op_par_loop(kernel, name, set, ...)                                 \
   op_par_loop_args((kernel), (name), (set),                                 \
                    (int)(sizeof((op_arg[]){__VA_ARGS__}) / sizeof(op_arg)), \
                    (op_arg[]){__VA_ARGS__})
+#else
+/* C++ has no compound literals (g++ refuses the address of a temporary array): the arguments
+ * travel as an initializer list, which lives until the end of the full expression. */
+#define op_par_loop(kernel, name, set, ...) \
+  op2_par_loop_list((kernel), (name), (set), {__VA_ARGS__})
+#endif
 
 /**
  * @brief Reorders every set reachable through maps for cache locality: reverse Cuthill-McKee on
@@ -182,6 +189,19 @@ void op_set_error_handler(op_error_handler handler, void *user_data);
 const char *op_last_error(void);
 
 #ifdef __cplusplus
+}
+
+#include <initializer_list>
+
+/* The C++ face of op_par_loop (see the macro above). */
+inline void op2_par_loop_list(const char *kernel, const char *name, op_set set,
+                              std::initializer_list<op_arg> args) {
+  op_par_loop_args(kernel, name, set, (int)args.size(), args.begin());
+}
+
+/* OP2's C++ API takes typed pointers and accepts const data for read-only globals. */
+inline op_arg op_arg_gbl(const void *data, int dim, const char *type, op_access acc) {
+  return op_arg_gbl(const_cast<void *>(data), dim, type, acc);
 }
 #endif
 
