@@ -60,6 +60,8 @@ static void describe_args(int nargs, const op_arg *args, op2_arg_desc *desc) {
     memset(d, 0, sizeof *d);
     d->kind = (op2_arg_kind)a->kind;
     d->acc = a->acc;
+    /* OP2 accepts OP_INC on a direct dat: each element adds to its own value only, i.e. OP_RW. */
+    if (a->kind == OP2_ARG_DAT && a->map == OP_ID && a->acc == OP_INC) d->acc = OP_RW;
     d->dim = a->dim;
     d->idx = a->idx;
     d->map_group = d->dat_group = -1;
