@@ -50,6 +50,25 @@ typedef struct op_arg {
  * @param diags diagnostics level; OP2_DIAGS overrides it when set.
  */
 void op_init(int argc, char **argv, int diags);
+/**
+ * @brief op_init, saying whether the program calls MPI itself. When it does (non-zero) and no
+ * MPI launcher started it, MPI is initialised anyway, so the program runs as one process of
+ * MPI_COMM_WORLD with or without mpirun; with 0 a program run without a launcher never touches
+ * MPI. The op_init() macro below passes 1 when <mpi.h> was included before the call.
+ */
+void op_init_mpi(int argc, char **argv, int diags, int program_uses_mpi);
+
+/* op_init(argc, argv, diags): MPI_VERSION, defined by every <mpi.h>, is looked up where op_init is
+ * called, so including <mpi.h> anywhere before that call is what counts. */
+#define OP2_MPI_SEEN_(version) OP2_MPI_SEEN_##version
+#define OP2_MPI_SEEN(version) OP2_MPI_SEEN_(version)
+#define OP2_MPI_SEEN_MPI_VERSION 0 /* MPI_VERSION was not defined: no <mpi.h> */
+#define OP2_MPI_SEEN_1 1
+#define OP2_MPI_SEEN_2 1
+#define OP2_MPI_SEEN_3 1
+#define OP2_MPI_SEEN_4 1
+#define OP2_MPI_SEEN_5 1
+#define op_init(argc, argv, diags) op_init_mpi((argc), (argv), (diags), OP2_MPI_SEEN(MPI_VERSION))
 /** @brief Releases everything the library holds. Handles become invalid. */
 void op_exit(void);
 
