@@ -155,7 +155,8 @@ int op_get_size(op_set set);
 void op_fetch_data(op_dat dat, void *out);
 /** @brief Copies the values of elements [low, high] (inclusive) of a dat into `out`. */
 void op_fetch_data_idx(op_dat dat, void *out, int low, int high);
-/** @brief Writes a dat as text: a line `size dim`, then one line of values per element. */
+/** @brief Writes a dat as text in OP2's format: a line `size dim`, then one line per element, each
+ * value signed after a space (doubles `%+2.15E`, floats `%+f`), so files diff against OP2's. */
 void op_print_dat_to_txtfile(op_dat dat, const char *file_name);
 
 /*
