@@ -89,6 +89,27 @@ op_dat op_decl_dat(op_set set, int dim, const char *type, const void *data, cons
  * compiled into every kernel that uses it, so changing it recompiles those kernels.
  */
 void op_decl_const(int dim, const char *type, const void *data, const char *name);
+/**
+ * @brief OP2's three-argument form, op_decl_const(dim, type, &var) (or `var` for an array): the
+ * constant is named after the variable, as OP2's translator names it. The op_decl_const() macro
+ * below calls this for three arguments, with the argument's spelling.
+ */
+void op_decl_const_spelled(int dim, const char *type, const void *data, const char *spelling);
+#define OP2_DECL_CONST_PICK(a, b, c, d, which, ...) which
+#define OP2_DECL_CONST3(dim, type, var) op_decl_const_spelled((dim), (type), (var), #var)
+/** @brief op_decl_const(dim, type, data, "name") or op_decl_const(dim, type, &var). */
+#define op_decl_const(...) \
+  OP2_DECL_CONST_PICK(__VA_ARGS__, op_decl_const, OP2_DECL_CONST3, ~, ~)(__VA_ARGS__)
+
+/**
+ * @brief OP2's temporary dat: like op_decl_dat with zeros (`data` is ignored: OP2 programs pass a
+ * typed NULL there), and op_free_dat_temp() may release it again. Declared, like every dat,
+ * before the mesh is distributed when running on several MPI ranks.
+ */
+op_dat op_decl_dat_temp(op_set set, int dim, const char *type, const void *data, const char *name);
+/** @brief Releases a dat from op_decl_dat_temp(); the handle becomes invalid. 0 on success, -1
+ * (after the error handler) otherwise. */
+int op_free_dat_temp(op_dat dat);
 
 /**
  * @brief A dat argument. `map` OP_ID with idx -1: direct access. `idx` >= 0: the dat element
@@ -96,6 +117,8 @@ void op_decl_const(int dim, const char *type, const void *data, const char *name
  * array of k pointers, one per map column (OP2's vector argument).
  */
 op_arg op_arg_dat(op_dat dat, int idx, op_map map, int dim, const char *type, op_access acc);
+/** @brief Like op_arg_gbl(), but when `opt` is 0 the kernel receives NULL and nothing is reduced. */
+op_arg op_opt_arg_gbl(int opt, void *data, int dim, const char *type, op_access acc);
 /** @brief Like op_arg_dat(), but when `opt` is 0 the kernel receives NULL for this argument. */
 op_arg op_opt_arg_dat(int opt, op_dat dat, int idx, op_map map, int dim, const char *type,
                       op_access acc);
@@ -158,6 +181,15 @@ void op_fetch_data_idx(op_dat dat, void *out, int low, int high);
 /** @brief Writes a dat as text in OP2's format: a line `size dim`, then one line per element, each
  * value signed after a space (doubles `%+2.15E`, floats `%+f`), so files diff against OP2's. */
 void op_print_dat_to_txtfile(op_dat dat, const char *file_name);
+/** @brief Writes a dat in OP2's binary layout: int size, int dim, then the values of every element
+ * in declaration order (native byte order). Under MPI, rank 0 writes the whole dat. */
+void op_print_dat_to_binfile(op_dat dat, const char *file_name);
+/** @brief printf on the rank that prints (rank 0, or the only process); flushed at once. */
+void op_printf(const char *format, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
 
 /*
  * HDF5 mesh files in OP2-Common's layout: one 1-element int dataset per set (its size), one
@@ -167,6 +199,10 @@ void op_print_dat_to_txtfile(op_dat dat, const char *file_name);
  */
 /** @brief Declares a set whose size is stored in dataset `name` of HDF5 file `file`. */
 op_set op_decl_set_hdf5(const char *file, const char *name);
+/** @brief Declares set `name` whose size is the row count of dataset `set_dataset_name` (a map or
+ * dat stored on the set) in `file`. */
+op_set op_decl_set_hdf5_infer_size(const char *file, const char *name,
+                                   const char *set_dataset_name);
 /**
  * @brief Declares a map from dataset `name` ([from's global size, dim] ints, values indexing
  * `to`). The file's dim and row count must match the call.
@@ -180,6 +216,10 @@ op_dat op_decl_dat_hdf5(op_set set, int dim, const char *type, const char *file,
 /** @brief Reads constant `name` (`dim` values of `type`) from `file_name` into `const_data`. */
 void op_get_const_hdf5(const char *name, int dim, const char *type, char *const_data,
                        const char *file_name);
+/** @brief Writes `dim` values of `type` at `const_data` as constant `name` (OP2's layout: a [dim]
+ * dataset with attributes dim and type) into `file_name`, creating it or replacing the dataset. */
+void op_write_const_hdf5(const char *name, int dim, const char *type, char *const_data,
+                         const char *file_name);
 /**
  * @brief Writes every set, map, dat and constant to `file_name` in the user's original order,
  * atomically (a failed dump leaves no partial file), plus `file_name`.xdmf describing the mesh
@@ -189,11 +229,41 @@ void op_dump_to_hdf5(const char *file_name);
 /** @brief Writes one dat to `file_name` as dataset named after it, creating the file or adding
  * to (replacing the dat's dataset in) an existing one. */
 void op_fetch_data_hdf5_file(op_dat dat, const char *file_name);
+/** @brief As op_fetch_data_hdf5_file(), into group `path_name` (created when missing): the dataset
+ * is `path_name/<dat name>`. */
+void op_fetch_data_hdf5_file_path(op_dat dat, const char *file_name, const char *path_name);
 
 /** @brief Prints the declared sets, maps, dats and constants to stdout. */
 void op_diagnostic_output(void);
 /** @brief Prints per-loop timing: calls, time, GB/s, JIT compile time and its source. */
 void op_timing_output(void);
+/** @brief op_timing_output()'s table written to `file_name` instead of stdout (rank 0 writes). */
+void op_timing_output_2_file(const char *file_name);
+/**
+ * @brief Per-loop timings as CSV in OP2's columns (`rank,thread,nranks,nthreads,count,total time,
+ * plan time,mpi time,GB used,GB total,kernel name`), one row per loop and rank; rank 0 writes.
+ * Threads are not timed apart (thread 0 of 1) and MPI time is not measured apart (0).
+ */
+void op_timings_to_csv(const char *file_name);
+
+/*
+ * OP2's application profiling: named sections the program opens and closes around its own
+ * phases. op_profile_output() prints, per section, calls and total/mean/min/max seconds (the
+ * slowest rank's under MPI).
+ */
+/** @brief Starts profiling; `name` names the whole run (the outermost section). */
+void op_profile_start(const char *name);
+/** @brief Opens a section inside the current one. */
+void op_profile_enter(const char *name);
+/** @brief Closes the current section. */
+void op_profile_exit(void);
+/** @brief Closes the current section and opens `name` beside it. */
+void op_profile_next(const char *name);
+/** @brief Closes every open section, the outermost included. */
+void op_profile_end(void);
+/** @brief Prints the sections on rank 0 (collective under MPI). */
+void op_profile_output(void);
+
 /** @brief CPU time and wall-clock time in seconds. */
 void op_timers(double *cpu, double *wall);
 

@@ -103,6 +103,7 @@ struct op2_dat {
   bool halo_dirty;   /* written since its halo copies were last refreshed */
   void *device;      /* accelerator backends: their copy of the data (NULL until first use) */
   bool device_newer; /* the device copy has changes the host copy lacks */
+  bool temp;         /* declared by op_decl_dat_temp: op_free_dat_temp may release it */
 };
 
 typedef struct op2_const {
@@ -333,6 +334,7 @@ struct op2_context {
   int nthreads;
   void *reduction_scratch;
   size_t reduction_scratch_bytes;
+  struct op2_profile *profile; /* op_profile_* sections (profile.c) */
 };
 
 /* Called before the host reads a dat's data. */
@@ -370,6 +372,7 @@ int op2_plan_build_ownership(op2_plan *p, int nthreads, double max_shared_fracti
 op2_loop_stats *op2_stats_for(op2_context *ctx, const char *name);
 int op2_profile_write(op2_context *ctx, const char *path);
 double op2_wall_seconds(void);
+void op2_profile_free(op2_context *ctx); /* op_profile_* sections, at op_exit */
 void *op2_aligned_alloc(size_t bytes); /* zeroed, 64-byte aligned; NULL on failure */
 
 /* Global reductions (reduction.c). A partial starts from zero (INC) or the caller's value
