@@ -17,7 +17,7 @@
   } while (0)
 
 static const char *scale_src =
-    "void scale(const double *f, const double *x, double *y) { y[0] = f[0] * x[0] + 1.0; }\n";
+    "void scale(const double *f, const double *x, double *y) { y[0] = f[0] * x[0] + alpha; }\n";
 static const char *spread_src =
     "void spread(const double *w, double *a, double *b) { *a += w[0]; *b += 2.0 * w[0]; }\n";
 static const char *stats_src =
@@ -46,13 +46,16 @@ int main(int argc, char **argv) {
   op_dat pw = op_decl_dat(edges, 1, "double", w.data(), "w");
   op_dat pn = op_decl_dat(nodes, 1, "double", nullptr, "n");
 
-  const double factor = 3.0;  // const: a read-only global from C++
+  double alpha = 1.0;
+  op_decl_const(1, "double", &alpha);  // OP2's three-argument form, from C++ too
+  const double factor = 3.0;           // const: a read-only global from C++
   op_par_loop(scale_src, "scale", edges, op_arg_gbl(&factor, 1, "double", OP_READ),
               op_arg_dat(px, -1, OP_ID, 1, "double", OP_READ),
               op_arg_dat(py, -1, OP_ID, 1, "double", OP_WRITE));
   std::vector<double> y(nedge);
   op_fetch_data(py, y.data());
-  for (int e = 0; e < nedge; e++) CHECK(y[e] == factor * x[e] + 1.0);
+  for (int e = 0; e < nedge; e++) CHECK(y[e] == factor * x[e] + alpha);
+  op_printf("C++: %d edges\n", nedge);
 
   op_par_loop(spread_src, "spread", edges, op_arg_dat(pw, -1, OP_ID, 1, "double", OP_READ),
               op_arg_dat(pn, 0, pedge, 1, "double", OP_INC),
