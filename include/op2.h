@@ -154,6 +154,16 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
 #endif
 
 /**
+ * @brief A kernel read from its own file (OP2's `res_calc.h`), for op_par_loop's first argument.
+ * A name without '/' is looked for in each directory of OP2_KERNEL_PATH (':'-separated), then in
+ * the current directory. The text is the file byte for byte after `#line 1 "<file_name>"`, so
+ * compiler messages name the file and its own lines; the library keeps it until op_exit. NULL
+ * (after the error handler) when no file is found or readable. The build-time counterpart is
+ * the op2-embed tool.
+ */
+const char *op_kernel_file(const char *file_name);
+
+/**
  * @brief Reorders every set reachable through maps for cache locality: reverse Cuthill-McKee on
  * the graph `base` induces on its to-set, other sets following. Everything the user sees keeps
  * the declared order (fetches, prints, op_arg_idx). OP2_RENUMBER=on does this automatically

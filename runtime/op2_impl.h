@@ -335,6 +335,7 @@ struct op2_context {
   void *reduction_scratch;
   size_t reduction_scratch_bytes;
   struct op2_profile *profile; /* op_profile_* sections (profile.c) */
+  op2_ptr_list kernel_files;   /* texts op_kernel_file returned, freed at op_exit */
 };
 
 /* Called before the host reads a dat's data. */
