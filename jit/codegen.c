@@ -226,6 +226,9 @@ int op2_codegen_c(const op2_context *ctx, const op2_loop *loop, const char *kern
   op2_buf_append(b, kernel_src, klen);
   if (klen && kernel_src[klen - 1] != '\n') op2_buf_append(b, "\n", 1);
   op2_buf_printf(b, "#line %d \"%s.c\"\n", count_lines(b->data, b->len) + 2, loop->name);
+  /* OP2's kernels are `inline`, which in C99 gives no external definition: compiled without
+   * optimisation the call would not link. A non-inline declaration makes the kernel's one. */
+  op2_buf_printf(b, "extern __typeof__(%s) %s;\n", loop->name, loop->name);
   emit_arg_macros(b, loop);
   op2_buf_append(b, tmpl, strlen(tmpl));
   free(prelude), free(tmpl), free(used);

@@ -5,7 +5,7 @@
  * names the search path. */
 #include <math.h>
 
-#include "../test.h"
+#include "capture.h"
 #include "axpy_kernel.h"
 
 enum { N = 500 };
@@ -47,6 +47,22 @@ int main(int argc, char **argv) {
       y[i] = 2.0 * x[i] + fabs(y[i]) + sqrt(4.0) + fmin(x[i], 0.0), want[i] = y[i];
     op_fetch_data(dy, got);
     for (int i = 0; i < N; i++) CHECK(got[i] == want[i]);
+  }
+
+  /* With OP2_JIT=cc both calls ran the system compiler's code (an `inline` kernel that did not
+   * link would have left TinyCC's in place): op_timing_output counts them as "0/2". */
+  const char *jit = getenv("OP2_JIT");
+  if (jit && strcmp(jit, "cc") == 0) {
+    capture c;
+    capture_begin(&c, 1);
+    op_timing_output();
+    char *table = capture_end(&c);
+    const char *row = strstr(table, "\n  axpy ");
+    CHECK(row != NULL);
+    char line[512];
+    snprintf(line, sizeof line, "%.*s", (int)strcspn(row + 1, "\n") + 1, row);
+    CHECK_CONTAINS(line, " 0/2 ");
+    free(table);
   }
 
   const char *broken = op_kernel_file("broken.h");
