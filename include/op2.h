@@ -117,7 +117,7 @@ int op_free_dat_temp(op_dat dat);
  * array of k pointers, one per map column (OP2's vector argument).
  */
 op_arg op_arg_dat(op_dat dat, int idx, op_map map, int dim, const char *type, op_access acc);
-/** @brief Like op_arg_gbl(), but when `opt` is 0 the kernel receives NULL and nothing is reduced. */
+/** @brief Like op_arg_gbl(), but with `opt` 0 the kernel receives NULL and nothing is reduced. */
 op_arg op_opt_arg_gbl(int opt, void *data, int dim, const char *type, op_access acc);
 /** @brief Like op_arg_dat(), but when `opt` is 0 the kernel receives NULL for this argument. */
 op_arg op_opt_arg_dat(int opt, op_dat dat, int idx, op_map map, int dim, const char *type,

@@ -373,7 +373,8 @@ int op2_plan_build_ownership(op2_plan *p, int nthreads, double max_shared_fracti
 op2_loop_stats *op2_stats_for(op2_context *ctx, const char *name);
 int op2_profile_write(op2_context *ctx, const char *path);
 double op2_wall_seconds(void);
-void op2_profile_free(op2_context *ctx); /* op_profile_* sections, at op_exit */
+/* Releases the op_profile_* sections (profile.c); op_exit calls it. */
+void op2_profile_free(op2_context *ctx);
 void *op2_aligned_alloc(size_t bytes); /* zeroed, 64-byte aligned; NULL on failure */
 
 /* Global reductions (reduction.c). A partial starts from zero (INC) or the caller's value
