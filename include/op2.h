@@ -51,6 +51,25 @@ typedef struct op_arg {
  * @param diags diagnostics level; OP2_DIAGS overrides it when set.
  */
 void op_init(int argc, char **argv, int diags);
+/**
+ * @brief op_init, saying whether the program calls MPI itself. When it does (non-zero) and no
+ * MPI launcher started it, MPI is initialised anyway, so the program runs as one process of
+ * MPI_COMM_WORLD with or without mpirun; with 0 a program run without a launcher never touches
+ * MPI. The op_init() macro below passes 1 when <mpi.h> was included before the call.
+ */
+void op_init_mpi(int argc, char **argv, int diags, int program_uses_mpi);
+
+/* op_init(argc, argv, diags): MPI_VERSION, defined by every <mpi.h>, is looked up where op_init is
+ * called, so including <mpi.h> anywhere before that call is what counts. */
+#define OP2_MPI_SEEN_(version) OP2_MPI_SEEN_##version
+#define OP2_MPI_SEEN(version) OP2_MPI_SEEN_(version)
+#define OP2_MPI_SEEN_MPI_VERSION 0 /* MPI_VERSION was not defined: no <mpi.h> */
+#define OP2_MPI_SEEN_1 1
+#define OP2_MPI_SEEN_2 1
+#define OP2_MPI_SEEN_3 1
+#define OP2_MPI_SEEN_4 1
+#define OP2_MPI_SEEN_5 1
+#define op_init(argc, argv, diags) op_init_mpi((argc), (argv), (diags), OP2_MPI_SEEN(MPI_VERSION))
 /** @brief Releases everything the library holds. Handles become invalid. */
 void op_exit(void);
 
@@ -71,6 +90,27 @@ op_dat op_decl_dat(op_set set, int dim, const char *type, const void *data, cons
  * compiled into every kernel that uses it, so changing it recompiles those kernels.
  */
 void op_decl_const(int dim, const char *type, const void *data, const char *name);
+/**
+ * @brief OP2's three-argument form, op_decl_const(dim, type, &var) (or `var` for an array): the
+ * constant is named after the variable, as OP2's translator names it. The op_decl_const() macro
+ * below calls this for three arguments, with the argument's spelling.
+ */
+void op_decl_const_spelled(int dim, const char *type, const void *data, const char *spelling);
+#define OP2_DECL_CONST_PICK(a, b, c, d, which, ...) which
+#define OP2_DECL_CONST3(dim, type, var) op_decl_const_spelled((dim), (type), (var), #var)
+/** @brief op_decl_const(dim, type, data, "name") or op_decl_const(dim, type, &var). */
+#define op_decl_const(...) \
+  OP2_DECL_CONST_PICK(__VA_ARGS__, op_decl_const, OP2_DECL_CONST3, ~, ~)(__VA_ARGS__)
+
+/**
+ * @brief OP2's temporary dat: like op_decl_dat with zeros (`data` is ignored: OP2 programs pass a
+ * typed NULL there), and op_free_dat_temp() may release it again. Declared, like every dat,
+ * before the mesh is distributed when running on several MPI ranks.
+ */
+op_dat op_decl_dat_temp(op_set set, int dim, const char *type, const void *data, const char *name);
+/** @brief Releases a dat from op_decl_dat_temp(); the handle becomes invalid. 0 on success, -1
+ * (after the error handler) otherwise. */
+int op_free_dat_temp(op_dat dat);
 
 /**
  * @brief A dat argument. `map` OP_ID with idx -1: direct access. `idx` >= 0: the dat element
@@ -78,6 +118,8 @@ void op_decl_const(int dim, const char *type, const void *data, const char *name
  * array of k pointers, one per map column (OP2's vector argument).
  */
 op_arg op_arg_dat(op_dat dat, int idx, op_map map, int dim, const char *type, op_access acc);
+/** @brief Like op_arg_gbl(), but with `opt` 0 the kernel receives NULL and nothing is reduced. */
+op_arg op_opt_arg_gbl(int opt, void *data, int dim, const char *type, op_access acc);
 /** @brief Like op_arg_dat(), but when `opt` is 0 the kernel receives NULL for this argument. */
 op_arg op_opt_arg_dat(int opt, op_dat dat, int idx, op_map map, int dim, const char *type,
                       op_access acc);
@@ -100,10 +142,27 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
                       const op_arg *args);
 
 /** @brief op_par_loop(kernel_source, "name", set, op_arg_dat(...), ...). */
+#ifndef __cplusplus
 #define op_par_loop(kernel, name, set, ...)                                 \
   op_par_loop_args((kernel), (name), (set),                                 \
                    (int)(sizeof((op_arg[]){__VA_ARGS__}) / sizeof(op_arg)), \
                    (op_arg[]){__VA_ARGS__})
+#else
+/* C++ has no compound literals (g++ refuses the address of a temporary array): the arguments
+ * travel as an initializer list, which lives until the end of the full expression. */
+#define op_par_loop(kernel, name, set, ...) \
+  op2_par_loop_list((kernel), (name), (set), {__VA_ARGS__})
+#endif
+
+/**
+ * @brief A kernel read from its own file (OP2's `res_calc.h`), for op_par_loop's first argument.
+ * A name without '/' is looked for in each directory of OP2_KERNEL_PATH (':'-separated), then in
+ * the current directory. The text is the file byte for byte after `#line 1 "<file_name>"`, so
+ * compiler messages name the file and its own lines; the library keeps it until op_exit. NULL
+ * (after the error handler) when no file is found or readable. The build-time counterpart is
+ * the op2-embed tool.
+ */
+const char *op_kernel_file(const char *file_name);
 
 /**
  * @brief Reorders every set reachable through maps for cache locality: reverse Cuthill-McKee on
@@ -130,8 +189,18 @@ int op_get_size(op_set set);
 void op_fetch_data(op_dat dat, void *out);
 /** @brief Copies the values of elements [low, high] (inclusive) of a dat into `out`. */
 void op_fetch_data_idx(op_dat dat, void *out, int low, int high);
-/** @brief Writes a dat as text: a line `size dim`, then one line of values per element. */
+/** @brief Writes a dat as text in OP2's format: a line `size dim`, then one line per element, each
+ * value signed after a space (doubles `%+2.15E`, floats `%+f`), so files diff against OP2's. */
 void op_print_dat_to_txtfile(op_dat dat, const char *file_name);
+/** @brief Writes a dat in OP2's binary layout: int size, int dim, then the values of every element
+ * in declaration order (native byte order). Under MPI, rank 0 writes the whole dat. */
+void op_print_dat_to_binfile(op_dat dat, const char *file_name);
+/** @brief printf on the rank that prints (rank 0, or the only process); flushed at once. */
+void op_printf(const char *format, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
 
 /*
  * HDF5 mesh files in OP2-Common's layout: one 1-element int dataset per set (its size), one
@@ -141,6 +210,10 @@ void op_print_dat_to_txtfile(op_dat dat, const char *file_name);
  */
 /** @brief Declares a set whose size is stored in dataset `name` of HDF5 file `file`. */
 op_set op_decl_set_hdf5(const char *file, const char *name);
+/** @brief Declares set `name` whose size is the row count of dataset `set_dataset_name` (a map or
+ * dat stored on the set) in `file`. */
+op_set op_decl_set_hdf5_infer_size(const char *file, const char *name,
+                                   const char *set_dataset_name);
 /**
  * @brief Declares a map from dataset `name` ([from's global size, dim] ints, values indexing
  * `to`). The file's dim and row count must match the call.
@@ -154,6 +227,10 @@ op_dat op_decl_dat_hdf5(op_set set, int dim, const char *type, const char *file,
 /** @brief Reads constant `name` (`dim` values of `type`) from `file_name` into `const_data`. */
 void op_get_const_hdf5(const char *name, int dim, const char *type, char *const_data,
                        const char *file_name);
+/** @brief Writes `dim` values of `type` at `const_data` as constant `name` (OP2's layout: a [dim]
+ * dataset with attributes dim and type) into `file_name`, creating it or replacing the dataset. */
+void op_write_const_hdf5(const char *name, int dim, const char *type, char *const_data,
+                         const char *file_name);
 /**
  * @brief Writes every set, map, dat and constant to `file_name` in the user's original order,
  * atomically (a failed dump leaves no partial file), plus `file_name`.xdmf describing the mesh
@@ -163,11 +240,41 @@ void op_dump_to_hdf5(const char *file_name);
 /** @brief Writes one dat to `file_name` as dataset named after it, creating the file or adding
  * to (replacing the dat's dataset in) an existing one. */
 void op_fetch_data_hdf5_file(op_dat dat, const char *file_name);
+/** @brief As op_fetch_data_hdf5_file(), into group `path_name` (created when missing): the dataset
+ * is `path_name/<dat name>`. */
+void op_fetch_data_hdf5_file_path(op_dat dat, const char *file_name, const char *path_name);
 
 /** @brief Prints the declared sets, maps, dats and constants to stdout. */
 void op_diagnostic_output(void);
 /** @brief Prints per-loop timing: calls, time, GB/s, JIT compile time and its source. */
 void op_timing_output(void);
+/** @brief op_timing_output()'s table written to `file_name` instead of stdout (rank 0 writes). */
+void op_timing_output_2_file(const char *file_name);
+/**
+ * @brief Per-loop timings as CSV in OP2's columns (`rank,thread,nranks,nthreads,count,total time,
+ * plan time,mpi time,GB used,GB total,kernel name`), one row per loop and rank; rank 0 writes.
+ * Threads are not timed apart (thread 0 of 1) and MPI time is not measured apart (0).
+ */
+void op_timings_to_csv(const char *file_name);
+
+/*
+ * OP2's application profiling: named sections the program opens and closes around its own
+ * phases. op_profile_output() prints, per section, calls and total/mean/min/max seconds (the
+ * slowest rank's under MPI).
+ */
+/** @brief Starts profiling; `name` names the whole run (the outermost section). */
+void op_profile_start(const char *name);
+/** @brief Opens a section inside the current one. */
+void op_profile_enter(const char *name);
+/** @brief Closes the current section. */
+void op_profile_exit(void);
+/** @brief Closes the current section and opens `name` beside it. */
+void op_profile_next(const char *name);
+/** @brief Closes every open section, the outermost included. */
+void op_profile_end(void);
+/** @brief Prints the sections on rank 0 (collective under MPI). */
+void op_profile_output(void);
+
 /** @brief CPU time and wall-clock time in seconds. */
 void op_timers(double *cpu, double *wall);
 
@@ -201,6 +308,19 @@ int op_checkpointing_init(const char *file, const char *policy);
 void op_checkpoint(void);
 
 #ifdef __cplusplus
+}
+
+#include <initializer_list>
+
+/* The C++ face of op_par_loop (see the macro above). */
+inline void op2_par_loop_list(const char *kernel, const char *name, op_set set,
+                              std::initializer_list<op_arg> args) {
+  op_par_loop_args(kernel, name, set, (int)args.size(), args.begin());
+}
+
+/* OP2's C++ API takes typed pointers and accepts const data for read-only globals. */
+inline op_arg op_arg_gbl(const void *data, int dim, const char *type, op_access acc) {
+  return op_arg_gbl(const_cast<void *>(data), dim, type, acc);
 }
 #endif
 

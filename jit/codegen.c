@@ -84,15 +84,21 @@ typedef struct file_shape {
   const char *preamble[3];         /* templates before the constants, NULL-terminated */
   const char *array_qualifier;     /* for constant arrays */
   const char *kernel_comment;
+  bool extern_kernel; /* C99 `inline` kernels need an external declaration to link */
 } file_shape;
 
 static const file_shape c_file = {
-    "c", "c", "kernel", {"c/prelude.h", NULL}, "", "The user's kernel, as given to op_par_loop."};
+    "c", "c", "kernel", {"c/prelude.h", NULL}, "", "The user's kernel, as given to op_par_loop.",
+    true};
 /* scalars fold into the code as literals; arrays live in constant memory */
 static const file_shape cuda_file = {
-    "cuda",          "cu",
-    "CUDA kernel",   {"cuda/prelude.h", "cuda/params.h", NULL},
-    "__constant__ ", "The user's kernel, as given to op_par_loop: a device function."};
+    "cuda",
+    "cu",
+    "CUDA kernel",
+    {"cuda/prelude.h", "cuda/params.h", NULL},
+    "__constant__ ",
+    "The user's kernel, as given to op_par_loop: a device function.",
+    false};
 
 /* The part between the kernel and the loop template. */
 typedef void (*body_fn)(op2_buf *b, const void *arg);
@@ -128,6 +134,9 @@ static int generate(const op2_context *ctx, const file_shape *shape, const char 
     op2_buf_append(b, kernel_src, klen);
     if (klen && kernel_src[klen - 1] != '\n') op2_buf_append(b, "\n", 1);
     op2_buf_printf(b, "#line %d \"%s.%s\"\n", count_lines(b->data, b->len) + 2, name, shape->ext);
+    /* OP2's kernels are `inline`, which in C99 gives no external definition: compiled without
+     * optimisation the call would not link. A non-inline declaration makes the kernel's one. */
+    if (shape->extern_kernel) op2_buf_printf(b, "extern __typeof__(%s) %s;\n", name, name);
   }
   op2_buf_printf(b, "\n");
   body(b, arg);

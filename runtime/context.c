@@ -27,14 +27,19 @@ int op2_require_init(const char *what) {
   return op2_error(OP2_ERR_STATE, "%s called before op_init", what);
 }
 
-void op_init(int argc, char **argv, int diags) {
+/* The name in parentheses: op2.h makes op_init a macro that calls op_init_mpi. */
+void(op_init)(int argc, char **argv, int diags) {
+  op_init_mpi(argc, argv, diags, 0);
+}
+
+void op_init_mpi(int argc, char **argv, int diags, int program_uses_mpi) {
   op2_context *ctx = op2_ctx();
   if (ctx->initialised) {
     op2_error(OP2_ERR_STATE, "op_init called twice (call op_exit first)");
     return;
   }
   if (op2_options_read(&ctx->opt, argc, argv, diags) != OP2_OK) return;
-  if (op2_mpi_init(ctx, &argc, &argv) != OP2_OK) return;
+  if (op2_mpi_init(ctx, &argc, &argv, program_uses_mpi) != OP2_OK) return;
   ctx->backend = op2_backend_find(ctx->opt.backend);
   if (ctx->backend->init && ctx->backend->init(ctx) != OP2_OK) return;
   if (op2_jit_init(ctx) != OP2_OK) {
@@ -114,6 +119,8 @@ void op_exit(void) {
   free_list(&ctx->kernels, free_kernel);
   free_list(&ctx->plans, free_plan);
   free_list(&ctx->stats, free_stats);
+  op2_profile_free(ctx);
+  free_list(&ctx->kernel_files, free);
   free_list(&ctx->consts, free_const);
   free_list(&ctx->dats, free_dat);
   free_list(&ctx->maps, free_map);

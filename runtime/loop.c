@@ -60,10 +60,13 @@ static void describe_args(int nargs, const op_arg *args, op2_arg_desc *desc) {
     memset(d, 0, sizeof *d);
     d->kind = (op2_arg_kind)a->kind;
     d->acc = a->acc;
+    /* OP2 accepts OP_INC on a direct dat: each element adds to its own value only, i.e. OP_RW. */
+    if (a->kind == OP2_ARG_DAT && a->map == OP_ID && a->acc == OP_INC) d->acc = OP_RW;
     d->dim = a->dim;
     d->idx = a->idx;
     d->map_group = d->dat_group = -1;
-    d->opt_off = a->kind == OP2_ARG_DAT && !a->opt;
+    d->opt_off = (a->kind == OP2_ARG_DAT || a->kind == OP2_ARG_GBL) && !a->opt;
+    if (d->opt_off && a->kind == OP2_ARG_GBL) d->acc = OP_READ; /* NULL, and nothing reduced */
     /* A switched-off optional argument may carry any type string: it only types a NULL. */
     if (a->kind == OP2_ARG_IDX || op2_type_parse(a->type, &d->type) != OP2_OK)
       d->type = a->kind == OP2_ARG_IDX ? OP2_TYPE_INT : OP2_TYPE_DOUBLE;

@@ -103,6 +103,7 @@ struct op2_dat {
   bool halo_dirty;   /* written since its halo copies were last refreshed */
   void *device;      /* accelerator backends: their copy of the data (NULL until first use) */
   bool device_newer; /* the device copy has changes the host copy lacks */
+  bool temp;         /* declared by op_decl_dat_temp: op_free_dat_temp may release it */
 };
 
 typedef struct op2_const {
@@ -369,6 +370,8 @@ struct op2_context {
   void *reduction_scratch;
   size_t reduction_scratch_bytes;
   struct op2_checkpoint *checkpoint; /* checkpointing and restart (checkpoint.c), or NULL */
+  struct op2_profile *profile; /* op_profile_* sections (profile.c) */
+  op2_ptr_list kernel_files;   /* texts op_kernel_file returned, freed at op_exit */
 };
 
 /* Called before the host reads a dat's data. */
@@ -409,6 +412,8 @@ int op2_plan_build_ownership(op2_plan *p, int nthreads, double max_shared_fracti
 op2_loop_stats *op2_stats_for(op2_context *ctx, const char *name);
 int op2_profile_write(op2_context *ctx, const char *path);
 double op2_wall_seconds(void);
+/* Releases the op_profile_* sections (profile.c); op_exit calls it. */
+void op2_profile_free(op2_context *ctx);
 void *op2_aligned_alloc(size_t bytes); /* zeroed, 64-byte aligned; NULL on failure */
 
 /* Global reductions (reduction.c). A partial starts from zero (INC) or the caller's value

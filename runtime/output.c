@@ -71,19 +71,23 @@ void op_fetch_data(op_dat dat, void *out) {
   op_fetch_data_idx(dat, out, 0, dat->set->size - 1);
 }
 
+/* OP2's number format, so a file can be compared with OP2's by diff: every value preceded by a
+ * space and signed; doubles with 16 significant digits (negative zero as +0), floats in %f. */
 static void print_value(FILE *f, op2_type t, const char *p) {
   switch (t) {
-    case OP2_TYPE_DOUBLE:
-      fprintf(f, "%.17g", *(const double *)p);
+    case OP2_TYPE_DOUBLE: {
+      double v = *(const double *)p;
+      fprintf(f, " %+2.15E", v == 0.0 ? 0.0 : v);
       break;
+    }
     case OP2_TYPE_FLOAT:
-      fprintf(f, "%.9g", (double)*(const float *)p);
+      fprintf(f, " %+f", (double)*(const float *)p);
       break;
     case OP2_TYPE_INT:
-      fprintf(f, "%d", *(const int *)p);
+      fprintf(f, " %+d", *(const int *)p);
       break;
     default:
-      fprintf(f, "%lld", *(const long long *)p);
+      fprintf(f, " %+lld", *(const long long *)p);
       break;
   }
 }
@@ -134,7 +138,6 @@ static int write_txt(op_dat dat, const char *file_name, const char *data, long n
   fprintf(f, "%ld %d\n", n, dat->dim);
   for (long e = 0; e < n; e++) {
     for (int k = 0; k < dat->dim; k++) {
-      if (k) fputc(' ', f);
       size_t at = rank ? (size_t)rank[e] : (size_t)e;
       print_value(f, dat->type, data + at * dat->elem_bytes + (size_t)k * tsize);
     }

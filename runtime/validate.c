@@ -49,8 +49,6 @@ static int check_dat(const char *name, int i, op_set set, const op_arg *a) {
           "dat '%s' is on set '%s', but the loop runs over set '%s' (direct "
           "access needs the loop set)",
           dat->name, dat->set->name, set->name);
-    if (a->acc == OP_INC)
-      return ARG_ERROR("OP_INC on directly accessed dat '%s' (use OP_RW)", dat->name);
     return OP2_OK;
   }
   OP2_CALL(check_map_index(name, i, set, a->map, a->idx, "op_arg_dat"));

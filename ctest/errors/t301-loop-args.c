@@ -158,9 +158,6 @@ static void bad_dat_args(void) {
            "OP_MAX is only for op_arg_gbl, not for dat 'x'");
   BAD_ARG1(op_arg_dat(x, 0, pedge, 2, "double", (op_access)42), "access mode 42 is not valid");
   BAD_ARG1(op_arg_dat(x, 0, pedge, 2, "double", (op_access)-1), "access mode -1 is not valid");
-  /* OP_INC on a directly accessed dat, as argument 0 of a one-argument loop. */
-  LOOP_ERROR(op_par_loop(add_src, "add_one", edges, op_arg_dat(e, -1, OP_ID, 1, "double", OP_INC)),
-             "op_par_loop 'add_one', argument 0: OP_INC on directly accessed dat 'e' (use OP_RW)");
   /* The argument number counts from 0 and points at the bad one, here the third. */
   LOOP_ERROR(op_par_loop(bad3_src, "bad3", edges, op_arg_dat(e, -1, OP_ID, 1, "double", OP_RW),
                          op_arg_dat(x, 1, pedge, 2, "double", OP_READ),

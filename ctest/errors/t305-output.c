@@ -67,7 +67,13 @@ static void check_print(const char *dir, op_set empty) {
   char *text = eu_read_file(path);
   CHECK(text != NULL);
   CHECK(strncmp(text, "5 2\n", 4) == 0); /* first line: size dim */
-  CHECK(strcmp(text, "5 2\n10 11\n12 13\n14 15\n16 17\n18 19\n") == 0);
+  /* OP2's number format: every value signed, after a space; doubles with 16 digits */
+  CHECK(strcmp(text,
+               "5 2\n +1.000000000000000E+01 +1.100000000000000E+01\n"
+               " +1.200000000000000E+01 +1.300000000000000E+01\n"
+               " +1.400000000000000E+01 +1.500000000000000E+01\n"
+               " +1.600000000000000E+01 +1.700000000000000E+01\n"
+               " +1.800000000000000E+01 +1.900000000000000E+01\n") == 0);
   free(text);
 
   /* Printing again replaces the file, with another dat's content and type. */
@@ -76,14 +82,22 @@ static void check_print(const char *dir, op_set empty) {
   op_dat di = op_decl_dat(s3, 2, "int", iv, "di");
   op_print_dat_to_txtfile(di, path);
   text = eu_read_file(path);
-  CHECK(text && strcmp(text, "3 2\n1 -2\n3 2147483647\n-5 6\n") == 0);
+  CHECK(text && strcmp(text, "3 2\n +1 -2\n +3 +2147483647\n -5 +6\n") == 0);
   free(text);
 
-  const double fv[] = {0.5, -1.25, 1e300};
+  const double fv[] = {0.5, -1.25, 1e300, -0.0};
   op_dat df = op_decl_dat(s3, 1, "double", fv, "df");
+  op_set s4 = op_decl_set(4, "s4");
+  op_dat df4 = op_decl_dat(s4, 1, "double", fv, "df4");
   op_print_dat_to_txtfile(df, path);
   text = eu_read_file(path);
-  CHECK(text && strcmp(text, "3 1\n0.5\n-1.25\n1.0000000000000001e+300\n") == 0);
+  CHECK(text && strcmp(text,
+                       "3 1\n +5.000000000000000E-01\n -1.250000000000000E+00\n"
+                       " +1.000000000000000E+300\n") == 0);
+  free(text);
+  op_print_dat_to_txtfile(df4, path); /* negative zero prints as +0, as OP2 prints it */
+  text = eu_read_file(path);
+  CHECK(text && strstr(text, "\n +0.000000000000000E+00\n") != NULL);
   free(text);
 
   op_dat de = op_decl_dat(empty, 3, "float", NULL, "de");

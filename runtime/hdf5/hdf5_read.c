@@ -212,6 +212,28 @@ op_set op_decl_set_hdf5(const char *file, const char *name) {
   return op_decl_set((int)n_local, name);
 }
 
+/* OP2's form for files without a set dataset: the set's size is the row count of a map or dat
+ * stored on it (`set_dataset_name`). */
+op_set op_decl_set_hdf5_infer_size(const char *file, const char *name,
+                                   const char *set_dataset_name) {
+  const char *fn = "op_decl_set_hdf5_infer_size";
+  if (op2_require_init(fn) != OP2_OK) return NULL;
+  int rank, nranks = op2_h5_ranks(&rank);
+  source s;
+  int status = source_open(&s, fn, file, set_dataset_name, 0);
+  long long global = -1;
+  if (status == OP2_OK && !name) status = fail(&s, OP2_ERR_ARG, "the set name is NULL");
+  if (status == OP2_OK) {
+    global = s.ndims == 0 ? 1 : (long long)s.dims[0];
+    if (global > INT_MAX) status = fail(&s, OP2_ERR_IO, "%lld rows is too many for a set", global);
+  }
+  source_close(&s);
+  if (agree(&s, status) != OP2_OK) return NULL;
+  long n_local =
+      op2_block_begin((long)global, rank + 1, nranks) - op2_block_begin((long)global, rank, nranks);
+  return op_decl_set((int)n_local, name);
+}
+
 /* This rank's declared block of a set: what its maps' and dats' rows must cover. */
 static void declared_block(op_set set, long *first, long *count) {
   if (op2_h5_ranks(NULL) > 1) {

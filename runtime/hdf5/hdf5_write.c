@@ -353,24 +353,60 @@ void op_dump_to_hdf5(const char *file_name) {
   op2_h5_quiet_end(&quiet);
 }
 
-static void fetch(op_dat dat, const char *file) {
-  const char *fn = "op_fetch_data_hdf5_file";
+/* One dataset to put into a file, created or added to: a dat's rows or a constant. */
+typedef struct item {
+  const char *name; /* its path in the file */
+  op_dat dat;       /* a dat's rows (first, count, values) ... */
+  long first, count;
+  void *values;
+  const op2_const *constant; /* ... or a constant */
+} item;
+
+static int write_item(const sink *k, const item *it, const char *name) {
+  if (it->constant) {
+    op2_const c = *it->constant;
+    c.name = (char *)name;
+    return write_const(k, &c);
+  }
+  return write_table(k, "dat", name, it->dat->type, it->dat->dim, it->dat->set->global_size,
+                     (int)it->dat->elem_bytes, it->first, it->count, it->values);
+}
+
+static void put(const char *fn, const char *file, const item *it);
+
+static void fetch(op_dat dat, const char *file, const char *fn, const char *path) {
+  sink k = {.fn = fn, .file = file, .fid = -1, .dxpl = -1, .lcpl = -1};
+  item it = {.name = dat->name, .dat = dat};
+  char *full = NULL;
+  if (path && *path) { /* OP2's path form: the dataset goes into group `path` */
+    size_t len = strlen(path) + strlen(dat->name) + 2;
+    if (!(full = malloc(len))) {
+      op2_error(OP2_ERR_MEM, "%s: file %s: out of memory", fn, file);
+      return;
+    }
+    snprintf(full, len, "%s/%s", path, dat->name);
+    it.name = full;
+  }
+  /* The values first: a gather that fails must not have touched the file. */
+  if (sink_agree(&k, op2_h5_dat_block(dat, &it.first, &it.count, &it.values)) == OP2_OK)
+    put(fn, file, &it);
+  free(it.values);
+  free(full);
+}
+
+/* Writes one item into `file`: a new file is written under a temporary name and renamed; into an
+ * existing one the dataset is written under a staging name and then moved over the old one, so
+ * a failed write leaves the earlier values in place. Collective under MPI. */
+static void put(const char *fn, const char *file, const item *it) {
   sink k = {.fn = fn, .file = file, .fid = -1, .dxpl = -1, .lcpl = -1};
   int nranks = op2_h5_ranks(NULL);
-  /* The values first: a gather that fails must not have touched the file. */
-  long first = 0, count = 0;
-  void *values = NULL;
-  if (sink_agree(&k, op2_h5_dat_block(dat, &first, &count, &values)) != OP2_OK) {
-    free(values);
-    return;
-  }
   /* Rank 0 decides, so that every rank takes the same (collective) path. */
   int exists = access(file, F_OK) == 0;
   if (nranks > 1) MPI_Bcast(&exists, 1, MPI_INT, 0, op2_h5_comm());
-  size_t len = strlen(dat->name) + 16;
+  size_t len = strlen(it->name) + 16;
   char *tmp = exists ? NULL : temporary_name(file), *staged = malloc(len);
   if (op2_h5_agree((exists || tmp) && staged ? OP2_OK : OP2_ERR_MEM) != OP2_OK) {
-    free(tmp), free(staged), free(values);
+    free(tmp), free(staged);
     op2_error(OP2_ERR_MEM, "%s: file %s: out of memory", fn, file);
     return;
   }
@@ -384,22 +420,17 @@ static void fetch(op_dat dat, const char *file) {
       unlink(tmp);
       sink_fail(&k, OP2_ERR_IO, "cannot create %s: %s", tmp, create_problem(tmp, why, sizeof why));
     }
-    free(tmp), free(staged), free(values);
+    free(tmp), free(staged);
     return;
   }
-  /* Into an existing file the dataset is written under a staging name and then moved over the
-   * old one, so a failed write leaves the earlier values in place. */
-  snprintf(staged, len, "%s%s", dat->name, exists ? "~op2new" : "");
+  snprintf(staged, len, "%s%s", it->name, exists ? "~op2new" : "");
   if (exists && op2_h5_path_exists(k.fid, staged) > 0) H5Ldelete(k.fid, staged, H5P_DEFAULT);
-  status = write_table(&k, "dat", staged, dat->type, dat->dim, dat->set->global_size,
-                       (int)dat->elem_bytes, first, count, values);
-  free(values);
-  status = sink_agree(&k, status);
+  status = sink_agree(&k, write_item(&k, it, staged));
   if (exists && status == OP2_OK) {
-    int there = op2_h5_path_exists(k.fid, dat->name);
-    if (there < 0 || (there > 0 && H5Ldelete(k.fid, dat->name, H5P_DEFAULT) < 0) ||
-        H5Lmove(k.fid, staged, k.fid, dat->name, k.lcpl, H5P_DEFAULT) < 0)
-      status = sink_fail(&k, OP2_ERR_IO, "cannot replace its dataset '%s'", dat->name);
+    int there = op2_h5_path_exists(k.fid, it->name);
+    if (there < 0 || (there > 0 && H5Ldelete(k.fid, it->name, H5P_DEFAULT) < 0) ||
+        H5Lmove(k.fid, staged, k.fid, it->name, k.lcpl, H5P_DEFAULT) < 0)
+      status = sink_fail(&k, OP2_ERR_IO, "cannot replace its dataset '%s'", it->name);
     status = sink_agree(&k, status);
   } else if (exists) {
     H5Ldelete(k.fid, staged, H5P_DEFAULT);
@@ -421,6 +452,46 @@ void op_fetch_data_hdf5_file(op_dat dat, const char *file_name) {
   }
   op2_h5_quiet quiet;
   op2_h5_quiet_begin(&quiet);
-  fetch(dat, file_name);
+  fetch(dat, file_name, "op_fetch_data_hdf5_file", NULL);
+  op2_h5_quiet_end(&quiet);
+}
+
+void op_fetch_data_hdf5_file_path(op_dat dat, const char *file_name, const char *path_name) {
+  if (op2_require_init("op_fetch_data_hdf5_file_path") != OP2_OK) return;
+  if (!dat || !file_name) {
+    op2_error(OP2_ERR_ARG, "op_fetch_data_hdf5_file_path: %s is NULL", dat ? "file name" : "dat");
+    return;
+  }
+  op2_h5_quiet quiet;
+  op2_h5_quiet_begin(&quiet);
+  fetch(dat, file_name, "op_fetch_data_hdf5_file_path", path_name);
+  op2_h5_quiet_end(&quiet);
+}
+
+void op_write_const_hdf5(const char *name, int dim, const char *type, char *const_data,
+                         const char *file_name) {
+  const char *fn = "op_write_const_hdf5";
+  if (op2_require_init(fn) != OP2_OK) return;
+  op2_const c = {.name = (char *)name, .dim = dim, .data = const_data};
+  if (!name || !file_name || !const_data) {
+    op2_error(OP2_ERR_ARG, "%s: %s is NULL", fn,
+              !name        ? "the name"
+              : !file_name ? "the file name"
+                           : "const_data");
+    return;
+  }
+  if (dim < 1) {
+    op2_error(OP2_ERR_ARG, "%s '%s': dim %d must be at least 1", fn, name, dim);
+    return;
+  }
+  if (op2_type_parse(type, &c.type) != OP2_OK) {
+    op2_error(OP2_ERR_ARG, "%s '%s': unknown type '%s' (use double, float, int or long long)", fn,
+              name, type ? type : "(null)");
+    return;
+  }
+  item it = {.name = name, .constant = &c};
+  op2_h5_quiet quiet;
+  op2_h5_quiet_begin(&quiet);
+  put(fn, file_name, &it);
   op2_h5_quiet_end(&quiet);
 }

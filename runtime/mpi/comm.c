@@ -8,20 +8,41 @@ static int launched_by_mpi(void) {
   return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
 }
 
-int op2_mpi_init(op2_context *ctx, int *argc, char ***argv) {
+/* MPI starts when a launcher started the program or the program uses MPI itself (op2.h tells
+ * from whether <mpi.h> was included where op_init is called): then a program run without a
+ * launcher is one process of MPI_COMM_WORLD, and its own MPI calls work. Otherwise the library
+ * never touches MPI. */
+/* MPI cannot start twice in a process, and a program that uses MPI may still call it after
+ * op_exit: MPI started for such a program ends with the process, not with op_exit. */
+static void finalize_at_exit(void) {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi) {
   op2_mpi *m = &ctx->mpi;
   m->comm = m->node_comm = MPI_COMM_NULL;
   m->rank = m->node_rank = 0;
   m->size = m->node_size = 1;
   int initialised = 0;
   MPI_Initialized(&initialised);
-  if (!initialised && !launched_by_mpi()) return OP2_OK;
+  int launched = launched_by_mpi();
+  if (!initialised && !launched && !program_uses_mpi) return OP2_OK;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized)
+    return op2_error(OP2_ERR_STATE,
+                     "op_init: MPI was finalised by an earlier op_exit and cannot start again");
   if (!initialised) {
     int provided;
     /* Only the calling thread talks to MPI (OpenMP workers and the compile thread never do). */
     if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
       return op2_error(OP2_ERR_STATE, "op_init: MPI_Init failed");
-    m->we_initialised = 1;
+    if (launched)
+      m->we_initialised = 1;
+    else
+      atexit(finalize_at_exit);
   }
   MPI_Comm_dup(MPI_COMM_WORLD, &m->comm);
   MPI_Comm_rank(m->comm, &m->rank);

@@ -5,9 +5,9 @@
 
 #include "../op2_impl.h"
 
-/* Starts MPI when the program did not and an MPI launcher started us (mpirun sets variables);
- * a plain ./program run stays single-rank without paying for MPI_Init. */
-int op2_mpi_init(op2_context *ctx, int *argc, char ***argv);
+/* Starts MPI when the program did not and an MPI launcher started us (mpirun sets variables) or
+ * the program uses MPI itself; otherwise a plain ./program run never touches MPI. */
+int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi);
 void op2_mpi_finalize(op2_context *ctx);
 
 static inline int op2_mpi_active(const op2_context *ctx) {

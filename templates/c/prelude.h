@@ -7,6 +7,7 @@
 #define NULL ((void *)0)
 #endif
 typedef __SIZE_TYPE__ size_t;
+int printf(const char *, ...); /* kernels print while being debugged; <stdio.h> agrees */
 
 #define OP2_MATH1(name) double name(double); float name##f(float);
 #define OP2_MATH2(name) double name(double, double); float name##f(float, float);

@@ -1,0 +1,84 @@
+/* OP2's declaration forms that op2jit's own API spells differently: temporary dats, the
+ * three-argument op_decl_const (the name comes from the variable's spelling) and optional
+ * globals. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op2_impl.h"
+
+/* OP2 passes a typed NULL as `data` only so that C++ can check the type: a temporary starts as
+ * zeros. Its name is recorded so op_free_dat_temp can tell it from a dat the program owns. */
+op_dat op_decl_dat_temp(op_set set, int dim, const char *type, const void *data, const char *name) {
+  (void)data;
+  op_dat dat = op_decl_dat(set, dim, type, NULL, name);
+  if (dat) dat->temp = true;
+  return dat;
+}
+
+int op_free_dat_temp(op_dat dat) {
+  op2_context *ctx = op2_ctx();
+  if (op2_require_init("op_free_dat_temp") != OP2_OK) return -1;
+  int at = -1;
+  for (int i = 0; dat && i < ctx->dats.count; i++)
+    if (ctx->dats.items[i] == dat) at = i;
+  if (at < 0) return op2_error(OP2_ERR_ARG, "op_free_dat_temp: not a declared dat"), -1;
+  if (!dat->temp)
+    return op2_error(OP2_ERR_ARG, "op_free_dat_temp '%s': not declared by op_decl_dat_temp",
+                     dat->name),
+           -1;
+  if (dat->device) /* its device memory belongs to the backend until op_exit */
+    return op2_error(OP2_ERR_STATE,
+                     "op_free_dat_temp '%s': not supported on backend %s once the dat has been "
+                     "used there",
+                     dat->name, ctx->backend->name),
+           -1;
+  /* Later dats move down one place; their index (an MPI tag) stays the same on every rank,
+   * since every rank frees the same dats. */
+  for (int i = at + 1; i < ctx->dats.count; i++) {
+    op_dat d = ctx->dats.items[i];
+    d->index = i - 1;
+    ctx->dats.items[i - 1] = d;
+  }
+  ctx->dats.count--;
+  free(dat->data);
+  free(dat->name);
+  free(dat);
+  return 0;
+}
+
+/* `&gam`, `gam`, `(&qinf[0])`: the variable's name, as OP2's translator takes it from the
+ * call. Returns 0 when the expression names no variable. */
+static int name_from_spelling(const char *spelling, char *name, size_t len) {
+  const char *p = spelling;
+  while (*p && (isspace((unsigned char)*p) || *p == '&' || *p == '(')) p++;
+  size_t n = 0;
+  while (p[n] && (isalnum((unsigned char)p[n]) || p[n] == '_')) n++;
+  if (n == 0 || n >= len || isdigit((unsigned char)p[0])) return 0;
+  memcpy(name, p, n);
+  name[n] = 0;
+  for (p += n; *p; p++) /* what may follow: [0] and closing parentheses */
+    if (!isspace((unsigned char)*p) && *p != ')' && *p != '[' && *p != ']' && *p != '0') return 0;
+  return 1;
+}
+
+void op_decl_const_spelled(int dim, const char *type, const void *data, const char *spelling) {
+  char name[256];
+  if (!spelling || !name_from_spelling(spelling, name, sizeof name)) {
+    if (op2_require_init("op_decl_const") != OP2_OK) return;
+    op2_error(OP2_ERR_ARG,
+              "op_decl_const: cannot take a constant name from '%s' (the third argument must "
+              "be a variable or its address; or give the name as a fourth argument)",
+              spelling ? spelling : "(null)");
+    return;
+  }
+  (op_decl_const)(dim, type, data, name);
+}
+
+/* Switched off (opt 0), the kernel receives NULL and nothing is reduced: op2jit describes such
+ * an argument as an unused read (runtime/loop.c). */
+op_arg op_opt_arg_gbl(int opt, void *data, int dim, const char *type, op_access acc) {
+  op_arg a = op_arg_gbl(data, dim, type, acc);
+  a.opt = opt != 0;
+  return a;
+}
