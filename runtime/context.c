@@ -37,6 +37,7 @@ void op_init(int argc, char **argv, int diags) {
   ctx->backend = op2_backend_find(ctx->opt.backend);
   if (ctx->backend->init && ctx->backend->init(ctx) != OP2_OK) return;
   if (op2_jit_init(ctx) != OP2_OK) return;
+  op2_mpi_node_init(ctx);
   ctx->initialised = true;
   op2_diag(1, "backend %s, part size %d, kernel cache %s (%s)", ctx->backend->name,
            ctx->opt.part_size, ctx->opt.cache_dir,

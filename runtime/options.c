@@ -119,6 +119,16 @@ static int parse_template_dir(op2_options *opt, const char *name, const char *va
   return parse_path(opt->template_dir, sizeof opt->template_dir, name, value);
 }
 
+static int parse_fault(op2_options *opt, const char *name, const char *value) {
+  if (op2_fault_parse(value, NULL, NULL) != 0 || strlen(value) >= sizeof opt->fault)
+    return op2_error(OP2_ERR_ARG,
+                     "option %s=%s: expected STEP:RANK with STEP one of distribute, exchange, "
+                     "validate, node-build",
+                     name, value);
+  snprintf(opt->fault, sizeof opt->fault, "%s", value);
+  return OP2_OK;
+}
+
 static const struct {
   const char *name;
   option_parser parse;
@@ -135,6 +145,7 @@ static const struct {
     {"OP2_PROFILE_JSON", parse_profile_json},
     {"OP2_RENUMBER", parse_renumber},
     {"OP2_MPI_DECL", parse_mpi_decl},
+    {"OP2_FAULT", parse_fault},
 };
 enum { NOPTIONS = sizeof option_table / sizeof option_table[0] };
 
