@@ -16,12 +16,12 @@
 enum { NN = 300, NE = 700 };
 
 KERNEL(
-    init_v, static void init_v(const double *x, double *v) { v[0] = 2.0 * x[0] - 1.0; })
+    init_v, static void init_v(const double *x, double *v) { v[0] = 3.0 * x[0] - 0.5; })
 
 KERNEL(
     spread, static void spread(const double *va, const double *vb, double *ra, double *rb) {
       ra[0] += va[0] - vb[0];
-      rb[0] += 0.5 * va[0];
+      rb[0] += 0.25 * va[0] + vb[0];
     })
 
 KERNEL_TEXT(
