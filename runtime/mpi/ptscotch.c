@@ -487,7 +487,7 @@ static int scotch_part(MPI_Comm comm, const char *who, const long *vtxdist, cons
 
   /* A private communicator: Scotch's point-to-point messages cannot meet the caller's. */
   MPI_Comm scomm;
-  MPI_Comm_dup(comm, &scomm);
+  if (agree(comm, MPI_FAILED(MPI_Comm_dup(comm, &scomm), msg), msg)) goto out_arrays;
   /* The check walks the whole graph with communication: only when asked for, decided by rank 0
    * so that every rank makes the same call sequence. */
   int check = 0;
