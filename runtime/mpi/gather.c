@@ -111,8 +111,10 @@ int op2_dat_gather_block(op_dat dat, long *first, long *count, void **values) {
   OP2_CALL(op2_dat_sync_host(ctx, dat));
   my_block(ctx, dat->set, first, count);
   *values = malloc((size_t)*count * dat->elem_bytes + 1);
-  if (!*values) return op2_error(OP2_ERR_MEM, "gathering dat '%s': out of memory", dat->name);
-  return op2_mpi_fetch(ctx, dat, *values, *first, *count, OP2_FETCH_BLOCK);
+  int rc =
+      *values ? OP2_OK : op2_error(OP2_ERR_MEM, "gathering dat '%s': out of memory", dat->name);
+  rc = op2_mpi_agree(ctx, rc, "a gather of dat values"); /* before the fetch's collectives */
+  return rc == OP2_OK ? op2_mpi_fetch(ctx, dat, *values, *first, *count, OP2_FETCH_BLOCK) : rc;
 }
 
 int op2_map_gather_block(op_map map, long *first, long *count, int **values) {
@@ -121,7 +123,8 @@ int op2_map_gather_block(op_map map, long *first, long *count, int **values) {
   op_set from = map->from;
   /* the owned rows with their values back in the user's global numbering, shipped like a dat */
   int *rows = malloc(sizeof(int) * ((size_t)from->size * map->dim + 1));
-  if (!rows) return op2_error(OP2_ERR_MEM, "gathering map '%s': out of memory", map->name);
+  int rc = rows ? OP2_OK : op2_error(OP2_ERR_MEM, "gathering map '%s': out of memory", map->name);
+  OP2_CALL(op2_mpi_agree(ctx, rc, "a gather of map values")); /* before the fetch's collectives */
   for (size_t k = 0; k < (size_t)from->size * (size_t)map->dim; k++)
     rows[k] = map->to->orig ? map->to->orig[map->values[k]] : map->values[k];
   struct op2_dat as_dat = {.set = from,
@@ -132,8 +135,9 @@ int op2_map_gather_block(op_map map, long *first, long *count, int **values) {
                            .name = map->name};
   my_block(ctx, from, first, count);
   *values = malloc(as_dat.elem_bytes * (size_t)*count + 1);
-  int rc = *values ? op2_mpi_fetch(ctx, &as_dat, *values, *first, *count, OP2_FETCH_BLOCK)
-                   : op2_error(OP2_ERR_MEM, "gathering map '%s': out of memory", map->name);
+  rc = *values ? OP2_OK : op2_error(OP2_ERR_MEM, "gathering map '%s': out of memory", map->name);
+  rc = op2_mpi_agree(ctx, rc, "a gather of map values");
+  if (rc == OP2_OK) rc = op2_mpi_fetch(ctx, &as_dat, *values, *first, *count, OP2_FETCH_BLOCK);
   free(rows);
   return rc;
 }
