@@ -179,7 +179,9 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
     make_rank_key(loop, source);
     if (ctx->kernels.count > kernels_before) rc = op2_mpi_node_kernel(ctx, loop->kernel);
   }
-  if (rc == OP2_OK && ctx->backend->prepare) rc = ctx->backend->prepare(ctx, loop);
+  /* A backend's own kernel (its prepare) is built at the loop's first call, once every rank has
+   * agreed on the loop (par_loop.c): that build may be collective, so it must not start on some
+   * ranks only. */
   if (rc == OP2_OK) loop->stats->jit_ms += 1e3 * (op2_wall_seconds() - t0);
   loop->writes_indirectly = needs_plan(nargs, loop->desc);
   if (rc == OP2_OK && ctx->mpi.size > 1) rc = op2_loop_mpi_scratch(loop);

@@ -216,6 +216,7 @@ typedef struct op2_loop {
   op2_arg_desc *desc;
   op2_kernel *kernel;   /* the C kernel, or NULL under a backend with its own code generator */
   void *backend_kernel; /* that backend's kernel for this shape (its prepare), owned by it */
+  bool prepared;        /* prepare has run (at the first call every rank agreed on) */
   /* Element ranges run in order: [0, size) alone without MPI; under MPI the core elements (while
    * halo messages travel), the other owned ones, and the exec halo for indirect-write loops. */
   int nphases;

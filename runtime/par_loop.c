@@ -119,6 +119,18 @@ static int run_distributed(op2_context *ctx, op2_exec *exec, const op_arg *args)
   return rc;
 }
 
+/* The backend's own kernel for the loop, at its first call (after the ranks agreed on the loop:
+ * the build may be collective). Under MPI every rank learns whether every rank has it. */
+static int prepare(op2_context *ctx, op2_loop *loop) {
+  double t0 = op2_wall_seconds();
+  int rc = ctx->backend->prepare ? ctx->backend->prepare(ctx, loop) : OP2_OK;
+  if (ctx->mpi.size > 1) rc = op2_mpi_agree(ctx, rc, "op_par_loop");
+  if (rc != OP2_OK) return rc;
+  loop->prepared = true;
+  loop->stats->jit_ms += 1e3 * (op2_wall_seconds() - t0);
+  return OP2_OK;
+}
+
 /* The loop shape of this call; under MPI the mesh is distributed first. */
 static int find_loop(op2_context *ctx, const char *kernel, const char *name, op_set set, int nargs,
                      const op_arg *args, op2_loop **loop) {
@@ -170,6 +182,7 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
   if (mpi && rc == OP2_OK) rc = op2_mpi_node_progress(ctx);
   if (!mpi && k && k->job) op2_jit_poll(ctx, k);
   if (mpi) rc = op2_mpi_agree_loop(ctx, rc, loop, name);
+  if (rc == OP2_OK && !loop->prepared) rc = prepare(ctx, loop);
   op2_exec exec = {.loop = loop, .arg_ptrs = ptrs, .map_ptrs = maps};
   double t0 = op2_wall_seconds();
   if (rc == OP2_OK)
