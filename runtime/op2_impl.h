@@ -314,7 +314,7 @@ typedef struct op2_mpi {
   char step_name[256]; /* the outermost step, named in messages */
   int failure_agreed;  /* a failure is agreed in this step: later agreements are silent */
   int exit_pending;
-  int fault_fired; /* OP2_FAULT fails its step once */
+  int fault_fired;           /* OP2_FAULT fails its step once */
   long fetch_bytes_received; /* by op2_mpi_fetch: a range fetch moves only the range */
   /* One optimised build per machine (node_build.c): words on kernels still to be sent (the
    * builder) or received (a follower), the builder's sends, the next kernel's tag. */
