@@ -19,6 +19,7 @@ struct op2_jit_state {
   op2_tier tcc, cc;
   int cc_usable;
   int told_unwritable; /* the warning that the cache cannot be written is given once */
+  int node_follower;   /* another process of this machine builds and stores optimised code */
   op2_background *background;
 };
 
@@ -88,7 +89,8 @@ void op2_jit_cache_unwritable(op2_context *ctx, const char *why) {
 }
 
 int op2_jit_may_write(const op2_context *ctx, const char *entry) {
-  if (ctx->opt.cache_mode != OP2_CACHE_ON || ctx->mpi.node_rank != 0) return 0;
+  if (ctx->opt.cache_mode != OP2_CACHE_ON) return 0;
+  if (ctx->jit_state && ctx->jit_state->node_follower) return 0; /* the machine's builder writes */
   /* Once a store has failed (a full disk), later kernels skip the attempt and build privately. */
   if (ctx->jit_state && ctx->jit_state->told_unwritable) return 0;
   op2_entry e;
@@ -159,6 +161,7 @@ static int load_from_disk(op2_context *ctx, op2_kernel *k, const char *root, con
     op2_diag(1, "kernel cache: %s entry for loop '%s' refused (%s); building it again", t->name,
              k->name, why);
   }
+  /* Processes sharing a machine leave the cache to its builder, so they never race on an entry. */
   *may_write = op2_jit_may_write(ctx, entry);
   return 1;
 }
@@ -279,36 +282,41 @@ static void free_job(op2_bg_job *job) {
   free(job->source_copy), free(job->signature_copy), free(job->name_copy), free(job);
 }
 
-/* A peer rank builds the optimised code: look for it in the cache now and then. */
-static void poll_peer(op2_context *ctx, op2_kernel *k) {
-  double now = op2_wall_seconds();
-  if (now < k->next_peer_check) return;
-  k->next_peer_check = now + 0.05;
+void op2_jit_follow_node(op2_context *ctx, int follower) {
+  if (ctx->jit_state) ctx->jit_state->node_follower = follower;
+}
+
+int op2_jit_load_node_build(op2_context *ctx, op2_kernel *k) {
+  if (!k->awaiting_peer) return -1;
+  k->awaiting_peer = false;
   struct op2_jit_state *st = ctx->jit_state;
   op2_cache_key key;
   op2_cache_key_make(k->peer_source, k->peer_source_len, st->cc.identity, st->cc.flags, &key);
   char why[1200];
   void *handle;
   op2_kernel_fn fn;
-  if (op2_jit_load_entry(ctx, k->peer_entry, k->name, &key, k->peer_source, k->peer_source_len,
-                         &handle, &fn, why, sizeof why) != 0)
-    return;
-  op2_build_result res = {.handle = handle, .fn = fn};
-  adopt_build(k, &res, OP2_TIER_CC);
-  k->upgrade_ms = 1e3 * (now - k->requested_at);
-  k->awaiting_peer = false;
+  int rc = op2_jit_load_entry(ctx, k->peer_entry, k->name, &key, k->peer_source, k->peer_source_len,
+                              &handle, &fn, why, sizeof why) == 0
+               ? 0
+               : -1;
   free(k->peer_source);
   k->peer_source = NULL;
+  if (rc != 0) {
+    op2_diag(1, "kernel '%s': the optimised build of this machine is not usable here (%s)", k->name,
+             why);
+    return -1;
+  }
+  op2_build_result res = {.handle = handle, .fn = fn};
+  adopt_build(k, &res, OP2_TIER_CC);
+  k->upgrade_ms = 1e3 * (op2_wall_seconds() - k->requested_at);
+  return 0;
 }
 
-void op2_jit_poll(op2_context *ctx, op2_kernel *k) {
-  if (k->awaiting_peer) {
-    poll_peer(ctx, k);
-    return;
-  }
+int op2_jit_poll(op2_context *ctx, op2_kernel *k) {
   op2_bg_job *job = k->job;
+  if (!job) return OP2_JIT_NO_BUILD;
   int state = atomic_load_explicit(&job->state, memory_order_acquire);
-  if (state == OP2_JOB_QUEUED) return;
+  if (state == OP2_JOB_QUEUED) return OP2_JIT_BUILDING;
   if (state == OP2_JOB_DONE) {
     adopt_build(k, &job->result, OP2_TIER_CC);
     k->cc_compile_ms = job->result.compile_ms;
@@ -326,6 +334,7 @@ void op2_jit_poll(op2_context *ctx, op2_kernel *k) {
   }
   free_job(job);
   k->job = NULL;
+  return state == OP2_JOB_DONE ? OP2_JIT_BUILT : OP2_JIT_BUILD_FAILED;
 }
 
 void op2_jit_wait(op2_context *ctx) {
@@ -393,11 +402,10 @@ static int obtain_kernel(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
     return OP2_OK;
   OP2_CALL(obtain_tcc(ctx, loop, k, gen, root));
   if (use_cc && ctx->opt.jit_mode == OP2_JIT_TIERED) {
-    /* Under MPI with a usable cache, only the node's first rank runs the compiler; the others
-     * pick the result up from the cache. */
-    if (ctx->mpi.node_rank > 0 && root && ctx->opt.cache_mode != OP2_CACHE_OFF) {
+    /* A follower with a usable cache leaves the compile to the machine's builder and loads its
+     * result when told it is there (op2_jit_load_node_build). */
+    if (st->node_follower && root && ctx->opt.cache_mode != OP2_CACHE_OFF) {
       k->awaiting_peer = true;
-      k->next_peer_check = op2_wall_seconds() + 0.05;
       snprintf(k->peer_entry, sizeof k->peer_entry, "%s", entry);
       k->peer_source = malloc(gen->source.len + 1);
       if (k->peer_source) memcpy(k->peer_source, gen->source.data, gen->source.len + 1);
@@ -410,28 +418,14 @@ static int obtain_kernel(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
   return OP2_OK;
 }
 
-/* Every rank must run the same code: compare source hashes. Done for every new loop shape, before
- * any rank can take a different path, so the collective never deadlocks. */
-static int same_on_all_ranks(op2_context *ctx, const op2_loop *loop, XXH128_hash_t h) {
-  if (ctx->mpi.size < 2) return OP2_OK;
-  unsigned long long mine[2] = {h.high64, h.low64}, lo[2], hi[2];
-  MPI_Allreduce(mine, lo, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, ctx->mpi.comm);
-  MPI_Allreduce(mine, hi, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, ctx->mpi.comm);
-  if (lo[0] != hi[0] || lo[1] != hi[1])
-    return op2_error(OP2_ERR_STATE,
-                     "op_par_loop '%s': ranks generated different kernel "
-                     "sources (different kernel text, constants or arguments on some ranks)",
-                     loop->name);
-  return OP2_OK;
-}
-
-int op2_jit_check_ranks(op2_context *ctx, const op2_loop *loop, const char *kernel_src) {
-  if (ctx->mpi.size < 2) return OP2_OK;
+int op2_jit_source_hash(op2_context *ctx, const op2_loop *loop, const char *kernel_src,
+                        uint64_t hash[2]) {
   op2_generated gen;
   OP2_CALL(op2_codegen_c(ctx, loop, kernel_src, &gen));
   XXH128_hash_t h = XXH3_128bits(gen.source.data, gen.source.len);
   op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
-  return same_on_all_ranks(ctx, loop, h);
+  hash[0] = h.high64, hash[1] = h.low64;
+  return OP2_OK;
 }
 
 int op2_jit_kernel(op2_context *ctx, const op2_loop *loop, const char *kernel_src,
@@ -440,10 +434,6 @@ int op2_jit_kernel(op2_context *ctx, const op2_loop *loop, const char *kernel_sr
   op2_generated gen;
   OP2_CALL(op2_codegen_c(ctx, loop, kernel_src, &gen));
   XXH128_hash_t h = XXH3_128bits(gen.source.data, gen.source.len);
-  if (same_on_all_ranks(ctx, loop, h) != OP2_OK) {
-    op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
-    return OP2_ERR_STATE;
-  }
   for (int i = 0; i < ctx->kernels.count; i++) {
     op2_kernel *k = ctx->kernels.items[i];
     if (k->key_hi == h.high64 && k->key_lo == h.low64) {

@@ -10,9 +10,10 @@
 #include "../runtime/op2_impl.h"
 #include "cache_entry.h"
 
-/* Under MPI, for backends that build their own kernels: fails (on every rank) unless every rank
- * describes the loop with the same generated C source. Collective. */
-int op2_jit_check_ranks(op2_context *ctx, const op2_loop *loop, const char *kernel_src);
+/* The hash of the loop's generated C source (what op2_jit_kernel keys its kernel by), for
+ * backends that build their own kernels: ranks compare it (runtime/mpi/ranks.c). */
+int op2_jit_source_hash(op2_context *ctx, const op2_loop *loop, const char *kernel_src,
+                        uint64_t hash[2]);
 /* Gives the loop its kernel: from this process's table, the disk cache, or a fresh compile. */
 int op2_jit_kernel(op2_context *ctx, const op2_loop *loop, const char *kernel_src,
                    op2_kernel **out);
@@ -130,8 +131,16 @@ typedef struct op2_background op2_background;
 int op2_background_submit(op2_background **bg, op2_bg_job *job);
 void op2_background_stop(op2_background **bg);
 
-/* Swaps in a finished optimised build; called at the start of every loop call. */
-void op2_jit_poll(op2_context *ctx, op2_kernel *k);
+/* Swaps in a finished optimised build (between two loop calls); says what became of the kernel's
+ * background build. */
+enum { OP2_JIT_NO_BUILD, OP2_JIT_BUILDING, OP2_JIT_BUILT, OP2_JIT_BUILD_FAILED };
+int op2_jit_poll(op2_context *ctx, op2_kernel *k);
+/* Sharing a machine's optimised builds (runtime/mpi/node_build.c decides who builds): a follower
+ * never runs the optimising compiler in tiered mode nor writes the cache; its kernels wait
+ * (awaiting_peer) until it is told the builder is done, then load the builder's entry if it is
+ * there and sound (0 when loaded; the kernel stays on TinyCC code otherwise). */
+void op2_jit_follow_node(op2_context *ctx, int follower);
+int op2_jit_load_node_build(op2_context *ctx, op2_kernel *k);
 /* Blocks until every queued optimised build has finished (tests and benchmarks). */
 void op2_jit_wait(op2_context *ctx);
 void op2_jit_shutdown(op2_context *ctx);

@@ -47,6 +47,7 @@ void op_init_mpi(int argc, char **argv, int diags, int program_uses_mpi) {
     if (ctx->backend->finalize) ctx->backend->finalize(ctx);
     return;
   }
+  op2_mpi_node_init(ctx);
   ctx->initialised = true;
   op2_diag(1, "backend %s, part size %d, kernel cache %s (%s)", ctx->backend->name,
            ctx->opt.part_size, ctx->opt.cache_dir,

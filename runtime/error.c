@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "op2_impl.h"
 
@@ -11,15 +12,40 @@ static void default_handler(const char *message, void *user_data) {
   (void)user_data;
   fprintf(stderr, "op2: error: %s\n", message);
   fflush(stdout);
+  op2_context *ctx = op2_ctx();
+  if (ctx->mpi.step_depth > 0) { /* the step's agreement exits, once every rank knows */
+    ctx->mpi.exit_pending = 1;
+    return;
+  }
   exit(1);
 }
 
-int op2_error(int code, const char *fmt, ...) {
+void op2_error_exit_deferred(op2_context *ctx) {
+  if (ctx->mpi.exit_pending && ctx->mpi.step_depth == 0) {
+    fflush(stdout);
+    exit(1);
+  }
+}
+
+/* Compilers name sources relative to the build directory ("../runtime/x.c"): keep the part a
+ * reader finds in the source tree. */
+static const char *source_name(const char *file) {
+  while (strncmp(file, "../", 3) == 0) file += 3;
+  return file;
+}
+
+int op2_error_at(const char *file, int line, int code, const char *fmt, ...) {
   op2_context *ctx = op2_ctx();
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(ctx->last_error, sizeof ctx->last_error, fmt, ap);
+  int n = vsnprintf(ctx->last_error, sizeof ctx->last_error, fmt, ap);
   va_end(ap);
+  size_t len = n < 0                                ? 0
+               : (size_t)n < sizeof ctx->last_error ? (size_t)n
+                                                    : sizeof ctx->last_error - 1;
+  if (ctx->opt.diags >= 2)
+    snprintf(ctx->last_error + len, sizeof ctx->last_error - len, " [%s:%d]", source_name(file),
+             line);
   op_error_handler handler = ctx->handler ? ctx->handler : default_handler;
   handler(ctx->last_error, ctx->handler_data);
   return code;

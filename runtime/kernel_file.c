@@ -51,8 +51,7 @@ const char *op_kernel_file(const char *file_name) {
               file_name ? file_name : "(null)");
     return NULL;
   }
-  const char *env = getenv("OP2_KERNEL_PATH");
-  const char *search = strchr(file_name, '/') ? "" : env ? env : "";
+  const char *search = strchr(file_name, '/') ? "" : ctx->opt.kernel_path;
   char path[4096];
   char *text = NULL;
   int err = ENOENT;
@@ -80,7 +79,7 @@ const char *op_kernel_file(const char *file_name) {
     if (err == ENOENT)
       op2_error(OP2_ERR_IO,
                 "op_kernel_file '%s': not found in OP2_KERNEL_PATH (%s) or the current directory",
-                file_name, env ? env : "unset");
+                file_name, *ctx->opt.kernel_path ? ctx->opt.kernel_path : "unset");
     else
       op2_error(OP2_ERR_IO, "op_kernel_file '%s': cannot read %s: %s", file_name, path,
                 err == EINVAL ? "it contains a NUL byte" : strerror(err));

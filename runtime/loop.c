@@ -7,6 +7,7 @@
 
 #include "op2_impl.h"
 #include "../jit/jit.h"
+#include "mpi/op2_mpi.h"
 
 /* The identity of one argument as far as shape is concerned: no global data values. */
 typedef struct arg_key {
@@ -122,6 +123,24 @@ static int needs_plan(int nargs, const op2_arg_desc *d) {
   return 0;
 }
 
+/* What every rank must agree on before a call of this loop moves data: the generated source and
+ * the identities (context indices) of its set, dats and maps. */
+static void make_rank_key(op2_loop *loop, const uint64_t source[2]) {
+  XXH3_state_t st;
+  XXH3_128bits_reset(&st);
+  XXH3_128bits_update(&st, source, 2 * sizeof *source);
+  XXH3_128bits_update(&st, &loop->set->index, sizeof loop->set->index);
+  for (int i = 0; i < loop->nargs; i++) {
+    const op_arg *a = &loop->args[i];
+    int on = a->kind != OP2_ARG_DAT || a->opt;
+    int id[5] = {a->kind, (int)a->acc, a->idx, on && a->dat ? a->dat->index : -1,
+                 on && a->map ? a->map->index : -1};
+    XXH3_128bits_update(&st, id, sizeof id);
+  }
+  XXH128_hash_t h = XXH3_128bits_digest(&st);
+  loop->rank_key[0] = h.high64, loop->rank_key[1] = h.low64;
+}
+
 static int create_loop(op2_context *ctx, const char *kernel, const char *name, op_set set,
                        int nargs, const op_arg *args, uint64_t hash, const arg_key *keys,
                        op2_loop **out) {
@@ -151,11 +170,20 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
   /* Registered only once complete, so a kernel that fails to compile leaves nothing behind.
    * Backends with their own code generator (CUDA) build their kernel in prepare. */
   double t0 = op2_wall_seconds();
-  int rc = !loop->stats ? OP2_ERR_MEM
-           : ctx->backend->kernel != OP2_KERNEL_C
-               ? op2_jit_check_ranks(ctx, loop, kernel)
-               : op2_jit_kernel(ctx, loop, kernel, &loop->kernel);
-  if (rc == OP2_OK && ctx->backend->prepare) rc = ctx->backend->prepare(ctx, loop);
+  int kernels_before = ctx->kernels.count;
+  uint64_t source[2] = {0, 0};
+  int rc = !loop->stats                           ? OP2_ERR_MEM
+           : ctx->backend->kernel == OP2_KERNEL_C ? op2_jit_kernel(ctx, loop, kernel, &loop->kernel)
+           : ctx->mpi.size > 1                    ? op2_jit_source_hash(ctx, loop, kernel, source)
+                                                  : OP2_OK;
+  if (rc == OP2_OK && ctx->mpi.size > 1) {
+    if (loop->kernel) source[0] = loop->kernel->key_hi, source[1] = loop->kernel->key_lo;
+    make_rank_key(loop, source);
+    if (ctx->kernels.count > kernels_before) rc = op2_mpi_node_kernel(ctx, loop->kernel);
+  }
+  /* A backend's own kernel (its prepare) is built at the loop's first call, once every rank has
+   * agreed on the loop (par_loop.c): that build may be collective, so it must not start on some
+   * ranks only. */
   if (rc == OP2_OK) loop->stats->jit_ms += 1e3 * (op2_wall_seconds() - t0);
   loop->writes_indirectly = needs_plan(nargs, loop->desc);
   if (rc == OP2_OK && ctx->mpi.size > 1) rc = op2_loop_mpi_scratch(loop);

@@ -23,9 +23,17 @@ enum {
 
 typedef struct op2_context op2_context;
 
-/* Records the message in the context and calls the handler. Returns the code, so that
- * `return op2_error(...)` propagates it when the handler returns. */
-int op2_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The one error rule: the function that detects a failure reports it, once, with op2_error;
+ * its callers only propagate the code (OP2_CALL) and never report it again. op2_error records
+ * the message in the context and calls the handler; it returns the code, so that
+ * `return op2_error(...)` propagates it when the handler returns. At OP2_DIAGS=2 the message
+ * ends with the file and line that reported it. */
+int op2_error_at(const char *file, int line, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+#define op2_error(...) op2_error_at(__FILE__, __LINE__, __VA_ARGS__)
+/* Exits now if the default handler deferred its exit to the end of a collective step (op2_mpi.h)
+ * and no step is in progress any more. */
+void op2_error_exit_deferred(op2_context *ctx);
 /* Early return on failure, so every internal call site stays one line. */
 #define OP2_CALL(expr)                             \
   do {                                             \
@@ -169,17 +177,16 @@ typedef struct op2_kernel {
   void *dl_handle;  /* shared object holding fn, or NULL */
   void *tcc_state;  /* in-memory TinyCC code holding fn, or NULL */
   op2_kernel_origin origin;
-  double compile_ms;      /* compile time this process spent for the first tier, 0 from disk */
-  double load_ms;         /* time from request to callable function */
-  double requested_at;    /* wall clock of the first request */
-  double upgrade_ms;      /* first request -> optimised code in use, 0 if never */
-  double cc_compile_ms;   /* background compile time */
-  char *source_path;      /* generated source in the cache, or NULL */
-  void *job;              /* pending background build, or NULL */
-  bool awaiting_peer;     /* MPI: another rank of this node builds the optimised code */
-  double next_peer_check; /* wall clock of the next look for it in the cache */
-  char peer_entry[4400];  /* the cache entry it will appear in */
-  char *peer_source;      /* the source it is built from, to verify the entry */
+  double compile_ms;     /* compile time this process spent for the first tier, 0 from disk */
+  double load_ms;        /* time from request to callable function */
+  double requested_at;   /* wall clock of the first request */
+  double upgrade_ms;     /* first request -> optimised code in use, 0 if never */
+  double cc_compile_ms;  /* background compile time */
+  char *source_path;     /* generated source in the cache, or NULL */
+  void *job;             /* pending background build, or NULL */
+  bool awaiting_peer;    /* MPI: another rank of this node builds the optimised code */
+  char peer_entry[4400]; /* the cache entry it will appear in */
+  char *peer_source;     /* the source it is built from, to verify the entry */
   size_t peer_source_len;
 } op2_kernel;
 
@@ -212,6 +219,7 @@ typedef struct op2_loop {
   op2_arg_desc *desc;
   op2_kernel *kernel;   /* the C kernel, or NULL under a backend with its own code generator */
   void *backend_kernel; /* that backend's kernel for this shape (its prepare), owned by it */
+  bool prepared;        /* prepare has run (at the first call every rank agreed on) */
   /* Element ranges run in order: [0, size) alone without MPI; under MPI the core elements (while
    * halo messages travel), the other owned ones, and the exec halo for indirect-write loops. */
   int nphases;
@@ -225,6 +233,9 @@ typedef struct op2_loop {
    * phases, exec halo, the sum over ranks). Calls allocate nothing. */
   char *mpi_scratch;
   size_t *mpi_red_off;
+  /* MPI: what every rank must agree on before a call moves data: the generated source's hash
+   * and the identities of the set, dats and maps (runtime/mpi/ranks.c). */
+  uint64_t rank_key[2];
 } op2_loop;
 
 /* ---- backends ---- */
@@ -307,6 +318,8 @@ typedef struct op2_options {
   char cuda_emu_verify[128]; /* emulator: also compile with NVRTC for these architectures */
   char cuda_ptxas[4096];     /* emulator: and assemble the PTX with this ptxas, or "" */
   int cuda_emu_sectors;      /* emulator: count global-memory traffic */
+  char kernel_path[8192];    /* OP2_KERNEL_PATH: where op_kernel_file looks, ':'-separated */
+  char fault[64];            /* testing aid: "STEP:RANK" fails STEP on RANK (runtime/mpi/agree.c) */
 } op2_options;
 
 /* The user's options: defaults, then the environment, then argv entries OP2_NAME=value. The
@@ -315,6 +328,11 @@ int op2_options_read(op2_options *opt, int argc, char **argv, int diags);
 /* The option table, for tests that go over every option. */
 int op2_option_count(void);
 const char *op2_option_name(int i);
+/* OP2_FAULT, a testing aid (runtime/mpi/agree.c): parses "STEP:RANK" (0 when valid; step and
+ * rank may be NULL); op2_fault says whether this rank must fail STEP now (once per run), so tests
+ * can check that every rank stops, or goes on, instead of waiting. */
+int op2_fault_parse(const char *value, char *step, int *rank);
+int op2_fault(op2_context *ctx, const char *step);
 
 /* ---- distributed memory (runtime/mpi/) ---- */
 typedef struct op2_mpi {
@@ -324,6 +342,20 @@ typedef struct op2_mpi {
   int node_rank, node_size;
   int we_initialised; /* op_init called MPI_Init, so op_exit finalises */
   int has_comms;      /* comm and node_comm are ours to free */
+  /* Collective steps in progress (op2_mpi_step): the default error handler defers its exit to
+   * the step's agreement, so every rank learns of a failure before any rank exits. */
+  int step_depth;
+  char step_name[256]; /* the outermost step, named in messages */
+  int failure_agreed;  /* a failure is agreed in this step: later agreements are silent */
+  int exit_pending;
+  int fault_fired;           /* OP2_FAULT fails its step once */
+  long fetch_bytes_received; /* by op2_mpi_fetch: a range fetch moves only the range */
+  /* One optimised build per machine (node_build.c): words on kernels still to be sent (the
+   * builder) or received (a follower), the builder's sends, the next kernel's tag. */
+  struct op2_node_msg *node_msgs;
+  int node_count, node_cap;
+  MPI_Request *node_sends;
+  int node_nsends, node_kernels;
 } op2_mpi;
 
 /* ---- the one context ---- */
@@ -370,8 +402,8 @@ struct op2_context {
   void *reduction_scratch;
   size_t reduction_scratch_bytes;
   struct op2_checkpoint *checkpoint; /* checkpointing and restart (checkpoint.c), or NULL */
-  struct op2_profile *profile; /* op_profile_* sections (profile.c) */
-  op2_ptr_list kernel_files;   /* texts op_kernel_file returned, freed at op_exit */
+  struct op2_profile *profile;       /* op_profile_* sections (profile.c) */
+  op2_ptr_list kernel_files;         /* texts op_kernel_file returned, freed at op_exit */
 };
 
 /* Called before the host reads a dat's data. */

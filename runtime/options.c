@@ -224,6 +224,28 @@ static int parse_cuda_emu_sectors(op2_options *opt, const char *name, const char
   return PARSE_CHOICE(name, value, on_off, &opt->cuda_emu_sectors);
 }
 
+/* Directories separated by ':' where op_kernel_file looks; each must fit a path with a file name.
+ */
+static int parse_kernel_path(op2_options *opt, const char *name, const char *value) {
+  for (const char *p = value; *p;) {
+    size_t n = strcspn(p, ":");
+    if (n >= 3000)
+      return op2_error(OP2_ERR_ARG, "option %s: a directory of the list is too long", name);
+    p += n + (p[n] != '\0');
+  }
+  return parse_text(opt->kernel_path, sizeof opt->kernel_path, name, value);
+}
+
+static int parse_fault(op2_options *opt, const char *name, const char *value) {
+  if (op2_fault_parse(value, NULL, NULL) != 0 || strlen(value) >= sizeof opt->fault)
+    return op2_error(OP2_ERR_ARG,
+                     "option %s=%s: expected STEP:RANK with STEP one of distribute, exchange, "
+                     "validate, node-build",
+                     name, value);
+  snprintf(opt->fault, sizeof opt->fault, "%s", value);
+  return OP2_OK;
+}
+
 static const struct {
   const char *name;
   option_parser parse;
@@ -250,6 +272,8 @@ static const struct {
     {"OP2_CUDA_EMU_VERIFY", parse_cuda_emu_verify},
     {"OP2_CUDA_PTXAS", parse_cuda_ptxas},
     {"OP2_CUDA_EMU_SECTORS", parse_cuda_emu_sectors},
+    {"OP2_FAULT", parse_fault},
+    {"OP2_KERNEL_PATH", parse_kernel_path},
 };
 enum { NOPTIONS = sizeof option_table / sizeof option_table[0] };
 

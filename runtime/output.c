@@ -8,40 +8,58 @@
 #include "op2_impl.h"
 #include "mpi/op2_mpi.h"
 
-void op_fetch_data_idx(op_dat dat, void *out, int low, int high) {
-  if (op2_require_init("op_fetch_data") != OP2_OK) return;
-  if (!dat || !out) {
-    op2_error(OP2_ERR_ARG, "op_fetch_data: %s is NULL", dat ? "output buffer" : "dat");
-    return;
-  }
-  op2_context *ctx = op2_ctx();
+static int fetch_idx(op2_context *ctx, op_dat dat, void *out, int low, int high) {
+  if (!dat || !out)
+    return op2_error(OP2_ERR_ARG, "op_fetch_data: %s is NULL", dat ? "output buffer" : "dat");
   /* A whole mesh declared on every rank counts once only after this (collective). */
-  if (ctx->mpi.size > 1 && op2_mpi_prepare(ctx) != OP2_OK) return;
-  if (low > high + 1) {
-    op2_error(OP2_ERR_ARG, "op_fetch_data_idx '%s': low %d is greater than high %d", dat->name, low,
-              high);
-    return;
-  }
-  if (op2_dat_sync_host(ctx, dat) != OP2_OK) return;
-  if (low < 0 || high >= dat->set->global_size) {
-    op2_error(OP2_ERR_ARG, "op_fetch_data_idx '%s': range [%d, %d] is outside [0, %ld]", dat->name,
-              low, high, dat->set->global_size - 1);
-    return;
-  }
-  if (ctx->mpi.size > 1) { /* the range in the user's numbering, gathered on every rank */
-    if (op2_mpi_fetch(ctx, dat, out, low, (long)high - low + 1, OP2_FETCH_ALL) != OP2_OK)
-      op2_error(OP2_ERR_MEM, "op_fetch_data_idx '%s': out of memory", dat->name);
-    return;
-  }
+  if (ctx->mpi.size > 1) OP2_CALL(op2_mpi_prepare(ctx));
+  if (low > high + 1)
+    return op2_error(OP2_ERR_ARG, "op_fetch_data_idx '%s': low %d is greater than high %d",
+                     dat->name, low, high);
+  OP2_CALL(op2_dat_sync_host(ctx, dat));
+  if (low < 0 || high >= dat->set->global_size)
+    return op2_error(OP2_ERR_ARG, "op_fetch_data_idx '%s': range [%d, %d] is outside [0, %ld]",
+                     dat->name, low, high, dat->set->global_size - 1);
+  if (ctx->mpi.size > 1) /* the range in the user's numbering, gathered on every rank */
+    return op2_mpi_fetch(ctx, dat, out, low, (long)high - low + 1, OP2_FETCH_ALL);
   const int *rank = dat->set->rank;
   if (!rank) {
     memcpy(out, dat->data + (size_t)low * dat->elem_bytes,
            (size_t)(high - low + 1) * dat->elem_bytes);
-    return;
+    return OP2_OK;
   }
   for (int i = low; i <= high; i++) /* the user's element i lives at rank[i] */
     memcpy((char *)out + (size_t)(i - low) * dat->elem_bytes,
            dat->data + (size_t)rank[i] * dat->elem_bytes, dat->elem_bytes);
+  return OP2_OK;
+}
+
+/* Under MPI each public call below is one collective step (op2_mpi_step): a rank whose call
+ * fails makes every rank's call fail, instead of leaving the others in a collective. */
+void op_fetch_data_idx(op_dat dat, void *out, int low, int high) {
+  if (op2_require_init("op_fetch_data") != OP2_OK) return;
+  op2_context *ctx = op2_ctx();
+  op2_mpi_step(ctx, "op_fetch_data_idx");
+  op2_mpi_step_end(ctx, fetch_idx(ctx, dat, out, low, high));
+}
+
+static int fetch(op2_context *ctx, op_dat dat, void *out) {
+  if (!dat || !out)
+    return op2_error(OP2_ERR_ARG, "op_fetch_data: %s is NULL", dat ? "output buffer" : "dat");
+  OP2_CALL(op2_dat_sync_host(ctx, dat));
+  if (ctx->mpi.size > 1) OP2_CALL(op2_mpi_prepare(ctx));
+  if ((ctx->mpi_distributed && dat->set->halo) || (ctx->mpi_replicated && !ctx->mpi_distributed)) {
+    op_set s = dat->set;
+    return ctx->mpi_replicated
+               ? op2_mpi_fetch(ctx, dat, out, 0, s->global_size, OP2_FETCH_ALL)
+               : op2_mpi_fetch(ctx, dat, out, s->decl_first, s->decl_count, OP2_FETCH_DECLARED);
+  }
+  if (dat->set->size == 0) return OP2_OK;
+  if (ctx->mpi.size > 1) { /* not distributed: the rank still holds exactly what it declared */
+    memcpy(out, dat->data, (size_t)dat->set->size * dat->elem_bytes);
+    return OP2_OK;
+  }
+  return fetch_idx(ctx, dat, out, 0, dat->set->size - 1);
 }
 
 /* What the rank declared comes back to it: its block, or under MPI with the whole mesh declared on
@@ -49,26 +67,8 @@ void op_fetch_data_idx(op_dat dat, void *out, int low, int high) {
 void op_fetch_data(op_dat dat, void *out) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_fetch_data") != OP2_OK) return;
-  if (!dat || !out) {
-    op2_error(OP2_ERR_ARG, "op_fetch_data: %s is NULL", dat ? "output buffer" : "dat");
-    return;
-  }
-  if (op2_dat_sync_host(ctx, dat) != OP2_OK) return;
-  if (ctx->mpi.size > 1 && op2_mpi_prepare(ctx) != OP2_OK) return;
-  if ((ctx->mpi_distributed && dat->set->halo) || (ctx->mpi_replicated && !ctx->mpi_distributed)) {
-    op_set s = dat->set;
-    int rc = ctx->mpi_replicated
-                 ? op2_mpi_fetch(ctx, dat, out, 0, s->global_size, OP2_FETCH_ALL)
-                 : op2_mpi_fetch(ctx, dat, out, s->decl_first, s->decl_count, OP2_FETCH_DECLARED);
-    if (rc != OP2_OK) op2_error(OP2_ERR_MEM, "op_fetch_data '%s': out of memory", dat->name);
-    return;
-  }
-  if (dat->set->size == 0) return;
-  if (ctx->mpi.size > 1) { /* not distributed: the rank still holds exactly what it declared */
-    memcpy(out, dat->data, (size_t)dat->set->size * dat->elem_bytes);
-    return;
-  }
-  op_fetch_data_idx(dat, out, 0, dat->set->size - 1);
+  op2_mpi_step(ctx, "op_fetch_data");
+  op2_mpi_step_end(ctx, fetch(ctx, dat, out));
 }
 
 /* OP2's number format, so a file can be compared with OP2's by diff: every value preceded by a
@@ -94,37 +94,37 @@ static void print_value(FILE *f, op2_type t, const char *p) {
 
 static int write_txt(op_dat dat, const char *file_name, const char *data, long n, const int *rank);
 
-void op_print_dat_to_txtfile(op_dat dat, const char *file_name) {
-  if (op2_require_init("op_print_dat_to_txtfile") != OP2_OK) return;
-  if (!dat || !file_name) {
-    op2_error(OP2_ERR_ARG, "op_print_dat_to_txtfile: %s is NULL", dat ? "file name" : "dat");
-    return;
-  }
-  op2_context *ctx = op2_ctx();
-  if (ctx->mpi.size > 1 && op2_mpi_prepare(ctx) != OP2_OK) return;
-  char *gathered = NULL;
-  if (op2_dat_sync_host(ctx, dat) != OP2_OK) return;
+static int print_dat(op2_context *ctx, op_dat dat, const char *file_name) {
+  if (!dat || !file_name)
+    return op2_error(OP2_ERR_ARG, "op_print_dat_to_txtfile: %s is NULL", dat ? "file name" : "dat");
+  if (ctx->mpi.size > 1) OP2_CALL(op2_mpi_prepare(ctx));
+  OP2_CALL(op2_dat_sync_host(ctx, dat));
   if (ctx->mpi.size > 1) { /* gathered everywhere, written by rank 0 */
-    gathered = malloc((size_t)dat->set->global_size * dat->elem_bytes + 1);
-    if (!gathered ||
-        op2_mpi_fetch(ctx, dat, gathered, 0, dat->set->global_size, OP2_FETCH_ALL) != OP2_OK) {
-      free(gathered);
-      op2_error(OP2_ERR_MEM, "op_print_dat_to_txtfile '%s': out of memory", dat->name);
-      return;
-    }
-    int failed = 0;
-    if (ctx->mpi.rank == 0)
-      failed = write_txt(dat, file_name, gathered, dat->set->global_size, NULL);
-    MPI_Bcast(&failed, 1, MPI_INT, 0, ctx->mpi.comm);
+    char *gathered = malloc((size_t)dat->set->global_size * dat->elem_bytes + 1);
+    int rc = gathered
+                 ? OP2_OK
+                 : op2_error(OP2_ERR_MEM, "op_print_dat_to_txtfile '%s': out of memory", dat->name);
+    rc = op2_mpi_agree(ctx, rc, "op_print_dat_to_txtfile");
+    if (rc == OP2_OK)
+      rc = op2_mpi_fetch(ctx, dat, gathered, 0, dat->set->global_size, OP2_FETCH_ALL);
+    if (rc == OP2_OK && ctx->mpi.rank == 0 &&
+        write_txt(dat, file_name, gathered, dat->set->global_size, NULL) != 0)
+      rc = op2_error(OP2_ERR_IO, "op_print_dat_to_txtfile '%s': cannot write %s: %s", dat->name,
+                     file_name, strerror(errno));
     free(gathered);
-    if (failed)
-      op2_error(OP2_ERR_IO, "op_print_dat_to_txtfile '%s': writing %s failed", dat->name,
-                file_name);
-    return;
+    return rc; /* the step's agreement tells every rank */
   }
   if (write_txt(dat, file_name, dat->data, dat->set->size, dat->set->rank) != 0)
-    op2_error(OP2_ERR_IO, "op_print_dat_to_txtfile '%s': cannot write %s: %s", dat->name, file_name,
-              strerror(errno));
+    return op2_error(OP2_ERR_IO, "op_print_dat_to_txtfile '%s': cannot write %s: %s", dat->name,
+                     file_name, strerror(errno));
+  return OP2_OK;
+}
+
+void op_print_dat_to_txtfile(op_dat dat, const char *file_name) {
+  if (op2_require_init("op_print_dat_to_txtfile") != OP2_OK) return;
+  op2_context *ctx = op2_ctx();
+  op2_mpi_step(ctx, "op_print_dat_to_txtfile");
+  op2_mpi_step_end(ctx, print_dat(ctx, dat, file_name));
 }
 
 /* Writes n elements as text, element e taken from row rank[e] (or e): temp file, then rename, so

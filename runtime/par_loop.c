@@ -1,6 +1,7 @@
 /* op_par_loop: find (or build) the loop shape, bind this call's data and run it: in one range
  * without MPI; under MPI in phases around a halo exchange, with global reductions summed over
  * ranks and written dats marked dirty. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,18 +58,16 @@ int op2_loop_mpi_scratch(op2_loop *loop) {
 
 /* Under MPI a reduction accumulates into private partials, which are reduced over ranks (into
  * `all`, as large) and folded into the caller's data. */
-static void reduce_over_ranks(op2_context *ctx, const op2_arg_desc *d, void *caller,
-                              const void *mine, void *all) {
+static int reduce_over_ranks(op2_context *ctx, const op2_arg_desc *d, void *caller,
+                             const void *mine, void *all) {
   static const MPI_Datatype types[OP2_TYPE_COUNT] = {[OP2_TYPE_DOUBLE] = MPI_DOUBLE,
                                                      [OP2_TYPE_FLOAT] = MPI_FLOAT,
                                                      [OP2_TYPE_INT] = MPI_INT,
                                                      [OP2_TYPE_LONGLONG] = MPI_LONG_LONG};
-  MPI_Allreduce(mine, all, d->dim, types[d->type],
-                d->acc == OP_INC   ? MPI_SUM
-                : d->acc == OP_MIN ? MPI_MIN
-                                   : MPI_MAX,
-                ctx->mpi.comm);
+  MPI_Op op = d->acc == OP_INC ? MPI_SUM : d->acc == OP_MIN ? MPI_MIN : MPI_MAX;
+  OP2_CALL(OP2_MPI(MPI_Allreduce(mine, all, d->dim, types[d->type], op, ctx->mpi.comm)));
   op2_reduction_fold(d, caller, all);
+  return OP2_OK;
 }
 
 static int run_distributed(op2_context *ctx, op2_exec *exec, const op_arg *args) {
@@ -105,19 +104,52 @@ static int run_distributed(op2_context *ctx, op2_exec *exec, const op_arg *args)
     int rc_wait = ctx->backend->complete(ctx);
     if (rc == OP2_OK) rc = rc_wait;
   }
-  for (int i = 0; rc == OP2_OK && i < nargs; i++) {
-    const op2_arg_desc *d = &loop->desc[i];
-    char *own = loop->mpi_scratch + loop->mpi_red_off[i];
-    if (op2_is_reduction(d))
-      reduce_over_ranks(ctx, d, args[i].data, own, own + 2 * partial_bytes(d));
-  }
   for (int i = 0; i < nargs; i++) { /* written dats: their halo copies are stale now */
     const op2_arg_desc *d = &loop->desc[i];
     if (d->kind == OP2_ARG_DAT && !d->opt_off && d->acc != OP_READ) args[i].dat->halo_dirty = true;
   }
+  /* The call's step ends here, before the reductions' collectives: every rank has sent its
+   * messages whatever happened, and now learns whether every rank succeeded. */
+  rc = op2_mpi_step_end(ctx, rc);
+  for (int i = 0; rc == OP2_OK && i < nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    char *own = loop->mpi_scratch + loop->mpi_red_off[i];
+    if (op2_is_reduction(d))
+      rc = reduce_over_ranks(ctx, d, args[i].data, own, own + 2 * partial_bytes(d));
+  }
   return rc;
 }
 
+/* The backend's own kernel for the loop, at its first call (after the ranks agreed on the loop:
+ * the build may be collective). Under MPI every rank learns whether every rank has it. */
+static int prepare(op2_context *ctx, op2_loop *loop) {
+  double t0 = op2_wall_seconds();
+  int rc = ctx->backend->prepare ? ctx->backend->prepare(ctx, loop) : OP2_OK;
+  if (ctx->mpi.size > 1) rc = op2_mpi_agree(ctx, rc, "op_par_loop");
+  if (rc != OP2_OK) return rc;
+  loop->prepared = true;
+  loop->stats->jit_ms += 1e3 * (op2_wall_seconds() - t0);
+  return OP2_OK;
+}
+
+/* The loop shape of this call; under MPI the mesh is distributed first. */
+static int find_loop(op2_context *ctx, const char *kernel, const char *name, op_set set, int nargs,
+                     const op_arg *args, op2_loop **loop) {
+  *loop = NULL;
+  if (ctx->mpi.size > 1 && !ctx->mpi_distributed)
+    OP2_CALL(op2_mpi_distribute(ctx, NULL, NULL, NULL));
+  if (ctx->opt.renumber && !ctx->renumbered && ctx->mpi.size == 1) {
+    op_map base = op2_renumber_pick_base(ctx);
+    ctx->renumbered = true; /* once, even when no map qualifies */
+    if (base) OP2_CALL(op2_renumber(ctx, base));
+  }
+  return op2_loop_lookup(ctx, kernel, name, set, nargs, args, loop);
+}
+
+/* Under MPI a call is one collective step: every rank checks the call and agrees that every
+ * rank has the same loop before any message moves (op2_mpi_agree_loop), and every rank learns
+ * at the end whether every rank succeeded (run_distributed), so a failure on one rank is an
+ * error on every rank, never a wait. */
 void op_par_loop_args(const char *kernel, const char *name, op_set set, int nargs,
                       const op_arg *args) {
   op2_context *ctx = op2_ctx();
@@ -125,27 +157,21 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
   int replayed; /* restarting: the call is before the checkpoint and its results are logged */
   if (op2_checkpoint_before_loop(ctx, name, set, nargs, args, &replayed) != OP2_OK || replayed)
     return;
-  if (ctx->mpi.size > 1 && !ctx->mpi_distributed &&
-      op2_mpi_distribute(ctx, NULL, NULL, NULL) != OP2_OK)
-    return;
-  if (ctx->opt.renumber && !ctx->renumbered && ctx->mpi.size == 1) {
-    op_map base = op2_renumber_pick_base(ctx);
-    ctx->renumbered = true; /* once, even when no map qualifies */
-    if (base && op2_renumber(ctx, base) != OP2_OK) return;
+  int mpi = ctx->mpi.size > 1;
+  if (mpi) {
+    char step[256];
+    snprintf(step, sizeof step, "op_par_loop '%.200s'", name ? name : "(null)");
+    op2_mpi_step(ctx, step);
   }
   op2_loop *loop;
-  if (op2_loop_lookup(ctx, kernel, name, set, nargs, args, &loop) != OP2_OK) return;
-
+  int rc = find_loop(ctx, kernel, name, set, nargs, args, &loop);
   void *small_ptrs[32];
   const int *small_maps[32];
   void **ptrs = nargs <= 32 ? small_ptrs : malloc((size_t)nargs * sizeof *ptrs);
   const int **maps = nargs <= 32 ? small_maps : malloc((size_t)nargs * sizeof *maps);
-  if (!ptrs || !maps) {
-    if (ptrs != small_ptrs) free(ptrs);
-    op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
-    return;
-  }
-  for (int i = 0; i < nargs; i++) {
+  if (rc == OP2_OK && (!ptrs || !maps))
+    rc = op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
+  for (int i = 0; rc == OP2_OK && i < nargs; i++) {
     const op_arg *a = &args[i];
     const op2_arg_desc *d = &loop->desc[i];
     /* An idx argument gets the original-index table of the set it indexes (NULL: identity). */
@@ -155,11 +181,18 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
                                        : NULL;
     maps[i] = d->map_arity ? a->map->values : NULL;
   }
-  op2_kernel *k = loop->kernel; /* NULL when the backend generates its own code */
-  if (k && (k->job || k->awaiting_peer)) op2_jit_poll(ctx, k); /* between calls only */
+  op2_kernel *k = rc == OP2_OK ? loop->kernel : NULL; /* NULL: the backend generates its code */
+  /* Finished optimised builds are swapped in between calls only. */
+  if (mpi && rc == OP2_OK) rc = op2_mpi_node_progress(ctx);
+  if (!mpi && k && k->job) op2_jit_poll(ctx, k);
+  if (mpi) rc = op2_mpi_agree_loop(ctx, rc, loop, name);
+  if (rc == OP2_OK && !loop->prepared) rc = prepare(ctx, loop);
   op2_exec exec = {.loop = loop, .arg_ptrs = ptrs, .map_ptrs = maps};
   double t0 = op2_wall_seconds();
-  int rc = ctx->mpi.size > 1 ? run_distributed(ctx, &exec, args) : run_phase(ctx, &exec, 0);
+  if (rc == OP2_OK)
+    rc = mpi ? run_distributed(ctx, &exec, args) : run_phase(ctx, &exec, 0);
+  else if (mpi)
+    op2_mpi_step_end(ctx, rc);
   if (rc == OP2_OK) {
     loop->stats->calls++;
     if (k) loop->stats->calls_by_tier[k->tier]++;
@@ -167,6 +200,6 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
     loop->stats->bytes += loop->bytes_per_call;
     op2_checkpoint_after_loop(ctx, name, set, nargs, args);
   }
-  if (ptrs != small_ptrs) free(ptrs);
-  if (maps != small_maps) free(maps);
+  if (ptrs && ptrs != small_ptrs) free(ptrs);
+  if (maps && maps != small_maps) free(maps);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "op2_impl.h"
+#include "mpi/op2_mpi.h"
 
 op2_loop_stats *op2_stats_for(op2_context *ctx, const char *name) {
   for (int i = 0; i < ctx->stats.count; i++) {
@@ -43,14 +44,15 @@ static const char *kernel_source_word(const op2_loop_stats *s) {
 
 /* Under MPI: per loop the slowest rank's time and the mean, halo traffic summed over ranks.
  * Collective; rank 0 prints. Loops are in the same order on every rank (same program). */
-static void timing_output_mpi(op2_context *ctx) {
+static int timing_output_mpi(op2_context *ctx) {
   int n = ctx->stats.count;
   double *mine = calloc((size_t)n * 3 + 1, sizeof(double));
   double *maxv = calloc((size_t)n * 3 + 1, sizeof(double));
   double *sum = calloc((size_t)n * 3 + 1, sizeof(double));
-  if (!mine || !maxv || !sum) {
+  int rc = mine && maxv && sum ? OP2_OK : op2_error(OP2_ERR_MEM, "op_timing_output: out of memory");
+  if (op2_mpi_agree(ctx, rc, "op_timing_output") != OP2_OK) {
     free(mine), free(maxv), free(sum);
-    return;
+    return OP2_ERR_MEM;
   }
   for (int i = 0; i < n; i++) {
     const op2_loop_stats *s = ctx->stats.items[i];
@@ -58,9 +60,10 @@ static void timing_output_mpi(op2_context *ctx) {
     mine[3 * i + 1] = s->halo_bytes;
     mine[3 * i + 2] = (double)s->halo_messages;
   }
-  MPI_Reduce(mine, maxv, 3 * n, MPI_DOUBLE, MPI_MAX, 0, ctx->mpi.comm);
-  MPI_Reduce(mine, sum, 3 * n, MPI_DOUBLE, MPI_SUM, 0, ctx->mpi.comm);
-  if (ctx->mpi.rank == 0) {
+  rc = OP2_MPI(MPI_Reduce(mine, maxv, 3 * n, MPI_DOUBLE, MPI_MAX, 0, ctx->mpi.comm));
+  if (rc == OP2_OK)
+    rc = OP2_MPI(MPI_Reduce(mine, sum, 3 * n, MPI_DOUBLE, MPI_SUM, 0, ctx->mpi.comm));
+  if (rc == OP2_OK && ctx->mpi.rank == 0) {
     printf("\n  %-16s %7s %12s %12s %12s %10s  (%d ranks)\n", "loop", "calls", "max time (s)",
            "avg time (s)", "halo MB", "messages", ctx->mpi.size);
     for (int i = 0; i < n; i++) {
@@ -71,6 +74,7 @@ static void timing_output_mpi(op2_context *ctx) {
     fflush(stdout);
   }
   free(mine), free(maxv), free(sum);
+  return rc;
 }
 
 void op_timing_output(void) {
@@ -78,8 +82,8 @@ void op_timing_output(void) {
   if (op2_require_init("op_timing_output") != OP2_OK) return;
   gather_kernel_facts(ctx);
   if (ctx->mpi.size > 1) {
-    timing_output_mpi(ctx);
-    if (ctx->mpi.rank != 0) return;
+    op2_mpi_step(ctx, "op_timing_output");
+    if (op2_mpi_step_end(ctx, timing_output_mpi(ctx)) != OP2_OK || ctx->mpi.rank != 0) return;
     printf("  rank 0 in detail:");
   }
   printf("\n  %-16s %7s %10s %9s %8s %9s %9s %15s  %s\n", "loop", "calls", "time (s)", "ms/call",

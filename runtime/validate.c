@@ -132,5 +132,8 @@ int op2_validate_loop(const char *kernel, const char *name, op_set set, int narg
         return ARG_ERROR("not built by op_arg_dat, op_arg_gbl or op_arg_idx (kind %d)", a->kind);
     }
   }
+  if (op2_fault(ctx, "validate"))
+    return op2_error(OP2_ERR_ARG, "op_par_loop '%s': argument check failed (injected by OP2_FAULT)",
+                     name);
   return OP2_OK;
 }

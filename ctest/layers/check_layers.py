@@ -44,6 +44,8 @@ KNOWN = {
     "runtime/output.c -> runtime/mpi/op2_mpi.h",
     "runtime/par_loop.c -> runtime/mpi/op2_mpi.h",
     "runtime/set.c -> runtime/mpi/op2_mpi.h",
+    "runtime/loop.c -> runtime/mpi/op2_mpi.h",
+    "runtime/timing.c -> runtime/mpi/op2_mpi.h",
     "runtime/backend_cuda.c -> runtime/cuda/cuda.h",
     "runtime/backend_cuda_emu.c -> runtime/cuda/cuda.h",
 }

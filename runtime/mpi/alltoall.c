@@ -1,40 +1,54 @@
 /* Personalised all-to-all of fixed-size items: the one communication pattern the partitioning
  * and halo construction steps are built from. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "op2_mpi.h"
 
-int op2_alltoallv(MPI_Comm comm, const void *send, const int *send_counts, size_t item_bytes,
-                  void **recv, int *recv_counts, long *nrecv) {
-  int p;
-  MPI_Comm_size(comm, &p);
-  int *counts = malloc(sizeof(int) * 4 * (size_t)p);
-  if (!counts) return op2_error(OP2_ERR_MEM, "MPI exchange: out of memory");
-  int *sbytes = counts, *sdisp = counts + p, *rbytes = counts + 2 * p, *rdisp = counts + 3 * p;
-  MPI_Alltoall(send_counts, 1, MPI_INT, recv_counts, 1, MPI_INT, comm);
+int op2_alltoallv(op2_context *ctx, int status, const void *send, const int *send_counts,
+                  size_t item_bytes, void **recv, int *recv_counts, long *nrecv) {
+  MPI_Comm comm = ctx->mpi.comm;
+  int p = ctx->mpi.size;
+  *recv = NULL;
+  *nrecv = 0;
+  int *counts = status == OP2_OK ? malloc(sizeof(int) * 4 * (size_t)p) : NULL;
+  if (status == OP2_OK && !counts) status = op2_error(OP2_ERR_MEM, "MPI exchange: out of memory");
+  OP2_CALL(op2_mpi_agree(ctx, status, "an exchange of mesh data"));
+  /* Counts and displacements are in items of one contiguous type, so offsets past 2 GiB need no
+   * int byte offset; only more than INT_MAX items in one step is refused. */
+  int *sdisp = counts, *rdisp = counts + p;
+  int rc = OP2_MPI(MPI_Alltoall(send_counts, 1, MPI_INT, recv_counts, 1, MPI_INT, comm));
   long stotal = 0, rtotal = 0;
-  for (int q = 0; q < p; q++) {
-    if ((double)(stotal + send_counts[q]) * (double)item_bytes > 2147483647.0 ||
-        (double)(rtotal + recv_counts[q]) * (double)item_bytes > 2147483647.0) {
-      free(counts);
-      return op2_error(OP2_ERR_MEM, "MPI exchange: more than 2 GiB in one step");
+  for (int q = 0; rc == OP2_OK && q < p; q++) {
+    if (stotal > INT_MAX || rtotal > INT_MAX) {
+      rc = op2_error(OP2_ERR_MEM, "MPI exchange: more than %d items in one step", INT_MAX);
+      break;
     }
-    sbytes[q] = send_counts[q] * (int)item_bytes;
-    sdisp[q] = (int)(stotal * (long)item_bytes);
-    rbytes[q] = recv_counts[q] * (int)item_bytes;
-    rdisp[q] = (int)(rtotal * (long)item_bytes);
+    sdisp[q] = (int)stotal;
+    rdisp[q] = (int)rtotal;
     stotal += send_counts[q];
     rtotal += recv_counts[q];
   }
-  *recv = malloc((size_t)rtotal * item_bytes + 1);
-  if (!*recv) {
-    free(counts);
-    return op2_error(OP2_ERR_MEM, "MPI exchange: out of memory for %ld items", rtotal);
+  if (rc == OP2_OK) {
+    *recv = malloc((size_t)rtotal * item_bytes + 1);
+    if (!*recv) rc = op2_error(OP2_ERR_MEM, "MPI exchange: out of memory for %ld items", rtotal);
   }
-  MPI_Alltoallv(send, sbytes, sdisp, MPI_BYTE, *recv, rbytes, rdisp, MPI_BYTE, comm);
-  *nrecv = rtotal;
+  MPI_Datatype item = MPI_DATATYPE_NULL;
+  if (rc == OP2_OK) rc = OP2_MPI(MPI_Type_contiguous((int)item_bytes, MPI_BYTE, &item));
+  if (rc == OP2_OK) rc = OP2_MPI(MPI_Type_commit(&item));
+  rc = op2_mpi_agree(ctx, rc, "an exchange of mesh data");
+  if (rc == OP2_OK)
+    rc = OP2_MPI(
+        MPI_Alltoallv(send, send_counts, sdisp, item, *recv, recv_counts, rdisp, item, comm));
+  if (item != MPI_DATATYPE_NULL) OP2_MPI(MPI_Type_free(&item));
   free(counts);
+  if (rc != OP2_OK) {
+    free(*recv);
+    *recv = NULL;
+    return rc;
+  }
+  *nrecv = rtotal;
   return OP2_OK;
 }
 
@@ -45,6 +59,7 @@ int op2_group_by_rank(int p, long n, const void *items, const int *dest, size_t 
   *grouped = malloc((size_t)n * item_bytes + 1);
   if (!fill || !*grouped) {
     free(fill), free(*grouped);
+    *grouped = NULL;
     return op2_error(OP2_ERR_MEM, "MPI exchange: out of memory");
   }
   memset(counts, 0, sizeof(int) * (size_t)p);

@@ -26,11 +26,11 @@ int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi
   m->rank = m->node_rank = 0;
   m->size = m->node_size = 1;
   int initialised = 0;
-  MPI_Initialized(&initialised);
+  OP2_CALL(OP2_MPI(MPI_Initialized(&initialised)));
   int launched = launched_by_mpi();
   if (!initialised && !launched && !program_uses_mpi) return OP2_OK;
   int finalized = 0;
-  MPI_Finalized(&finalized);
+  OP2_CALL(OP2_MPI(MPI_Finalized(&finalized)));
   if (finalized)
     return op2_error(OP2_ERR_STATE,
                      "op_init: MPI was finalised by an earlier op_exit and cannot start again");
@@ -44,27 +44,32 @@ int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi
     else
       atexit(finalize_at_exit);
   }
-  MPI_Comm_dup(MPI_COMM_WORLD, &m->comm);
-  MPI_Comm_rank(m->comm, &m->rank);
-  MPI_Comm_size(m->comm, &m->size);
-  MPI_Comm_split_type(m->comm, MPI_COMM_TYPE_SHARED, m->rank, MPI_INFO_NULL, &m->node_comm);
-  MPI_Comm_rank(m->node_comm, &m->node_rank);
-  MPI_Comm_size(m->node_comm, &m->node_size);
+  /* Errors come back as codes (checked by OP2_MPI) instead of aborting the job, so a failure
+   * reaches the program's error handler and the other ranks (op2_mpi_agree). */
+  OP2_CALL(OP2_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &m->comm)));
   m->has_comms = 1;
+  OP2_CALL(OP2_MPI(MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN)));
+  OP2_CALL(OP2_MPI(MPI_Comm_rank(m->comm, &m->rank)));
+  OP2_CALL(OP2_MPI(MPI_Comm_size(m->comm, &m->size)));
+  OP2_CALL(OP2_MPI(
+      MPI_Comm_split_type(m->comm, MPI_COMM_TYPE_SHARED, m->rank, MPI_INFO_NULL, &m->node_comm)));
+  OP2_CALL(OP2_MPI(MPI_Comm_set_errhandler(m->node_comm, MPI_ERRORS_RETURN)));
+  OP2_CALL(OP2_MPI(MPI_Comm_rank(m->node_comm, &m->node_rank)));
+  OP2_CALL(OP2_MPI(MPI_Comm_size(m->node_comm, &m->node_size)));
   return OP2_OK;
 }
 
 void op2_mpi_finalize(op2_context *ctx) {
   op2_mpi *m = &ctx->mpi;
-  if (m->has_comms) {
-    MPI_Comm_free(&m->node_comm);
-    MPI_Comm_free(&m->comm);
+  if (m->has_comms) op2_mpi_node_finish(ctx);
+  if (m->has_comms) { /* nothing to do about a failure here but say so */
+    if (m->node_comm != MPI_COMM_NULL) OP2_MPI(MPI_Comm_free(&m->node_comm));
+    OP2_MPI(MPI_Comm_free(&m->comm));
     m->has_comms = 0;
   }
   if (m->we_initialised) {
     int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (!finalized) MPI_Finalize();
+    if (OP2_MPI(MPI_Finalized(&finalized)) == OP2_OK && !finalized) OP2_MPI(MPI_Finalize());
   }
   m->comm = m->node_comm = MPI_COMM_NULL;
   m->we_initialised = 0;

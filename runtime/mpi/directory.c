@@ -6,11 +6,6 @@
 
 #include "op2_mpi.h"
 
-int op2_alltoallv(MPI_Comm comm, const void *send, const int *send_counts, size_t item_bytes,
-                  void **recv, int *recv_counts, long *nrecv);
-int op2_group_by_rank(int p, long n, const void *items, const int *dest, size_t item_bytes,
-                      void **grouped, int *counts);
-
 static int block_rank(long g, long global, int p) {
   /* the r with op2_block_begin(global, r, p) <= g < op2_block_begin(global, r+1, p) */
   int r = (int)(((long long)g * p) / (global > 0 ? global : 1));
@@ -24,9 +19,7 @@ typedef struct entry {
   int rank, local;
 } entry;
 
-int op2_dir_build(const op2_context *ctx, long global, int n, const long *globals,
-                  op2_directory *dir) {
-  MPI_Comm comm = ctx->mpi.comm;
+int op2_dir_build(op2_context *ctx, long global, int n, const long *globals, op2_directory *dir) {
   int p = ctx->mpi.size, me = ctx->mpi.rank;
   dir->global = global;
   dir->first = op2_block_begin(global, me, p);
@@ -35,20 +28,18 @@ int op2_dir_build(const op2_context *ctx, long global, int n, const long *global
   entry *items = malloc(sizeof(entry) * ((size_t)n + 1));
   int *dest = malloc(sizeof(int) * ((size_t)n + 1));
   int *counts = malloc(sizeof(int) * 2 * (size_t)p);
-  if (!dir->where || !items || !dest || !counts) {
-    free(items), free(dest), free(counts);
-    return op2_error(OP2_ERR_MEM, "directory: out of memory");
-  }
-  for (int i = 0; i < 2 * dir->count; i++) dir->where[i] = -1;
-  for (int i = 0; i < n; i++) {
+  int rc = dir->where && items && dest && counts
+               ? OP2_OK
+               : op2_error(OP2_ERR_MEM, "directory: out of memory");
+  for (int i = 0; rc == OP2_OK && i < 2 * dir->count; i++) dir->where[i] = -1;
+  for (int i = 0; rc == OP2_OK && i < n; i++) {
     items[i] = (entry){globals[i], me, i};
     dest[i] = block_rank(globals[i], global, p);
   }
-  void *grouped, *recv;
+  void *grouped = NULL, *recv;
   long nrecv;
-  int rc = op2_group_by_rank(p, n, items, dest, sizeof(entry), &grouped, counts);
-  if (rc == OP2_OK)
-    rc = op2_alltoallv(comm, grouped, counts, sizeof(entry), &recv, counts + p, &nrecv);
+  if (rc == OP2_OK) rc = op2_group_by_rank(p, n, items, dest, sizeof(entry), &grouped, counts);
+  rc = op2_alltoallv(ctx, rc, grouped, counts, sizeof(entry), &recv, counts + p, &nrecv);
   if (rc == OP2_OK) {
     const entry *in = recv;
     for (long i = 0; i < nrecv; i++) {
@@ -58,31 +49,27 @@ int op2_dir_build(const op2_context *ctx, long global, int n, const long *global
     }
     free(recv);
   }
-  if (rc == OP2_OK) free(grouped);
-  free(items), free(dest), free(counts);
+  free(grouped), free(items), free(dest), free(counts);
   return rc;
 }
 
-int op2_dir_query(const op2_context *ctx, const op2_directory *dir, long n, const long *globals,
+int op2_dir_query(op2_context *ctx, const op2_directory *dir, long n, const long *globals,
                   int *rank_out, int *local_out) {
-  MPI_Comm comm = ctx->mpi.comm;
   int p = ctx->mpi.size;
   int *dest = malloc(sizeof(int) * ((size_t)n + 1));
   long *order = malloc(sizeof(long) * ((size_t)n + 1));
   int *counts = malloc(sizeof(int) * 2 * (size_t)p);
   long *fill = calloc((size_t)p + 1, sizeof(long));
-  if (!dest || !order || !counts || !fill) {
-    free(dest), free(order), free(counts), free(fill);
-    return op2_error(OP2_ERR_MEM, "directory: out of memory");
-  }
-  for (long i = 0; i < n; i++) dest[i] = block_rank(globals[i], dir->global, p);
-  void *grouped, *questions, *answers_back;
+  int rc =
+      dest && order && counts && fill ? OP2_OK : op2_error(OP2_ERR_MEM, "directory: out of memory");
+  for (long i = 0; rc == OP2_OK && i < n; i++) dest[i] = block_rank(globals[i], dir->global, p);
+  void *grouped = NULL, *questions, *answers_back;
   long nq, nback;
-  int rc = op2_group_by_rank(p, n, globals, dest, sizeof(long), &grouped, counts);
-  if (rc == OP2_OK)
-    rc = op2_alltoallv(comm, grouped, counts, sizeof(long), &questions, counts + p, &nq);
+  if (rc == OP2_OK) rc = op2_group_by_rank(p, n, globals, dest, sizeof(long), &grouped, counts);
+  rc = op2_alltoallv(ctx, rc, grouped, counts, sizeof(long), &questions, counts + p, &nq);
   int *answers = NULL;
-  if (rc == OP2_OK) {
+  int asked = rc == OP2_OK; /* every rank asked: every rank answers */
+  if (asked) {
     answers = malloc(sizeof(int) * 2 * ((size_t)nq + 1));
     if (!answers) rc = op2_error(OP2_ERR_MEM, "directory: out of memory");
     for (long i = 0; rc == OP2_OK && i < nq; i++) {
@@ -93,8 +80,9 @@ int op2_dir_query(const op2_context *ctx, const op2_directory *dir, long n, cons
     free(questions);
   }
   /* answers go back in the order the questions came, so counts swap roles */
-  if (rc == OP2_OK)
-    rc = op2_alltoallv(comm, answers, counts + p, 2 * sizeof(int), &answers_back, counts, &nback);
+  if (asked)
+    rc =
+        op2_alltoallv(ctx, rc, answers, counts + p, 2 * sizeof(int), &answers_back, counts, &nback);
   if (rc == OP2_OK) {
     const int *a = answers_back;
     for (int q = 0; q < p; q++) fill[q + 1] = fill[q] + counts[q];
@@ -105,8 +93,7 @@ int op2_dir_query(const op2_context *ctx, const op2_directory *dir, long n, cons
     }
     free(answers_back);
   }
-  if (rc == OP2_OK) free(grouped);
-  free(answers), free(dest), free(order), free(counts), free(fill);
+  free(grouped), free(answers), free(dest), free(order), free(counts), free(fill);
   return rc;
 }
 

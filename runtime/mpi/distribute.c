@@ -13,10 +13,12 @@
 
 /* True when every rank declared identical sets, maps and dats: a program written for one process,
  * started under mpirun. Each rank then keeps its block of everything. */
-static int declared_everywhere(op2_context *ctx) {
+static int declared_everywhere(op2_context *ctx, int *everywhere) {
   int n = ctx->sets.count + ctx->maps.count + ctx->dats.count;
   unsigned long long *h = malloc(sizeof(*h) * 2 * ((size_t)n + 1));
-  if (!h) return 0;
+  *everywhere = 0;
+  OP2_CALL(op2_mpi_agree(ctx, h ? OP2_OK : op2_error(OP2_ERR_MEM, "distribution: out of memory"),
+                         "distribution"));
   int k = 0;
   for (int i = 0; i < ctx->sets.count; i++)
     h[k++] = (unsigned long long)((op_set)ctx->sets.items[i])->size;
@@ -28,16 +30,18 @@ static int declared_everywhere(op2_context *ctx) {
     op_dat d = ctx->dats.items[i];
     h[k++] = XXH3_64bits(d->data, d->elem_bytes * (size_t)d->set->size);
   }
-  MPI_Allreduce(h, h + n, n, MPI_UNSIGNED_LONG_LONG, MPI_BAND, ctx->mpi.comm);
+  int rc = OP2_MPI(MPI_Allreduce(h, h + n, n, MPI_UNSIGNED_LONG_LONG, MPI_BAND, ctx->mpi.comm));
   int same = 1;
   for (int i = 0; i < n; i++) same &= h[i] == h[n + i];
   /* AND equals every value only if all agree... confirm with OR as well */
-  MPI_Allreduce(h, h + n, n, MPI_UNSIGNED_LONG_LONG, MPI_BOR, ctx->mpi.comm);
+  if (rc == OP2_OK)
+    rc = OP2_MPI(MPI_Allreduce(h, h + n, n, MPI_UNSIGNED_LONG_LONG, MPI_BOR, ctx->mpi.comm));
   for (int i = 0; i < n; i++) same &= h[i] == h[n + i];
   free(h);
   int all = same;
-  MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, ctx->mpi.comm);
-  return all && ctx->sets.count > 0;
+  if (rc == OP2_OK) rc = OP2_MPI(MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, ctx->mpi.comm));
+  *everywhere = all && ctx->sets.count > 0;
+  return rc;
 }
 
 static int slice_to_blocks(op2_context *ctx) {
@@ -79,11 +83,13 @@ typedef struct holders {
 static int holders_init(op2_context *ctx, holders *h) {
   int p = ctx->mpi.size, ns = ctx->sets.count;
   h->first = malloc(sizeof(long) * (size_t)(p + 1) * (size_t)(ns ? ns : 1));
-  if (!h->first) return op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  OP2_CALL(op2_mpi_agree(ctx,
+                         h->first ? OP2_OK : op2_error(OP2_ERR_MEM, "partitioning: out of memory"),
+                         "distribution"));
   for (int s = 0; s < ns; s++) {
     op_set set = ctx->sets.items[s];
     long *f = h->first + (size_t)s * (p + 1);
-    MPI_Allgather(&set->decl_first, 1, MPI_LONG, f, 1, MPI_LONG, ctx->mpi.comm);
+    OP2_CALL(OP2_MPI(MPI_Allgather(&set->decl_first, 1, MPI_LONG, f, 1, MPI_LONG, ctx->mpi.comm)));
     f[p] = set->global_size;
   }
   return OP2_OK;
@@ -120,24 +126,27 @@ static int cmp_pair(const void *x, const void *y) {
  * it ends there). Returns the local CSR in global numbering. */
 static int primary_graph(op2_context *ctx, const holders *h, op_set prime, op_map pm, int **xadj,
                          long **adjncy) {
-  int p = ctx->mpi.size, me = ctx->mpi.rank;
-  MPI_Comm comm = ctx->mpi.comm;
+  int p = ctx->mpi.size;
   long npairs = 0, cap = 1024;
   pair *pairs = malloc(sizeof(pair) * (size_t)cap);
   int rc = pairs ? OP2_OK : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
-#define ADD_PAIR(x, y)                                                                    \
-  do {                                                                                    \
-    if (npairs == cap) {                                                                  \
-      pair *np = realloc(pairs, sizeof(pair) * (size_t)(cap *= 2));                       \
-      if (!np) return free(pairs), op2_error(OP2_ERR_MEM, "partitioning: out of memory"); \
-      pairs = np;                                                                         \
-    }                                                                                     \
-    pairs[npairs++] = (pair){(x), (y)};                                                   \
+  /* A local failure stops adding pairs but not the collectives below: they agree on it. */
+#define ADD_PAIR(x, y)                                              \
+  do {                                                              \
+    if (rc != OP2_OK) break;                                        \
+    if (npairs == cap) {                                            \
+      pair *np = realloc(pairs, sizeof(pair) * (size_t)(cap *= 2)); \
+      if (!np) {                                                    \
+        rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory"); \
+        break;                                                      \
+      }                                                             \
+      pairs = np;                                                   \
+    }                                                               \
+    pairs[npairs++] = (pair){(x), (y)};                             \
   } while (0)
-  if (rc != OP2_OK) return rc;
   int d = pm->dim;
   if (pm->to == prime) {
-    for (int f = 0; f < pm->from->size; f++)
+    for (int f = 0; rc == OP2_OK && f < pm->from->size; f++)
       for (int i = 0; i < d; i++)
         for (int j = 0; j < d; j++)
           if (pm->values[f * d + i] != pm->values[f * d + j])
@@ -145,22 +154,21 @@ static int primary_graph(op2_context *ctx, const holders *h, op_set prime, op_ma
   } else { /* neighbours through shared targets: first gather each target's sources */
     int *dest = malloc(sizeof(int) * ((size_t)pm->from->size * d + 1));
     pair *ts = malloc(sizeof(pair) * ((size_t)pm->from->size * d + 1));
-    if (!dest || !ts) return free(dest), free(ts), free(pairs), op2_error(OP2_ERR_MEM, "oom");
+    int *counts = malloc(sizeof(int) * 2 * (size_t)p);
+    if (rc == OP2_OK && (!dest || !ts || !counts))
+      rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
     long n = 0;
-    for (int f = 0; f < pm->from->size; f++)
+    for (int f = 0; rc == OP2_OK && f < pm->from->size; f++)
       for (int i = 0; i < d; i++) {
         ts[n] = (pair){pm->values[f * d + i], prime->decl_first + f};
         dest[n++] = holder_of(h, p, pm->to, pm->values[f * d + i]);
       }
-    int *counts = malloc(sizeof(int) * 2 * (size_t)p);
-    void *grouped, *recv;
+    void *grouped = NULL, *recv;
     long nrecv;
-    rc = op2_group_by_rank(p, n, ts, dest, sizeof(pair), &grouped, counts);
-    if (rc == OP2_OK)
-      rc = op2_alltoallv(comm, grouped, counts, sizeof(pair), &recv, counts + p, &nrecv);
-    free(dest), free(ts), free(counts);
-    if (rc != OP2_OK) return free(pairs), rc;
-    free(grouped);
+    if (rc == OP2_OK) rc = op2_group_by_rank(p, n, ts, dest, sizeof(pair), &grouped, counts);
+    rc = op2_alltoallv(ctx, rc, grouped, counts, sizeof(pair), &recv, counts + p, &nrecv);
+    free(dest), free(ts), free(counts), free(grouped);
+    if (rc != OP2_OK) return free(pairs), rc; /* every rank returns here */
     pair *in = recv; /* (target, source): sort by target, then link sources of one target */
     qsort(in, (size_t)nrecv, sizeof(pair), cmp_pair);
     for (long a = 0; a < nrecv;) {
@@ -177,16 +185,15 @@ static int primary_graph(op2_context *ctx, const holders *h, op_set prime, op_ma
   /* send each pair to the holder of its first element */
   int *dest = malloc(sizeof(int) * ((size_t)npairs + 1));
   int *counts = malloc(sizeof(int) * 2 * (size_t)p);
-  if (!dest || !counts) return free(dest), free(counts), free(pairs), op2_error(OP2_ERR_MEM, "oom");
-  for (long i = 0; i < npairs; i++) dest[i] = holder_of(h, p, prime, pairs[i].a);
-  void *grouped, *recv;
+  if (rc == OP2_OK && (!dest || !counts))
+    rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  for (long i = 0; rc == OP2_OK && i < npairs; i++) dest[i] = holder_of(h, p, prime, pairs[i].a);
+  void *grouped = NULL, *recv;
   long nrecv;
-  rc = op2_group_by_rank(p, npairs, pairs, dest, sizeof(pair), &grouped, counts);
-  if (rc == OP2_OK)
-    rc = op2_alltoallv(comm, grouped, counts, sizeof(pair), &recv, counts + p, &nrecv);
-  free(pairs), free(dest), free(counts);
-  if (rc != OP2_OK) return rc;
-  free(grouped);
+  if (rc == OP2_OK) rc = op2_group_by_rank(p, npairs, pairs, dest, sizeof(pair), &grouped, counts);
+  rc = op2_alltoallv(ctx, rc, grouped, counts, sizeof(pair), &recv, counts + p, &nrecv);
+  free(pairs), free(dest), free(counts), free(grouped);
+  if (rc != OP2_OK) return rc; /* every rank returns here */
   pair *in = recv;
   int n = prime->size;
   *xadj = calloc((size_t)n + 1, sizeof(int));
@@ -195,12 +202,12 @@ static int primary_graph(op2_context *ctx, const holders *h, op_set prime, op_ma
   for (long i = 0; i < nrecv; i++) (*xadj)[in[i].a - prime->decl_first + 1]++;
   for (int v = 0; v < n; v++) (*xadj)[v + 1] += (*xadj)[v];
   int *fill = calloc((size_t)n + 1, sizeof(int));
+  if (!fill) return free(recv), op2_error(OP2_ERR_MEM, "partitioning: out of memory");
   for (long i = 0; i < nrecv; i++) {
     int v = (int)(in[i].a - prime->decl_first);
     (*adjncy)[(*xadj)[v] + fill[v]++] = in[i].b;
   }
   free(fill), free(recv);
-  (void)me;
   return OP2_OK;
 }
 
@@ -209,30 +216,28 @@ static int primary_graph(op2_context *ctx, const holders *h, op_set prime, op_ma
  * whose map row reaches known elements takes the owner of its first target. */
 static int inherit(op2_context *ctx, const holders *h, op_map m, int **owner) {
   int p = ctx->mpi.size, me = ctx->mpi.rank;
-  MPI_Comm comm = ctx->mpi.comm;
-  int d = m->dim, rc;
+  int d = m->dim;
   int *counts = malloc(sizeof(int) * 2 * (size_t)p);
-  if (!counts) return op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  int rc = counts ? OP2_OK : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  /* Local failures are carried to the next all-to-all, which every rank enters. */
   if (owner[m->from->index] && !owner[m->to->index]) {
     op_set t = m->to;
     long n = (long)m->from->size * d;
     pair *items = malloc(sizeof(pair) * ((size_t)n + 1));
     int *dest = malloc(sizeof(int) * ((size_t)n + 1));
     int *own = malloc(sizeof(int) * ((size_t)t->size + 1));
-    if (!items || !dest || !own)
-      return free(items), free(dest), free(own), free(counts), OP2_ERR_MEM;
-    for (long k = 0; k < n; k++) {
+    if (rc == OP2_OK && (!items || !dest || !own))
+      rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+    for (long k = 0; rc == OP2_OK && k < n; k++) {
       items[k] = (pair){m->values[k], owner[m->from->index][k / d]};
       dest[k] = holder_of(h, p, t, m->values[k]);
     }
-    void *grouped, *recv;
+    void *grouped = NULL, *recv;
     long nrecv;
-    rc = op2_group_by_rank(p, n, items, dest, sizeof(pair), &grouped, counts);
-    if (rc == OP2_OK)
-      rc = op2_alltoallv(comm, grouped, counts, sizeof(pair), &recv, counts + p, &nrecv);
-    free(items), free(dest);
-    if (rc != OP2_OK) return free(own), free(counts), rc;
-    free(grouped);
+    if (rc == OP2_OK) rc = op2_group_by_rank(p, n, items, dest, sizeof(pair), &grouped, counts);
+    rc = op2_alltoallv(ctx, rc, grouped, counts, sizeof(pair), &recv, counts + p, &nrecv);
+    free(items), free(dest), free(grouped);
+    if (rc != OP2_OK) return free(own), free(counts), rc; /* every rank returns here */
     for (int e = 0; e < t->size; e++) own[e] = -1;
     const pair *in = recv;
     for (long k = 0; k < nrecv; k++) {
@@ -249,33 +254,33 @@ static int inherit(op2_context *ctx, const holders *h, op_map m, int **owner) {
     long *ask = malloc(sizeof(long) * ((size_t)n + 1));
     int *dest = malloc(sizeof(int) * ((size_t)n + 1));
     int *own = malloc(sizeof(int) * ((size_t)n + 1));
-    if (!ask || !dest || !own) return free(ask), free(dest), free(own), free(counts), OP2_ERR_MEM;
-    for (long e = 0; e < n; e++) {
+    long *fill = calloc((size_t)p + 1, sizeof(long));
+    if (rc == OP2_OK && (!ask || !dest || !own || !fill))
+      rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+    for (long e = 0; rc == OP2_OK && e < n; e++) {
       ask[e] = m->values[e * d];
       dest[e] = holder_of(h, p, t, ask[e]);
     }
-    void *grouped, *questions, *back;
+    void *grouped = NULL, *questions = NULL, *back;
     long nq, nback;
-    rc = op2_group_by_rank(p, n, ask, dest, sizeof(long), &grouped, counts);
-    if (rc == OP2_OK)
-      rc = op2_alltoallv(comm, grouped, counts, sizeof(long), &questions, counts + p, &nq);
-    int *answers = rc == OP2_OK ? malloc(sizeof(int) * ((size_t)nq + 1)) : NULL;
+    if (rc == OP2_OK) rc = op2_group_by_rank(p, n, ask, dest, sizeof(long), &grouped, counts);
+    rc = op2_alltoallv(ctx, rc, grouped, counts, sizeof(long), &questions, counts + p, &nq);
+    int asked = rc == OP2_OK; /* every rank asked: every rank answers */
+    int *answers = asked ? malloc(sizeof(int) * ((size_t)nq + 1)) : NULL;
+    if (asked && !answers) rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
     for (long k = 0; answers && k < nq; k++)
       answers[k] = owner[t->index][((long *)questions)[k] - t->decl_first];
-    if (rc == OP2_OK) free(questions);
-    if (rc == OP2_OK && !answers) rc = OP2_ERR_MEM;
-    if (rc == OP2_OK)
-      rc = op2_alltoallv(comm, answers, counts + p, sizeof(int), &back, counts, &nback);
-    if (rc == OP2_OK) {
-      long *fill = calloc((size_t)p + 1, sizeof(long));
+    free(questions);
+    if (asked) rc = op2_alltoallv(ctx, rc, answers, counts + p, sizeof(int), &back, counts, &nback);
+    if (asked && rc == OP2_OK) {
       for (int q = 0; q < p; q++) fill[q + 1] = fill[q] + counts[q];
       for (long e = 0; e < n; e++) own[e] = ((int *)back)[fill[dest[e]]++];
-      free(fill), free(back), free(grouped);
+      free(back);
       owner[f->index] = own;
     } else {
       free(own);
     }
-    free(answers), free(ask), free(dest);
+    free(grouped), free(fill), free(answers), free(ask), free(dest);
   }
   free(counts);
   return rc;
@@ -287,28 +292,27 @@ static int partition_owners(op2_context *ctx, const holders *h, const char *lib,
   if (lib && strcmp(lib, "PTSCOTCH") == 0) {
     int *xadj = NULL;
     long *adjncy = NULL;
-    OP2_CALL(primary_graph(ctx, h, prime, pm, &xadj, &adjncy));
+    int rc = primary_graph(ctx, h, prime, pm, &xadj, &adjncy);
     long *vtxdist = h->first + (size_t)prime->index * (ctx->mpi.size + 1);
     int *part = malloc(sizeof(int) * ((size_t)prime->size + 1));
     int *block = malloc(sizeof(int) * ((size_t)prime->size + 1));
     op2_partition_quality q, qb = {0};
-    char err[512] = "out of memory";
+    char err[512] = "";
+    if (rc == OP2_OK && (!part || !block))
+      rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
     /* every rank must enter the collectives below, or none */
-    int have = part && block, all_have = 0;
-    MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_LAND, ctx->mpi.comm);
-    int rc = all_have ? op2_ptscotch_kway(ctx->mpi.comm, prime->size, vtxdist, xadj, adjncy,
-                                          ctx->mpi.size, ctx->opt.ptscotch_check, part, &q, err,
-                                          sizeof err)
-                      : -1;
-    for (int v = 0; rc == 0 && v < prime->size; v++) block[v] = me;
-    if (rc == 0 && op2_partition_quality_of(ctx->mpi.comm, prime->size, vtxdist, xadj, adjncy,
-                                            ctx->mpi.size, block, &qb) != 0)
+    rc = op2_mpi_agree(ctx, rc, "partitioning");
+    if (rc == OP2_OK &&
+        op2_ptscotch_kway(ctx->mpi.comm, prime->size, vtxdist, xadj, adjncy, ctx->mpi.size,
+                          ctx->opt.ptscotch_check, part, &q, err, sizeof err) != 0)
+      rc = op2_error(OP2_ERR_STATE, "op_partition PTSCOTCH on set '%s': %s", prime->name, err);
+    rc = op2_mpi_agree(ctx, rc, "partitioning");
+    for (int v = 0; rc == OP2_OK && v < prime->size; v++) block[v] = me;
+    if (rc == OP2_OK && op2_partition_quality_of(ctx->mpi.comm, prime->size, vtxdist, xadj, adjncy,
+                                                 ctx->mpi.size, block, &qb) != 0)
       qb.edge_cut = -1;
     free(xadj), free(adjncy), free(block);
-    if (rc != 0) {
-      free(part);
-      return op2_error(OP2_ERR_STATE, "op_partition PTSCOTCH on set '%s': %s", prime->name, err);
-    }
+    if (rc != OP2_OK) return free(part), rc;
     if (me == 0)
       op2_diag(1,
                "partition of '%s' (PT-Scotch k-way, %d parts): edge cut %ld (declared blocks: "
@@ -335,6 +339,8 @@ static int partition_owners(op2_context *ctx, const holders *h, const char *lib,
     if (!owner[s]) return op2_error(OP2_ERR_MEM, "partitioning: out of memory");
     for (int e = 0; e < set->size; e++) owner[s][e] = me;
   }
+  if (op2_fault(ctx, "distribute"))
+    return op2_error(OP2_ERR_STATE, "distribution: failure injected by OP2_FAULT");
   return OP2_OK;
 }
 
@@ -388,16 +394,19 @@ int op2_set_adopt_records(op2_context *ctx, op_set set, long n, char *records, i
   return OP2_OK;
 }
 
-static int migrate(op2_context *ctx, op_set set, const int *owner) {
+/* Collective: every rank calls it with its status so far (see op2_ship). */
+static int migrate(op2_context *ctx, int status, op_set set, const int *owner) {
   long n = set->size;
   int *local = malloc(sizeof(int) * ((size_t)n + 1));
   long *global = malloc(sizeof(long) * ((size_t)n + 1));
   int *counts = malloc(sizeof(int) * (size_t)ctx->mpi.size);
-  if (!local || !global || !counts) return free(local), free(global), free(counts), OP2_ERR_MEM;
-  for (long e = 0; e < n; e++) local[e] = (int)e, global[e] = set->decl_first + e;
-  char *recv;
+  int rc = status;
+  if (rc == OP2_OK && (!local || !global || !counts))
+    rc = op2_error(OP2_ERR_MEM, "distribution: out of memory");
+  for (long e = 0; rc == OP2_OK && e < n; e++) local[e] = (int)e, global[e] = set->decl_first + e;
+  char *recv = NULL;
   long nrecv;
-  int rc = op2_ship(ctx, set, n, local, global, owner, &recv, counts, &nrecv);
+  rc = op2_ship(ctx, rc, set, n, local, global, owner, &recv, counts, &nrecv);
   free(local), free(global), free(counts);
   if (rc == OP2_OK) rc = op2_set_adopt_records(ctx, set, nrecv, recv, 0);
   free(recv);
@@ -410,25 +419,27 @@ int op2_halo_build(op2_context *ctx);
  * set is "each rank its block, global index decl_first + e" from here on. Collective, once. */
 int op2_mpi_prepare(op2_context *ctx) {
   if (ctx->mpi_prepared) return OP2_OK;
-  int replicated = ctx->opt.mpi_decl == OP2_DECL_REPLICATED ||
-                   (ctx->opt.mpi_decl == OP2_DECL_AUTO && declared_everywhere(ctx));
-  if (replicated) OP2_CALL(slice_to_blocks(ctx));
+  int replicated = ctx->opt.mpi_decl == OP2_DECL_REPLICATED;
+  if (ctx->opt.mpi_decl == OP2_DECL_AUTO) OP2_CALL(declared_everywhere(ctx, &replicated));
+  if (replicated) OP2_CALL(op2_mpi_agree(ctx, slice_to_blocks(ctx), "distribution"));
   ctx->mpi_replicated = replicated;
   ctx->mpi_prepared = true;
   return OP2_OK;
 }
 
-int op2_mpi_distribute(op2_context *ctx, const char *lib, op_set prime, op_map prime_map) {
-  if (ctx->mpi_distributed) return OP2_OK;
-  double t0 = op2_wall_seconds();
+/* Prepares, gives every element its owner, moves the elements and builds the halos. Local
+ * failures are carried to the next collective (which agrees on them), never returned early. */
+static int distribute(op2_context *ctx, const char *lib, op_set prime, op_map prime_map) {
   OP2_CALL(op2_mpi_prepare(ctx));
-  int replicated = ctx->mpi_replicated;
   holders h;
   OP2_CALL(holders_init(ctx, &h));
   int **owner = calloc((size_t)ctx->sets.count + 1, sizeof(int *));
-  int rc = owner ? partition_owners(ctx, &h, lib, prime, prime_map, owner) : OP2_ERR_MEM;
+  int rc = owner ? OP2_OK : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  if (rc == OP2_OK) rc = partition_owners(ctx, &h, lib, prime, prime_map, owner);
+  /* partition_owners ends in collectives every rank passed, or fails locally after them */
+  rc = op2_mpi_agree(ctx, rc, "partitioning");
   for (int s = 0; rc == OP2_OK && s < ctx->sets.count; s++)
-    rc = migrate(ctx, ctx->sets.items[s], owner[s]);
+    rc = migrate(ctx, rc, ctx->sets.items[s], owner[s]);
   for (int s = 0; owner && s < ctx->sets.count; s++) free(owner[s]);
   for (int s = 0; rc == OP2_OK && s < ctx->sets.count; s++) { /* kept for fetches */
     op_set set = ctx->sets.items[s];
@@ -440,14 +451,18 @@ int op2_mpi_distribute(op2_context *ctx, const char *lib, op_set prime, op_map p
              sizeof(long) * ((size_t)ctx->mpi.size + 1));
   }
   free(owner), free(h.first);
+  rc = op2_mpi_agree(ctx, rc, "distribution");
   if (rc == OP2_OK) rc = op2_halo_build(ctx);
-  if (rc != OP2_OK) return rc;
-  ctx->mpi_distributed = true;
-  for (int s = 0; s < ctx->sets.count && ctx->opt.diags >= 1; s++) { /* halo sizes, per set */
+  return rc;
+}
+
+/* Diagnostics once distributed: halo sizes per set (collective, printed by rank 0). */
+static int report(op2_context *ctx, const char *lib, double t0) {
+  for (int s = 0; s < ctx->sets.count && ctx->opt.diags >= 1; s++) {
     op_set set = ctx->sets.items[s];
     long mine[4] = {set->size, set->core_size, set->exec_size, set->nonexec_size}, sum[4], max[4];
-    MPI_Reduce(mine, sum, 4, MPI_LONG, MPI_SUM, 0, ctx->mpi.comm);
-    MPI_Reduce(mine, max, 4, MPI_LONG, MPI_MAX, 0, ctx->mpi.comm);
+    OP2_CALL(OP2_MPI(MPI_Reduce(mine, sum, 4, MPI_LONG, MPI_SUM, 0, ctx->mpi.comm)));
+    OP2_CALL(OP2_MPI(MPI_Reduce(mine, max, 4, MPI_LONG, MPI_MAX, 0, ctx->mpi.comm)));
     if (ctx->mpi.rank == 0)
       op2_diag(1,
                "set '%s': owned max %ld (imbalance %.3f), core %ld, exec halo %ld, non-exec "
@@ -457,7 +472,18 @@ int op2_mpi_distribute(op2_context *ctx, const char *lib, op_set prime, op_map p
   }
   if (ctx->mpi.rank == 0)
     op2_diag(1, "mesh distributed over %d ranks (%s declaration, %s) in %.3f s", ctx->mpi.size,
-             replicated ? "whole mesh on every rank" : "each rank its block", lib ? lib : "BLOCK",
-             op2_wall_seconds() - t0);
+             ctx->mpi_replicated ? "whole mesh on every rank" : "each rank its block",
+             lib ? lib : "BLOCK", op2_wall_seconds() - t0);
   return OP2_OK;
+}
+
+/* One collective step: every rank ends it knowing whether every rank succeeded. */
+int op2_mpi_distribute(op2_context *ctx, const char *lib, op_set prime, op_map prime_map) {
+  if (ctx->mpi_distributed) return OP2_OK;
+  double t0 = op2_wall_seconds();
+  op2_mpi_step(ctx, "distribution");
+  int rc = op2_mpi_step_end(ctx, distribute(ctx, lib, prime, prime_map));
+  if (rc != OP2_OK) return rc;
+  ctx->mpi_distributed = true;
+  return report(ctx, lib, t0);
 }

@@ -2,7 +2,8 @@
  * received, without blocking, so the loop's core elements run while messages travel. Only dats
  * written since their last exchange ("dirty") travel. A dat held by an accelerator is packed on
  * the device (backend->halo_pack) and its received rows go back there (backend->halo_unpack);
- * MPI itself only ever sees host buffers. */
+ * MPI itself only ever sees host buffers. Every message goes out even after a failure (zeroed or
+ * empty), so no neighbour waits forever; the loop then agrees on success (par_loop.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,11 +58,30 @@ static int on_device(op2_context *ctx, op_dat d) {
   return d->device && ctx->backend->halo_pack && ctx->backend->halo_unpack;
 }
 
+/* When this rank cannot post its messages the usual way (no buffers), it still sends every
+ * neighbour an empty message and takes theirs, so nobody waits for it; the loop's agreement then
+ * tells every rank of the failure. */
+static void empty_messages(op2_context *ctx, const op2_halo *h, int tag) {
+  for (int q = 0; q < ctx->mpi.size; q++) {
+    int exp = neighbour_slot(&h->exp_exec, q) >= 0 || neighbour_slot(&h->exp_nonexec, q) >= 0;
+    int imp = neighbour_slot(&h->imp_exec, q) >= 0 || neighbour_slot(&h->imp_nonexec, q) >= 0;
+    char none;
+    if (exp && imp)
+      MPI_Sendrecv(&none, 0, MPI_BYTE, q, tag, &none, 0, MPI_BYTE, q, tag, ctx->mpi.comm,
+                   MPI_STATUS_IGNORE); /* a longer message is cut short: that error is expected */
+    else if (exp)
+      MPI_Send(&none, 0, MPI_BYTE, q, tag, ctx->mpi.comm);
+    else if (imp)
+      MPI_Recv(&none, 0, MPI_BYTE, q, tag, ctx->mpi.comm, MPI_STATUS_IGNORE);
+  }
+}
+
 static int begin_one(op2_context *ctx, const char *loop, op_dat d, pending *pd, double *bytes,
                      long *messages) {
   op2_halo *h = d->set->halo;
   size_t eb = d->elem_bytes;
-  if (!h->send_rows) OP2_CALL(build_send_rows(ctx, h));
+  int p = ctx->mpi.size, tag = 1000 + d->index;
+  int rc = h->send_rows ? OP2_OK : build_send_rows(ctx, h);
   int nrecv_rows = rows_of(&h->imp_exec) + rows_of(&h->imp_nonexec);
   pd->dat = d;
   pd->sendbuf = malloc(eb * ((size_t)h->nsend_rows + 1));
@@ -69,39 +89,50 @@ static int begin_one(op2_context *ctx, const char *loop, op_dat d, pending *pd, 
   int maxmsg =
       h->exp_exec.nranks + h->exp_nonexec.nranks + h->imp_exec.nranks + h->imp_nonexec.nranks;
   pd->req = malloc(sizeof(MPI_Request) * ((size_t)maxmsg + 1));
-  if (!pd->sendbuf || !pd->recvbuf || !pd->req)
-    return op2_error(OP2_ERR_MEM, "op_par_loop '%s': halo exchange of dat '%s': out of memory",
-                     loop, d->name);
   pd->nsend = pd->nrecv = 0;
+  if (rc == OP2_OK && (!pd->sendbuf || !pd->recvbuf || !pd->req))
+    rc = op2_error(OP2_ERR_MEM, "op_par_loop '%s': halo exchange of dat '%s': out of memory", loop,
+                   d->name);
+  if (rc != OP2_OK) {
+    empty_messages(ctx, h, tag);
+    free(pd->sendbuf), free(pd->recvbuf), free(pd->req);
+    pd->sendbuf = pd->recvbuf = NULL;
+    pd->req = NULL;
+    return rc;
+  }
   /* one message per neighbour: its exec rows then its non-exec rows */
-  int p = ctx->mpi.size, tag = 1000 + d->index;
   size_t at = 0;
   for (int q = 0; q < p; q++) {
     int a = neighbour_slot(&h->imp_exec, q), b = neighbour_slot(&h->imp_nonexec, q);
     if (a < 0 && b < 0) continue;
     int rows = slot_rows(&h->imp_exec, a) + slot_rows(&h->imp_nonexec, b);
-    MPI_Irecv(pd->recvbuf + at * eb, (int)(rows * eb), MPI_BYTE, q, tag, ctx->mpi.comm,
-              &pd->req[pd->nrecv++]);
+    int r = OP2_MPI(MPI_Irecv(pd->recvbuf + at * eb, (int)(rows * eb), MPI_BYTE, q, tag,
+                              ctx->mpi.comm, &pd->req[pd->nrecv]));
+    if (r == OP2_OK) pd->nrecv++;
+    if (rc == OP2_OK) rc = r;
     at += (size_t)rows;
   }
   /* A failed pack is reported after the sends are posted: the neighbours wait for these
    * messages, and must not wait forever. */
-  int rc = OP2_OK;
-  if (on_device(ctx, d)) {
-    if (h->nsend_rows)
-      rc = ctx->backend->halo_pack(ctx, loop, d, h->send_rows, h->nsend_rows, pd->sendbuf);
-    if (rc != OP2_OK) memset(pd->sendbuf, 0, eb * (size_t)h->nsend_rows);
-  } else {
+  if (rc == OP2_OK && op2_fault(ctx, "exchange"))
+    rc = op2_error(OP2_ERR_STATE,
+                   "op_par_loop '%s': halo exchange of dat '%s': failure injected by OP2_FAULT",
+                   loop, d->name);
+  if (rc == OP2_OK && on_device(ctx, d) && h->nsend_rows)
+    rc = ctx->backend->halo_pack(ctx, loop, d, h->send_rows, h->nsend_rows, pd->sendbuf);
+  else if (rc == OP2_OK)
     for (int i = 0; i < h->nsend_rows; i++)
       memcpy(pd->sendbuf + (size_t)i * eb, d->data + (size_t)h->send_rows[i] * eb, eb);
-  }
+  if (rc != OP2_OK) memset(pd->sendbuf, 0, eb * (size_t)h->nsend_rows);
   at = 0;
   for (int q = 0; q < p; q++) {
     int a = neighbour_slot(&h->exp_exec, q), b = neighbour_slot(&h->exp_nonexec, q);
     if (a < 0 && b < 0) continue;
     size_t rows = (size_t)(slot_rows(&h->exp_exec, a) + slot_rows(&h->exp_nonexec, b));
-    MPI_Isend(pd->sendbuf + at * eb, (int)(rows * eb), MPI_BYTE, q, tag, ctx->mpi.comm,
-              &pd->req[pd->nrecv + pd->nsend++]);
+    int r = OP2_MPI(MPI_Isend(pd->sendbuf + at * eb, (int)(rows * eb), MPI_BYTE, q, tag,
+                              ctx->mpi.comm, &pd->req[pd->nrecv + pd->nsend]));
+    if (r == OP2_OK) pd->nsend++;
+    if (rc == OP2_OK) rc = r;
     at += rows;
     *bytes += (double)(rows * eb);
     (*messages)++;
@@ -110,7 +141,7 @@ static int begin_one(op2_context *ctx, const char *loop, op_dat d, pending *pd, 
 }
 
 static int end_one(op2_context *ctx, const char *loop, pending *pd) {
-  MPI_Waitall(pd->nrecv + pd->nsend, pd->req, MPI_STATUSES_IGNORE);
+  int rc = OP2_MPI(MPI_Waitall(pd->nrecv + pd->nsend, pd->req, MPI_STATUSES_IGNORE));
   op_dat d = pd->dat;
   const op2_halo *h = d->set->halo;
   size_t eb = d->elem_bytes, at = 0;
@@ -134,9 +165,9 @@ static int end_one(op2_context *ctx, const char *loop, pending *pd) {
   pd->sendbuf = pd->recvbuf = NULL;
   pd->req = NULL;
   /* The import rows are contiguous in the element order, so they reach the device in one copy. */
-  if (on_device(ctx, d) && at) OP2_CALL(ctx->backend->halo_unpack(ctx, loop, d));
-  d->halo_dirty = false;
-  return OP2_OK;
+  if (rc == OP2_OK && on_device(ctx, d) && at) rc = ctx->backend->halo_unpack(ctx, loop, d);
+  if (rc == OP2_OK) d->halo_dirty = false;
+  return rc;
 }
 
 int op2_exchange_begin(op2_context *ctx, const char *loop, op_dat *dats, int ndats,

@@ -4,7 +4,9 @@
  *      whose targets another rank owns — it runs them too;    5. those elements' records shipped;
  *   6. non-exec halo: targets still missing here, asked from their owners;
  *   7. map values translated from global to local indices;    8. halo lists filled.
- * Each step is a function with explicit inputs and outputs. */
+ * Each step is a function with explicit inputs and outputs. A rank that fails locally may return
+ * early: every collective here is an op2_alltoallv, which first agrees on success, so the others
+ * learn of the failure at their next one and nobody waits for messages that never come. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,6 +158,7 @@ static int exec_halo(op2_context *ctx, op_set set, set_work *w) {
   free(seen);
   /* export list: the items grouped by destination, in local order within each */
   int *counts = malloc(sizeof(int) * 2 * (size_t)p);
+  if (!counts) return op2_error(OP2_ERR_MEM, "halo: out of memory");
   void *grouped;
   int rc = op2_group_by_rank(p, nitems, item_local, item_dest, sizeof(int), &grouped, counts);
   if (rc == OP2_OK) rc = list_from_counts(&set->halo->exp_exec, p, counts, grouped);
@@ -164,10 +167,8 @@ static int exec_halo(op2_context *ctx, op_set set, set_work *w) {
   for (long k = 0; globals && k < nitems; k++) globals[k] = set->orig[item_local[k]];
   char *recv = NULL;
   long nrecv = 0;
-  if (rc == OP2_OK)
-    rc = globals
-             ? op2_ship(ctx, set, nitems, item_local, globals, item_dest, &recv, counts + p, &nrecv)
-             : OP2_ERR_MEM;
+  if (rc == OP2_OK && !globals) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
+  rc = op2_ship(ctx, rc, set, nitems, item_local, globals, item_dest, &recv, counts + p, &nrecv);
   free(globals), free(item_local), free(item_dest);
   if (rc == OP2_OK) rc = list_from_counts(&set->halo->imp_exec, p, counts + p, NULL);
   if (rc == OP2_OK) { /* append the received rows after the owned ones, in arrival order */
@@ -246,9 +247,7 @@ static int nonexec_halo(op2_context *ctx, op_set t, const gl *known, long nknown
   int *locals_grouped = NULL;
   if (rc == OP2_OK)
     rc = op2_group_by_rank(p, u, local, owner, sizeof(int), (void **)&locals_grouped, counts);
-  if (rc == OP2_OK)
-    rc = op2_alltoallv(ctx->mpi.comm, locals_grouped, counts, sizeof(int), &asked, counts + p,
-                       &nasked);
+  rc = op2_alltoallv(ctx, rc, locals_grouped, counts, sizeof(int), &asked, counts + p, &nasked);
   if (rc == OP2_OK) rc = list_from_counts(&t->halo->exp_nonexec, p, counts + p, asked);
   if (rc == OP2_OK) {
     int *orig = realloc(t->orig, sizeof(int) * ((size_t)t->size + t->exec_size + (size_t)u + 1));

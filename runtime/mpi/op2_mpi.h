@@ -14,14 +14,56 @@ static inline int op2_mpi_active(const op2_context *ctx) {
   return ctx->mpi.size > 1;
 }
 
+/* Checked MPI calls (agree.c): OP2_MPI(MPI_Xxx(...)) is OP2_OK, or reports the MPI error with
+ * the call and where it was made and returns an error code. The library's communicators return
+ * errors (MPI_ERRORS_RETURN) instead of aborting. */
+int op2_mpi_failed(int mpi_rc, const char *call, const char *file, int line);
+static inline int op2_mpi_status(int mpi_rc, const char *call, const char *file, int line) {
+  return mpi_rc == MPI_SUCCESS ? OP2_OK : op2_mpi_failed(mpi_rc, call, file, line);
+}
+#define OP2_MPI(call) op2_mpi_status((call), #call, __FILE__, __LINE__)
+
+/* Agreement on success (agree.c). op2_mpi_agree(ctx, status, what) is collective and every rank
+ * must reach it whatever happened on it: it returns OP2_OK when every rank succeeded; otherwise a
+ * rank that did not fail reports "rank R failed in WHAT: <R's message>" and every rank returns an
+ * error. Code between two collectives therefore never returns early on a local failure: it
+ * carries the status to the next collective, which agrees first (op2_alltoallv does).
+ * A rank that fails may also return early, provided every raw collective is preceded by an
+ * agreement (op2_alltoallv and op2_allgatherv agree first): it meets the others at their next
+ * agreement. A public call's collective work is one step, named in messages: op2_mpi_step(ctx,
+ * what) ... op2_mpi_step_end(ctx, status), which is an agreement.
+ * Inside a step the default error handler prints at once and defers its exit to the end of the
+ * outermost step, so every rank says why before it stops. */
+int op2_mpi_agree(op2_context *ctx, int status, const char *what);
+/* The same, agreeing also on a key: when every rank succeeded but the keys differ, every rank
+ * reports `mismatch` and returns an error. */
+int op2_mpi_agree_on(op2_context *ctx, int status, const uint64_t key[2], const char *what,
+                     const char *mismatch);
+void op2_mpi_step(op2_context *ctx, const char *what);
+int op2_mpi_step_end(op2_context *ctx, int status);
+
+/* One optimised build per machine (node_build.c): op2_mpi_node_init after the JIT starts;
+ * op2_mpi_node_kernel for every kernel the JIT creates (in creation order, on every rank);
+ * op2_mpi_node_progress between loop calls (swaps in finished builds, the builder's or this
+ * process's own); op2_mpi_node_finish at exit. */
+void op2_mpi_node_init(op2_context *ctx);
+int op2_mpi_node_kernel(op2_context *ctx, op2_kernel *k);
+int op2_mpi_node_progress(op2_context *ctx);
+void op2_mpi_node_finish(op2_context *ctx);
+
+/* The rank agreement of a loop call (ranks.c): every rank has the loop (status) and the same
+ * loop (its rank_key: generated source, set, dats and maps), before any data moves. */
+int op2_mpi_agree_loop(op2_context *ctx, int status, const op2_loop *loop, const char *name);
+
 /* Block distribution of a global count over the ranks: rank r holds [begin(r), begin(r+1)). */
 static inline long op2_block_begin(long global, int rank, int size) {
   return (long)((global * (long long)rank) / size);
 }
 
-/* Personalised all-to-all of fixed-size items (alltoall.c). */
-int op2_alltoallv(MPI_Comm comm, const void *send, const int *send_counts, size_t item_bytes,
-                  void **recv, int *recv_counts, long *nrecv);
+/* Personalised all-to-all of fixed-size items (alltoall.c). `status` is the caller's so far:
+ * the ranks agree on it first, and nothing moves unless every rank succeeded. */
+int op2_alltoallv(op2_context *ctx, int status, const void *send, const int *send_counts,
+                  size_t item_bytes, void **recv, int *recv_counts, long *nrecv);
 int op2_group_by_rank(int p, long n, const void *items, const int *dest, size_t item_bytes,
                       void **grouped, int *counts);
 
@@ -31,9 +73,8 @@ typedef struct op2_directory {
   int count;
   int *where; /* count pairs (rank, local index); -1 when nobody holds the element */
 } op2_directory;
-int op2_dir_build(const op2_context *ctx, long global, int n, const long *globals,
-                  op2_directory *dir);
-int op2_dir_query(const op2_context *ctx, const op2_directory *dir, long n, const long *globals,
+int op2_dir_build(op2_context *ctx, long global, int n, const long *globals, op2_directory *dir);
+int op2_dir_query(op2_context *ctx, const op2_directory *dir, long n, const long *globals,
                   int *rank_out, int *local_out);
 void op2_dir_free(op2_directory *dir);
 
@@ -44,7 +85,7 @@ void op2_record_pack(const op2_context *ctx, op_set set, int e, long global, cha
 void op2_record_unpack(const op2_context *ctx, op_set set, const char *rec, int e, char **dat_data,
                        int **map_values);
 long op2_record_global(const char *rec);
-int op2_ship(const op2_context *ctx, op_set set, long n, const int *local, const long *global,
+int op2_ship(op2_context *ctx, int status, op_set set, long n, const int *local, const long *global,
              const int *dest, char **recv, int *recv_counts, long *nrecv);
 
 /* Distribution and halos (distribute.c, halo_build.c). */

@@ -42,6 +42,18 @@ static void say(char *msg, const char *fmt, ...) {
   va_end(ap);
 }
 
+/* Every MPI call's status is checked: a failure is said in msg with the call and its line, and
+ * counts as a failure of the step it belongs to (the communicators return errors, not abort). */
+static int mpi_failed(int rc, const char *call, int line, char *msg) {
+  if (rc == MPI_SUCCESS) return 0;
+  char why[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(rc, why, &len) != MPI_SUCCESS) snprintf(why, sizeof why, "code %d", rc);
+  say(msg, "%.*s failed (runtime/mpi/ptscotch.c:%d): %s", (int)strcspn(call, "("), call, line, why);
+  return 1;
+}
+#define MPI_FAILED(call, msg) mpi_failed((call), #call, __LINE__, (msg))
+
 /* malloc(0) may return NULL, which must not read as a failure for empty ranks. */
 static void *alloc(size_t count, size_t size) {
   return calloc(count ? count : 1, size);
@@ -51,12 +63,12 @@ static void *alloc(size_t count, size_t size) {
  * rank and -1. */
 static int agree(MPI_Comm comm, int failed, char *msg) {
   int rank, size, mine, first;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
+  if (MPI_FAILED(MPI_Comm_rank(comm, &rank), msg) || MPI_FAILED(MPI_Comm_size(comm, &size), msg))
+    return -1;
   mine = failed ? rank : size;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (MPI_FAILED(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm), msg)) return -1;
   if (first == size) return 0;
-  MPI_Bcast(msg, MSG_MAX, MPI_CHAR, first, comm);
+  MPI_FAILED(MPI_Bcast(msg, MSG_MAX, MPI_CHAR, first, comm), msg);
   return -1;
 }
 
@@ -161,8 +173,8 @@ static void sym_free(sym_graph *g) {
 static int symmetrise(MPI_Comm comm, const char *who, int nlocal, const long *vtxdist,
                       const int *xadj, const long *adjncy, sym_graph *out, char *msg) {
   int rank, size, failed = 0, rc = -1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
+  if (MPI_FAILED(MPI_Comm_rank(comm, &rank), msg) || MPI_FAILED(MPI_Comm_size(comm, &size), msg))
+    return -1;
   const long first = vtxdist[rank];
   out->n = nlocal;
   out->first = first;
@@ -200,14 +212,15 @@ static int symmetrise(MPI_Comm comm, const char *who, int nlocal, const long *vt
   }
   if (agree(comm, failed, msg)) goto out;
 
-  MPI_Alltoall(sendcount, 1, MPI_INT, recvcount, 1, MPI_INT, comm);
-  for (int r = 0; r < size; r++) {
+  failed = MPI_FAILED(MPI_Alltoall(sendcount, 1, MPI_INT, recvcount, 1, MPI_INT, comm), msg);
+  for (int r = 0; !failed && r < size; r++) {
     sdispl[r] = r ? sdispl[r - 1] + sendcount[r - 1] : 0;
     rdispl[r] = (int)nrecv;
     nrecv += recvcount[r];
     if (nrecv > INT_MAX) break;
   }
-  if (nrecv > INT_MAX) {
+  if (failed) {
+  } else if (nrecv > INT_MAX) {
     say(msg, "%s: rank %d: reverse arcs to receive do not fit an MPI count", who, rank);
     failed = 1;
   } else {
@@ -235,12 +248,15 @@ static int symmetrise(MPI_Comm comm, const char *who, int nlocal, const long *vt
     }
   }
   MPI_Datatype pair;
-  MPI_Type_contiguous(2, MPI_LONG, &pair);
-  MPI_Type_commit(&pair);
-  MPI_Alltoallv(sendbuf, sendcount, sdispl, pair, recvbuf, recvcount, rdispl, pair, comm);
-  MPI_Type_free(&pair);
+  failed = MPI_FAILED(MPI_Type_contiguous(2, MPI_LONG, &pair), msg) ||
+           MPI_FAILED(MPI_Type_commit(&pair), msg) ||
+           MPI_FAILED(MPI_Alltoallv(sendbuf, sendcount, sdispl, pair, recvbuf, recvcount, rdispl,
+                                    pair, comm),
+                      msg) ||
+           MPI_FAILED(MPI_Type_free(&pair), msg);
   free(sendbuf);
   sendbuf = NULL;
+  if (agree(comm, failed, msg)) goto out;
 
   for (long j = 0; j < nrecv; j++) deg[recvbuf[2 * j] - first]++;
   long *x = alloc((size_t)nlocal + 1, sizeof(long));
@@ -304,15 +320,16 @@ static int prepare(MPI_Comm comm, const char *who, int nlocal, const long *vtxdi
     say(msg, "%s: the communicator is MPI_COMM_NULL", who);
     return -1;
   }
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
+  if (MPI_FAILED(MPI_Comm_rank(comm, &rank), msg) || MPI_FAILED(MPI_Comm_size(comm, &size), msg))
+    return -1;
   int *counts = alloc((size_t)size, sizeof(int));
   if (!counts) {
     say(msg, "%s: rank %d: out of memory", who, rank);
     failed = 1;
   }
   if (agree(comm, failed, msg)) return -1;
-  MPI_Allgather(&nlocal, 1, MPI_INT, counts, 1, MPI_INT, comm);
+  if (MPI_FAILED(MPI_Allgather(&nlocal, 1, MPI_INT, counts, 1, MPI_INT, comm), msg))
+    return free(counts), -1;
   failed = check_input(who, rank, size, counts, nlocal, vtxdist, xadj, adjncy, nparts, part,
                        check_part_values, msg);
   free(counts);
@@ -325,8 +342,8 @@ static int prepare(MPI_Comm comm, const char *who, int nlocal, const long *vtxdi
 static int quality(MPI_Comm comm, const char *who, const long *vtxdist, const sym_graph *g,
                    int nparts, const int *part, op2_partition_quality *q, char *msg) {
   int rank, size, failed = 0, rc = -1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
+  if (MPI_FAILED(MPI_Comm_rank(comm, &rank), msg) || MPI_FAILED(MPI_Comm_size(comm, &size), msg))
+    return -1;
   const int n = g->n;
   const long first = g->first, total = vtxdist[size];
   long *count = alloc((size_t)nparts, sizeof(long));
@@ -365,15 +382,16 @@ static int quality(MPI_Comm comm, const char *who, const long *vtxdist, const sy
   }
   if (agree(comm, failed, msg)) goto out;
 
-  MPI_Allreduce(MPI_IN_PLACE, count, nparts, MPI_LONG, MPI_SUM, comm);
-  MPI_Alltoall(sendcount, 1, MPI_INT, recvcount, 1, MPI_INT, comm);
-  for (int r = 0; r < size; r++) {
+  failed = MPI_FAILED(MPI_Allreduce(MPI_IN_PLACE, count, nparts, MPI_LONG, MPI_SUM, comm), msg) ||
+           MPI_FAILED(MPI_Alltoall(sendcount, 1, MPI_INT, recvcount, 1, MPI_INT, comm), msg);
+  for (int r = 0; !failed && r < size; r++) {
     sdispl[r] = r ? sdispl[r - 1] + sendcount[r - 1] : 0;
     rdispl[r] = (int)nasked;
     nasked += recvcount[r];
     if (nasked > INT_MAX) break;
   }
-  if (nasked > INT_MAX) {
+  if (failed) {
+  } else if (nasked > INT_MAX) {
     say(msg, "%s: rank %d: part requests do not fit an MPI count", who, rank);
     failed = 1;
   } else {
@@ -386,9 +404,14 @@ static int quality(MPI_Comm comm, const char *who, const long *vtxdist, const sy
   }
   if (agree(comm, failed, msg)) goto out;
 
-  MPI_Alltoallv(ids, sendcount, sdispl, MPI_LONG, asked, recvcount, rdispl, MPI_LONG, comm);
-  for (long j = 0; j < nasked; j++) answer[j] = part[asked[j] - first];
-  MPI_Alltoallv(answer, recvcount, rdispl, MPI_INT, remote_part, sendcount, sdispl, MPI_INT, comm);
+  failed = MPI_FAILED(
+      MPI_Alltoallv(ids, sendcount, sdispl, MPI_LONG, asked, recvcount, rdispl, MPI_LONG, comm),
+      msg);
+  for (long j = 0; !failed && j < nasked; j++) answer[j] = part[asked[j] - first];
+  failed = failed || MPI_FAILED(MPI_Alltoallv(answer, recvcount, rdispl, MPI_INT, remote_part,
+                                              sendcount, sdispl, MPI_INT, comm),
+                                msg);
+  if (agree(comm, failed, msg)) goto out;
 
   long cut = 0;
   for (int i = 0; i < n; i++)
@@ -404,7 +427,7 @@ static int quality(MPI_Comm comm, const char *who, const long *vtxdist, const sy
       }
       cut += pv != part[i];
     }
-  MPI_Allreduce(MPI_IN_PLACE, &cut, 1, MPI_LONG, MPI_SUM, comm);
+  if (MPI_FAILED(MPI_Allreduce(MPI_IN_PLACE, &cut, 1, MPI_LONG, MPI_SUM, comm), msg)) goto out;
 
   q->edge_cut = cut;
   q->min_part = q->max_part = count[0];
@@ -433,12 +456,13 @@ out:
 static int scotch_part(MPI_Comm comm, const char *who, const long *vtxdist, const sym_graph *g,
                        int nparts, int check_graph, int *part, char *msg) {
   int rank, size, failed = 0, rc = -1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
+  if (MPI_FAILED(MPI_Comm_rank(comm, &rank), msg) || MPI_FAILED(MPI_Comm_size(comm, &size), msg))
+    return -1;
   const int n = g->n;
   const long arcs = g->xadj[n];
   long all_arcs = arcs;
-  MPI_Allreduce(MPI_IN_PLACE, &all_arcs, 1, MPI_LONG, MPI_SUM, comm);
+  if (MPI_FAILED(MPI_Allreduce(MPI_IN_PLACE, &all_arcs, 1, MPI_LONG, MPI_SUM, comm), msg))
+    return -1;
   /* Identical on every rank, so no agreement is needed. */
   if (vtxdist[size] > (long)SCOTCH_NUMMAX || all_arcs > (long)SCOTCH_NUMMAX ||
       nparts > SCOTCH_NUMMAX) {
@@ -463,7 +487,7 @@ static int scotch_part(MPI_Comm comm, const char *who, const long *vtxdist, cons
 
   /* A private communicator: Scotch's point-to-point messages cannot meet the caller's. */
   MPI_Comm scomm;
-  MPI_Comm_dup(comm, &scomm);
+  if (agree(comm, MPI_FAILED(MPI_Comm_dup(comm, &scomm), msg), msg)) goto out_arrays;
   /* The check walks the whole graph with communication: only when asked for, decided by rank 0
    * so that every rank makes the same call sequence. */
   int check = rank == 0 && check_graph;
@@ -561,7 +585,7 @@ out_scotch:
   if (have_bound) SCOTCH_dgraphExit(&bound);
   if (have_context) SCOTCH_contextExit(&context);
   if (have_graph) SCOTCH_dgraphExit(&graph);
-  MPI_Comm_free(&scomm);
+  MPI_FAILED(MPI_Comm_free(&scomm), msg);
 out_arrays:
   free(vert);
   free(edge);

@@ -59,25 +59,23 @@ long op2_record_global(const char *rec) {
 }
 
 /* Sends the elements listed (local index, global index, destination) as records; returns the
- * received records grouped by source rank (recv_counts per rank). */
-int op2_ship(const op2_context *ctx, op_set set, long n, const int *local, const long *global,
+ * received records grouped by source rank (recv_counts per rank). Collective: every rank calls it
+ * with its status so far, and nothing moves unless all succeeded. */
+int op2_ship(op2_context *ctx, int status, op_set set, long n, const int *local, const long *global,
              const int *dest, char **recv, int *recv_counts, long *nrecv) {
   size_t rb = op2_record_bytes(ctx, set);
   int p = ctx->mpi.size;
-  char *packed = malloc(rb * ((size_t)n + 1));
+  char *packed = status == OP2_OK ? malloc(rb * ((size_t)n + 1)) : NULL;
   int *counts = malloc(sizeof(int) * (size_t)p);
-  if (!packed || !counts) {
-    free(packed), free(counts);
-    return op2_error(OP2_ERR_MEM, "moving set '%s': out of memory", set->name);
-  }
-  for (long i = 0; i < n; i++) op2_record_pack(ctx, set, local[i], global[i], packed + i * rb);
-  void *grouped;
-  int rc = op2_group_by_rank(p, n, packed, dest, rb, &grouped, counts);
+  int rc = status != OP2_OK   ? status
+           : packed && counts ? OP2_OK
+                              : op2_error(OP2_ERR_MEM, "moving set '%s': out of memory", set->name);
+  for (long i = 0; rc == OP2_OK && i < n; i++)
+    op2_record_pack(ctx, set, local[i], global[i], packed + i * rb);
+  void *grouped = NULL;
+  if (rc == OP2_OK) rc = op2_group_by_rank(p, n, packed, dest, rb, &grouped, counts);
   free(packed);
-  if (rc == OP2_OK) {
-    rc = op2_alltoallv(ctx->mpi.comm, grouped, counts, rb, (void **)recv, recv_counts, nrecv);
-    free(grouped);
-  }
-  free(counts);
+  rc = op2_alltoallv(ctx, rc, grouped, counts, rb, (void **)recv, recv_counts, nrecv);
+  free(grouped), free(counts);
   return rc;
 }

@@ -1,0 +1,101 @@
+/* Failures in collective work. Every MPI call's status is checked (OP2_MPI) and every collective
+ * step ends with op2_mpi_agree, so that a failure on one rank makes every rank report and return
+ * (or exit) instead of leaving the others waiting in a collective the failed rank never enters. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op2_mpi.h"
+
+int op2_mpi_failed(int mpi_rc, const char *call, const char *file, int line) {
+  char why[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  if (MPI_Error_string(mpi_rc, why, &len) != MPI_SUCCESS)
+    snprintf(why, sizeof why, "code %d", mpi_rc);
+  int name_len = (int)strcspn(call, "(");
+  return op2_error_at(file, line, OP2_ERR_STATE, "%.*s failed: %s", name_len, call, why);
+}
+
+void op2_mpi_step(op2_context *ctx, const char *what) {
+  if (ctx->mpi.size < 2) return;
+  if (ctx->mpi.step_depth++ == 0)
+    snprintf(ctx->mpi.step_name, sizeof ctx->mpi.step_name, "%s", what);
+}
+
+int op2_mpi_step_end(op2_context *ctx, int status) {
+  op2_mpi *m = &ctx->mpi;
+  if (m->size < 2) return status;
+  status = op2_mpi_agree(ctx, status, m->step_name);
+  if (m->step_depth > 0 && --m->step_depth == 0) m->failure_agreed = 0, m->step_name[0] = '\0';
+  op2_error_exit_deferred(ctx);
+  return status;
+}
+
+/* Every agreement is the same collective (an allreduce of five values, then on failure one
+ * broadcast), so a rank that fails and skips ahead to a later agreement meets the others at their
+ * next one; once a failure is agreed within a step, the failed ranks' later agreements are silent
+ * on every rank. The key rides along: min(k) == max(k) (max as ~min(~k)) when all ranks agree. */
+int op2_mpi_agree_on(op2_context *ctx, int status, const uint64_t key[2], const char *what,
+                     const char *mismatch) {
+  op2_mpi *m = &ctx->mpi;
+  if (m->size < 2) return status;
+  if (status != OP2_OK && m->failure_agreed) return status;
+  if (m->step_name[0]) what = m->step_name;
+  unsigned long long mine[5] = {status == OP2_OK ? (unsigned long long)m->size
+                                                 : (unsigned long long)m->rank,
+                                key[0], key[1], ~key[0], ~key[1]},
+                     all[5];
+  int rc = OP2_MPI(MPI_Allreduce(mine, all, 5, MPI_UNSIGNED_LONG_LONG, MPI_MIN, m->comm));
+  int first = rc == OP2_OK ? (int)all[0] : m->size;
+  if (first < m->size) { /* the lowest failed rank speaks for all: its code and message */
+    struct {
+      int code;
+      char message[sizeof ctx->last_error];
+    } failed = {.code = status, .message = ""};
+    if (m->rank == first) memcpy(failed.message, ctx->last_error, sizeof failed.message);
+    rc = OP2_MPI(MPI_Bcast(&failed, (int)sizeof failed, MPI_BYTE, first, m->comm));
+    if (rc == OP2_OK && status == OP2_OK) {
+      failed.message[sizeof failed.message - 1] = '\0';
+      rc = op2_error(failed.code, "rank %d failed in %s: %s", first, what, failed.message);
+    }
+  } else if (rc == OP2_OK && (all[1] != ~all[3] || all[2] != ~all[4])) {
+    rc = op2_error(OP2_ERR_STATE, "%s", mismatch ? mismatch : "ranks disagree");
+  }
+  if (status == OP2_OK) status = rc;
+  if (status != OP2_OK && m->step_depth > 0) m->failure_agreed = 1;
+  return status;
+}
+
+int op2_mpi_agree(op2_context *ctx, int status, const char *what) {
+  static const uint64_t none[2] = {0, 0};
+  return op2_mpi_agree_on(ctx, status, none, what, NULL);
+}
+
+int op2_fault_parse(const char *value, char *step, int *rank) {
+  static const char *steps[] = {"distribute", "exchange", "validate", "node-build"};
+  const char *colon = value ? strchr(value, ':') : NULL;
+  if (!colon) return -1;
+  char *end;
+  long r = strtol(colon + 1, &end, 10);
+  if (end == colon + 1 || *end || r < 0 || r > 1000000) return -1;
+  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+    if (strlen(steps[i]) != (size_t)(colon - value) ||
+        strncmp(steps[i], value, (size_t)(colon - value)))
+      continue;
+    if (step) strcpy(step, steps[i]);
+    if (rank) *rank = (int)r;
+    return 0;
+  }
+  return -1;
+}
+
+int op2_fault(op2_context *ctx, const char *step) {
+  char name[32];
+  int rank;
+  if (ctx->mpi.fault_fired || !ctx->opt.fault[0] ||
+      op2_fault_parse(ctx->opt.fault, name, &rank) != 0 || strcmp(name, step) != 0 ||
+      rank != ctx->mpi.rank)
+    return 0;
+  ctx->mpi.fault_fired = 1; /* once: a test then checks that every rank can go on */
+  return 1;
+}

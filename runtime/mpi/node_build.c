@@ -1,0 +1,139 @@
+/* One optimised build per machine. The node's first rank (the builder) runs the optimising
+ * compiler in the background and stores the result in the shared kernel cache; the node's other
+ * ranks (followers) run TinyCC code meanwhile and load the stored build once the builder says it
+ * is done. The builder tells its followers the outcome of every kernel it creates, built or not,
+ * so a follower waits exactly as long as the build takes and never for a build that will not
+ * come: no polling of the cache, no time-outs. Kernels are created in the same order on every
+ * rank (the loops agree on their keys), so the n-th kernel's message carries tag n. */
+#include <stdlib.h>
+
+#include "../../jit/jit.h"
+#include "op2_mpi.h"
+
+struct op2_node_msg {
+  op2_kernel *kernel;
+  int tag;
+  int *outcome; /* follower: received into (its own allocation: entries move); 1 when the
+                 * builder stored an optimised build */
+  MPI_Request request;
+};
+
+static const int built = 1, not_built = 0; /* send buffers that outlive every send */
+
+static int is_builder(const op2_context *ctx) {
+  return ctx->mpi.node_size > 1 && ctx->mpi.node_rank == 0;
+}
+
+static int is_follower(const op2_context *ctx) {
+  return ctx->mpi.node_size > 1 && ctx->mpi.node_rank > 0;
+}
+
+void op2_mpi_node_init(op2_context *ctx) {
+  op2_jit_follow_node(ctx, is_follower(ctx));
+}
+
+static struct op2_node_msg *add(op2_mpi *m, op2_kernel *k, int tag, int ctx_is_follower) {
+  if (m->node_count == m->node_cap) {
+    int cap = m->node_cap ? 2 * m->node_cap : 16;
+    struct op2_node_msg *grown = realloc(m->node_msgs, sizeof *grown * (size_t)cap);
+    if (!grown) return NULL;
+    m->node_msgs = grown, m->node_cap = cap;
+  }
+  struct op2_node_msg *msg = &m->node_msgs[m->node_count++];
+  *msg = (struct op2_node_msg){.kernel = k, .tag = tag, .request = MPI_REQUEST_NULL};
+  if (ctx_is_follower && !(msg->outcome = malloc(sizeof *msg->outcome)))
+    return m->node_count--, NULL;
+  return msg;
+}
+
+/* The builder's word on one kernel, to every follower of the machine. */
+static int publish(op2_context *ctx, struct op2_node_msg *msg, int ok) {
+  op2_mpi *m = &ctx->mpi;
+  if (ok && op2_fault(ctx, "node-build")) {
+    op2_diag(1, "optimising compile of '%s' failed (failure injected by OP2_FAULT)",
+             msg->kernel ? msg->kernel->name : "?");
+    ok = 0;
+  }
+  msg->kernel = NULL;
+  for (int q = 1; q < m->node_size; q++) {
+    MPI_Request *r = realloc(m->node_sends, sizeof *r * ((size_t)m->node_nsends + 1));
+    if (!r) return op2_error(OP2_ERR_MEM, "sharing optimised builds: out of memory");
+    m->node_sends = r;
+    OP2_CALL(OP2_MPI(MPI_Isend(ok ? &built : &not_built, 1, MPI_INT, q, msg->tag, m->node_comm,
+                               &m->node_sends[m->node_nsends])));
+    m->node_nsends++;
+  }
+  return OP2_OK;
+}
+
+int op2_mpi_node_kernel(op2_context *ctx, op2_kernel *k) {
+  op2_mpi *m = &ctx->mpi;
+  if (m->node_size < 2) return OP2_OK;
+  int tag = m->node_kernels++;
+  struct op2_node_msg *msg = add(m, k, tag, is_follower(ctx));
+  if (!msg) return op2_error(OP2_ERR_MEM, "sharing optimised builds: out of memory");
+  if (is_builder(ctx)) /* no background build: the outcome is known now */
+    return k->job ? OP2_OK : publish(ctx, msg, k->tier == OP2_TIER_CC);
+  return OP2_MPI(MPI_Irecv(msg->outcome, 1, MPI_INT, 0, tag, m->node_comm, &msg->request));
+}
+
+static int follower_progress(op2_context *ctx, struct op2_node_msg *msg) {
+  int done = 0;
+  OP2_CALL(OP2_MPI(MPI_Test(&msg->request, &done, MPI_STATUS_IGNORE)));
+  if (!done) return OP2_OK;
+  op2_kernel *k = msg->kernel;
+  int outcome = *msg->outcome;
+  msg->kernel = NULL;
+  free(msg->outcome);
+  msg->outcome = NULL;
+  if (!k->awaiting_peer) return OP2_OK; /* it found its optimised code itself */
+  if (outcome) {
+    op2_jit_load_node_build(ctx, k);
+  } else {
+    k->awaiting_peer = false;
+    op2_diag(1, "kernel '%s': this machine's optimised build failed: staying on TinyCC code",
+             k->name);
+  }
+  return OP2_OK;
+}
+
+int op2_mpi_node_progress(op2_context *ctx) {
+  op2_mpi *m = &ctx->mpi;
+  int rc = OP2_OK, kept = 0;
+  for (int i = 0; i < ctx->kernels.count; i++) { /* this process's own background builds */
+    op2_kernel *k = ctx->kernels.items[i];
+    if (k->job) op2_jit_poll(ctx, k);
+  }
+  for (int i = 0; i < m->node_count; i++) {
+    struct op2_node_msg *msg = &m->node_msgs[i];
+    if (msg->kernel && is_builder(ctx) && !msg->kernel->job)
+      rc = publish(ctx, msg, msg->kernel->tier == OP2_TIER_CC);
+    else if (msg->kernel && is_follower(ctx))
+      rc = follower_progress(ctx, msg);
+    if (msg->kernel) m->node_msgs[kept++] = *msg; /* still waiting */
+    if (rc != OP2_OK) break;
+  }
+  if (rc == OP2_OK) m->node_count = kept;
+  return rc;
+}
+
+void op2_mpi_node_finish(op2_context *ctx) {
+  op2_mpi *m = &ctx->mpi;
+  for (int i = 0; i < m->node_count; i++) {
+    struct op2_node_msg *msg = &m->node_msgs[i];
+    if (is_builder(ctx)) { /* builds dropped at exit: followers learn they will not come */
+      msg->kernel = NULL;
+      publish(ctx, msg, 0);
+    } else if (msg->request != MPI_REQUEST_NULL) { /* a word that will not come now */
+      int done = 0;
+      OP2_MPI(MPI_Test(&msg->request, &done, MPI_STATUS_IGNORE));
+      if (!done && OP2_MPI(MPI_Cancel(&msg->request)) == OP2_OK)
+        OP2_MPI(MPI_Wait(&msg->request, MPI_STATUS_IGNORE));
+    }
+    free(msg->outcome);
+  }
+  if (m->node_nsends) OP2_MPI(MPI_Waitall(m->node_nsends, m->node_sends, MPI_STATUSES_IGNORE));
+  free(m->node_msgs), free(m->node_sends);
+  m->node_msgs = NULL, m->node_sends = NULL;
+  m->node_count = m->node_cap = m->node_nsends = m->node_kernels = 0;
+}
