@@ -46,8 +46,14 @@ int main(int argc, char **argv) {
   op_dat dw = op_decl_dat(edges, 1, "double", w, "w");
   double *got = rm_alloc(sizeof(double) * 2 * NN), *want = rm_alloc(sizeof(double) * 2 * NN);
 
-  /* the example of the issue: OP_RW through A and B; exact */
+  /* Declared before the first loop, so the test also runs under MPI (the mesh is distributed
+   * at the first loop and later declarations on its sets are refused). */
   op_dat d1 = op_decl_dat(nodes, 1, "double", start, "d1");
+  op_dat d2 = op_decl_dat(nodes, 2, "double", start, "d2");
+  op_dat d3 = op_decl_dat(nodes, 1, "double", start, "d3");
+  op_dat d4 = op_decl_dat(nodes, 1, "double", start, "d4");
+
+  /* the example of the issue: OP_RW through A and B; exact */
   op_par_loop(rw_two_src, "rw_two", edges, op_arg_dat(d1, 0, A, 1, "double", OP_RW),
               op_arg_dat(d1, 0, B, 1, "double", OP_RW));
   memcpy(want, start, sizeof(double) * NN);
@@ -56,7 +62,6 @@ int main(int argc, char **argv) {
   rm_check_near(got, want, NN, 0, "rw_two");
 
   /* OP_INC through A and B, two values per node */
-  op_dat d2 = op_decl_dat(nodes, 2, "double", start, "d2");
   op_par_loop(inc_two_src, "inc_two", edges, op_arg_dat(dw, -1, OP_ID, 1, "double", OP_READ),
               op_arg_dat(d2, 0, A, 2, "double", OP_INC), op_arg_dat(d2, 0, B, 2, "double", OP_INC));
   memcpy(want, start, sizeof(double) * 2 * NN);
@@ -65,7 +70,6 @@ int main(int argc, char **argv) {
   rm_check_near(got, want, 2 * NN, 1e-12, "inc_two");
 
   /* OP_RW through A, OP_INC through B */
-  op_dat d3 = op_decl_dat(nodes, 1, "double", start, "d3");
   op_par_loop(mixed_two_src, "mixed_two", edges, op_arg_dat(dw, -1, OP_ID, 1, "double", OP_READ),
               op_arg_dat(d3, 0, A, 1, "double", OP_RW), op_arg_dat(d3, 0, B, 1, "double", OP_INC));
   memcpy(want, start, sizeof(double) * NN);
@@ -74,7 +78,6 @@ int main(int argc, char **argv) {
   rm_check_near(got, want, NN, 1e-12, "mixed_two");
 
   /* OP_INC of a two-column vector through V and of a column through B */
-  op_dat d4 = op_decl_dat(nodes, 1, "double", start, "d4");
   op_par_loop(vec_two_src, "vec_two", edges, op_arg_dat(d4, -2, V, 1, "double", OP_INC),
               op_arg_dat(d4, 0, B, 1, "double", OP_INC),
               op_arg_dat(dw, -1, OP_ID, 1, "double", OP_READ));
