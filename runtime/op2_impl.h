@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <mpi.h>
 
@@ -447,6 +448,10 @@ double op2_wall_seconds(void);
 /* Releases the op_profile_* sections (profile.c); op_exit calls it. */
 void op2_profile_free(op2_context *ctx);
 void *op2_aligned_alloc(size_t bytes); /* zeroed, 64-byte aligned; NULL on failure */
+/* Closes `f`, written under the temporary name `tmp`, and renames it to `final_name`; on any
+ * failure (`failed`, a write error, close or rename) removes it, so no partial file is left.
+ * 0, or -1 with errno set. */
+int op2_file_commit(FILE *f, int failed, const char *tmp, const char *final_name);
 
 /* Global reductions (reduction.c). A partial starts from zero (INC) or the caller's value
  * (MIN, MAX); folding adds it, or keeps the smaller or larger value. */

@@ -143,15 +143,7 @@ static int write_txt(op_dat dat, const char *file_name, const char *data, long n
     }
     fputc('\n', f);
   }
-  int failed = ferror(f);
-  failed |= fclose(f) != 0;
-  if (failed || rename(tmp, file_name) != 0) {
-    int saved = errno;
-    unlink(tmp);
-    errno = saved;
-    return -1;
-  }
-  return 0;
+  return op2_file_commit(f, 0, tmp, file_name);
 }
 
 void op_diagnostic_output(void) {

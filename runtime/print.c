@@ -27,14 +27,7 @@ static int write_bin(const char *file_name, int count, int dim, const void *data
   if (!f) return -1;
   int failed = fwrite(&count, sizeof count, 1, f) != 1 || fwrite(&dim, sizeof dim, 1, f) != 1 ||
                (bytes && fwrite(data, bytes, 1, f) != 1);
-  failed |= fclose(f) != 0;
-  if (failed || rename(tmp, file_name) != 0) {
-    int saved = errno;
-    unlink(tmp);
-    errno = saved;
-    return -1;
-  }
-  return 0;
+  return op2_file_commit(f, failed, tmp, file_name);
 }
 
 void op_print_dat_to_binfile(op_dat dat, const char *file_name) {

@@ -1,8 +1,11 @@
 /* Small helpers every part of the runtime uses. */
 #include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "op2_impl.h"
 
@@ -64,5 +67,17 @@ int op2_is_reserved_name(const char *s) {
   if (strncmp(s, "op2_", 4) == 0 || strncmp(s, "OP2_", 4) == 0) return 1;
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
     if (strcmp(s, words[i]) == 0) return 1;
+  return 0;
+}
+
+int op2_file_commit(FILE *f, int failed, const char *tmp, const char *final_name) {
+  failed |= ferror(f);
+  failed |= fclose(f) != 0;
+  if (failed || rename(tmp, final_name) != 0) {
+    int saved = errno;
+    unlink(tmp);
+    errno = saved;
+    return -1;
+  }
   return 0;
 }
