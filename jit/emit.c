@@ -292,6 +292,15 @@ static void emit_element(const op2_emitter *e) {
   op2_buf_printf(b, "\n\n");
 }
 
+/* A switched-off optional argument: a null pointer of the kernel's parameter type. */
+static void emit_null_arg(op2_buf *b, const op2_arg_desc *d, const char *indent, const char *sep) {
+  const char *t = op2_type_name(d->type);
+  if (d->idx < -1) /* a vector: the kernel takes (const) T ** */
+    op2_buf_printf(b, " \\\n%s(%s%s **)0%s", indent, d->acc == OP_READ ? "const " : "", t, sep);
+  else
+    op2_buf_printf(b, " \\\n%s(%s *)0%s", indent, t, sep);
+}
+
 static void emit_call_args(const op2_emitter *e) {
   const op2_loop *loop = e->loop;
   op2_buf *b = e->b;
@@ -299,12 +308,9 @@ static void emit_call_args(const op2_emitter *e) {
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
     const char *sep = i + 1 < loop->nargs ? "," : "";
-    const char *t = op2_type_name(d->type);
     char data[160];
-    if (d->opt_off && d->idx < -1) /* a vector: the kernel takes (const) T ** */
-      op2_buf_printf(b, " \\\n    (%s%s **)0%s", d->acc == OP_READ ? "const " : "", t, sep);
-    else if (d->opt_off)
-      op2_buf_printf(b, " \\\n    (%s *)0%s", t, sep);
+    if (d->opt_off)
+      emit_null_arg(b, d, "    ", sep);
     else if (d->kind == OP2_ARG_GBL)
       op2_buf_printf(b, " \\\n    op2_%s%d%s", d->acc == OP_READ ? "arg" : "red", i, sep);
     else if (d->kind == OP2_ARG_IDX)
@@ -558,11 +564,8 @@ static void emit_simd_call_args(const op2_emitter *e) {
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
     const char *sep = i + 1 < loop->nargs ? "," : "";
-    const char *t = op2_type_name(d->type);
-    if (d->opt_off && d->idx < -1)
-      op2_buf_printf(b, " \\\n        (%s%s **)0%s", d->acc == OP_READ ? "const " : "", t, sep);
-    else if (d->opt_off)
-      op2_buf_printf(b, " \\\n        (%s *)0%s", t, sep);
+    if (d->opt_off)
+      emit_null_arg(b, d, "        ", sep);
     else if (d->kind == OP2_ARG_IDX)
       op2_buf_printf(b, " \\\n        &op2_idx%d[op2_l]%s", i, sep);
     else if (op2_is_reduction(d))
