@@ -161,6 +161,20 @@ static void check_simd(const char *name) {
   op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
 }
 
+/* A loop the SIMD strategy must leave scalar: the reason names the argument, and the source has
+ * no SIMD loop. */
+static void check_simd_refused(const char *name, const char *reason) {
+  op2_loop *loop = loop_named(name);
+  char why[300];
+  op2_generated gen;
+  CHECK_EQ_INT(op2_codegen_c_simd(op2_ctx(), loop, loop->key_blob, &gen, why, sizeof why), OP2_OK);
+  if (!strstr(why, reason))
+    fprintf(stderr, "golden: loop %s: expected '%s' in '%s'\n", name, reason, why);
+  CHECK(strstr(why, reason) != NULL);
+  CHECK(strstr(gen.source.data, "OP2_SIMD_GATHER") == NULL);
+  op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
+}
+
 /* Golden files no case produced any more: a removed case must remove its file. */
 static void find_stale(void) {
   DIR *d = opendir(golden_dir);
@@ -208,6 +222,7 @@ static const char two_maps_src[] =
     "  *a += w[0];\n"
     "  *b += 2.0 * w[0];\n"
     "}\n";
+static const char read_inc_src[] = "void read_inc(const double *a, double *b) { b[0] += a[1]; }\n";
 static const char reduce_lanes_src[] =
     "void reduce_lanes(const double *a, const int *step, int *count, int *lo, float *hi) {\n"
     "  if (a[0] > 0.0) *count += *step;\n"
@@ -277,6 +292,8 @@ int main(int argc, char **argv) {
               op_arg_gbl(&lo, 1, "int", OP_MIN), op_arg_gbl(&hi, 1, "float", OP_MAX));
 
   int count = 0;
+  op_par_loop(read_inc_src, "read_inc", edges, op_arg_dat(r, 0, pedge, 2, "double", OP_READ),
+              op_arg_dat(r, 1, pedge, 2, "double", OP_INC));
   op_par_loop(reduce_lanes_src, "reduce_lanes", edges,
               op_arg_dat(w, -1, OP_ID, 1, "double", OP_READ), op_arg_gbl(&step, 1, "int", OP_READ),
               op_arg_gbl(&count, 1, "int", OP_INC), op_arg_gbl(&lo, 1, "int", OP_MIN),
@@ -287,6 +304,9 @@ int main(int argc, char **argv) {
   /* SIMD (optimised tier): direct, indirect increments, vector maps, reductions */
   const char *simd_names[] = {"direct", "edge_inc", "cell_vec", "reduce_lanes"};
   for (int i = 0; i < 4; i++) check_simd(simd_names[i]);
+  check_simd_refused("node_rw", "argument 0 writes through a map (OP_RW)");
+  check_simd_refused("read_inc", "arguments 0 and 1 reach the same dat");
+  check_simd_refused("reduce", "argument 2 is a floating-point OP_INC reduction");
   if (!updating) find_stale();
   op_exit();
   if (updating) return 0;
