@@ -496,7 +496,7 @@ static void emit_simd_gather(const op2_emitter *e) {
   }
   op2_buf_printf(b,
                  " \\\n    for (int op2_l = 0; op2_l < OP2_SIMD_W; op2_l++) { \\\n"
-                 "    const int op2_n = op2_n0 + op2_l;");
+                 "    const int op2_n = op2_n0 + op2_l; (void)op2_n;");
   emit_map_indices(e);
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
@@ -586,7 +586,7 @@ static void emit_simd_scatter(const op2_emitter *e) {
   op2_buf *b = e->b;
   op2_buf_printf(b,
                  "#define OP2_SIMD_SCATTER \\\n    for (int op2_l = 0; op2_l < OP2_SIMD_W; "
-                 "op2_l++) { \\\n    const int op2_n = op2_n0 + op2_l;");
+                 "op2_l++) { \\\n    const int op2_n = op2_n0 + op2_l; (void)op2_n;");
   emit_map_indices(e);
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
