@@ -51,17 +51,24 @@ TARGETS = {
     "jit_plan_share": 0.01,
 }
 
-# name, backend, OP2_JIT, cache state. Warm runs reuse the cache their cold run filled.
+# name, backend, OP2_JIT, cache state, OP2_SIMD. Warm runs reuse the cache their cold run
+# filled. The tiered configurations are the scalar optimised tier; the simd ones the same with
+# SIMD groups of the CPU's width (OP2_SIMD=auto).
 CONFIGS = [
-    ("seq-tcc", "seq", "tcc", "cold"),
-    ("seq-tiered-cold", "seq", "tiered", "cold"),
-    ("seq-tiered-warm", "seq", "tiered", "warm"),
-    ("openmp-tcc", "openmp", "tcc", "cold"),
-    ("openmp-tiered-cold", "openmp", "tiered", "cold"),
-    ("openmp-tiered-warm", "openmp", "tiered", "warm"),
+    ("seq-tcc", "seq", "tcc", "cold", "off"),
+    ("seq-tiered-cold", "seq", "tiered", "cold", "off"),
+    ("seq-tiered-warm", "seq", "tiered", "warm", "off"),
+    ("seq-simd-cold", "seq", "tiered", "cold", "auto"),
+    ("seq-simd-warm", "seq", "tiered", "warm", "auto"),
+    ("openmp-tcc", "openmp", "tcc", "cold", "off"),
+    ("openmp-tiered-cold", "openmp", "tiered", "cold", "off"),
+    ("openmp-tiered-warm", "openmp", "tiered", "warm", "off"),
+    ("openmp-simd-cold", "openmp", "tiered", "cold", "auto"),
+    ("openmp-simd-warm", "openmp", "tiered", "warm", "auto"),
 ]
 # The harness sets these; any other OP2_* variable (OP2_CFLAGS, OP2_CC, ...) passes through.
-HARNESS_OPTIONS = ("OP2_BACKEND", "OP2_JIT", "OP2_CACHE_DIR", "OP2_CACHE", "OP2_PROFILE_JSON")
+HARNESS_OPTIONS = ("OP2_BACKEND", "OP2_JIT", "OP2_CACHE_DIR", "OP2_CACHE", "OP2_PROFILE_JSON",
+                   "OP2_SIMD")
 
 RMS_LINE = re.compile(r"^\s*(\d+)\s+([-+0-9.eE]+)\s*$")
 WALL_LINE = re.compile(r"total wall time\s+([0-9.]+)\s*s")
@@ -178,10 +185,10 @@ def run_baseline(exe, mesh, iterations, workdir, tag="baseline"):
             "process_wall": pwall, "rms": rms, "loops": loops}
 
 
-def run_airfoil(exe, mesh, iterations, backend, jit, threads, cache, workdir, tag):
+def run_airfoil(exe, mesh, iterations, backend, jit, threads, cache, workdir, tag, simd="off"):
     prof = os.path.join(workdir, tag + ".json")
     env = base_env()
-    env.update({"OP2_BACKEND": backend, "OP2_JIT": jit, "OP2_CACHE_DIR": cache,
+    env.update({"OP2_BACKEND": backend, "OP2_JIT": jit, "OP2_CACHE_DIR": cache, "OP2_SIMD": simd,
                 "OP2_PROFILE_JSON": prof,
                 "OMP_NUM_THREADS": str(threads if backend == "openmp" else 1)})
     out, pwall, rc = run_process([exe, mesh, str(iterations)], env,
@@ -194,7 +201,7 @@ def run_airfoil(exe, mesh, iterations, backend, jit, threads, cache, workdir, ta
             profile = json.load(f)
     except (OSError, ValueError) as e:
         return {"name": tag, "error": "no profile: %s" % e}
-    return {"name": tag, "backend": backend, "jit": jit,
+    return {"name": tag, "backend": backend, "jit": jit, "simd": simd,
             "threads": threads if backend == "openmp" else 1, "wall": wall,
             "process_wall": pwall, "rms": rms,
             "loops": {l["name"]: l for l in profile["loops"]}, "profile": profile}
@@ -238,6 +245,13 @@ def derive(run, base, counts, stream_ref, iterations):
         per_loop[name] = d
     run["per_loop"] = per_loop
     wall = run["wall"]
+    # The whole run against the bandwidth limit: the bytes the model says every loop must move,
+    # at STREAM triad speed, as a share of the wall time.
+    total_bytes = sum(need[n] * run["loops"][n]["calls"] for n in LOOPS if n in run["loops"])
+    run["bytes_model_total"] = total_bytes
+    run["bandwidth_limit_s"] = total_bytes / (ref * 1e9) if ref else None
+    run["bandwidth_limit_share"] = (run["bandwidth_limit_s"] / wall
+                                    if ref and wall else None)
     run["seconds_in_kernels"] = in_kernels
     run["outside_kernels_share"] = (wall - in_kernels) / wall if wall else None
     if base is None:
@@ -270,9 +284,9 @@ def fmt(v, spec="%.3f", none="-"):
 
 
 def print_summary(runs):
-    log("\n%-20s %9s %9s %9s %8s %9s %9s %8s  %s" % (
+    log("\n%-20s %9s %9s %9s %8s %9s %9s %8s %7s  %s" % (
         "configuration", "wall (s)", "process", "x base", "outside", "jit (ms)", "plan (ms)",
-        "tcc/opt", "rms max rel diff vs baseline"))
+        "tcc/opt", "bw lim", "rms max rel diff vs baseline"))
     for r in runs:
         if "error" in r:
             log("%-20s  FAILED: %s" % (r["name"], r["error"]))
@@ -285,11 +299,13 @@ def print_summary(runs):
                                                        else "%.2e" % diff))
         if diff is not None and diff > RMS_TOLERANCE:
             diff_s += "  MISMATCH"
-        log("%-20s %9.3f %9.3f %9s %7.1f%% %9s %9s %8s  %s" % (
+        share = r.get("bandwidth_limit_share")
+        log("%-20s %9.3f %9.3f %9s %7.1f%% %9s %9s %8s %7s  %s" % (
             r["name"], r["wall"], r["process_wall"], fmt(r.get("ratio_to_baseline"), "%.3fx"),
             100 * r["outside_kernels_share"], fmt(r.get("jit_ms_total"), "%.2f"),
             fmt(r.get("plan_ms_total"), "%.2f"),
-            "%d/%d" % (tcc, opt) if "jit" in r else "-", diff_s))
+            "%d/%d" % (tcc, opt) if "jit" in r else "-",
+            fmt(None if share is None else 100 * share, "%.0f%%"), diff_s))
 
 
 def print_matrix(title, runs, cell, loops=LOOPS):
@@ -636,22 +652,23 @@ def main():
         base["name"] = "baseline"
         if "error" in base:
             failures += 1
-        for name, backend, jit, state in CONFIGS:
+        for name, backend, jit, state, simd in CONFIGS:
             if name not in wanted:
                 continue
-            cold_name = "%s-%s-cold" % (backend, jit)
+            kind = jit if simd == "off" else "simd"
+            cold_name = "%s-%s-cold" % (backend, kind)
             reps = []
             for i in range(args.repeat):
                 suffix = "" if i == 0 else "-%d" % i
-                cache = os.path.join(workdir, "cache-%s-%s%s" % (backend, jit, suffix))
+                cache = os.path.join(workdir, "cache-%s-%s%s" % (backend, kind, suffix))
                 if state == "warm" and not os.path.isdir(cache):
                     # The cold run was not asked for; fill the cache without reporting it.
                     log("  %s (warming the cache)" % cold_name)
                     run_airfoil(exe, mesh, args.iterations, backend, jit, args.threads, cache,
-                                workdir, cold_name + suffix + "-unreported")
+                                workdir, cold_name + suffix + "-unreported", simd)
                 log("  %s%s" % (name, "" if args.repeat == 1 else " #%d" % (i + 1)))
                 reps.append(run_airfoil(exe, mesh, args.iterations, backend, jit, args.threads,
-                                        cache, workdir, name + suffix))
+                                        cache, workdir, name + suffix, simd))
             run = best_of(reps)
             run["name"] = name
             if state == "warm" and "error" not in run:
@@ -672,7 +689,8 @@ def main():
         log("\nwall = Airfoil's timed loop region ('total wall time'; excludes reading the mesh); "
             "process = whole process as the harness saw it; x base = wall / baseline wall; "
             "outside = share of wall not inside any loop's kernel time; tcc/opt = loop calls "
-            "run on TinyCC / optimised code.")
+            "run on TinyCC / optimised code; bw lim = share of the bandwidth limit achieved "
+        "(bytes model / STREAM triad at the run's thread count / wall).")
         print_summary(all_runs)
         print_matrix("ms per call", all_runs, lambda d, r: fmt(d["ms_per_call"], "%.4f"))
         print_matrix("GB/s (% STREAM)", all_runs, lambda d, r: "%s (%s)" % (

@@ -154,8 +154,63 @@ static void arg_macros_body(op2_buf *b, const void *arg) {
   op2_emit_arg_macros(arg);
 }
 
+/* SIMD: the scalar loop's macros, the SIMD macros and the SIMD loop, which renames the scalar
+ * loop (the template that follows) to run the remainder. */
+typedef struct simd_parts {
+  const op2_context *ctx;
+  const op2_loop *loop;
+} simd_parts;
+
+static void simd_body(op2_buf *b, const void *arg) {
+  const simd_parts *p = arg;
+  op2_emitter scalar = {b, p->loop, OP2_EMIT_C_RANGE, NULL};
+  op2_emitter simd = {b, p->loop, OP2_EMIT_C_SIMD, NULL};
+  op2_emit_arg_macros(&scalar);
+  op2_emit_simd_macros(&simd);
+  char *tmpl = op2_template_load(p->ctx, "c/loop_simd.c");
+  if (!tmpl) {
+    b->failed = 1;
+    return;
+  }
+  op2_buf_append(b, tmpl, strlen(tmpl));
+  free(tmpl);
+}
+
+int op2_codegen_c_simd(const op2_context *ctx, const op2_loop *loop, const char *kernel_src,
+                       op2_generated *out, char *why, size_t whylen) {
+  why[0] = '\0';
+  if (op2_simd_check(loop, why, whylen) != 0) {
+    memset(out, 0, sizeof *out);
+    OP2_CALL(op2_signature_describe(loop, c_file.target, &out->signature));
+    op2_emitter e = {&out->source, loop, OP2_EMIT_C_RANGE, NULL};
+    return generate(ctx, &c_file, loop->name, kernel_src, "c/loop.c", arg_macros_body, &e, out);
+  }
+  memset(out, 0, sizeof *out);
+  OP2_CALL(op2_signature_describe(loop, c_file.target, &out->signature));
+  op2_buf_printf(&out->signature, "variant simd\n");
+  simd_parts parts = {ctx, loop};
+  return generate(ctx, &c_file, loop->name, kernel_src, "c/loop.c", simd_body, &parts, out);
+}
+
 int op2_codegen_c(const op2_context *ctx, const op2_loop *loop, const char *kernel_src,
                   op2_generated *out) {
+  if (ctx->opt.simd != 0) {
+    char why[300];
+    int rc = op2_codegen_c_simd(ctx, loop, kernel_src, out, why, sizeof why);
+    if (rc == OP2_OK && ctx->opt.jit_mode != OP2_JIT_TCC) {
+      if (why[0])
+        op2_diag(2, "loop '%s': the optimised tier runs the scalar loop: %s", loop->name, why);
+      else if (ctx->opt.simd_width)
+        op2_diag(2, "loop '%s': the optimised tier runs groups of %d lanes", loop->name,
+                 ctx->opt.simd_width);
+      else
+        op2_diag(2,
+                 "loop '%s': the optimised tier runs the scalar loop: OP2_SIMD=auto found no "
+                 "vector unit it knows on this CPU",
+                 loop->name);
+    }
+    return rc;
+  }
   memset(out, 0, sizeof *out);
   OP2_CALL(op2_signature_describe(loop, c_file.target, &out->signature));
   op2_emitter e = {&out->source, loop, OP2_EMIT_C_RANGE, NULL};

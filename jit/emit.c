@@ -36,9 +36,9 @@ static const target_traits cuda_block_traits = {.restrict_kw = "OP2_RESTRICT",
                                                 .guard_inactive = 1};
 
 static const target_traits *traits_of(op2_emit_strategy s) {
-  return s == OP2_EMIT_C_RANGE     ? &c_traits
-         : s == OP2_EMIT_CUDA_HIER ? &cuda_block_traits
-                                   : &cuda_traits;
+  return s == OP2_EMIT_C_RANGE || s == OP2_EMIT_C_SIMD ? &c_traits
+         : s == OP2_EMIT_CUDA_HIER                     ? &cuda_block_traits
+                                                       : &cuda_traits;
 }
 
 int op2_first_arg_of_dat_group(const op2_loop *loop, int group) {
@@ -292,6 +292,15 @@ static void emit_element(const op2_emitter *e) {
   op2_buf_printf(b, "\n\n");
 }
 
+/* A switched-off optional argument: a null pointer of the kernel's parameter type. */
+static void emit_null_arg(op2_buf *b, const op2_arg_desc *d, const char *indent, const char *sep) {
+  const char *t = op2_type_name(d->type);
+  if (d->idx < -1) /* a vector: the kernel takes (const) T ** */
+    op2_buf_printf(b, " \\\n%s(%s%s **)0%s", indent, d->acc == OP_READ ? "const " : "", t, sep);
+  else
+    op2_buf_printf(b, " \\\n%s(%s *)0%s", indent, t, sep);
+}
+
 static void emit_call_args(const op2_emitter *e) {
   const op2_loop *loop = e->loop;
   op2_buf *b = e->b;
@@ -299,12 +308,9 @@ static void emit_call_args(const op2_emitter *e) {
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
     const char *sep = i + 1 < loop->nargs ? "," : "";
-    const char *t = op2_type_name(d->type);
     char data[160];
-    if (d->opt_off && d->idx < -1) /* a vector: the kernel takes (const) T ** */
-      op2_buf_printf(b, " \\\n    (%s%s **)0%s", d->acc == OP_READ ? "const " : "", t, sep);
-    else if (d->opt_off)
-      op2_buf_printf(b, " \\\n    (%s *)0%s", t, sep);
+    if (d->opt_off)
+      emit_null_arg(b, d, "    ", sep);
     else if (d->kind == OP2_ARG_GBL)
       op2_buf_printf(b, " \\\n    op2_%s%d%s", d->acc == OP_READ ? "arg" : "red", i, sep);
     else if (d->kind == OP2_ARG_IDX)
@@ -397,4 +403,222 @@ void op2_emit_arg_macros(const op2_emitter *e) {
   op2_buf_printf(e->b, "#define OP2_AFTER");
   if (e->strategy == OP2_EMIT_CUDA_ELEMENT) for_each_increment(e, atomic_add_line);
   op2_buf_printf(e->b, "\n\n");
+}
+
+/* ---- SIMD: lane-major groups of OP2_SIMD_W elements ----
+ * Every dat argument is copied into a local array indexed [lane][component] with indexed loads
+ * (gcc vectorises `dat[dim * map[..] + k]` gathers, not loads through pointers into the dat), the
+ * kernel runs on all lanes in one `#pragma omp simd` loop, and what the kernel wrote is put back
+ * lane by lane, that is in element order. Indirect increments start from zero in their lane and
+ * are added afterwards, so each location receives the same additions in the same order as in the
+ * scalar loop. Reductions: OP_INC lanes start from zero and are folded into the running value
+ * lane by lane after every group, which for a kernel adding once per element is the scalar
+ * order; OP_MIN/OP_MAX lanes start from the running value. */
+
+int op2_simd_check(const op2_loop *loop, char *why, size_t len) {
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (d->opt_off) continue;
+    if (d->kind == OP2_ARG_GBL && (d->acc == OP_RW || d->acc == OP_WRITE)) {
+      snprintf(why, len, "argument %d is a global written by every element (%s)", i,
+               d->acc == OP_RW ? "OP_RW" : "OP_WRITE");
+      return -1;
+    }
+    if (d->kind == OP2_ARG_GBL && d->acc == OP_INC &&
+        (d->type == OP2_TYPE_DOUBLE || d->type == OP2_TYPE_FLOAT)) {
+      snprintf(why, len,
+               "argument %d is a floating-point OP_INC reduction: summed per lane, a kernel "
+               "adding to it more than once per element would round differently",
+               i);
+      return -1;
+    }
+    if (d->kind != OP2_ARG_DAT) continue;
+    if (d->map_arity && (d->acc == OP_RW || d->acc == OP_WRITE)) {
+      snprintf(why, len,
+               "argument %d writes through a map (%s): elements of one group may share data "
+               "and would not see each other's writes",
+               i, d->acc == OP_RW ? "OP_RW" : "OP_WRITE");
+      return -1;
+    }
+    for (int j = 0; j < i; j++) {
+      const op2_arg_desc *o = &loop->desc[j];
+      if (o->opt_off || o->kind != OP2_ARG_DAT || o->dat_group != d->dat_group) continue;
+      int both_inc = d->acc == OP_INC && o->acc == OP_INC && d->map_arity && o->map_arity;
+      if ((d->acc != OP_READ || o->acc != OP_READ) && !both_inc) {
+        snprintf(why, len,
+                 "arguments %d and %d reach the same dat and one of them writes it: an element "
+                 "could see another element's writes in the scalar loop, not in a group",
+                 j, i);
+        return -1;
+      }
+    }
+  }
+  return 0;
+}
+
+/* The lane array of argument i at map column c (vectors: [lane][column][component]). */
+static void lane_data(const op2_arg_desc *d, int i, int c, const char *lane, char *out,
+                      size_t len) {
+  int lo, hi;
+  op2_arg_columns(d, &lo, &hi);
+  if (d->idx < 0 && d->map_arity)
+    snprintf(out, len, "op2_g%d[%s][%d]", i, lane, c - lo);
+  else
+    snprintf(out, len, "op2_g%d[%s]", i, lane);
+}
+
+/* The global data of argument i at map column c, element op2_n. */
+static void global_data(const op2_arg_desc *d, int c, char *out, size_t len) {
+  if (d->map_arity)
+    snprintf(out, len, "op2_dat%d + %d * op2_i%d_%d", d->dat_group, d->dim, d->map_group, c);
+  else
+    snprintf(out, len, "op2_dat%d + %d * op2_n", d->dat_group, d->dim);
+}
+
+static void emit_simd_gather(const op2_emitter *e) {
+  const op2_loop *loop = e->loop;
+  op2_buf *b = e->b;
+  op2_buf_printf(b, "#define OP2_SIMD_GATHER");
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (d->opt_off) continue;
+    const char *t = op2_type_name(d->type);
+    int lo, hi;
+    op2_arg_columns(d, &lo, &hi);
+    if (d->kind == OP2_ARG_IDX)
+      op2_buf_printf(b, " \\\n    int op2_idx%d[OP2_SIMD_W];", i);
+    else if (op2_is_reduction(d))
+      op2_buf_printf(b, " \\\n    %s op2_rl%d[OP2_SIMD_W][%d];", t, i, d->dim);
+    else if (d->kind == OP2_ARG_DAT && d->idx < 0 && d->map_arity)
+      op2_buf_printf(b, " \\\n    %s op2_g%d[OP2_SIMD_W][%d][%d];", t, i, hi - lo, d->dim);
+    else if (d->kind == OP2_ARG_DAT)
+      op2_buf_printf(b, " \\\n    %s op2_g%d[OP2_SIMD_W][%d];", t, i, d->dim);
+  }
+  op2_buf_printf(b,
+                 " \\\n    for (int op2_l = 0; op2_l < OP2_SIMD_W; op2_l++) { \\\n"
+                 "    const int op2_n = op2_n0 + op2_l; (void)op2_n;");
+  emit_map_indices(e);
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (d->opt_off) continue;
+    const char *t = op2_type_name(d->type);
+    char lane[96], global[96];
+    if (d->kind == OP2_ARG_IDX) {
+      char local[64];
+      if (d->map_arity)
+        snprintf(local, sizeof local, "op2_i%d_%d", d->map_group, d->idx);
+      else
+        snprintf(local, sizeof local, "op2_n");
+      op2_buf_printf(b, " \\\n    op2_idx%d[op2_l] = op2_orig%d ? op2_orig%d[%s] : %s;", i, i, i,
+                     local, local);
+    } else if (op2_is_reduction(d)) {
+      op2_buf_printf(
+          b, " \\\n    for (int op2_k = 0; op2_k < %d; op2_k++) op2_rl%d[op2_l][op2_k] = ", d->dim,
+          i);
+      if (d->acc == OP_INC)
+        op2_buf_printf(b, "(%s)0;", t);
+      else
+        op2_buf_printf(b, "op2_red%d[op2_k];", i);
+    } else if (d->kind == OP2_ARG_DAT) {
+      int lo, hi;
+      op2_arg_columns(d, &lo, &hi);
+      for (int c = lo; c < hi; c++) {
+        lane_data(d, i, c, "op2_l", lane, sizeof lane);
+        global_data(d, c, global, sizeof global);
+        if (d->map_arity && d->acc == OP_INC)
+          op2_buf_printf(b, " \\\n    for (int op2_k = 0; op2_k < %d; op2_k++) %s[op2_k] = (%s)0;",
+                         d->dim, lane, t);
+        else /* direct writes too: a kernel that leaves a component unwritten keeps its value */
+          op2_buf_printf(
+              b, " \\\n    for (int op2_k = 0; op2_k < %d; op2_k++) %s[op2_k] = (%s)[op2_k];",
+              d->dim, lane, global);
+      }
+    }
+  }
+  op2_buf_printf(b, " \\\n    }\n\n");
+}
+
+/* Inside the lane loop: the vector arguments' pointer arrays. */
+static void emit_simd_lane(const op2_emitter *e) {
+  const op2_loop *loop = e->loop;
+  op2_buf *b = e->b;
+  op2_buf_printf(b, "#define OP2_SIMD_LANE");
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (d->opt_off || d->kind != OP2_ARG_DAT || d->idx >= 0 || !d->map_arity) continue;
+    int lo, hi;
+    op2_arg_columns(d, &lo, &hi);
+    op2_buf_printf(b, " \\\n      %s%s *op2_vec%d[%d] = {", d->acc == OP_READ ? "const " : "",
+                   op2_type_name(d->type), i, hi - lo);
+    for (int c = lo; c < hi; c++)
+      op2_buf_printf(b, "%sop2_g%d[op2_l][%d]", c > lo ? ", " : "", i, c - lo);
+    op2_buf_printf(b, "};");
+  }
+  op2_buf_printf(b, "\n\n");
+}
+
+static void emit_simd_call_args(const op2_emitter *e) {
+  const op2_loop *loop = e->loop;
+  op2_buf *b = e->b;
+  op2_buf_printf(b, "#define OP2_SIMD_CALL_ARGS");
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    const char *sep = i + 1 < loop->nargs ? "," : "";
+    if (d->opt_off)
+      emit_null_arg(b, d, "        ", sep);
+    else if (d->kind == OP2_ARG_IDX)
+      op2_buf_printf(b, " \\\n        &op2_idx%d[op2_l]%s", i, sep);
+    else if (op2_is_reduction(d))
+      op2_buf_printf(b, " \\\n        op2_rl%d[op2_l]%s", i, sep);
+    else if (d->kind == OP2_ARG_GBL)
+      op2_buf_printf(b, " \\\n        op2_arg%d%s", i, sep);
+    else if (d->idx < 0 && d->map_arity)
+      op2_buf_printf(b, " \\\n        op2_vec%d%s", i, sep);
+    else
+      op2_buf_printf(b, " \\\n        op2_g%d[op2_l]%s", i, sep);
+  }
+  op2_buf_printf(b, "\n\n");
+}
+
+/* After the lane loop, lane by lane: writes stored, increments added, reductions folded. */
+static void emit_simd_scatter(const op2_emitter *e) {
+  const op2_loop *loop = e->loop;
+  op2_buf *b = e->b;
+  op2_buf_printf(b,
+                 "#define OP2_SIMD_SCATTER \\\n    for (int op2_l = 0; op2_l < OP2_SIMD_W; "
+                 "op2_l++) { \\\n    const int op2_n = op2_n0 + op2_l; (void)op2_n;");
+  emit_map_indices(e);
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (d->opt_off || d->acc == OP_READ) continue;
+    if (op2_is_reduction(d)) {
+      const char *fold = d->acc == OP_INC   ? "op2_red%d[op2_k] += op2_rl%d[op2_l][op2_k];"
+                         : d->acc == OP_MIN ? "if (op2_rl%d[op2_l][op2_k] < op2_red%d[op2_k]) "
+                                              "op2_red%d[op2_k] = op2_rl%d[op2_l][op2_k];"
+                                            : "if (op2_rl%d[op2_l][op2_k] > op2_red%d[op2_k]) "
+                                              "op2_red%d[op2_k] = op2_rl%d[op2_l][op2_k];";
+      op2_buf_printf(b, " \\\n    for (int op2_k = 0; op2_k < %d; op2_k++) ", d->dim);
+      op2_buf_printf(b, fold, i, i, i, i);
+      continue;
+    }
+    if (d->kind != OP2_ARG_DAT) continue;
+    int lo, hi;
+    op2_arg_columns(d, &lo, &hi);
+    for (int c = lo; c < hi; c++) {
+      char lane[96], global[96];
+      lane_data(d, i, c, "op2_l", lane, sizeof lane);
+      global_data(d, c, global, sizeof global);
+      op2_buf_printf(b,
+                     " \\\n    for (int op2_k = 0; op2_k < %d; op2_k++) (%s)[op2_k] %s= %s[op2_k];",
+                     d->dim, global, d->map_arity && d->acc == OP_INC ? "+" : "", lane);
+    }
+  }
+  op2_buf_printf(b, " \\\n    }\n\n");
+}
+
+void op2_emit_simd_macros(const op2_emitter *e) {
+  emit_simd_gather(e);
+  emit_simd_lane(e);
+  emit_simd_call_args(e);
+  emit_simd_scatter(e);
 }

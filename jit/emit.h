@@ -18,8 +18,9 @@ typedef enum op2_emit_strategy {
                             registers and added to global memory atomically */
   OP2_EMIT_CUDA_GLOBAL,  /* CUDA, a thread per element of one colour: data used in place */
   OP2_EMIT_CUDA_HIER,    /* CUDA, blocks staged in shared memory, thread colours take turns */
-  /* Issue 11 adds OP2_EMIT_SIMD here: a lane-major loop that gathers a chunk of elements,
-   * computes them and scatters their increments (a placement of its own in emit.c). */
+  OP2_EMIT_C_SIMD,       /* C, optimised tier: groups of OP2_SIMD_W elements gathered into
+                            lane-major local arrays, the kernel run on every lane under
+                            `#pragma omp simd`, writes and increments scattered in element order */
 } op2_emit_strategy;
 
 /* ---- how a loop runs on the GPU (emit_cuda.c) ---- */
@@ -77,6 +78,11 @@ typedef struct op2_emitter {
 /* OP2_KERNEL, OP2_DECLARE, OP2_ELEMENT and OP2_CALL_ARGS, then what follows the call: OP2_FINISH
  * (C: reductions written back) or OP2_AFTER (CUDA: atomic adds). */
 void op2_emit_arg_macros(const op2_emitter *e);
+/* SIMD: OP2_SIMD_GATHER, OP2_SIMD_LANE, OP2_SIMD_CALL_ARGS and OP2_SIMD_SCATTER (the names
+ * templates/c/loop_simd.c expects), after the C macros of the same loop. */
+void op2_emit_simd_macros(const op2_emitter *e);
+/* 0 when the SIMD strategy gives the scalar loop's results for this loop, else -1 and why not. */
+int op2_simd_check(const op2_loop *loop, char *why, size_t len);
 /* Hierarchical: OP2_INC_ADD, the increment registers added into shared memory. */
 void op2_emit_inc_add(const op2_emitter *e);
 /* CUDA: OP2_STAGE_IN and OP2_STAGE_OUT (hierarchical), OP2_REDUCE (emit_cuda.c). */
@@ -91,6 +97,10 @@ int op2_is_indirect_dat(const op2_arg_desc *d);
 void op2_arg_columns(const op2_arg_desc *d, int *lo, int *hi);
 
 /* ---- whole files (codegen.c) ---- */
+/* The C source with the SIMD loop added (used by op2_codegen_c when OP2_SIMD is not off, and
+ * for a loop the SIMD strategy cannot run: the scalar source, with `why` set). */
+int op2_codegen_c_simd(const op2_context *ctx, const op2_loop *loop, const char *kernel_src,
+                       op2_generated *out, char *why, size_t whylen);
 /* The .cu source of a loop: prelude, params, constants, the user's kernel as a device function,
  * argument #defines, the strategy's template. */
 int op2_codegen_cuda(const op2_context *ctx, const op2_loop *loop, const char *kernel_src,

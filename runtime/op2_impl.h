@@ -304,7 +304,9 @@ typedef struct op2_options {
   int renumber; /* reorder sets for locality before the first loop */
   op2_decl_mode mpi_decl;
   char cc[1024];           /* optimising compiler */
-  char cflags[1024];       /* its flags */
+  char cflags[1024];       /* its flags (with the SIMD flags when simd_width > 0) */
+  int simd;                /* OP2_SIMD: 0 off, -1 auto, else lanes per group */
+  int simd_width;          /* lanes the optimised tier uses: 0 scalar */
   char profile_json[4096]; /* where op_exit writes per-loop statistics, or "" */
   char cache_dir[4096];
   char template_dir[4096]; /* developers: read templates from here instead of the built-in ones */

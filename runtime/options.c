@@ -106,6 +106,42 @@ static int parse_cflags(op2_options *opt, const char *name, const char *value) {
   return parse_text(opt->cflags, sizeof opt->cflags, name, value);
 }
 
+static int parse_simd(op2_options *opt, const char *name, const char *value) {
+  if (strcmp(value, "off") == 0) return opt->simd = 0, OP2_OK;
+  if (strcmp(value, "auto") == 0) return opt->simd = -1, OP2_OK;
+  if (to_int(value, 2, 64, &opt->simd) != 0)
+    return op2_error(OP2_ERR_ARG, "option %s=%s: expected off, auto or a lane count in [2, 64]",
+                     name, value);
+  return OP2_OK;
+}
+
+/* Lanes of doubles in this CPU's vectors (auto): 8 with AVX-512, 4 with AVX2, else none. */
+static int native_simd_width(void) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return 8;
+  if (__builtin_cpu_supports("avx2")) return 4;
+#endif
+  return 0;
+}
+
+/* The optimised tier's SIMD flags: -fopenmp-simd honours `#pragma omp simd` without the OpenMP
+ * runtime; -fno-math-errno because otherwise gcc must keep a library call that may set errno for
+ * every sqrt (treated as clobbering memory, which stops vectorisation), while the results of
+ * IEEE-exact functions such as sqrt are the same; OP2_SIMD_W selects the SIMD loop of the
+ * generated source and its lane count. Being among the tier's flags they enter the cache key. */
+static int add_simd_flags(op2_options *opt) {
+  opt->simd_width = opt->simd < 0 ? native_simd_width() : opt->simd;
+  if (!opt->simd_width) return OP2_OK;
+  size_t len = strlen(opt->cflags);
+  int n = snprintf(opt->cflags + len, sizeof opt->cflags - len,
+                   " -fopenmp-simd -fno-math-errno -fno-trapping-math -DOP2_SIMD_W=%d",
+                   opt->simd_width);
+  if (n < 0 || (size_t)n >= sizeof opt->cflags - len)
+    return op2_error(OP2_ERR_ARG, "option OP2_CFLAGS: too long to add the SIMD flags");
+  return OP2_OK;
+}
+
 static int parse_profile_json(op2_options *opt, const char *name, const char *value) {
   return parse_text(opt->profile_json, sizeof opt->profile_json, name, value);
 }
@@ -259,6 +295,7 @@ static const struct {
     {"OP2_JIT", parse_jit},
     {"OP2_CC", parse_cc},
     {"OP2_CFLAGS", parse_cflags},
+    {"OP2_SIMD", parse_simd},
     {"OP2_PROFILE_JSON", parse_profile_json},
     {"OP2_RENUMBER", parse_renumber},
     {"OP2_MPI_DECL", parse_mpi_decl},
@@ -307,6 +344,7 @@ int op2_options_read(op2_options *opt, int argc, char **argv, int diags) {
   snprintf(opt->cuda_driver, sizeof opt->cuda_driver, "libcuda.so.1");
   opt->cuda_device = -1;
   opt->cuda_block_size = 256;
+  opt->simd = -1;
   OP2_CALL(default_cache_dir(opt));
   for (int i = 0; i < NOPTIONS; i++) {
     /* argv wins over the environment: a bad value that argv overrides is never looked at. */
@@ -317,5 +355,5 @@ int op2_options_read(op2_options *opt, int argc, char **argv, int diags) {
         value = argv[a] + len + 1;
     if (value) OP2_CALL(option_table[i].parse(opt, option_table[i].name, value));
   }
-  return OP2_OK;
+  return add_simd_flags(opt);
 }

@@ -62,6 +62,7 @@ static const struct bad_value {
     {"OP2_JIT", "fast", "option OP2_JIT=fast: expected tcc, cc or tiered"},
     {"OP2_CC", "", "option OP2_CC: empty compiler name"},
     {"OP2_CFLAGS", long_value, "option OP2_CFLAGS: value is too long (at most 1023 characters)"},
+    {"OP2_SIMD", "wide", "option OP2_SIMD=wide: expected off, auto or a lane count in [2, 64]"},
     {"OP2_PROFILE_JSON", long_value,
      "option OP2_PROFILE_JSON: value is too long (at most 4095 characters)"},
     {"OP2_RENUMBER", "yes", "option OP2_RENUMBER=yes: expected on or off"},

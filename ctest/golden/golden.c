@@ -1,7 +1,8 @@
 /* Golden files of generated kernels: the C target and every CUDA strategy, for a direct loop, an
  * indirect-increment loop, a vector-map loop, an indirect read-write loop (op_arg_idx and a
  * switched-off optional argument too), a loop writing one dat through two maps and a loop with
- * global reductions and constants. Each
+ * global reductions and constants; and the SIMD variant of the C file for the direct, increment,
+ * vector-map loops and a loop of integer and min/max reductions. Each
  * generated source is compared with its file under ctest/golden/; any difference fails the test
  * and is printed as a unified diff. Changes to generated code are made on purpose by
  * regenerating the files (`meson compile -C build update-golden`, or this program run with
@@ -146,6 +147,34 @@ static void check_loop(const char *name) {
   }
 }
 
+/* The loop's C source with the SIMD loop (OP2_SIMD not off), LOOP.simd.c.golden; the loop must
+ * be one the SIMD strategy runs. */
+static void check_simd(const char *name) {
+  op2_loop *loop = loop_named(name);
+  char file[128], why[300];
+  op2_generated gen;
+  CHECK_EQ_INT(op2_codegen_c_simd(op2_ctx(), loop, loop->key_blob, &gen, why, sizeof why), OP2_OK);
+  if (why[0]) fprintf(stderr, "golden: loop %s runs no SIMD groups: %s\n", name, why);
+  CHECK(why[0] == '\0');
+  snprintf(file, sizeof file, "%s.simd.c.golden", name);
+  compare(file, gen.source.data);
+  op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
+}
+
+/* A loop the SIMD strategy must leave scalar: the reason names the argument, and the source has
+ * no SIMD loop. */
+static void check_simd_refused(const char *name, const char *reason) {
+  op2_loop *loop = loop_named(name);
+  char why[300];
+  op2_generated gen;
+  CHECK_EQ_INT(op2_codegen_c_simd(op2_ctx(), loop, loop->key_blob, &gen, why, sizeof why), OP2_OK);
+  if (!strstr(why, reason))
+    fprintf(stderr, "golden: loop %s: expected '%s' in '%s'\n", name, reason, why);
+  CHECK(strstr(why, reason) != NULL);
+  CHECK(strstr(gen.source.data, "OP2_SIMD_GATHER") == NULL);
+  op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
+}
+
 /* Golden files no case produced any more: a removed case must remove its file. */
 static void find_stale(void) {
   DIR *d = opendir(golden_dir);
@@ -192,6 +221,13 @@ static const char two_maps_src[] =
     "void two_maps(double *a, double *b, const double *w) {\n"
     "  *a += w[0];\n"
     "  *b += 2.0 * w[0];\n"
+    "}\n";
+static const char read_inc_src[] = "void read_inc(const double *a, double *b) { b[0] += a[1]; }\n";
+static const char reduce_lanes_src[] =
+    "void reduce_lanes(const double *a, const int *step, int *count, int *lo, float *hi) {\n"
+    "  if (a[0] > 0.0) *count += *step;\n"
+    "  if ((int)a[0] < *lo) *lo = (int)a[0];\n"
+    "  if ((float)a[0] > *hi) *hi = (float)a[0];\n"
     "}\n";
 static const char reduce_src[] =
     "void reduce(const double *a, const double *n0, double *sum, int *lo, float *hi) {\n"
@@ -255,8 +291,22 @@ int main(int argc, char **argv) {
               op_arg_dat(n, 0, pedge, 1, "double", OP_READ), op_arg_gbl(sum, 2, "double", OP_INC),
               op_arg_gbl(&lo, 1, "int", OP_MIN), op_arg_gbl(&hi, 1, "float", OP_MAX));
 
+  int count = 0;
+  op_par_loop(read_inc_src, "read_inc", edges, op_arg_dat(r, 0, pedge, 2, "double", OP_READ),
+              op_arg_dat(r, 1, pedge, 2, "double", OP_INC));
+  op_par_loop(reduce_lanes_src, "reduce_lanes", edges,
+              op_arg_dat(w, -1, OP_ID, 1, "double", OP_READ), op_arg_gbl(&step, 1, "int", OP_READ),
+              op_arg_gbl(&count, 1, "int", OP_INC), op_arg_gbl(&lo, 1, "int", OP_MIN),
+              op_arg_gbl(&hi, 1, "float", OP_MAX));
+
   const char *names[] = {"direct", "edge_inc", "cell_vec", "node_rw", "two_maps", "reduce"};
   for (int i = 0; i < 6; i++) check_loop(names[i]);
+  /* SIMD (optimised tier): direct, indirect increments, vector maps, reductions */
+  const char *simd_names[] = {"direct", "edge_inc", "cell_vec", "reduce_lanes"};
+  for (int i = 0; i < 4; i++) check_simd(simd_names[i]);
+  check_simd_refused("node_rw", "argument 0 writes through a map (OP_RW)");
+  check_simd_refused("read_inc", "arguments 0 and 1 reach the same dat");
+  check_simd_refused("reduce", "argument 2 is a floating-point OP_INC reduction");
   if (!updating) find_stale();
   op_exit();
   if (updating) return 0;
