@@ -306,6 +306,9 @@ typedef struct op2_options {
   char cuda_emu_verify[128]; /* emulator: also compile with NVRTC for these architectures */
   char cuda_ptxas[4096];     /* emulator: and assemble the PTX with this ptxas, or "" */
   int cuda_emu_sectors;      /* emulator: count global-memory traffic */
+  int cuda_emu_check;        /* emulator: report data races and barrier divergence */
+  int cuda_emu_order;        /* emulator: 0 ascending, 1 reverse, 2 shuffled (seed below) */
+  unsigned cuda_emu_seed;    /* emulator: the shuffle's seed */
 } op2_options;
 
 /* The user's options: defaults, then the environment, then argv entries OP2_NAME=value. The
