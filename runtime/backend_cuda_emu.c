@@ -101,6 +101,11 @@ typedef struct access_table {
   uint32_t gen;
 } access_table;
 
+typedef struct shadow_region {
+  uintptr_t first, words; /* the allocation's first word address and its length in words */
+  word_access *w;
+} shadow_region;
+
 typedef struct emu {
   op2_emu_env env;
   fiber fibers[MAX_THREADS];
@@ -129,7 +134,11 @@ typedef struct emu {
   /* race checking and schedules */
   int checking, order;
   uint64_t rng;
-  access_table shared_acc, global_acc;
+  access_table shared_acc, global_acc; /* generations; the hash for memory outside shadows */
+  /* shadow memory: one word_access per 4-byte word of each allocation and of shared memory */
+  shadow_region *regions;
+  int nregions, regions_cap, last_region;
+  word_access *shared_shadow;
   const char *loop_name; /* for messages */
   char error[768];       /* the first race or divergence of the launch, or "" */
   unsigned *thread_order, *block_order;
@@ -273,9 +282,40 @@ static const char *kind_word(int write) {
   return write ? "writes" : "reads";
 }
 
+/* The record of a word: the allocation's shadow (in address order: one access after another
+ * stays in cache), else the hash table. Stale records belong to an earlier interval. */
+static word_access *record_of(emu *E, access_table *T, uintptr_t word) {
+  word_access *a = NULL;
+  if (T == &E->shared_acc) {
+    a = E->shared_shadow ? &E->shared_shadow[word - ((uintptr_t)E->shared >> 2)] : NULL;
+  } else {
+    shadow_region *r = E->nregions ? &E->regions[E->last_region] : NULL;
+    if (!r || word - r->first >= r->words) {
+      r = NULL;
+      for (int lo = 0, hi = E->nregions - 1; lo <= hi;) {
+        int mid = (lo + hi) / 2;
+        shadow_region *m = &E->regions[mid];
+        if (word < m->first) {
+          hi = mid - 1;
+        } else if (word - m->first >= m->words) {
+          lo = mid + 1;
+        } else {
+          r = m, E->last_region = mid;
+          break;
+        }
+      }
+    }
+    if (r) a = &r->w[word - r->first];
+  }
+  if (!a) return access_of(T, word);
+  if (a->gen != T->gen)
+    *a = (word_access){.word = word, .gen = T->gen, .wblock = -1, .rblock = {-1, -1}};
+  return a;
+}
+
 static void check_word(emu *E, access_table *T, const char *space, uintptr_t word, int write,
                        int line) {
-  word_access *a = access_of(T, word);
+  word_access *a = record_of(E, T, word);
   if (!a) return report(E, "out of memory for the race checker");
   int b = (int)E->env.block_idx.x, t = E->cur;
   const char *where = T == &E->shared_acc ? "in one barrier interval" : "in one launch";
@@ -421,15 +461,49 @@ static CUresult emu_func_attribute(CUfunction fn, CUfunction_attribute a, int va
   m->smem_limit = value;
   return CUDA_SUCCESS;
 }
+/* With the checker, each allocation gets its shadow, kept in address order. */
+static int shadow_add(emu *E, const void *base, size_t bytes) {
+  if (E->nregions == E->regions_cap) {
+    int cap = E->regions_cap ? 2 * E->regions_cap : 64;
+    shadow_region *n = realloc(E->regions, sizeof *n * (size_t)cap);
+    if (!n) return -1;
+    E->regions = n, E->regions_cap = cap;
+  }
+  shadow_region r = {(uintptr_t)base >> 2, (bytes + 3) / 4,
+                     calloc((bytes + 3) / 4, sizeof(word_access))};
+  if (!r.w) return -1;
+  int i = E->nregions;
+  for (; i > 0 && E->regions[i - 1].first > r.first; i--) E->regions[i] = E->regions[i - 1];
+  E->regions[i] = r;
+  E->nregions++;
+  E->last_region = 0;
+  return 0;
+}
+
+static void shadow_remove(emu *E, const void *base) {
+  for (int i = 0; i < E->nregions; i++) {
+    if (E->regions[i].first != (uintptr_t)base >> 2) continue;
+    free(E->regions[i].w);
+    memmove(&E->regions[i], &E->regions[i + 1], sizeof *E->regions * (size_t)(E->nregions - i - 1));
+    E->nregions--;
+    E->last_region = 0;
+    return;
+  }
+}
+
 static CUresult emu_alloc(CUdeviceptr *p, size_t bytes) {
   if (!bytes) return CUDA_ERROR_INVALID_VALUE;
   void *m = aligned_alloc(256, (bytes + 255) / 256 * 256);
   if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
   memset(m, 0xcd, bytes); /* device memory starts undefined: never zero by luck */
+  emu *E = the_emu();
+  if (E && E->checking && shadow_add(E, m, bytes) != 0) return free(m), CUDA_ERROR_OUT_OF_MEMORY;
   *p = (CUdeviceptr)(uintptr_t)m;
   return CUDA_SUCCESS;
 }
 static CUresult emu_free(CUdeviceptr p) {
+  emu *E = the_emu();
+  if (E && E->checking) shadow_remove(E, (void *)(uintptr_t)p);
   free((void *)(uintptr_t)p);
   return CUDA_SUCCESS;
 }
@@ -537,6 +611,9 @@ static CUresult emu_launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz,
     E->shared = malloc(smem);
     E->shared_cap = E->shared ? smem : 0;
     if (!E->shared) return CUDA_ERROR_OUT_OF_MEMORY;
+    free(E->shared_shadow), E->shared_shadow = NULL;
+    if (E->checking && !(E->shared_shadow = calloc((smem + 3) / 4, sizeof(word_access))))
+      return CUDA_ERROR_OUT_OF_MEMORY;
   }
   if (E->counting && !E->occ && !(E->occ = calloc((size_t)MAX_THREADS * NSITES, sizeof *E->occ)))
     return CUDA_ERROR_OUT_OF_MEMORY;
@@ -652,6 +729,8 @@ static void emu_destroy(emu *E) {
   for (int i = 0; i < E->nfibers; i++) free(E->fibers[i].stack);
   free(E->shared), free(E->occ), free(E->set);
   free(E->shared_acc.e), free(E->global_acc.e), free(E->thread_order), free(E->block_order);
+  for (int i = 0; i < E->nregions; i++) free(E->regions[i].w);
+  free(E->regions), free(E->shared_shadow);
   free(E);
 }
 
