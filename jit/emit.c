@@ -366,13 +366,35 @@ static void shared_add_line(const op2_emitter *e, int i, const op2_arg_desc *d, 
                             const char *reg) {
   (void)i;
   int group = op2_cuda_find_group(e->lay, d);
-  op2_buf_printf(e->b, " \\\n        op2_sh%d[%d * op2_l%d + %d] += %s;", group, d->dim,
-                 op2_cuda_find_slot(e->lay, group, d->map_group, c), k, reg);
+  int slot = op2_cuda_find_slot(e->lay, group, d->map_group, c);
+  op2_buf_printf(e->b,
+                 " \\\n        OP2_TOUCH(OP2_ACCESS_LDST, op2_sh%d + %d * op2_l%d + %d, %d); "
+                 "op2_sh%d[%d * op2_l%d + %d] += %s;",
+                 group, d->dim, slot, k, (int)op2_type_size(d->type), group, d->dim, slot, k, reg);
+}
+
+/* In colour, the kernel itself used its staged data in the thread colour's turn: marked here, in
+ * that turn, for the emulator's race checker. */
+static void emit_staged_touches(const op2_emitter *e) {
+  const op2_loop *loop = e->loop;
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (d->opt_off || !op2_is_indirect_dat(d) || place(e, d) != STAGED) continue;
+    int lo, hi;
+    op2_arg_columns(d, &lo, &hi);
+    for (int c = lo; c < hi; c++) {
+      char ptr[160];
+      data_at(e, i, d, c, ptr, sizeof ptr);
+      op2_buf_printf(e->b, " \\\n        OP2_TOUCH(%s, %s, %d);", access_kind(d->acc), ptr,
+                     d->dim * (int)op2_type_size(d->type));
+    }
+  }
 }
 
 void op2_emit_inc_add(const op2_emitter *e) {
   op2_buf_printf(e->b, "#define OP2_INC_ADD");
   for_each_increment(e, shared_add_line);
+  if (e->lay->in_colour) emit_staged_touches(e);
   op2_buf_printf(e->b, "\n\n");
 }
 

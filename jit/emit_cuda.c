@@ -180,6 +180,9 @@ void op2_emit_cuda_stage(const op2_emitter *e) {
                    "  for (int op2_k = (int)threadIdx.x; op2_k < op2_gs%d * %d; op2_k += "
                    "(int)blockDim.x)",
                    gi, gi, gi, gi, t, gi, t, gi, gi, d->dim);
+    /* shared-memory accesses are marked too: the emulator's race checker sees them */
+    op2_buf_printf(b, " { \\\n    OP2_TOUCH(OP2_ACCESS_ST, op2_sh%d + op2_k, %d);", gi,
+                   (int)op2_type_size(d->type));
     if (gr->mode == OP2_STAGE_INC) {
       op2_buf_printf(b, " op2_sh%d[op2_k] = (%s)0;", gi, t);
     } else {
@@ -188,6 +191,7 @@ void op2_emit_cuda_stage(const op2_emitter *e) {
                      "op2_gm%d[op2_k / %d]) + op2_k %% %d]);",
                      gi, gr->dat_group, d->dim, gi, d->dim, d->dim);
     }
+    op2_buf_printf(b, " }");
   }
   op2_buf_printf(b, "\n\n");
   op2_emit_inc_add(e);
@@ -204,10 +208,12 @@ void op2_emit_cuda_stage(const op2_emitter *e) {
                    " \\\n  for (int op2_k = (int)threadIdx.x; op2_k < op2_gs%d * %d; op2_k += "
                    "(int)blockDim.x) { \\\n    %s *const op2_o = op2_dat%d + %d * OP2_LDG("
                    "op2_gm%d[op2_k / %d]) + op2_k %% %d; \\\n    OP2_TOUCH(%s, op2_o, %d); "
+                   "OP2_TOUCH(OP2_ACCESS_LD, op2_sh%d + op2_k, %d); "
                    "\\\n    *op2_o %s op2_sh%d[op2_k]; \\\n  }",
                    gi, d->dim, t, gr->dat_group, d->dim, gi, d->dim, d->dim,
                    gr->mode == OP2_STAGE_INC ? "OP2_ACCESS_LDST" : "OP2_ACCESS_ST",
-                   (int)op2_type_size(d->type), gr->mode == OP2_STAGE_INC ? "+=" : "=", gi);
+                   (int)op2_type_size(d->type), gi, (int)op2_type_size(d->type),
+                   gr->mode == OP2_STAGE_INC ? "+=" : "=", gi);
   }
   op2_buf_printf(b, "\n\n");
 }

@@ -7,7 +7,15 @@
  * With OP2_CUDA_EMU_SECTORS=on it also counts global-memory traffic as a GPU moves it: for each
  * warp (32 consecutive threads of a block) and access site of the generated code, the distinct
  * 32-byte sectors its threads touch (the k-th execution of a site by each thread counts
- * together, as one warp instruction would). Loads, stores and atomics are counted apart. */
+ * together, as one warp instruction would). Loads, stores and atomics are counted apart.
+ *
+ * With OP2_CUDA_EMU_CHECK=races it reports data races the serialised run hides: per barrier
+ * interval, which thread read and wrote each word of shared memory; per launch, the same for
+ * global memory (atomics excepted). Two threads touching one word, one of them writing, is an
+ * error naming both threads and the generated lines. A block's threads reaching different
+ * barriers, or some exiting while others wait, is always an error. OP2_CUDA_EMU_ORDER runs the
+ * blocks, and the threads of each barrier round, in ascending, reverse or shuffled order. */
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +67,8 @@ typedef struct fiber {
   ucontext_t uc;
 #endif
   int state;
-  void *asan_fake; /* AddressSanitizer's fake stack while the fiber is parked */
+  int barrier_line; /* the __syncthreads it waits at */
+  void *asan_fake;  /* AddressSanitizer's fake stack while the fiber is parked */
 } fiber;
 
 typedef void (*kernel_fn)(op2_cuda_params);
@@ -76,6 +85,26 @@ typedef struct sector_entry {
   uint32_t tag; /* warp, site, occurrence, kind */
   uint32_t gen;
 } sector_entry;
+
+/* Who touched a 4-byte word in the current interval: one writer, up to two readers (with two, one
+ * differs from any later writer). Threads are (block, thread); block -1: nobody. */
+typedef struct word_access {
+  uintptr_t word;
+  uint32_t gen;
+  int wblock, wthread, wline;
+  int rblock[2], rthread[2], rline[2];
+} word_access;
+
+typedef struct access_table {
+  word_access *e;
+  size_t cap, used;
+  uint32_t gen;
+} access_table;
+
+typedef struct shadow_region {
+  uintptr_t first, words; /* the allocation's first word address and its length in words */
+  word_access *w;
+} shadow_region;
 
 typedef struct emu {
   op2_emu_env env;
@@ -102,6 +131,18 @@ typedef struct emu {
   size_t set_cap, set_used;
   uint32_t gen;
   op2_ptr_list sectors; /* loop_sectors: traffic per loop name since op_init */
+  /* race checking and schedules */
+  int checking, order;
+  uint64_t rng;
+  access_table shared_acc, global_acc; /* generations; the hash for memory outside shadows */
+  /* shadow memory: one word_access per 4-byte word of each allocation and of shared memory */
+  shadow_region *regions;
+  int nregions, regions_cap, last_region;
+  word_access *shared_shadow;
+  const char *loop_name; /* for messages */
+  char error[768];       /* the first race or divergence of the launch, or "" */
+  unsigned *thread_order, *block_order;
+  size_t block_order_cap;
 } emu;
 
 /* The emulator's device is the CUDA backend's driver data: its entry points have libcuda's
@@ -165,9 +206,10 @@ static int fiber_prepare(fiber *f, int index) {
   return 0;
 }
 
-static void emu_sync(void) {
+static void emu_sync(int line) {
   emu *E = the_emu();
   E->fibers[E->cur].state = T_WAITING;
+  E->fibers[E->cur].barrier_line = line;
   to_scheduler(E);
 }
 
@@ -202,9 +244,130 @@ static int set_insert(emu *E, uint64_t sector, uint32_t tag) {
   }
 }
 
-static void emu_touch(int site, int kind, const void *p, unsigned bytes) {
+/* ---- race checking ---- */
+static void report(emu *E, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void report(emu *E, const char *fmt, ...) {
+  if (E->error[0]) return; /* the first is the one to fix */
+  int n = snprintf(E->error, sizeof E->error, "cuda-emu: in the kernel of loop '%s': ",
+                   E->loop_name ? E->loop_name : "(halo gather)");
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(E->error + n, sizeof E->error - (size_t)n, fmt, ap);
+  va_end(ap);
+}
+
+static word_access *access_of(access_table *T, uintptr_t word) {
+  if (2 * (T->used + 1) > T->cap) { /* grow: rehash the live entries */
+    size_t old_cap = T->cap, cap = T->cap ? 2 * T->cap : 1 << 12;
+    word_access *old = T->e, *n = calloc(cap, sizeof *n);
+    if (!n) return NULL;
+    T->e = n, T->cap = cap, T->used = 0;
+    for (size_t i = 0; i < old_cap; i++)
+      if (old[i].gen == T->gen) *access_of(T, old[i].word) = old[i];
+    free(old);
+  }
+  size_t i = (size_t)mix(word * 0x9e3779b97f4a7c15ULL) & (T->cap - 1);
+  for (;; i = (i + 1) & (T->cap - 1)) {
+    word_access *a = &T->e[i];
+    if (a->gen != T->gen) {
+      *a = (word_access){.word = word, .gen = T->gen, .wblock = -1, .rblock = {-1, -1}};
+      T->used++;
+      return a;
+    }
+    if (a->word == word) return a;
+  }
+}
+
+static const char *kind_word(int write) {
+  return write ? "writes" : "reads";
+}
+
+/* The record of a word: the allocation's shadow (in address order: one access after another
+ * stays in cache), else the hash table. Stale records belong to an earlier interval. */
+static word_access *record_of(emu *E, access_table *T, uintptr_t word) {
+  word_access *a = NULL;
+  if (T == &E->shared_acc) {
+    a = E->shared_shadow ? &E->shared_shadow[word - ((uintptr_t)E->shared >> 2)] : NULL;
+  } else {
+    shadow_region *r = E->nregions ? &E->regions[E->last_region] : NULL;
+    if (!r || word - r->first >= r->words) {
+      r = NULL;
+      for (int lo = 0, hi = E->nregions - 1; lo <= hi;) {
+        int mid = (lo + hi) / 2;
+        shadow_region *m = &E->regions[mid];
+        if (word < m->first) {
+          hi = mid - 1;
+        } else if (word - m->first >= m->words) {
+          lo = mid + 1;
+        } else {
+          r = m, E->last_region = mid;
+          break;
+        }
+      }
+    }
+    if (r) a = &r->w[word - r->first];
+  }
+  if (!a) return access_of(T, word);
+  if (a->gen != T->gen)
+    *a = (word_access){.word = word, .gen = T->gen, .wblock = -1, .rblock = {-1, -1}};
+  return a;
+}
+
+static void check_word(emu *E, access_table *T, const char *space, uintptr_t word, int write,
+                       int line) {
+  word_access *a = record_of(E, T, word);
+  if (!a) return report(E, "out of memory for the race checker");
+  int b = (int)E->env.block_idx.x, t = E->cur;
+  const char *where = T == &E->shared_acc ? "in one barrier interval" : "in one launch";
+  if (a->wblock >= 0 && (a->wblock != b || a->wthread != t))
+    return report(E,
+                  "data race on %s %p %s: thread %d of block %d writes at line %d of the "
+                  "generated .cu, thread %d of block %d %s at line %d",
+                  space, (void *)(word << 2), where, a->wthread, a->wblock, a->wline, t, b,
+                  kind_word(write), line);
+  if (write) {
+    for (int r = 0; r < 2; r++)
+      if (a->rblock[r] >= 0 && (a->rblock[r] != b || a->rthread[r] != t))
+        return report(E,
+                      "data race on %s %p %s: thread %d of block %d reads at line %d of the "
+                      "generated .cu, thread %d of block %d writes at line %d",
+                      space, (void *)(word << 2), where, a->rthread[r], a->rblock[r], a->rline[r],
+                      t, b, line);
+    a->wblock = b, a->wthread = t, a->wline = line;
+    return;
+  }
+  for (int r = 0; r < 2; r++) {
+    if (a->rblock[r] == b && a->rthread[r] == t) return;
+    if (a->rblock[r] < 0) {
+      a->rblock[r] = b, a->rthread[r] = t, a->rline[r] = line;
+      return;
+    }
+  }
+}
+
+static int in_shared(const emu *E, const void *p) {
+  const char *c = p;
+  return E->shared && c >= E->shared && c < E->shared + E->shared_cap;
+}
+
+static void check_access(emu *E, int line, int kind, const void *p, unsigned bytes) {
+  if (kind & OP2_ACCESS_ATOMIC) return; /* atomics may meet: that is what they are for */
+  int shared = in_shared(E, p);
+  access_table *T = shared ? &E->shared_acc : &E->global_acc;
+  uintptr_t first = (uintptr_t)p >> 2, last = ((uintptr_t)p + bytes - 1) >> 2;
+  for (uintptr_t w = first; w <= last; w++) {
+    if (kind & OP2_ACCESS_LD)
+      check_word(E, T, shared ? "shared memory" : "global memory", w, 0, line);
+    if (kind & OP2_ACCESS_ST)
+      check_word(E, T, shared ? "shared memory" : "global memory", w, 1, line);
+  }
+}
+
+static void emu_touch(int site, int line, int kind, const void *p, unsigned bytes) {
   if (!bytes) return;
   emu *E = the_emu();
+  if (E->checking) check_access(E, line, kind, p, bytes);
+  if (!E->counting || in_shared(E, p)) return; /* shared memory is no global traffic */
   int t = E->cur;
   if (site < 0 || site >= NSITES) site = NSITES - 1;
   unsigned occ = E->occ[t * NSITES + site]++;
@@ -298,15 +461,49 @@ static CUresult emu_func_attribute(CUfunction fn, CUfunction_attribute a, int va
   m->smem_limit = value;
   return CUDA_SUCCESS;
 }
+/* With the checker, each allocation gets its shadow, kept in address order. */
+static int shadow_add(emu *E, const void *base, size_t bytes) {
+  if (E->nregions == E->regions_cap) {
+    int cap = E->regions_cap ? 2 * E->regions_cap : 64;
+    shadow_region *n = realloc(E->regions, sizeof *n * (size_t)cap);
+    if (!n) return -1;
+    E->regions = n, E->regions_cap = cap;
+  }
+  shadow_region r = {(uintptr_t)base >> 2, (bytes + 3) / 4,
+                     calloc((bytes + 3) / 4, sizeof(word_access))};
+  if (!r.w) return -1;
+  int i = E->nregions;
+  for (; i > 0 && E->regions[i - 1].first > r.first; i--) E->regions[i] = E->regions[i - 1];
+  E->regions[i] = r;
+  E->nregions++;
+  E->last_region = 0;
+  return 0;
+}
+
+static void shadow_remove(emu *E, const void *base) {
+  for (int i = 0; i < E->nregions; i++) {
+    if (E->regions[i].first != (uintptr_t)base >> 2) continue;
+    free(E->regions[i].w);
+    memmove(&E->regions[i], &E->regions[i + 1], sizeof *E->regions * (size_t)(E->nregions - i - 1));
+    E->nregions--;
+    E->last_region = 0;
+    return;
+  }
+}
+
 static CUresult emu_alloc(CUdeviceptr *p, size_t bytes) {
   if (!bytes) return CUDA_ERROR_INVALID_VALUE;
   void *m = aligned_alloc(256, (bytes + 255) / 256 * 256);
   if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
   memset(m, 0xcd, bytes); /* device memory starts undefined: never zero by luck */
+  emu *E = the_emu();
+  if (E && E->checking && shadow_add(E, m, bytes) != 0) return free(m), CUDA_ERROR_OUT_OF_MEMORY;
   *p = (CUdeviceptr)(uintptr_t)m;
   return CUDA_SUCCESS;
 }
 static CUresult emu_free(CUdeviceptr p) {
+  emu *E = the_emu();
+  if (E && E->checking) shadow_remove(E, (void *)(uintptr_t)p);
   free((void *)(uintptr_t)p);
   return CUDA_SUCCESS;
 }
@@ -319,28 +516,81 @@ static CUresult emu_dtoh(void *dst, CUdeviceptr src, size_t bytes) {
   return CUDA_SUCCESS;
 }
 
+/* xorshift64*: the shuffle's numbers, from the seed the option gives */
+static unsigned next_random(emu *E, unsigned below) {
+  E->rng ^= E->rng >> 12, E->rng ^= E->rng << 25, E->rng ^= E->rng >> 27;
+  return (unsigned)((E->rng * 0x2545f4914f6cdd1dULL) >> 32) % below;
+}
+
+/* 0..n-1 in the schedule's order */
+static void schedule(emu *E, unsigned *order, unsigned n) {
+  for (unsigned i = 0; i < n; i++) order[i] = E->order == 1 ? n - 1 - i : i;
+  if (E->order == 2)
+    for (unsigned i = n; i > 1; i--) {
+      unsigned j = next_random(E, i), x = order[i - 1];
+      order[i - 1] = order[j], order[j] = x;
+    }
+}
+
+static void new_interval(access_table *T) {
+  T->gen++;
+  T->used = 0;
+}
+
+/* After a barrier round: every thread still running must wait at the same barrier, and none may
+ * have left while others wait. */
+static void check_round(emu *E, unsigned threads, const unsigned *exited, unsigned nexited) {
+  int waiting = -1;
+  for (unsigned t = 0; t < threads; t++) {
+    if (E->fibers[t].state != T_WAITING) continue;
+    if (waiting < 0) {
+      waiting = (int)t;
+    } else if (E->fibers[t].barrier_line != E->fibers[waiting].barrier_line) {
+      return report(E,
+                    "barrier divergence in block %u: thread %d waits at the __syncthreads of "
+                    "line %d of the generated .cu, thread %u at line %d",
+                    E->env.block_idx.x, waiting, E->fibers[waiting].barrier_line, t,
+                    E->fibers[t].barrier_line);
+    }
+  }
+  if (waiting >= 0 && nexited)
+    report(E,
+           "barrier divergence in block %u: thread %u exits while thread %d waits at the "
+           "__syncthreads of line %d of the generated .cu",
+           E->env.block_idx.x, exited[0], waiting, E->fibers[waiting].barrier_line);
+}
+
 static void run_block(emu *E, emu_module *m, unsigned threads) {
   if (E->counting) memset(E->occ, 0, sizeof *E->occ * NSITES * threads);
   E->gen++;
   E->set_used = 0;
+  unsigned *order = E->thread_order;
+  new_interval(&E->shared_acc);
   if (!m->barriers) { /* no barriers: each thread runs to its end, no fibers needed */
-    for (unsigned t = 0; t < threads; t++) {
-      E->cur = (int)t;
-      E->env.thread_idx.x = t;
+    schedule(E, order, threads);
+    for (unsigned i = 0; i < threads; i++) {
+      E->cur = (int)order[i];
+      E->env.thread_idx.x = order[i];
       m->fn(*E->params);
     }
     return;
   }
   for (unsigned t = 0; t < threads; t++) E->fibers[t].state = T_READY;
+  unsigned exited[1] = {0};
   for (unsigned left = threads; left > 0;) { /* one round per barrier */
-    for (unsigned t = 0; t < threads; t++) {
+    unsigned nexited = 0;
+    schedule(E, order, threads);
+    for (unsigned i = 0; i < threads; i++) {
+      unsigned t = order[i];
       if (E->fibers[t].state == T_DONE) continue;
       E->cur = (int)t;
       E->env.thread_idx.x = t;
       E->fibers[t].state = T_READY;
       to_thread(E, (int)t);
-      if (E->fibers[t].state == T_DONE) left--;
+      if (E->fibers[t].state == T_DONE) left--, exited[0] = t, nexited++;
     }
+    check_round(E, threads, exited, nexited);
+    new_interval(&E->shared_acc);
   }
 }
 
@@ -361,6 +611,9 @@ static CUresult emu_launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz,
     E->shared = malloc(smem);
     E->shared_cap = E->shared ? smem : 0;
     if (!E->shared) return CUDA_ERROR_OUT_OF_MEMORY;
+    free(E->shared_shadow), E->shared_shadow = NULL;
+    if (E->checking && !(E->shared_shadow = calloc((smem + 3) / 4, sizeof(word_access))))
+      return CUDA_ERROR_OUT_OF_MEMORY;
   }
   if (E->counting && !E->occ && !(E->occ = calloc((size_t)MAX_THREADS * NSITES, sizeof *E->occ)))
     return CUDA_ERROR_OUT_OF_MEMORY;
@@ -369,15 +622,24 @@ static CUresult emu_launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz,
   E->env.shared = E->shared;
   E->env.block_dim = (op2_uint3){bx, 1, 1};
   E->env.grid_dim = (op2_uint3){gx, 1, 1};
-  E->env.counting = E->counting;
-  for (unsigned b = 0; b < gx; b++) {
-    E->env.block_idx = (op2_uint3){b, 0, 0};
+  E->env.tracing = E->counting || E->checking;
+  if (gx > E->block_order_cap) {
+    free(E->block_order);
+    E->block_order = malloc(sizeof *E->block_order * gx);
+    E->block_order_cap = E->block_order ? gx : 0;
+    if (!E->block_order) return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  schedule(E, E->block_order, gx);
+  new_interval(&E->global_acc);
+  E->error[0] = 0;
+  for (unsigned i = 0; i < gx; i++) {
+    E->env.block_idx = (op2_uint3){E->block_order[i], 0, 0};
     /* shared memory starts undefined too */
     if (smem) memset(E->shared, 0xa5, smem);
     run_block(E, m, bx);
   }
   E->launches++;
-  return CUDA_SUCCESS;
+  return E->error[0] ? CUDA_ERROR_LAUNCH_FAILED : CUDA_SUCCESS;
 }
 
 static CUresult emu_error_string(CUresult err, const char **text) {
@@ -397,6 +659,11 @@ static CUresult emu_error_string(CUresult err, const char **text) {
     case CUDA_ERROR_NOT_FOUND:
       *text = "named symbol not found";
       break;
+    case CUDA_ERROR_LAUNCH_FAILED: { /* the checker's report of the last launch */
+      emu *E = the_emu();
+      *text = E && E->error[0] ? E->error : "launch failed";
+      break;
+    }
     default:
       *text = "emulator error";
       break;
@@ -461,6 +728,9 @@ static void emu_destroy(emu *E) {
   free(E->sectors.items);
   for (int i = 0; i < E->nfibers; i++) free(E->fibers[i].stack);
   free(E->shared), free(E->occ), free(E->set);
+  free(E->shared_acc.e), free(E->global_acc.e), free(E->thread_order), free(E->block_order);
+  for (int i = 0; i < E->nregions; i++) free(E->regions[i].w);
+  free(E->regions), free(E->shared_shadow);
   free(E);
 }
 
@@ -470,6 +740,14 @@ static int init_emu(op2_context *ctx) {
   E->env.sync = emu_sync;
   E->env.touch = emu_touch;
   E->counting = ctx->opt.cuda_emu_sectors;
+  E->checking = ctx->opt.cuda_emu_check;
+  E->order = ctx->opt.cuda_emu_order;
+  E->rng = 0x9e3779b97f4a7c15ULL ^ ctx->opt.cuda_emu_seed;
+  E->thread_order = malloc(sizeof *E->thread_order * MAX_THREADS);
+  if (!E->thread_order) {
+    emu_destroy(E);
+    return op2_error(OP2_ERR_MEM, "cuda-emu backend: out of memory");
+  }
   int rc = op2_cuda_init(ctx, &emu_api, E, 1);
   if (rc != OP2_OK) emu_destroy(E);
   return rc;
@@ -478,7 +756,9 @@ static int init_emu(op2_context *ctx) {
 static int run_emu(op2_context *ctx, const op2_exec *exec) {
   emu *E = op2_cuda_driver_data(ctx);
   E->ld = E->st = E->at = E->launches = 0;
+  E->loop_name = exec->loop->name;
   int rc = op2_cuda_run(ctx, exec);
+  E->loop_name = NULL;
   loop_sectors *l = rc == OP2_OK ? sectors_for(E, exec->loop->name, 1) : NULL;
   if (l) {
     l->s.calls++;

@@ -323,6 +323,9 @@ typedef struct op2_options {
   int cuda_emu_sectors;      /* emulator: count global-memory traffic */
   char kernel_path[8192];    /* OP2_KERNEL_PATH: where op_kernel_file looks, ':'-separated */
   char fault[64];            /* testing aid: "STEP:RANK" fails STEP on RANK (runtime/mpi/agree.c) */
+  int cuda_emu_check;        /* emulator: report data races and barrier divergence */
+  int cuda_emu_order;        /* emulator: 0 ascending, 1 reverse, 2 shuffled (seed below) */
+  unsigned cuda_emu_seed;    /* emulator: the shuffle's seed */
 } op2_options;
 
 /* The user's options: defaults, then the environment, then argv entries OP2_NAME=value. The

@@ -282,6 +282,28 @@ static int parse_fault(op2_options *opt, const char *name, const char *value) {
   return OP2_OK;
 }
 
+static int parse_cuda_emu_check(op2_options *opt, const char *name, const char *value) {
+  static const choice modes[] = {{"races", 1}, {"off", 0}};
+  return PARSE_CHOICE(name, value, modes, &opt->cuda_emu_check);
+}
+
+/* ascending, reverse, or shuffle:SEED (a seed in [0, 2^31)). */
+static int parse_cuda_emu_order(op2_options *opt, const char *name, const char *value) {
+  int seed = 0;
+  if (strcmp(value, "ascending") == 0 || strcmp(value, "reverse") == 0) {
+    opt->cuda_emu_order = value[0] == 'r';
+  } else if (strncmp(value, "shuffle:", 8) == 0 && to_int(value + 8, 0, INT_MAX, &seed) == 0) {
+    opt->cuda_emu_order = 2;
+  } else {
+    return op2_error(
+        OP2_ERR_ARG,
+        "option %s=%s: expected ascending, reverse or shuffle:SEED (a seed in [0, %d])", name,
+        value, INT_MAX);
+  }
+  opt->cuda_emu_seed = (unsigned)seed;
+  return OP2_OK;
+}
+
 static const struct {
   const char *name;
   option_parser parse;
@@ -311,6 +333,8 @@ static const struct {
     {"OP2_CUDA_EMU_SECTORS", parse_cuda_emu_sectors},
     {"OP2_FAULT", parse_fault},
     {"OP2_KERNEL_PATH", parse_kernel_path},
+    {"OP2_CUDA_EMU_CHECK", parse_cuda_emu_check},
+    {"OP2_CUDA_EMU_ORDER", parse_cuda_emu_order},
 };
 enum { NOPTIONS = sizeof option_table / sizeof option_table[0] };
 

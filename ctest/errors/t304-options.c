@@ -84,6 +84,9 @@ static const struct bad_value {
      "option OP2_CUDA_EMU_VERIFY=sm_80,bogus: 'bogus' is not a real GPU architecture"},
     {"OP2_CUDA_PTXAS", "", "option OP2_CUDA_PTXAS: empty path to ptxas"},
     {"OP2_CUDA_EMU_SECTORS", "yes", "option OP2_CUDA_EMU_SECTORS=yes: expected on or off"},
+    {"OP2_CUDA_EMU_CHECK", "on", "option OP2_CUDA_EMU_CHECK=on: expected races or off"},
+    {"OP2_CUDA_EMU_ORDER", "shuffle:x",
+     "option OP2_CUDA_EMU_ORDER=shuffle:x: expected ascending, reverse or shuffle:SEED"},
 };
 enum { NBAD = sizeof bad_values / sizeof bad_values[0] };
 

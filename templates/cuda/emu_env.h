@@ -11,9 +11,9 @@ typedef struct op2_uint3 {
 typedef struct op2_emu_env {
   op2_uint3 thread_idx, block_idx, block_dim, grid_dim;
   char *shared; /* the block's dynamic shared memory */
-  int counting; /* count global memory sectors */
-  void (*sync)(void);
-  void (*touch)(int site, int kind, const void *p, unsigned bytes);
+  int tracing; /* count global memory sectors or check for races: accesses call touch */
+  void (*sync)(int line);
+  void (*touch)(int site, int line, int kind, const void *p, unsigned bytes);
 } op2_emu_env;
 
 #endif
