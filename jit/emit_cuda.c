@@ -184,7 +184,7 @@ void op2_emit_cuda_stage(const op2_emitter *e) {
       op2_buf_printf(b, " op2_sh%d[op2_k] = (%s)0;", gi, t);
     } else {
       op2_buf_printf(b,
-                     " \\\n    op2_sh%d[op2_k] = OP2_LDG(op2_dat%d[%d * OP2_LDG("
+                     " \\\n    op2_sh%d[op2_k] = OP2_LDG(op2_dat%d[%d * (size_t)OP2_LDG("
                      "op2_gm%d[op2_k / %d]) + op2_k %% %d]);",
                      gi, gr->dat_group, d->dim, gi, d->dim, d->dim);
     }
@@ -202,7 +202,7 @@ void op2_emit_cuda_stage(const op2_emitter *e) {
     const char *t = op2_type_name(d->type);
     op2_buf_printf(b,
                    " \\\n  for (int op2_k = (int)threadIdx.x; op2_k < op2_gs%d * %d; op2_k += "
-                   "(int)blockDim.x) { \\\n    %s *const op2_o = op2_dat%d + %d * OP2_LDG("
+                   "(int)blockDim.x) { \\\n    %s *const op2_o = op2_dat%d + %d * (size_t)OP2_LDG("
                    "op2_gm%d[op2_k / %d]) + op2_k %% %d; \\\n    OP2_TOUCH(%s, op2_o, %d); "
                    "\\\n    *op2_o %s op2_sh%d[op2_k]; \\\n  }",
                    gi, d->dim, t, gr->dat_group, d->dim, gi, d->dim, d->dim,
