@@ -34,6 +34,8 @@ static struct fake {
   launch_rec l[MAX_LAUNCHES];
   int nlaunches;
   int loads, unloads, retained, released, func_attr;
+  int syncs;       /* cuCtxSynchronize calls */
+  int max_threads; /* what a function reports as its threads per block limit (0: 1024) */
   int func_attr_value;
   int fail_alloc; /* the next cuMemAlloc fails */
   int smem_default, smem_optin;
@@ -100,6 +102,7 @@ static CUresult f_set_current(CUcontext c) {
   return c == (CUcontext)&F ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 static CUresult f_sync(void) {
+  F.syncs++;
   return CUDA_SUCCESS;
 }
 static CUresult f_load(CUmodule *m, const void *image) {
@@ -125,6 +128,12 @@ static CUresult f_func_attr(CUfunction f, CUfunction_attribute a, int v) {
     return CUDA_ERROR_INVALID_VALUE;
   F.func_attr++;
   F.func_attr_value = v;
+  return CUDA_SUCCESS;
+}
+static CUresult f_func_get_attr(int *v, CUfunction_attribute a, CUfunction f) {
+  (void)f;
+  if (a != CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) return CUDA_ERROR_INVALID_VALUE;
+  *v = F.max_threads ? F.max_threads : 1024;
   return CUDA_SUCCESS;
 }
 static CUresult f_alloc(CUdeviceptr *p, size_t bytes) {
@@ -181,10 +190,10 @@ static CUresult f_error_string(CUresult e, const char **t) {
   return CUDA_SUCCESS;
 }
 
-static const op2_cu_api fake = {"fake", f_init,   f_count,    f_device,      f_attribute,
-                                f_name, f_retain, f_release,  f_set_current, f_sync,
-                                f_load, f_unload, f_function, f_func_attr,   f_alloc,
-                                f_free, f_htod,   f_dtoh,     f_launch,      f_error_string};
+static const op2_cu_api fake = {
+    "fake",    f_init,        f_count, f_device, f_attribute, f_name,         f_retain,
+    f_release, f_set_current, f_sync,  f_load,   f_unload,    f_function,     f_func_attr,
+    f_alloc,   f_free,        f_htod,  f_dtoh,   f_launch,    f_error_string, f_func_get_attr};
 
 static void start(const char *strategy, const char *part) {
   setenv("OP2_CUDA_STRATEGY", strategy, 1);
@@ -214,8 +223,10 @@ static void direct(void) {
   op_dat da = op_decl_dat(s, 1, "double", a, "a"), db = op_decl_dat(s, 1, "double", NULL, "b");
   F.write_direct = 1, F.write_value = 7.0;
   long htod0 = F.htod;
+  int syncs0 = F.syncs;
   op_par_loop(copy_src, "copy", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
               op_arg_dat(db, -1, OP_ID, 1, "double", OP_WRITE));
+  CHECK_EQ_INT(F.syncs - syncs0, 0); /* the host needs no result of a direct loop */
   CHECK_EQ_INT(F.loads, 1);
   CHECK_EQ_INT(F.nlaunches, 1);
   launch_rec *r = &F.l[0];
@@ -232,6 +243,7 @@ static void direct(void) {
   long dtoh0 = F.dtoh;
   op_fetch_data(db, got);
   CHECK_EQ_INT(F.dtoh - dtoh0, 1);
+  CHECK_EQ_INT(F.syncs - syncs0, 1); /* the fetch waits, once */
   for (int i = 0; i < N; i++) CHECK(got[i] == 7.0);
   op_fetch_data(db, got); /* the host copy is current now */
   CHECK_EQ_INT(F.dtoh - dtoh0, 1);
@@ -254,8 +266,10 @@ static void direct(void) {
   /* a reduction: the fake writes 1.0 as every block's partial; the host adds them to the start */
   double total = 0.5;
   int before = F.nlaunches;
+  syncs0 = F.syncs;
   op_par_loop(sum_src, "sum", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
               op_arg_gbl(&total, 1, "double", OP_INC));
+  CHECK_EQ_INT(F.syncs - syncs0, 1); /* once, before the partials are read */
   r = &F.l[before];
   CHECK_EQ_INT(F.nlaunches, before + 1);
   CHECK(r->p.red != NULL && find_alloc(r->p.red, r->grid * sizeof(double)) >= 0);
@@ -274,10 +288,11 @@ static void indirect(const char *strategy, int part, int dim) {
   double *w = rm_doubles(NE, 0, 1, &rng);
   op_dat dw = op_decl_dat(m.edges, 1, "double", w, "w");
   op_dat dn = op_decl_dat(m.nodes, dim, "double", NULL, "n"); /* the kernel uses 4 of dim */
-  int before = F.nlaunches;
+  int before = F.nlaunches, syncs0 = F.syncs;
   op_par_loop(scatter_src, "scatter", m.edges, op_arg_dat(dw, -1, OP_ID, 1, "double", OP_READ),
               op_arg_dat(dn, 0, m.pedge, dim, "double", OP_INC),
               op_arg_dat(dn, 1, m.pedge, dim, "double", OP_INC));
+  CHECK_EQ_INT(F.syncs - syncs0, 0); /* launches queue behind each other, nothing waits */
   int launches = F.nlaunches - before;
   CHECK(launches >= 2); /* a random mesh always has conflicting blocks or elements */
   long blocks = 0;
@@ -312,6 +327,38 @@ static void indirect(const char *strategy, int part, int dim) {
   }
   free(w);
   rm_mesh_free(&m);
+}
+
+/* A kernel whose registers allow fewer threads per block than OP2_CUDA_BLOCK_SIZE runs in
+ * smaller blocks (whole warps within the function's limit), under every launch shape. */
+static void small_blocks(void) {
+  enum { N = 1000, NE = 6000, NN = 1500 };
+  F.max_threads = 100;
+  start("hierarchical", "256");
+  op_set s = op_decl_set(N, "s");
+  op_dat da = op_decl_dat(s, 1, "double", NULL, "a"), db = op_decl_dat(s, 1, "double", NULL, "b");
+  int before = F.nlaunches;
+  op_par_loop(copy_src, "copy", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_dat(db, -1, OP_ID, 1, "double", OP_WRITE));
+  CHECK_EQ_INT(F.nlaunches, before + 1);
+  CHECK_EQ_INT(F.l[before].block, 96);
+  CHECK_EQ_INT(F.l[before].grid, (N + 95) / 96);
+  rm_mesh m;
+  rm_mesh_make(&m, NE, NN, 1, RM_JUMPS, 6024);
+  op_dat dw = op_decl_dat(m.edges, 1, "double", NULL, "w");
+  op_dat dn = op_decl_dat(m.nodes, 4, "double", NULL, "n");
+  before = F.nlaunches;
+  op_par_loop(scatter_src, "scatter", m.edges, op_arg_dat(dw, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_dat(dn, 0, m.pedge, 4, "double", OP_INC),
+              op_arg_dat(dn, 1, m.pedge, 4, "double", OP_INC));
+  CHECK(F.nlaunches > before);
+  for (int i = before; i < F.nlaunches; i++) {
+    CHECK_EQ_INT(F.l[i].block, 96);
+    CHECK_EQ_INT(F.l[i].p.part_size, 256); /* each thread runs several positions */
+  }
+  rm_mesh_free(&m);
+  op_exit();
+  F.max_threads = 0;
 }
 
 /* The key of every CUDA entry is the hash of its source, NVRTC's identity and the options its
@@ -397,6 +444,7 @@ int main(void) {
   start("global", "256");
   indirect("global", 256, 4);
   op_exit();
+  small_blocks();
   start("hierarchical", "2048");
   indirect("hierarchical", 2048, 16);
   CHECK(F.func_attr >= 1 && F.func_attr_value > F.smem_default);

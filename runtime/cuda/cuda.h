@@ -38,6 +38,7 @@ typedef struct op2_cu_api {
                              unsigned int shared_bytes, CUstream stream, void **params,
                              void **extra);
   CUresult (*cuGetErrorString)(CUresult err, const char **text);
+  CUresult (*cuFuncGetAttribute)(int *value, CUfunction_attribute attrib, CUfunction fn);
 } op2_cu_api;
 
 /* Fills `api` from the driver library `path` (dlopen). 0, or -1 with the reason in `why`. */
