@@ -36,6 +36,8 @@ static struct fake {
   int loads, unloads, retained, released, func_attr;
   int syncs;       /* cuCtxSynchronize calls */
   int max_threads; /* what a function reports as its threads per block limit (0: 1024) */
+  int refuse_cubin, refuse_ptx; /* cuModuleLoadData refuses these images */
+  int ptx_loads;
   int func_attr_value;
   int fail_alloc; /* the next cuMemAlloc fails */
   int smem_default, smem_optin;
@@ -107,7 +109,12 @@ static CUresult f_sync(void) {
 }
 static CUresult f_load(CUmodule *m, const void *image) {
   const unsigned char *b = image;
-  if (!(b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F')) return CUDA_ERROR_INVALID_IMAGE;
+  int elf = b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F';
+  int ptx = !elf && strstr(image, ".entry op2_cuda_kernel") && strstr(image, ".target sm_86");
+  if (!elf && !ptx) return CUDA_ERROR_INVALID_IMAGE;
+  if (elf && F.refuse_cubin) return CUDA_ERROR_NO_BINARY_FOR_GPU;
+  if (ptx && F.refuse_ptx) return CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
+  F.ptx_loads += ptx;
   F.loads++;
   *m = (CUmodule)(uintptr_t)(0x1000 + F.loads);
   return CUDA_SUCCESS;
@@ -361,6 +368,32 @@ static void small_blocks(void) {
   F.max_threads = 0;
 }
 
+/* A device or driver that cannot run the CUBIN: its PTX is loaded instead; when the PTX is
+ * refused too, the error names the loop and the driver's reason. */
+static void ptx_fallback(void) {
+  enum { N = 100 };
+  F.refuse_cubin = 1;
+  start("auto", "256");
+  op_set s = op_decl_set(N, "s");
+  op_dat da = op_decl_dat(s, 1, "double", NULL, "a"), db = op_decl_dat(s, 1, "double", NULL, "b");
+  int before = F.nlaunches, ptx0 = F.ptx_loads;
+  op_par_loop(copy_src, "copy", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_dat(db, -1, OP_ID, 1, "double", OP_WRITE));
+  CHECK_EQ_INT(F.ptx_loads - ptx0, 1);
+  CHECK_EQ_INT(F.nlaunches, before + 1);
+  op_exit();
+  F.refuse_ptx = 1;
+  start("auto", "256");
+  s = op_decl_set(N, "s");
+  da = op_decl_dat(s, 1, "double", NULL, "a"), db = op_decl_dat(s, 1, "double", NULL, "b");
+  EXPECT_ERROR(op_par_loop(copy_src, "copy", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
+                           op_arg_dat(db, -1, OP_ID, 1, "double", OP_WRITE)),
+               "op_par_loop 'copy': loading the kernel module failed");
+  CHECK_CONTAINS(op_last_error(), "CUDA error 222");
+  op_exit();
+  F.refuse_cubin = F.refuse_ptx = 0;
+}
+
 /* The key of every CUDA entry is the hash of its source, NVRTC's identity and the options its
  * manifest says NVRTC received: the options for the key and the compile cannot drift apart. */
 static void check_keys_match_flags(const char *root) {
@@ -445,6 +478,7 @@ int main(void) {
   indirect("global", 256, 4);
   op_exit();
   small_blocks();
+  ptx_fallback();
   start("hierarchical", "2048");
   indirect("hierarchical", 2048, 16);
   CHECK(F.func_attr >= 1 && F.func_attr_value > F.smem_default);

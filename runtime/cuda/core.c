@@ -264,6 +264,13 @@ static unsigned threads_for(const op2_cuda_state *st, const cuda_module *m) {
   return (unsigned)bs;
 }
 
+/* A CUBIN the device or driver cannot run (built for another architecture, or newer than the
+ * driver): its PTX, NUL-terminated as cuModuleLoadData wants it, may still load. */
+static int cubin_refused(CUresult r) {
+  return r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE ||
+         r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
+}
+
 static int module_for(op2_context *ctx, op2_cuda_state *st, const char *name, op2_generated *gen_in,
                       cuda_module **out) {
   op2_generated gen = *gen_in;
@@ -312,13 +319,23 @@ static int module_for(op2_context *ctx, op2_cuda_state *st, const char *name, op
     m->image.entry = m->emu.entry;
     image = &m->image;
   } else {
-    rc = op2_cuda_obtain_cubin(ctx, &st->counters, name, &gen, st->arch, 0, &bin);
+    /* the PTX too: the driver can compile it for a device its CUBIN does not run on */
+    rc = op2_cuda_obtain_cubin(ctx, &st->counters, name, &gen, st->arch, 1, &bin);
     image = bin.image;
   }
   op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
   m->from_disk = st->emulated ? m->emu.from_disk : bin.from_disk;
   if (rc == OP2_OK) {
     CUresult r = st->api.cuModuleLoadData(&m->mod, image);
+    if (bin.ptx && cubin_refused(r)) {
+      const char *text = NULL;
+      if (st->api.cuGetErrorString(r, &text) != CUDA_SUCCESS) text = NULL;
+      op2_diag(1,
+               "op_par_loop '%s': the driver refuses the CUBIN for %s (CUDA error %d, %s): "
+               "loading its PTX, which the driver compiles",
+               name, st->arch, (int)r, text ? text : "no description");
+      r = st->api.cuModuleLoadData(&m->mod, bin.ptx);
+    }
     if (r == CUDA_SUCCESS) r = st->api.cuModuleGetFunction(&m->fn, m->mod, "op2_cuda_kernel");
     if (r != CUDA_SUCCESS) rc = cu_error(st, r, "loading the kernel module", name);
     if (rc == OP2_OK) rc = read_max_threads(st, m, name);
