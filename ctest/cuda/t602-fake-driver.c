@@ -394,6 +394,42 @@ static void ptx_fallback(void) {
   F.refuse_cubin = F.refuse_ptx = 0;
 }
 
+/* With a ptxas (OP2_CUDA_PTXAS, which meson passes when it finds one), a fresh CUDA entry's
+ * manifest records the registers, spills and static shared memory of its kernel. */
+static void resources_recorded(void) {
+  const char *ptxas = getenv("T602_PTXAS");
+  if (!ptxas) {
+    printf("fake driver: no ptxas found at configuration: kernel resources not checked\n");
+    return;
+  }
+  char root[4200], saved[4096];
+  snprintf(saved, sizeof saved, "%s", getenv("OP2_CACHE_DIR"));
+  snprintf(root, sizeof root, "%s/resources-XXXXXX", saved);
+  CHECK(mkdtemp(root) != NULL);
+  setenv("OP2_CACHE_DIR", root, 1);
+  setenv("OP2_CUDA_PTXAS", ptxas, 1);
+  start("auto", "256");
+  op_set s = op_decl_set(100, "s");
+  op_dat da = op_decl_dat(s, 1, "double", NULL, "a"), db = op_decl_dat(s, 1, "double", NULL, "b");
+  op_par_loop(copy_src, "copy", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_dat(db, -1, OP_ID, 1, "double", OP_WRITE));
+  op_exit();
+  unsetenv("OP2_CUDA_PTXAS");
+  setenv("OP2_CACHE_DIR", saved, 1);
+  char cmd[4400];
+  snprintf(cmd, sizeof cmd, "cat '%s'/copy-*/manifest.json", root);
+  FILE *p = popen(cmd, "r");
+  CHECK(p != NULL);
+  char text[8192] = "";
+  size_t n = fread(text, 1, sizeof text - 1, p);
+  text[n] = '\0';
+  pclose(p);
+  CHECK_CONTAINS(text, "\"resources\":\t\"sm_86 (ptxas -v): ");
+  CHECK_CONTAINS(text, " registers, 0 bytes spill stores");
+  const char *r = strstr(text, "ptxas -v): ");
+  CHECK(r && atoi(r + strlen("ptxas -v): ")) > 0);
+}
+
 /* The key of every CUDA entry is the hash of its source, NVRTC's identity and the options its
  * manifest says NVRTC received: the options for the key and the compile cannot drift apart. */
 static void check_keys_match_flags(const char *root) {
@@ -479,6 +515,7 @@ int main(void) {
   op_exit();
   small_blocks();
   ptx_fallback();
+  resources_recorded();
   start("hierarchical", "2048");
   indirect("hierarchical", 2048, 16);
   CHECK(F.func_attr >= 1 && F.func_attr_value > F.smem_default);
