@@ -39,9 +39,13 @@ typedef struct op2_cuda_group {
   int dat_group;
   int first_arg; /* an argument of the group: its dat, type and dim */
   int mode;      /* OP2_STAGE_READ, _INC or _RW */
+  int index_of;  /* the group whose staged element list and loc_map rows this one uses: an
+                    earlier group reached through the very same (map, column) pairs stages the
+                    same elements in the same order, so their local indices are one row */
 } op2_cuda_group;
 
-/* A (group, map, map column) triple: one loc_map row of local indices. */
+/* A (group, map, map column) triple: one loc_map row of local indices (groups sharing their
+ * index rows have no slots of their own: op2_cuda_find_slot answers with their index group's). */
 typedef struct op2_cuda_slot {
   int group, map_group, col;
   int arg; /* an argument through this map: its op_map */
