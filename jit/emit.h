@@ -63,6 +63,7 @@ typedef struct op2_cuda_layout {
   int red_off[OP2_CUDA_MAX_ARGS]; /* per argument: offset in the record (-1: none) */
   int red_thread_bytes;           /* reduction scratch per thread in shared memory */
   char why[160];                  /* why the strategy differs from the one asked for, or "" */
+  int max_threads; /* the largest block it is launched with (__launch_bounds__), 0: unbounded */
 } op2_cuda_layout;
 
 /* Chooses the strategy (`asked` < 0: the default) and lays out staging and reductions. */

@@ -158,6 +158,7 @@ static void check_loop(const char *name) {
     op2_cuda_layout lay;
     CHECK_EQ_INT(op2_cuda_layout_make(loop, asked, &lay), OP2_OK);
     if (done[lay.strategy]++) continue;
+    lay.max_threads = 256; /* OP2_CUDA_BLOCK_SIZE's default: __launch_bounds__(256) */
     CHECK_EQ_INT(op2_codegen_cuda(ctx, loop, loop->key_blob, &lay, &gen), OP2_OK);
     snprintf(file, sizeof file, "%s.%s.cu.golden", name, op2_cuda_strategy_name(lay.strategy));
     compare(file, gen.source.data);

@@ -376,6 +376,7 @@ int op2_cuda_prepare(op2_context *ctx, op2_loop *loop) {
   op2_cuda_state *st = state(ctx);
   op2_cuda_layout lay;
   OP2_CALL(op2_cuda_layout_make(loop, st->asked, &lay));
+  lay.max_threads = st->block_size;
   cuda_module **m = (cuda_module **)&loop->backend_kernel;
   if (ctx->mpi.node_size < 2) return loop_module(ctx, st, loop, &lay, m);
   /* One build per machine: its first rank compiles into the disk cache while the others wait,
@@ -409,6 +410,7 @@ static int setup_loop(op2_context *ctx, op2_cuda_state *st, cuda_loop *cl, int b
   const op2_loop *loop = cl->loop;
   double t0 = op2_wall_seconds();
   OP2_CALL(op2_cuda_layout_make(loop, st->asked, &cl->lay));
+  cl->lay.max_threads = st->block_size;
   if (cl->lay.why[0]) op2_diag(1, "cuda backend, loop '%s': %s", loop->name, cl->lay.why);
   cl->mod = loop->backend_kernel; /* prepare built it under the same layout */
   loop->stats->jit_ms += 1e3 * (op2_wall_seconds() - t0);
