@@ -394,6 +394,17 @@ static void ptx_fallback(void) {
   F.refuse_cubin = F.refuse_ptx = 0;
 }
 
+/* The manifest of the copy loop's entry under the cache root `root`. */
+static void copy_manifest(const char *root, char *text, size_t len) {
+  char cmd[4400];
+  snprintf(cmd, sizeof cmd, "cat '%s'/copy-*/manifest.json", root);
+  FILE *p = popen(cmd, "r");
+  CHECK(p != NULL);
+  size_t n = fread(text, 1, len - 1, p);
+  text[n] = '\0';
+  pclose(p);
+}
+
 /* With a ptxas (OP2_CUDA_PTXAS, which meson passes when it finds one), a fresh CUDA entry's
  * manifest records the registers, spills and static shared memory of its kernel. */
 static void resources_recorded(void) {
@@ -416,14 +427,8 @@ static void resources_recorded(void) {
   op_exit();
   unsetenv("OP2_CUDA_PTXAS");
   setenv("OP2_CACHE_DIR", saved, 1);
-  char cmd[4400];
-  snprintf(cmd, sizeof cmd, "cat '%s'/copy-*/manifest.json", root);
-  FILE *p = popen(cmd, "r");
-  CHECK(p != NULL);
-  char text[8192] = "";
-  size_t n = fread(text, 1, sizeof text - 1, p);
-  text[n] = '\0';
-  pclose(p);
+  char text[8192];
+  copy_manifest(root, text, sizeof text);
   CHECK_CONTAINS(text, "\"resources\":\t\"sm_86 (ptxas -v): ");
   CHECK_CONTAINS(text, " registers, 0 bytes spill stores");
   const char *r = strstr(text, "ptxas -v): ");
@@ -495,12 +500,8 @@ int main(void) {
   CHECK_EQ_INT(F.released, 1);
 
   /* the CUBIN came from NVRTC for the fake's compute capability 8.6 */
-  FILE *p = popen("cat \"$OP2_CACHE_DIR\"/copy-*/manifest.json", "r");
-  CHECK(p != NULL);
-  char text[8192] = "";
-  size_t n = fread(text, 1, sizeof text - 1, p);
-  text[n] = '\0';
-  pclose(p);
+  char text[8192];
+  copy_manifest(getenv("OP2_CACHE_DIR"), text, sizeof text);
   CHECK_CONTAINS(text, "-arch=sm_86");
   CHECK_CONTAINS(text, "\"cuda\"");
   check_keys_match_flags(getenv("OP2_CACHE_DIR"));
