@@ -30,6 +30,7 @@ typedef struct op2_manifest {
   char source_xxh3[17], binary_xxh3[17];
   char created[32];
   double compile_ms;
+  char resources[300];   /* CUDA: registers, spills, static shared memory (ptxas -v); optional */
   const char *signature; /* for writing only */
 } op2_manifest;
 /* The manifest as JSON text (malloc'ed, NULL when out of memory), and back. */

@@ -224,6 +224,11 @@ static void cuda_body(op2_buf *b, const void *arg) {
       b, "#define OP2_COLOURED %d\n#define OP2_IN_COLOUR %d\n#define OP2_USES_BARRIERS %d\n",
       lay->strategy == OP2_CUDA_GLOBAL, lay->in_colour,
       lay->strategy == OP2_CUDA_HIER || lay->nred > 0);
+  /* registers are then limited so that a block of this size always fits */
+  if (lay->max_threads)
+    op2_buf_printf(b, "#define OP2_LAUNCH_BOUNDS OP2_BOUNDS(%d)\n", lay->max_threads);
+  else
+    op2_buf_printf(b, "#define OP2_LAUNCH_BOUNDS\n");
   op2_emit_arg_macros(e);
   if (lay->strategy == OP2_CUDA_HIER) op2_emit_cuda_stage(e);
   op2_emit_cuda_reduce(e);

@@ -17,23 +17,27 @@ typedef struct target_traits {
                          emulator and no-ops on the GPU */
   int red_from_zero;  /* an OP_INC reduction's partial starts at zero instead of the value given */
   int guard_inactive; /* threads past the end of a block (hierarchical) load nothing */
+  const char *wide;   /* cast that makes an element index times a dim or arity 64-bit: a GPU's
+                         dats pass 2^31 values long before their sets pass 2^31 elements */
 } target_traits;
 
 static const target_traits c_traits = {
-    .restrict_kw = "restrict", .arg = "op2_args", .map = "op2_maps"};
+    .restrict_kw = "restrict", .arg = "op2_args", .map = "op2_maps", .wide = ""};
 static const target_traits cuda_traits = {.restrict_kw = "OP2_RESTRICT",
                                           .arg = "op2_p.arg",
                                           .map = "op2_p.map",
                                           .maps_by_group = 1,
                                           .count_traffic = 1,
-                                          .red_from_zero = 1};
+                                          .red_from_zero = 1,
+                                          .wide = "(size_t)"};
 static const target_traits cuda_block_traits = {.restrict_kw = "OP2_RESTRICT",
                                                 .arg = "op2_p.arg",
                                                 .map = "op2_p.map",
                                                 .maps_by_group = 1,
                                                 .count_traffic = 1,
                                                 .red_from_zero = 1,
-                                                .guard_inactive = 1};
+                                                .guard_inactive = 1,
+                                                .wide = "(size_t)"};
 
 static const target_traits *traits_of(op2_emit_strategy s) {
   return s == OP2_EMIT_C_RANGE || s == OP2_EMIT_C_SIMD ? &c_traits
@@ -187,7 +191,8 @@ static void emit_map_indices(const op2_emitter *e) {
     for (int c = 0; c < arity; c++) {
       if (!need[g * max_arity + c]) continue;
       char expr[96];
-      snprintf(expr, sizeof expr, "op2_map%d[%d * op2_n + %d]", g, arity, c);
+      snprintf(expr, sizeof expr, "op2_map%d[%d * %sop2_n + %d]", g, arity,
+               traits_of(e->strategy)->wide, c);
       op2_buf_printf(e->b, " \\\n    const int op2_i%d_%d = %s", g, c,
                      guard ? "op2_active ? " : "");
       emit_load(e, expr);
@@ -214,7 +219,8 @@ static void data_at(const op2_emitter *e, int i, const op2_arg_desc *d, int c, c
         snprintf(out, len, "op2_inc%d", i);
       break;
     default:
-      snprintf(out, len, "op2_dat%d + %d * op2_i%d_%d", d->dat_group, d->dim, d->map_group, c);
+      snprintf(out, len, "op2_dat%d + %d * %sop2_i%d_%d", d->dat_group, d->dim,
+               traits_of(e->strategy)->wide, d->map_group, c);
   }
 }
 
@@ -258,7 +264,7 @@ static void emit_element(const op2_emitter *e) {
     for (int s = 0; s < e->lay->nslots; s++)
       op2_buf_printf(b,
                      " \\\n    const int op2_l%d = op2_active ? OP2_LDG(op2_p.loc_map[%d * "
-                     "op2_p.npos + op2_pos]) : 0;",
+                     "(size_t)op2_p.npos + op2_pos]) : 0;",
                      s, s);
   emit_map_indices(e);
   char expr[160];
@@ -283,7 +289,7 @@ static void emit_element(const op2_emitter *e) {
       emit_load(e, expr);
       op2_buf_printf(b, " : %s;", local);
     } else if (!d->map_arity) {
-      snprintf(expr, sizeof expr, "op2_dat%d + %d * op2_n", d->dat_group, d->dim);
+      snprintf(expr, sizeof expr, "op2_dat%d + %d * %sop2_n", d->dat_group, d->dim, tr->wide);
       emit_touch(e, access_kind(d->acc), expr, bytes);
     } else {
       emit_indirect_element(e, i, d);
@@ -316,7 +322,8 @@ static void emit_call_args(const op2_emitter *e) {
     else if (d->kind == OP2_ARG_IDX)
       op2_buf_printf(b, " \\\n    &op2_idx%d%s", i, sep);
     else if (!d->map_arity)
-      op2_buf_printf(b, " \\\n    op2_dat%d + %d * op2_n%s", d->dat_group, d->dim, sep);
+      op2_buf_printf(b, " \\\n    op2_dat%d + %d * %sop2_n%s", d->dat_group, d->dim,
+                     traits_of(e->strategy)->wide, sep);
     else if (d->idx < 0)
       op2_buf_printf(b, " \\\n    op2_vec%d%s", i, sep);
     else {
@@ -358,7 +365,7 @@ static const char *type_token(op2_type t) {
 static void atomic_add_line(const op2_emitter *e, int i, const op2_arg_desc *d, int c, int k,
                             const char *reg) {
   (void)i;
-  op2_buf_printf(e->b, " \\\n    op2_atomic_add_%s(op2_dat%d + %d * op2_i%d_%d + %d, %s);",
+  op2_buf_printf(e->b, " \\\n    op2_atomic_add_%s(op2_dat%d + %d * (size_t)op2_i%d_%d + %d, %s);",
                  type_token(d->type), d->dat_group, d->dim, d->map_group, c, k, reg);
 }
 

@@ -40,9 +40,13 @@ typedef struct op2_cuda_group {
   int dat_group;
   int first_arg; /* an argument of the group: its dat, type and dim */
   int mode;      /* OP2_STAGE_READ, _INC or _RW */
+  int index_of;  /* the group whose staged element list and loc_map rows this one uses: an
+                    earlier group reached through the very same (map, column) pairs stages the
+                    same elements in the same order, so their local indices are one row */
 } op2_cuda_group;
 
-/* A (group, map, map column) triple: one loc_map row of local indices. */
+/* A (group, map, map column) triple: one loc_map row of local indices (groups sharing their
+ * index rows have no slots of their own: op2_cuda_find_slot answers with their index group's). */
 typedef struct op2_cuda_slot {
   int group, map_group, col;
   int arg; /* an argument through this map: its op_map */
@@ -60,6 +64,7 @@ typedef struct op2_cuda_layout {
   int red_off[OP2_CUDA_MAX_ARGS]; /* per argument: offset in the record (-1: none) */
   int red_thread_bytes;           /* reduction scratch per thread in shared memory */
   char why[160];                  /* why the strategy differs from the one asked for, or "" */
+  int max_threads; /* the largest block it is launched with (__launch_bounds__), 0: unbounded */
 } op2_cuda_layout;
 
 /* Chooses the strategy (`asked` < 0: the default) and lays out staging and reductions. */

@@ -22,11 +22,45 @@ int op2_cuda_find_group(const op2_cuda_layout *lay, const op2_arg_desc *d) {
 }
 
 int op2_cuda_find_slot(const op2_cuda_layout *lay, int group, int map_group, int col) {
+  group = lay->groups[group].index_of;
   for (int s = 0; s < lay->nslots; s++)
     if (lay->slots[s].group == group && lay->slots[s].map_group == map_group &&
         lay->slots[s].col == col)
       return s;
   return -1;
+}
+
+/* Whether groups a and b are reached through the same set of (map, column) pairs. */
+static int same_slots(const op2_cuda_layout *lay, int a, int b) {
+  int na = 0, nb = 0;
+  for (int s = 0; s < lay->nslots; s++) {
+    const op2_cuda_slot *x = &lay->slots[s];
+    if (x->group == b) nb++;
+    if (x->group != a) continue;
+    na++;
+    int found = 0;
+    for (int t = 0; t < lay->nslots && !found; t++)
+      found = lay->slots[t].group == b && lay->slots[t].map_group == x->map_group &&
+              lay->slots[t].col == x->col;
+    if (!found) return 0;
+  }
+  return na == nb;
+}
+
+/* One staging index row per (map, column) where groups agree (Airfoil's res_calc: q, adt and
+ * res through pecell share theirs): a group with an earlier twin drops its own slots. */
+static void share_index_rows(op2_cuda_layout *lay) {
+  for (int g = 1; g < lay->ngroups; g++)
+    for (int h = 0; h < g; h++)
+      if (lay->groups[h].index_of == h && same_slots(lay, g, h)) {
+        lay->groups[g].index_of = h;
+        break;
+      }
+  int kept = 0;
+  for (int s = 0; s < lay->nslots; s++)
+    if (lay->groups[lay->slots[s].group].index_of == lay->slots[s].group)
+      lay->slots[kept++] = lay->slots[s];
+  lay->nslots = kept;
 }
 
 int op2_cuda_layout_make(const op2_loop *loop, int asked, op2_cuda_layout *out) {
@@ -80,7 +114,7 @@ int op2_cuda_layout_make(const op2_loop *loop, int asked, op2_cuda_layout *out) 
     int g = op2_cuda_find_group(out, d);
     if (g < 0) {
       g = out->ngroups++;
-      out->groups[g] = (op2_cuda_group){d->dat_group, i, mode};
+      out->groups[g] = (op2_cuda_group){d->dat_group, i, mode, g};
     } else if (out->groups[g].mode != mode) {
       out->groups[g].mode = OP2_STAGE_RW; /* read and incremented: loaded and stored back */
     }
@@ -97,6 +131,7 @@ int op2_cuda_layout_make(const op2_loop *loop, int asked, op2_cuda_layout *out) 
     }
   }
   for (int g = 0; g < out->ngroups; g++) out->in_colour |= out->groups[g].mode == OP2_STAGE_RW;
+  share_index_rows(out);
   return OP2_OK;
 }
 
@@ -187,7 +222,7 @@ void op2_emit_cuda_stage(const op2_emitter *e) {
       op2_buf_printf(b, " op2_sh%d[op2_k] = (%s)0;", gi, t);
     } else {
       op2_buf_printf(b,
-                     " \\\n    op2_sh%d[op2_k] = OP2_LDG(op2_dat%d[%d * OP2_LDG("
+                     " \\\n    op2_sh%d[op2_k] = OP2_LDG(op2_dat%d[%d * (size_t)OP2_LDG("
                      "op2_gm%d[op2_k / %d]) + op2_k %% %d]);",
                      gi, gr->dat_group, d->dim, gi, d->dim, d->dim);
     }
@@ -206,7 +241,7 @@ void op2_emit_cuda_stage(const op2_emitter *e) {
     const char *t = op2_type_name(d->type);
     op2_buf_printf(b,
                    " \\\n  for (int op2_k = (int)threadIdx.x; op2_k < op2_gs%d * %d; op2_k += "
-                   "(int)blockDim.x) { \\\n    %s *const op2_o = op2_dat%d + %d * OP2_LDG("
+                   "(int)blockDim.x) { \\\n    %s *const op2_o = op2_dat%d + %d * (size_t)OP2_LDG("
                    "op2_gm%d[op2_k / %d]) + op2_k %% %d; \\\n    OP2_TOUCH(%s, op2_o, %d); "
                    "OP2_TOUCH(OP2_ACCESS_LD, op2_sh%d + op2_k, %d); "
                    "\\\n    *op2_o %s op2_sh%d[op2_k]; \\\n  }",

@@ -26,7 +26,8 @@ void op2_cuda_binary_clear(op2_cuda_binary *b) {
 static int store_cubin_entry(const char *entry, const char *name, const op2_cache_key *key,
                              const op2_nvrtc_options *o, const op2_generated *gen,
                              const char *cubin, size_t cubin_len, const char *ptx, size_t ptx_len,
-                             double ms, char **source_path, char *why, size_t whylen) {
+                             double ms, const char *resources, char **source_path, char *why,
+                             size_t whylen) {
   op2_entry e;
   char src[300], bin[300], ptx_file[300];
   snprintf(src, sizeof src, "%s.cu", name);
@@ -51,6 +52,7 @@ static int store_cubin_entry(const char *entry, const char *name, const op2_cach
   op2_hash_hex64(cubin, cubin_len, m.binary_xxh3);
   op2_utc_now(m.created, sizeof m.created);
   m.compile_ms = ms;
+  snprintf(m.resources, sizeof m.resources, "%s", resources);
   m.signature = gen->signature.data;
   int rc = op2_entry_write(&e, src, gen->source.data, gen->source.len, why, whylen) != 0 ||
                    op2_entry_write(&e, ptx_file, ptx, ptx_len, why, whylen) != 0 ||
@@ -139,9 +141,18 @@ int op2_cuda_obtain_cubin(op2_context *ctx, op2_jit_counters *cnt, const char *n
     return err;
   }
   cnt->compiles++;
+  /* Registers, spills and static shared memory, where a ptxas is at hand (OP2_CUDA_PTXAS):
+   * NVRTC does not report them, and no driver here loads the CUBIN to ask. */
+  char resources[300] = "";
+  if (ctx->opt.cuda_ptxas[0]) {
+    char *plog = NULL;
+    if (op2_ptxas_check(ctx->opt.cuda_ptxas, ptx, ptx_len, arch, &plog) == 0)
+      op2_ptxas_resources(plog, arch, resources, sizeof resources);
+    free(plog);
+  }
   if (root && op2_jit_may_write(ctx, entry) &&
       store_cubin_entry(entry, name, &key, &opts, gen, out->image, out->len, ptx, ptx_len,
-                        out->compile_ms, &out->source_path, why, sizeof why) != 0) {
+                        out->compile_ms, resources, &out->source_path, why, sizeof why) != 0) {
     cnt->store_failures++;
     op2_jit_cache_unwritable(ctx, why);
   }

@@ -40,6 +40,7 @@ char *op2_manifest_format(const op2_manifest *m) {
   cJSON_AddStringToObject(j, "binary_xxh3", m->binary_xxh3);
   cJSON_AddStringToObject(j, "created", m->created);
   cJSON_AddNumberToObject(j, "compile_ms", m->compile_ms);
+  if (m->resources[0]) cJSON_AddStringToObject(j, "resources", m->resources);
   char *text = cJSON_Print(j);
   cJSON_Delete(j);
   if (!text) return NULL;
@@ -83,6 +84,8 @@ int op2_manifest_parse(const char *text, size_t len, op2_manifest *m, char *err,
             get_string(j, "binary_xxh3", m->binary_xxh3, sizeof m->binary_xxh3) ||
             get_string(j, "created", m->created, sizeof m->created) ||
             get_number(j, "compile_ms", &m->compile_ms);
+  if (cJSON_GetObjectItemCaseSensitive(j, "resources")) /* optional: absent without ptxas */
+    bad |= get_string(j, "resources", m->resources, sizeof m->resources);
   cJSON_Delete(j);
   m->source_bytes = (long long)sbytes;
   m->binary_bytes = (long long)bbytes;

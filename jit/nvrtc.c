@@ -89,6 +89,31 @@ int op2_nvrtc_compile(const char *source, size_t len, const char *name, const op
   return OP2_ERR_JIT;
 }
 
+/* From ptxas -v's log: "Used R registers[, ...][, S bytes smem]" and "F bytes stack frame, SS
+ * bytes spill stores, SL bytes spill loads" of op2_cuda_kernel. */
+int op2_ptxas_resources(const char *log, const char *arch, char *out, size_t len) {
+  int regs = -1, smem = 0, frame = 0, stores = 0, loads = 0;
+  const char *used = strstr(log, "Used ");
+  if (!used || sscanf(used, "Used %d registers", &regs) != 1) return -1;
+  const char *eol = strchr(used, '\n'), *sm = strstr(used, " bytes smem");
+  if (sm && (!eol || sm < eol)) {
+    while (sm > used && sm[-1] >= '0' && sm[-1] <= '9') sm--;
+    smem = atoi(sm);
+  }
+  const char *fr = strstr(log, "bytes stack frame");
+  if (fr) {
+    while (fr > log && (fr[-1] == ' ' || (fr[-1] >= '0' && fr[-1] <= '9'))) fr--;
+    if (sscanf(fr, "%d bytes stack frame, %d bytes spill stores, %d bytes spill loads", &frame,
+               &stores, &loads) != 3)
+      frame = stores = loads = 0;
+  }
+  snprintf(out, len,
+           "%s (ptxas -v): %d registers, %d bytes spill stores, %d bytes spill loads, %d bytes "
+           "stack frame, %d bytes static shared memory (dynamic shared memory is per launch)",
+           arch, regs, stores, loads, frame, smem);
+  return 0;
+}
+
 int op2_ptxas_check(const char *ptxas, const char *ptx, size_t len, const char *arch, char **log) {
   char path[4200], why[300], arch_opt[64];
   snprintf(path, sizeof path, "%s/op2-ptxas-XXXXXX.ptx", op2_temp_dir());
@@ -107,7 +132,8 @@ int op2_ptxas_check(const char *ptxas, const char *ptx, size_t len, const char *
     return -1;
   }
   snprintf(arch_opt, sizeof arch_opt, "-arch=%s", arch);
-  char *argv[] = {(char *)ptxas, arch_opt, path, "-o", "/dev/null", NULL};
+  /* -v: the log then also says what the kernel uses (op2_ptxas_resources) */
+  char *argv[] = {(char *)ptxas, "-v", arch_opt, path, "-o", "/dev/null", NULL};
   int rc = op2_spawn_capture(ptxas, argv, &out);
   unlink(path);
   *log = out.data ? out.data : calloc(1, 1);

@@ -454,6 +454,13 @@ static CUresult emu_get_function(CUfunction *fn, CUmodule mod, const char *name)
   *fn = (CUfunction)mod;
   return CUDA_SUCCESS;
 }
+/* The emulated device runs any block a real one may launch. */
+static CUresult emu_func_get_attribute(int *value, CUfunction_attribute a, CUfunction fn) {
+  (void)fn;
+  if (a != CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) return CUDA_ERROR_INVALID_VALUE;
+  *value = 1024;
+  return CUDA_SUCCESS;
+}
 static CUresult emu_func_attribute(CUfunction fn, CUfunction_attribute a, int value) {
   emu_module *m = (emu_module *)fn;
   if (a != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES || value < 0 || value > 227 * 1024)
@@ -692,6 +699,7 @@ static const op2_cu_api emu_api = {
     .cuMemcpyDtoH = emu_dtoh,
     .cuLaunchKernel = emu_launch,
     .cuGetErrorString = emu_error_string,
+    .cuFuncGetAttribute = emu_func_get_attribute,
 };
 
 const op2_cu_api *op2_cuda_emu_api(void) {

@@ -135,7 +135,11 @@ int main(void) {
   CHECK(cu != NULL);
   CHECK_CONTAINS(cu, "#line 1 \"kernel:scale\"");
   CHECK_CONTAINS(cu, "static const double factor = 0x1.8p+1"); /* 3.0, exactly */
-  CHECK_CONTAINS(cu, "OP2_EXTERN_C __global__ void op2_cuda_kernel(op2_cuda_params op2_p)");
+  CHECK_CONTAINS(cu,
+                 "OP2_EXTERN_C __global__ void OP2_LAUNCH_BOUNDS op2_cuda_kernel(op2_cuda_params "
+                 "op2_p)");
+  /* compiled for the block size it runs with (OP2_CUDA_BLOCK_SIZE, default 256) */
+  CHECK_CONTAINS(cu, "#define OP2_LAUNCH_BOUNDS OP2_BOUNDS(256)");
   CHECK_CONTAINS(cu, "strategy direct");
   CHECK(!strstr(cu, "#include"));
   free(cu);

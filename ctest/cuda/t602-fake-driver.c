@@ -34,6 +34,10 @@ static struct fake {
   launch_rec l[MAX_LAUNCHES];
   int nlaunches;
   int loads, unloads, retained, released, func_attr;
+  int syncs;       /* cuCtxSynchronize calls */
+  int max_threads; /* what a function reports as its threads per block limit (0: 1024) */
+  int refuse_cubin, refuse_ptx; /* cuModuleLoadData refuses these images */
+  int ptx_loads;
   int func_attr_value;
   int fail_alloc; /* the next cuMemAlloc fails */
   int smem_default, smem_optin;
@@ -100,11 +104,17 @@ static CUresult f_set_current(CUcontext c) {
   return c == (CUcontext)&F ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 static CUresult f_sync(void) {
+  F.syncs++;
   return CUDA_SUCCESS;
 }
 static CUresult f_load(CUmodule *m, const void *image) {
   const unsigned char *b = image;
-  if (!(b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F')) return CUDA_ERROR_INVALID_IMAGE;
+  int elf = b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F';
+  int ptx = !elf && strstr(image, ".entry op2_cuda_kernel") && strstr(image, ".target sm_86");
+  if (!elf && !ptx) return CUDA_ERROR_INVALID_IMAGE;
+  if (elf && F.refuse_cubin) return CUDA_ERROR_NO_BINARY_FOR_GPU;
+  if (ptx && F.refuse_ptx) return CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
+  F.ptx_loads += ptx;
   F.loads++;
   *m = (CUmodule)(uintptr_t)(0x1000 + F.loads);
   return CUDA_SUCCESS;
@@ -125,6 +135,12 @@ static CUresult f_func_attr(CUfunction f, CUfunction_attribute a, int v) {
     return CUDA_ERROR_INVALID_VALUE;
   F.func_attr++;
   F.func_attr_value = v;
+  return CUDA_SUCCESS;
+}
+static CUresult f_func_get_attr(int *v, CUfunction_attribute a, CUfunction f) {
+  (void)f;
+  if (a != CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) return CUDA_ERROR_INVALID_VALUE;
+  *v = F.max_threads ? F.max_threads : 1024;
   return CUDA_SUCCESS;
 }
 static CUresult f_alloc(CUdeviceptr *p, size_t bytes) {
@@ -181,10 +197,10 @@ static CUresult f_error_string(CUresult e, const char **t) {
   return CUDA_SUCCESS;
 }
 
-static const op2_cu_api fake = {"fake", f_init,   f_count,    f_device,      f_attribute,
-                                f_name, f_retain, f_release,  f_set_current, f_sync,
-                                f_load, f_unload, f_function, f_func_attr,   f_alloc,
-                                f_free, f_htod,   f_dtoh,     f_launch,      f_error_string};
+static const op2_cu_api fake = {
+    "fake",    f_init,        f_count, f_device, f_attribute, f_name,         f_retain,
+    f_release, f_set_current, f_sync,  f_load,   f_unload,    f_function,     f_func_attr,
+    f_alloc,   f_free,        f_htod,  f_dtoh,   f_launch,    f_error_string, f_func_get_attr};
 
 static void start(const char *strategy, const char *part) {
   setenv("OP2_CUDA_STRATEGY", strategy, 1);
@@ -214,8 +230,10 @@ static void direct(void) {
   op_dat da = op_decl_dat(s, 1, "double", a, "a"), db = op_decl_dat(s, 1, "double", NULL, "b");
   F.write_direct = 1, F.write_value = 7.0;
   long htod0 = F.htod;
+  int syncs0 = F.syncs;
   op_par_loop(copy_src, "copy", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
               op_arg_dat(db, -1, OP_ID, 1, "double", OP_WRITE));
+  CHECK_EQ_INT(F.syncs - syncs0, 0); /* the host needs no result of a direct loop */
   CHECK_EQ_INT(F.loads, 1);
   CHECK_EQ_INT(F.nlaunches, 1);
   launch_rec *r = &F.l[0];
@@ -232,6 +250,7 @@ static void direct(void) {
   long dtoh0 = F.dtoh;
   op_fetch_data(db, got);
   CHECK_EQ_INT(F.dtoh - dtoh0, 1);
+  CHECK_EQ_INT(F.syncs - syncs0, 1); /* the fetch waits, once */
   for (int i = 0; i < N; i++) CHECK(got[i] == 7.0);
   op_fetch_data(db, got); /* the host copy is current now */
   CHECK_EQ_INT(F.dtoh - dtoh0, 1);
@@ -254,8 +273,10 @@ static void direct(void) {
   /* a reduction: the fake writes 1.0 as every block's partial; the host adds them to the start */
   double total = 0.5;
   int before = F.nlaunches;
+  syncs0 = F.syncs;
   op_par_loop(sum_src, "sum", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
               op_arg_gbl(&total, 1, "double", OP_INC));
+  CHECK_EQ_INT(F.syncs - syncs0, 1); /* once, before the partials are read */
   r = &F.l[before];
   CHECK_EQ_INT(F.nlaunches, before + 1);
   CHECK(r->p.red != NULL && find_alloc(r->p.red, r->grid * sizeof(double)) >= 0);
@@ -274,10 +295,11 @@ static void indirect(const char *strategy, int part, int dim) {
   double *w = rm_doubles(NE, 0, 1, &rng);
   op_dat dw = op_decl_dat(m.edges, 1, "double", w, "w");
   op_dat dn = op_decl_dat(m.nodes, dim, "double", NULL, "n"); /* the kernel uses 4 of dim */
-  int before = F.nlaunches;
+  int before = F.nlaunches, syncs0 = F.syncs;
   op_par_loop(scatter_src, "scatter", m.edges, op_arg_dat(dw, -1, OP_ID, 1, "double", OP_READ),
               op_arg_dat(dn, 0, m.pedge, dim, "double", OP_INC),
               op_arg_dat(dn, 1, m.pedge, dim, "double", OP_INC));
+  CHECK_EQ_INT(F.syncs - syncs0, 0); /* launches queue behind each other, nothing waits */
   int launches = F.nlaunches - before;
   CHECK(launches >= 2); /* a random mesh always has conflicting blocks or elements */
   long blocks = 0;
@@ -312,6 +334,105 @@ static void indirect(const char *strategy, int part, int dim) {
   }
   free(w);
   rm_mesh_free(&m);
+}
+
+/* A kernel whose registers allow fewer threads per block than OP2_CUDA_BLOCK_SIZE runs in
+ * smaller blocks (whole warps within the function's limit), under every launch shape. */
+static void small_blocks(void) {
+  enum { N = 1000, NE = 6000, NN = 1500 };
+  F.max_threads = 100;
+  start("hierarchical", "256");
+  op_set s = op_decl_set(N, "s");
+  op_dat da = op_decl_dat(s, 1, "double", NULL, "a"), db = op_decl_dat(s, 1, "double", NULL, "b");
+  int before = F.nlaunches;
+  op_par_loop(copy_src, "copy", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_dat(db, -1, OP_ID, 1, "double", OP_WRITE));
+  CHECK_EQ_INT(F.nlaunches, before + 1);
+  CHECK_EQ_INT(F.l[before].block, 96);
+  CHECK_EQ_INT(F.l[before].grid, (N + 95) / 96);
+  rm_mesh m;
+  rm_mesh_make(&m, NE, NN, 1, RM_JUMPS, 6024);
+  op_dat dw = op_decl_dat(m.edges, 1, "double", NULL, "w");
+  op_dat dn = op_decl_dat(m.nodes, 4, "double", NULL, "n");
+  before = F.nlaunches;
+  op_par_loop(scatter_src, "scatter", m.edges, op_arg_dat(dw, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_dat(dn, 0, m.pedge, 4, "double", OP_INC),
+              op_arg_dat(dn, 1, m.pedge, 4, "double", OP_INC));
+  CHECK(F.nlaunches > before);
+  for (int i = before; i < F.nlaunches; i++) {
+    CHECK_EQ_INT(F.l[i].block, 96);
+    CHECK_EQ_INT(F.l[i].p.part_size, 256); /* each thread runs several positions */
+  }
+  rm_mesh_free(&m);
+  op_exit();
+  F.max_threads = 0;
+}
+
+/* A device or driver that cannot run the CUBIN: its PTX is loaded instead; when the PTX is
+ * refused too, the error names the loop and the driver's reason. */
+static void ptx_fallback(void) {
+  enum { N = 100 };
+  F.refuse_cubin = 1;
+  start("auto", "256");
+  op_set s = op_decl_set(N, "s");
+  op_dat da = op_decl_dat(s, 1, "double", NULL, "a"), db = op_decl_dat(s, 1, "double", NULL, "b");
+  int before = F.nlaunches, ptx0 = F.ptx_loads;
+  op_par_loop(copy_src, "copy", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_dat(db, -1, OP_ID, 1, "double", OP_WRITE));
+  CHECK_EQ_INT(F.ptx_loads - ptx0, 1);
+  CHECK_EQ_INT(F.nlaunches, before + 1);
+  op_exit();
+  F.refuse_ptx = 1;
+  start("auto", "256");
+  s = op_decl_set(N, "s");
+  da = op_decl_dat(s, 1, "double", NULL, "a"), db = op_decl_dat(s, 1, "double", NULL, "b");
+  EXPECT_ERROR(op_par_loop(copy_src, "copy", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
+                           op_arg_dat(db, -1, OP_ID, 1, "double", OP_WRITE)),
+               "op_par_loop 'copy': loading the kernel module failed");
+  CHECK_CONTAINS(op_last_error(), "CUDA error 222");
+  op_exit();
+  F.refuse_cubin = F.refuse_ptx = 0;
+}
+
+/* The manifest of the copy loop's entry under the cache root `root`. */
+static void copy_manifest(const char *root, char *text, size_t len) {
+  char cmd[4400];
+  snprintf(cmd, sizeof cmd, "cat '%s'/copy-*/manifest.json", root);
+  FILE *p = popen(cmd, "r");
+  CHECK(p != NULL);
+  size_t n = fread(text, 1, len - 1, p);
+  text[n] = '\0';
+  pclose(p);
+}
+
+/* With a ptxas (OP2_CUDA_PTXAS, which meson passes when it finds one), a fresh CUDA entry's
+ * manifest records the registers, spills and static shared memory of its kernel. */
+static void resources_recorded(void) {
+  const char *ptxas = getenv("T602_PTXAS");
+  if (!ptxas) {
+    printf("fake driver: no ptxas found at configuration: kernel resources not checked\n");
+    return;
+  }
+  char root[4200], saved[4096];
+  snprintf(saved, sizeof saved, "%s", getenv("OP2_CACHE_DIR"));
+  snprintf(root, sizeof root, "%s/resources-XXXXXX", saved);
+  CHECK(mkdtemp(root) != NULL);
+  setenv("OP2_CACHE_DIR", root, 1);
+  setenv("OP2_CUDA_PTXAS", ptxas, 1);
+  start("auto", "256");
+  op_set s = op_decl_set(100, "s");
+  op_dat da = op_decl_dat(s, 1, "double", NULL, "a"), db = op_decl_dat(s, 1, "double", NULL, "b");
+  op_par_loop(copy_src, "copy", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_dat(db, -1, OP_ID, 1, "double", OP_WRITE));
+  op_exit();
+  unsetenv("OP2_CUDA_PTXAS");
+  setenv("OP2_CACHE_DIR", saved, 1);
+  char text[8192];
+  copy_manifest(root, text, sizeof text);
+  CHECK_CONTAINS(text, "\"resources\":\t\"sm_86 (ptxas -v): ");
+  CHECK_CONTAINS(text, " registers, 0 bytes spill stores");
+  const char *r = strstr(text, "ptxas -v): ");
+  CHECK(r && atoi(r + strlen("ptxas -v): ")) > 0);
 }
 
 /* The key of every CUDA entry is the hash of its source, NVRTC's identity and the options its
@@ -379,12 +500,8 @@ int main(void) {
   CHECK_EQ_INT(F.released, 1);
 
   /* the CUBIN came from NVRTC for the fake's compute capability 8.6 */
-  FILE *p = popen("cat \"$OP2_CACHE_DIR\"/copy-*/manifest.json", "r");
-  CHECK(p != NULL);
-  char text[8192] = "";
-  size_t n = fread(text, 1, sizeof text - 1, p);
-  text[n] = '\0';
-  pclose(p);
+  char text[8192];
+  copy_manifest(getenv("OP2_CACHE_DIR"), text, sizeof text);
   CHECK_CONTAINS(text, "-arch=sm_86");
   CHECK_CONTAINS(text, "\"cuda\"");
   check_keys_match_flags(getenv("OP2_CACHE_DIR"));
@@ -397,6 +514,9 @@ int main(void) {
   start("global", "256");
   indirect("global", 256, 4);
   op_exit();
+  small_blocks();
+  ptx_fallback();
+  resources_recorded();
   start("hierarchical", "2048");
   indirect("hierarchical", 2048, 16);
   CHECK(F.func_attr >= 1 && F.func_attr_value > F.smem_default);

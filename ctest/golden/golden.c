@@ -14,6 +14,7 @@
  * Usage: golden GOLDEN_DIR SCRATCH_DIR */
 #include <dirent.h>
 #include <errno.h>
+#include <regex.h>
 #include <sys/stat.h>
 
 #include "test.h"
@@ -124,6 +125,24 @@ static op2_loop *loop_named(const char *name) {
   exit(1);
 }
 
+/* Device index arithmetic: a product of an element index (op2_n, a map value op2_iM_C, a staged
+ * element from op2_gm, the plan's position count npos) and a dim, arity or slot count passes 2^31
+ * on a large GPU (~537M cells of a 4-double dat), so every such product in generated CUDA must be
+ * 64-bit: the index operand is cast to size_t. Products within a block (shared memory, local
+ * indices) stay 32-bit. */
+static void check_wide_indexing(const char *file, const char *source) {
+  regex_t narrow;
+  CHECK(regcomp(&narrow, "[0-9]+ \\* (op2_n[^a-z_0-9]|op2_i[0-9]|OP2_LDG\\(op2_gm|op2_p\\.npos)",
+                REG_EXTENDED) == 0);
+  regmatch_t m;
+  for (const char *at = source; regexec(&narrow, at, 1, &m, 0) == 0; at += m.rm_eo) {
+    fprintf(stderr, "golden: %s: 32-bit index product '%.*s'\n", file, (int)(m.rm_eo - m.rm_so),
+            at + m.rm_so);
+    failures++;
+  }
+  regfree(&narrow);
+}
+
 /* The loop's source for the C target and for each CUDA strategy it can run with; a strategy
  * that falls back to another one (a direct loop under any) is stored once. */
 static void check_loop(const char *name) {
@@ -140,9 +159,11 @@ static void check_loop(const char *name) {
     op2_cuda_layout lay;
     CHECK_EQ_INT(op2_cuda_layout_make(loop, asked, &lay), OP2_OK);
     if (done[lay.strategy]++) continue;
+    lay.max_threads = 256; /* OP2_CUDA_BLOCK_SIZE's default: __launch_bounds__(256) */
     CHECK_EQ_INT(op2_codegen_cuda(ctx, loop, loop->key_blob, &lay, &gen), OP2_OK);
     snprintf(file, sizeof file, "%s.%s.cu.golden", name, op2_cuda_strategy_name(lay.strategy));
     compare(file, gen.source.data);
+    check_wide_indexing(file, gen.source.data);
     op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
   }
 }

@@ -23,8 +23,9 @@ typedef struct cuda_module {
   uint64_t hi, lo; /* hash of the source and the architecture */
   CUmodule mod;
   CUfunction fn;
-  int smem_limit; /* dynamic shared memory the function may use (opted in beyond the default) */
-  int from_disk;  /* the runnable image came from the disk cache */
+  int smem_limit;  /* dynamic shared memory the function may use (opted in beyond the default) */
+  int max_threads; /* threads per block the loaded function can run (registers limit it) */
+  int from_disk;   /* the runnable image came from the disk cache */
   op2_cuda_emu_build emu;
   op2_emu_image image;
 } cuda_module;
@@ -236,6 +237,40 @@ int op2_cuda_init(op2_context *ctx, const op2_cu_api *api, void *driver_data, in
 
 /* The module of generated source (consumed): one per source and architecture, built or taken
  * from the disk cache. `name` is the loop's, for the cache entry and messages. */
+/* The loaded function's own limit on threads per block: a kernel using many registers may run
+ * fewer than OP2_CUDA_BLOCK_SIZE, and a launch beyond it fails on the GPU alone. The blocks of
+ * this module are cut to whole warps within it (threads_for). */
+static int read_max_threads(op2_cuda_state *st, cuda_module *m, const char *name) {
+  int v = 0;
+  CU(st, st->api.cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, m->fn), name);
+  if (v < 32)
+    return op2_error(OP2_ERR_STATE,
+                     "op_par_loop '%s': the device runs at most %d threads per block of its "
+                     "kernel, less than one warp",
+                     name, v);
+  m->max_threads = v;
+  if (v < st->block_size)
+    op2_diag(1,
+             "op_par_loop '%s': its kernel runs at most %d threads per block on this device, "
+             "OP2_CUDA_BLOCK_SIZE is %d: its blocks have %d threads",
+             name, v, st->block_size, v / 32 * 32);
+  return OP2_OK;
+}
+
+/* Threads per block for a module: OP2_CUDA_BLOCK_SIZE within the function's limit. */
+static unsigned threads_for(const op2_cuda_state *st, const cuda_module *m) {
+  int bs = st->block_size;
+  if (m->max_threads && m->max_threads < bs) bs = m->max_threads / 32 * 32;
+  return (unsigned)bs;
+}
+
+/* A CUBIN the device or driver cannot run (built for another architecture, or newer than the
+ * driver): its PTX, NUL-terminated as cuModuleLoadData wants it, may still load. */
+static int cubin_refused(CUresult r) {
+  return r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE ||
+         r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
+}
+
 static int module_for(op2_context *ctx, op2_cuda_state *st, const char *name, op2_generated *gen_in,
                       cuda_module **out) {
   op2_generated gen = *gen_in;
@@ -284,15 +319,26 @@ static int module_for(op2_context *ctx, op2_cuda_state *st, const char *name, op
     m->image.entry = m->emu.entry;
     image = &m->image;
   } else {
-    rc = op2_cuda_obtain_cubin(ctx, &st->counters, name, &gen, st->arch, 0, &bin);
+    /* the PTX too: the driver can compile it for a device its CUBIN does not run on */
+    rc = op2_cuda_obtain_cubin(ctx, &st->counters, name, &gen, st->arch, 1, &bin);
     image = bin.image;
   }
   op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
   m->from_disk = st->emulated ? m->emu.from_disk : bin.from_disk;
   if (rc == OP2_OK) {
     CUresult r = st->api.cuModuleLoadData(&m->mod, image);
+    if (bin.ptx && cubin_refused(r)) {
+      const char *text = NULL;
+      if (st->api.cuGetErrorString(r, &text) != CUDA_SUCCESS) text = NULL;
+      op2_diag(1,
+               "op_par_loop '%s': the driver refuses the CUBIN for %s (CUDA error %d, %s): "
+               "loading its PTX, which the driver compiles",
+               name, st->arch, (int)r, text ? text : "no description");
+      r = st->api.cuModuleLoadData(&m->mod, bin.ptx);
+    }
     if (r == CUDA_SUCCESS) r = st->api.cuModuleGetFunction(&m->fn, m->mod, "op2_cuda_kernel");
     if (r != CUDA_SUCCESS) rc = cu_error(st, r, "loading the kernel module", name);
+    if (rc == OP2_OK) rc = read_max_threads(st, m, name);
   }
   op2_cuda_binary_clear(&bin);
   m->smem_limit = st->smem_default;
@@ -330,6 +376,7 @@ int op2_cuda_prepare(op2_context *ctx, op2_loop *loop) {
   op2_cuda_state *st = state(ctx);
   op2_cuda_layout lay;
   OP2_CALL(op2_cuda_layout_make(loop, st->asked, &lay));
+  lay.max_threads = st->block_size;
   cuda_module **m = (cuda_module **)&loop->backend_kernel;
   if (ctx->mpi.node_size < 2) return loop_module(ctx, st, loop, &lay, m);
   /* One build per machine: its first rank compiles into the disk cache while the others wait,
@@ -363,6 +410,7 @@ static int setup_loop(op2_context *ctx, op2_cuda_state *st, cuda_loop *cl, int b
   const op2_loop *loop = cl->loop;
   double t0 = op2_wall_seconds();
   OP2_CALL(op2_cuda_layout_make(loop, st->asked, &cl->lay));
+  cl->lay.max_threads = st->block_size;
   if (cl->lay.why[0]) op2_diag(1, "cuda backend, loop '%s': %s", loop->name, cl->lay.why);
   cl->mod = loop->backend_kernel; /* prepare built it under the same layout */
   loop->stats->jit_ms += 1e3 * (op2_wall_seconds() - t0);
@@ -508,7 +556,7 @@ static int launches(op2_cuda_state *st, cuda_loop *cl, op2_cuda_params *p, int c
                     int *records) {
   const op2_cuda_layout *lay = &cl->lay;
   const op2_cuda_plan *plan = cl->plan;
-  unsigned bs = (unsigned)st->block_size;
+  unsigned bs = threads_for(st, cl->mod);
   int n = p->end - p->begin;
   *records = 0;
   if (lay->strategy == OP2_CUDA_DIRECT || lay->strategy == OP2_CUDA_ATOMICS) {
@@ -536,7 +584,7 @@ static int launches(op2_cuda_state *st, cuda_loop *cl, op2_cuda_params *p, int c
   }
   /* hierarchical: one launch per block colour, a thread per position (looping when the part
    * size exceeds the block size) */
-  unsigned threads = plan->part_size < st->block_size ? (unsigned)plan->part_size : bs;
+  unsigned threads = plan->part_size < (int)bs ? (unsigned)plan->part_size : bs;
   p->part_size = plan->part_size;
   p->nblocks = plan->nblocks;
   p->npos = plan->npos;
@@ -634,9 +682,13 @@ int op2_cuda_run(op2_context *ctx, const op2_exec *exec) {
     memcpy(q->dst, exec->arg_ptrs, sizeof(void *) * (size_t)loop->nargs);
     return OP2_OK;
   }
-  /* One synchronisation per loop: errors and time belong to the loop that caused them. */
-  CU(st, st->api.cuCtxSynchronize(), loop->name);
-  if (cl->lay.nred && records) OP2_CALL(finish_reductions(st, cl, exec->arg_ptrs, records));
+  /* The host waits only for a result it needs: a loop without reductions is queued behind the
+   * previous ones on the stream, and an asynchronous error it causes is reported by the next
+   * call that waits (a reduction, op_fetch_data, a halo exchange, op_exit). */
+  if (cl->lay.nred && records) {
+    CU(st, st->api.cuCtxSynchronize(), loop->name);
+    OP2_CALL(finish_reductions(st, cl, exec->arg_ptrs, records));
+  }
   return OP2_OK;
 }
 
@@ -695,8 +747,8 @@ int op2_cuda_halo_pack(op2_context *ctx, const char *name, op_dat dat, const int
   p.end = n;
   /* a thread per word of the packed rows: consecutive threads store consecutive words */
   size_t word = dat->elem_bytes % 8 == 0 ? 8 : dat->elem_bytes % 4 == 0 ? 4 : 1;
-  OP2_CALL(launch(st, m, name, &p, ceil_div((long)(bytes / word), st->block_size),
-                  (unsigned)st->block_size, 0));
+  unsigned bs = threads_for(st, m);
+  OP2_CALL(launch(st, m, name, &p, ceil_div((long)(bytes / word), bs), bs, 0));
   /* ordered after the gather and any queued loop that wrote the dat */
   CU(st, st->api.cuMemcpyDtoH(out, st->halo_buf.ptr, bytes), name);
   return OP2_OK;
@@ -715,6 +767,8 @@ int op2_cuda_sync_host(op2_context *ctx, op_dat dat) {
   op2_cuda_state *st = state(ctx);
   dev_buf *d = dat->device;
   if (!st || !d || !dat->device_newer) return OP2_OK;
+  /* the loops queued before are waited for here, so their errors are named as such */
+  CU(st, st->api.cuCtxSynchronize(), NULL);
   if (d->bytes) CU(st, st->api.cuMemcpyDtoH(dat->data, d->ptr, d->bytes), NULL);
   dat->device_newer = false;
   return OP2_OK;

@@ -38,6 +38,7 @@ typedef struct op2_cu_api {
                              unsigned int shared_bytes, CUstream stream, void **params,
                              void **extra);
   CUresult (*cuGetErrorString)(CUresult err, const char **text);
+  CUresult (*cuFuncGetAttribute)(int *value, CUfunction_attribute attrib, CUfunction fn);
 } op2_cu_api;
 
 /* Fills `api` from the driver library `path` (dlopen). 0, or -1 with the reason in `why`. */
@@ -69,6 +70,8 @@ int op2_nvrtc_compile(const char *source, size_t len, const char *name, const op
                       char **cubin, size_t *cubin_len, char **ptx, size_t *ptx_len, char **log);
 /* Assembles PTX with the ptxas binary for `arch`; 0 when it succeeds. */
 int op2_ptxas_check(const char *ptxas, const char *ptx, size_t len, const char *arch, char **log);
+/* What op2_cuda_kernel uses, from op2_ptxas_check's log, as one line for the manifest. */
+int op2_ptxas_resources(const char *log, const char *arch, char *out, size_t len);
 
 typedef struct op2_cuda_binary {
   char *image; /* the CUBIN */

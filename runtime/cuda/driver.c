@@ -31,6 +31,7 @@ static const struct {
     {offsetof(op2_cu_api, cuMemcpyDtoH), "cuMemcpyDtoH_v2"},
     {offsetof(op2_cu_api, cuLaunchKernel), "cuLaunchKernel"},
     {offsetof(op2_cu_api, cuGetErrorString), "cuGetErrorString"},
+    {offsetof(op2_cu_api, cuFuncGetAttribute), "cuFuncGetAttribute"},
 };
 
 int op2_cu_driver_load(const char *path, op2_cu_api *api, void **handle, char *why, size_t whylen) {

@@ -244,6 +244,18 @@ static int staging(const op2_loop *loop, const op2_cuda_layout *lay, op2_cuda_pl
   int stage = 0;
   for (int g = 0; g < ng; g++) {
     const op2_cuda_group *gr = &lay->groups[g];
+    const op2_arg_desc *d = &loop->desc[gr->first_arg];
+    if (gr->index_of != g) { /* the same elements as an earlier group: its list and rows */
+      int max_size = 0;
+      for (int b = 0; b < nb; b++) {
+        p->ind_offs[g * nb + b] = p->ind_offs[gr->index_of * nb + b];
+        p->ind_sizes[g * nb + b] = p->ind_sizes[gr->index_of * nb + b];
+        if (p->ind_sizes[g * nb + b] > max_size) max_size = p->ind_sizes[g * nb + b];
+      }
+      p->goff[g] = stage;
+      stage += (max_size * d->dim * (int)op2_type_size(d->type) + 15) / 16 * 16;
+      continue;
+    }
     op_map maps[2 * OP2_CUDA_MAX_ARGS];
     int cols[2 * OP2_CUDA_MAX_ARGS], ncols = 0;
     for (int s = 0; s < lay->nslots; s++)
@@ -288,7 +300,6 @@ static int staging(const op2_loop *loop, const op2_cuda_layout *lay, op2_cuda_pl
         }
       }
     }
-    const op2_arg_desc *d = &loop->desc[gr->first_arg];
     p->goff[g] = stage;
     stage += (max_size * d->dim * (int)op2_type_size(d->type) + 15) / 16 * 16;
   }

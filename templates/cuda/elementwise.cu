@@ -9,8 +9,9 @@
  *   OP2_CALL_ARGS     the kernel's arguments
  *   OP2_AFTER         per element after the call: atomic adds
  *   OP2_REDUCE        the block's tree reduction of global reductions and its partial record
+ *   OP2_LAUNCH_BOUNDS __launch_bounds__ of OP2_CUDA_BLOCK_SIZE (empty in emulation)
  * OP2_LDG and OP2_TOUCH mark global memory accesses, which only the emulator counts. */
-OP2_EXTERN_C __global__ void op2_cuda_kernel(op2_cuda_params op2_p) {
+OP2_EXTERN_C __global__ void OP2_LAUNCH_BOUNDS op2_cuda_kernel(op2_cuda_params op2_p) {
   OP2_DECLARE
   const int op2_t = (int)(blockIdx.x * blockDim.x + threadIdx.x);
 #if OP2_COLOURED

@@ -18,7 +18,7 @@
  *   OP2_STAGE_OUT   writes the staging areas back to global memory
  * op2_n is the element; op2_active is 0 for the threads past the end of a short block, which
  * still take part in every barrier. */
-OP2_EXTERN_C __global__ void op2_cuda_kernel(op2_cuda_params op2_p) {
+OP2_EXTERN_C __global__ void OP2_LAUNCH_BOUNDS op2_cuda_kernel(op2_cuda_params op2_p) {
   OP2_DYNAMIC_SHARED(op2_smem);
   OP2_DECLARE
   const int op2_blk = OP2_LDG(op2_p.blkmap[op2_p.block_offset + (int)blockIdx.x]);

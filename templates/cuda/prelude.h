@@ -47,4 +47,8 @@ static __device__ inline void op2_atomic_add_longlong(long long *p, long long v)
   /* two's complement: an unsigned add is the signed add */
   atomicAdd((unsigned long long *)p, (unsigned long long)v);
 }
+#define OP2_BOUNDS(threads) __launch_bounds__(threads)
+#endif
+#ifndef OP2_BOUNDS /* emulation: blocks have no register budget */
+#define OP2_BOUNDS(threads)
 #endif
