@@ -7,6 +7,7 @@
 
 #include "op2_impl.h"
 #include "../jit/jit.h"
+#include "../jit/kernel_params.h"
 
 /* The identity of one argument as far as shape is concerned: no global data values. */
 typedef struct arg_key {
@@ -148,10 +149,10 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
   /* Registered only once complete, so a kernel that fails to compile leaves nothing behind.
    * Backends with their own code generator (CUDA) build their kernel in prepare. */
   double t0 = op2_wall_seconds();
-  int rc = !loop->stats ? OP2_ERR_MEM
-           : ctx->backend->kernel != OP2_KERNEL_C
-               ? op2_jit_check_ranks(ctx, loop, kernel)
-               : op2_jit_kernel(ctx, loop, kernel, &loop->kernel);
+  int rc = !loop->stats ? OP2_ERR_MEM : op2_kernel_params_check(kernel, loop);
+  if (rc == OP2_OK)
+    rc = ctx->backend->kernel != OP2_KERNEL_C ? op2_jit_check_ranks(ctx, loop, kernel)
+                                              : op2_jit_kernel(ctx, loop, kernel, &loop->kernel);
   if (rc == OP2_OK && ctx->backend->prepare) rc = ctx->backend->prepare(ctx, loop);
   if (rc == OP2_OK) loop->stats->jit_ms += 1e3 * (op2_wall_seconds() - t0);
   loop->writes_indirectly = needs_plan(nargs, loop->desc);
