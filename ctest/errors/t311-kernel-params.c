@@ -54,6 +54,19 @@ int main(int argc, char **argv) {
               op_arg_dat(e, -1, OP_ID, 1, "double", OP_WRITE));
   op_fetch_data(e, got);
   for (int i = 0; i < 3; i++) CHECK(got[i] == v[i]);
+  /* Read-only data is passed as const: a write through a const parameter fails at its line, and
+   * a non-const parameter for read-only data still compiles and runs (with a warning). */
+  EXPECT_ERROR(
+      op_par_loop("void wc(const double *a, double *b) {\n  b[0] = a[0];\n  a[0] = 2;\n}\n", "wc",
+                  s, op_arg_dat(d, -1, OP_ID, 1, "double", OP_READ),
+                  op_arg_dat(e, -1, OP_ID, 1, "double", OP_WRITE)),
+      "op_par_loop 'wc': the kernel does not compile");
+  CHECK_CONTAINS(strchr(op_last_error(), '\n'), "kernel:wc:3:");
+  op_par_loop("void nc(double *a, double *b) { b[0] = 2 * a[0]; }\n", "nc", s,
+              op_arg_dat(d, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_dat(e, -1, OP_ID, 1, "double", OP_WRITE));
+  op_fetch_data(e, got);
+  for (int i = 0; i < 3; i++) CHECK(got[i] == 2 * v[i]);
   op_exit();
   return 0;
 }
