@@ -315,20 +315,30 @@ static void emit_call_args(const op2_emitter *e) {
     const op2_arg_desc *d = &loop->desc[i];
     const char *sep = i + 1 < loop->nargs ? "," : "";
     char data[160];
+    const char *t = op2_type_name(d->type);
+    /* Read-only data goes in as const, so a kernel that declares it const and writes through it
+     * fails at its own line; a non-const parameter only draws a warning in C.
+     * C only: C++ (CUDA) refuses the conversion to a non-const parameter. */
+    char ro[64] = "";
+    const char *ro_end = "";
+    if (traits_of(e->strategy) == &c_traits && d->acc == OP_READ && d->kind != OP2_ARG_IDX &&
+        !d->opt_off && d->idx >= -1)
+      snprintf(ro, sizeof ro, "(const %s *)(", t), ro_end = ")";
     if (d->opt_off)
       emit_null_arg(b, d, "    ", sep);
     else if (d->kind == OP2_ARG_GBL)
-      op2_buf_printf(b, " \\\n    op2_%s%d%s", d->acc == OP_READ ? "arg" : "red", i, sep);
+      op2_buf_printf(b, " \\\n    %sop2_%s%d%s%s", ro, d->acc == OP_READ ? "arg" : "red", i, ro_end,
+                     sep);
     else if (d->kind == OP2_ARG_IDX)
       op2_buf_printf(b, " \\\n    &op2_idx%d%s", i, sep);
     else if (!d->map_arity)
-      op2_buf_printf(b, " \\\n    op2_dat%d + %d * %sop2_n%s", d->dat_group, d->dim,
-                     traits_of(e->strategy)->wide, sep);
+      op2_buf_printf(b, " \\\n    %sop2_dat%d + %d * %sop2_n%s%s", ro, d->dat_group, d->dim,
+                     traits_of(e->strategy)->wide, ro_end, sep);
     else if (d->idx < 0)
       op2_buf_printf(b, " \\\n    op2_vec%d%s", i, sep);
     else {
       data_at(e, i, d, d->idx, data, sizeof data);
-      op2_buf_printf(b, " \\\n    %s%s", data, sep);
+      op2_buf_printf(b, " \\\n    %s%s%s%s", ro, data, ro_end, sep);
     }
   }
   op2_buf_printf(b, "\n\n");

@@ -56,14 +56,30 @@ static int compile_failed(const op2_loop *loop, op2_kernel *k, const op2_cache_k
                           const op2_generated *gen, const char *log) {
   if (!k->source_path)
     k->source_path = op2_keep_failed_source(k->name, key, gen->source.data, gen->source.len, "c");
-  char own[300];
+  /* The system compiler's messages, when it finds the error too: they name the exact line and
+   * column. When it accepts the source, or finds the error outside the user's kernel (a missing
+   * kernel function shows in the generated wrapper), TinyCC's message stands. */
+  struct op2_jit_state *st = op2_ctx()->jit_state;
+  char *exact = NULL;
+  if (st && st->cc_usable && k->source_path &&
+      op2_cc_syntax_check(&st->cc, k->source_path, &exact) != 0 && exact &&
+      strstr(exact, "kernel:"))
+    log = exact;
+  /* TinyCC in memory says "undefined symbol 'NAME'", dlopen of a built entry "symbol: NAME";
+   * the C file's declaration of an inline kernel after it ("'NAME' undeclared") fails first. */
+  char own[300], own_dl[300], own_decl[300];
   snprintf(own, sizeof own, "undefined symbol '%s'", loop->name);
-  return op2_error(OP2_ERR_JIT,
-                   "op_par_loop '%s': the kernel does not compile (generated source: %s)\n%s%s",
-                   loop->name, k->source_path ? k->source_path : "(could not be written)", log,
-                   strstr(log, own) ? "the kernel source defines no function with the loop's "
-                                      "name (the loop name must name the kernel function)\n"
-                                    : "");
+  snprintf(own_dl, sizeof own_dl, "undefined symbol: %s\n", loop->name);
+  snprintf(own_decl, sizeof own_decl, "'%s' undeclared", loop->name);
+  int err = op2_error(OP2_ERR_JIT,
+                      "op_par_loop '%s': the kernel does not compile (generated source: %s)\n%s%s",
+                      loop->name, k->source_path ? k->source_path : "(could not be written)", log,
+                      strstr(log, own) || strstr(log, own_dl) || strstr(log, own_decl)
+                          ? "the kernel source defines no function with the loop's "
+                            "name (the loop name must name the kernel function)\n"
+                          : "");
+  free(exact);
+  return err;
 }
 
 const char *op2_jit_cache_root(op2_context *ctx) {

@@ -67,6 +67,9 @@ void op2_tcc_tier(op2_tier *t);
 int op2_spawn_capture(const char *path, char *const argv[], op2_buf *out);
 /* Finds the compiler `cc` (a name in PATH or a path); -1 when there is none. */
 int op2_cc_tier(const char *cc, const char *flags, op2_tier *t);
+/* Checks the syntax of the source at src_path with the system compiler `cc`; its messages go to
+ * *log (malloc'ed). 0 when it finds no error. */
+int op2_cc_syntax_check(const op2_tier *cc, const char *src_path, char **log);
 void op2_tcc_release(void *tcc_state);
 /* Compiles to a shared object at so_path, or in memory when so_path is NULL. The compiler's
  * messages go to *log (malloc'ed). */

@@ -49,6 +49,7 @@ void op_init_mpi(int argc, char **argv, int diags, int program_uses_mpi) {
   }
   op2_mpi_node_init(ctx);
   ctx->initialised = true;
+  op2_fault_install(ctx);
   op2_diag(1, "backend %s, part size %d, kernel cache %s (%s)", ctx->backend->name,
            ctx->opt.part_size, ctx->opt.cache_dir,
            ctx->opt.cache_mode == OP2_CACHE_ON         ? "on"
@@ -115,6 +116,7 @@ void op_exit(void) {
   op2_context *ctx = op2_ctx();
   if (ctx->initialised && ctx->opt.profile_json[0]) op2_profile_write(ctx, ctx->opt.profile_json);
   if (ctx->initialised && ctx->backend->finalize) ctx->backend->finalize(ctx);
+  op2_fault_remove(ctx);
   op2_jit_shutdown(ctx);
   free_list(&ctx->loops, free_loop);
   free_list(&ctx->kernels, free_kernel);

@@ -3,6 +3,7 @@
 #ifndef OP2_IMPL_H
 #define OP2_IMPL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -380,6 +381,16 @@ typedef struct op2_jit_counters {
   int cc_failures;
 } op2_jit_counters;
 
+/* The kernel run in progress, for the fatal-signal handler, and the handlers it replaced. */
+#define OP2_FAULT_SIGNALS 4
+typedef struct op2_fault_watch {
+  const struct op2_exec *volatile running;
+  struct sigaction previous[OP2_FAULT_SIGNALS];
+  bool installed;
+} op2_fault_watch;
+void op2_fault_install(op2_context *ctx);
+void op2_fault_remove(op2_context *ctx);
+
 struct op2_context {
   bool initialised;
   op2_mpi mpi;
@@ -410,6 +421,7 @@ struct op2_context {
   struct op2_checkpoint *checkpoint; /* checkpointing and restart (checkpoint.c), or NULL */
   struct op2_profile *profile;       /* op_profile_* sections (profile.c) */
   op2_ptr_list kernel_files;         /* texts op_kernel_file returned, freed at op_exit */
+  op2_fault_watch fault;             /* names the loop when a kernel dies by a signal (fault.c) */
 };
 
 /* Called before the host reads a dat's data. */

@@ -16,7 +16,10 @@ static int run_phase(op2_context *ctx, op2_exec *exec, int ph) {
   exec->end = loop->phase_end[ph];
   exec->plan = loop->plans[ph];
   if (exec->end <= exec->begin) return OP2_OK;
-  return ctx->backend->run(ctx, exec);
+  ctx->fault.running = exec;
+  int rc = ctx->backend->run(ctx, exec);
+  ctx->fault.running = NULL;
+  return rc;
 }
 
 /* Dats this call must refresh first: read through a map, or read at all when the exec halo runs,

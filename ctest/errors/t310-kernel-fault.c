@@ -1,0 +1,100 @@
+/* A kernel that dies by a signal names its loop first: each case runs in a child process whose
+ * stderr is captured; the child must die by the signal itself (not exit), and its last words must
+ * name the loop, the set, the element range and the generated source. A handler the program
+ * installed before op_init still runs afterwards. */
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "errors_util.h"
+
+/* Far beyond the 4-element dat: nothing is mapped 8 TB past a heap block. */
+static const char *out_of_range_src =
+    "static void far_write(double *x) { x[(long)1 << 40] = 1.0; }\n";
+static const char *divide_src = "static void divide(int *a) { a[0] = 100 / a[0]; }\n";
+
+static void run_far_write(void) {
+  op_set s = op_decl_set(4, "cells");
+  double v[4] = {0};
+  op_dat d = op_decl_dat(s, 1, "double", v, "x");
+  op_par_loop(out_of_range_src, "far_write", s, op_arg_dat(d, -1, OP_ID, 1, "double", OP_RW));
+}
+
+static void run_divide(void) {
+  op_set s = op_decl_set(4, "cells");
+  int v[4] = {1, 2, 0, 4};
+  op_dat d = op_decl_dat(s, 1, "int", v, "a");
+  op_par_loop(divide_src, "divide", s, op_arg_dat(d, -1, OP_ID, 1, "int", OP_RW));
+}
+
+static void users_handler(int sig) {
+  static const char said[] = "user handler ran\n";
+  if (write(STDERR_FILENO, said, sizeof said - 1) < 0) _exit(3);
+  _exit(sig == SIGFPE ? 42 : 43);
+}
+
+/* Runs body in a child with stderr in a file; returns the wait status and what it printed. */
+static int in_child(void (*body)(void), int user_handler, char **err) {
+  char path[] = "/tmp/op2-t310-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  fflush(NULL);
+  pid_t pid = fork();
+  CHECK(pid >= 0);
+  if (pid == 0) {
+    dup2(fd, STDERR_FILENO);
+    if (user_handler) signal(SIGFPE, users_handler);
+    op_init(0, NULL, 0);
+    body();
+    op_exit();
+    _exit(0);
+  }
+  int status = 0;
+  CHECK(waitpid(pid, &status, 0) == pid);
+  close(fd);
+  *err = eu_read_file(path);
+  CHECK(*err != NULL);
+  unlink(path);
+  return status;
+}
+
+static void expect_death(void (*body)(void), int sig, const char *loop, const char *set,
+                         const char *range) {
+  char *err;
+  int status = in_child(body, 0, &err);
+  if (!WIFSIGNALED(status) || WTERMSIG(status) != sig) {
+    fprintf(stderr, "loop %s: child status %#x, expected death by signal %d; stderr:\n%s\n", loop,
+            status, sig, err);
+    exit(1);
+  }
+  char want[200];
+  snprintf(want, sizeof want, "in the kernel of loop '%s' on set '%s', elements %s", loop, set,
+           range);
+  CHECK_CONTAINS(err, want);
+  CHECK_CONTAINS(err, "generated source: ");
+  /* The path named exists and holds the kernel. */
+  const char *p = strstr(err, "generated source: ") + strlen("generated source: ");
+  char *path = strndup(p, strcspn(p, "\n"));
+  char *text = eu_read_file(path);
+  if (!text) {
+    fprintf(stderr, "generated source '%s' named in the message cannot be read\n", path);
+    exit(1);
+  }
+  CHECK_CONTAINS(text, loop);
+  free(text);
+  free(path);
+  free(err);
+}
+
+int main(void) {
+  expect_death(run_far_write, SIGSEGV, "far_write", "cells", "0 to 3");
+  expect_death(run_divide, SIGFPE, "divide", "cells", "0 to 3");
+  /* The program's own handler runs after the message, and decides. */
+  char *err;
+  int status = in_child(run_divide, 1, &err);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 42);
+  CHECK_CONTAINS(err, "in the kernel of loop 'divide'");
+  CHECK_CONTAINS(err, "user handler ran");
+  CHECK(strstr(err, "in the kernel of loop") < strstr(err, "user handler ran"));
+  free(err);
+  return 0;
+}

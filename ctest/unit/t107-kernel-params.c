@@ -1,0 +1,54 @@
+/* The kernel parameter reader: types, pointer depth, const, comments and strings ignored, calls
+ * and prototypes skipped, and a clean refusal (never a guess) for what it does not understand. */
+#include "test.h"
+#include "jit/kernel_params.h"
+
+static op2_kernel_param p[OP2_PARAMS_MAX];
+static int n;
+static char why[200];
+
+static void expect_param(int i, const char *base, int depth, bool pconst, const char *name) {
+  if (strcmp(p[i].base, base) != 0 || p[i].depth != depth || p[i].pointee_const != pconst ||
+      strcmp(p[i].name, name) != 0) {
+    fprintf(stderr, "parameter %d: got '%s' depth %d const %d name '%s'\n", i, p[i].base,
+            p[i].depth, p[i].pointee_const, p[i].name);
+    exit(1);
+  }
+}
+
+int main(void) {
+  /* A prototype, a call in a comment and a string mentioning the name come first. */
+  const char *src =
+      "/* res(a, b) { */\n"
+      "static void res(int q);\n"
+      "static const char *s = \"res(double x) {\";\n"
+      "static inline void res(const double *restrict x, // res(float) {\n"
+      "                       double **y, const long long int *k,\n"
+      "                       float z[], unsigned *u) {\n"
+      "  res_helper(x);\n"
+      "}\n";
+  CHECK(op2_kernel_params_parse(src, "res", p, &n, why, sizeof why) == 0);
+  CHECK(n == 5);
+  expect_param(0, "double", 1, true, "x");
+  expect_param(1, "double", 2, false, "y");
+  expect_param(2, "long long", 1, true, "k");
+  expect_param(3, "float", 1, false, "z");
+  expect_param(4, "unsigned", 1, false, "u");
+
+  CHECK(op2_kernel_params_parse("void k(void) { }", "k", p, &n, why, sizeof why) == 0);
+  CHECK(n == 0);
+  CHECK(op2_kernel_params_parse("void k(int const * a) { }", "k", p, &n, why, sizeof why) == 0);
+  expect_param(0, "int", 1, true, "a");
+  CHECK(op2_kernel_params_parse("void k(double * const a) { }", "k", p, &n, why, sizeof why) == 0);
+  expect_param(0, "double", 1, false, "a");
+
+  /* A typedef or macro type is not guessed at. */
+  CHECK(op2_kernel_params_parse("void k(real *a) { }", "k", p, &n, why, sizeof why) == -1);
+  CHECK_CONTAINS(why, "real");
+  CHECK(op2_kernel_params_parse("void k(void (*f)(int)) { }", "k", p, &n, why, sizeof why) == -1);
+  /* A prototype alone, or another function's name, is no definition. */
+  CHECK(op2_kernel_params_parse("void k(double *a);", "k", p, &n, why, sizeof why) == -1);
+  CHECK(op2_kernel_params_parse("void kk(double *a) { }", "k", p, &n, why, sizeof why) == -1);
+  CHECK_CONTAINS(why, "no definition");
+  return 0;
+}

@@ -1,0 +1,225 @@
+/* A small, tolerant reader of a kernel's parameter list. It understands what kernels are written
+ * with (base types, const/volatile/restrict, pointers, array declarators) and gives up on anything
+ * else (macros, typedefs, function pointers): a check that cannot be made is skipped, never turned
+ * into a refusal of a valid kernel. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel_params.h"
+
+/* The source with comments and the contents of string and character literals blanked, so that
+ * neither can be mistaken for code. Same length as the source. */
+static char *blank_comments(const char *src) {
+  size_t n = strlen(src);
+  char *out = malloc(n + 1);
+  if (!out) return NULL;
+  memcpy(out, src, n + 1);
+  for (size_t i = 0; i < n; i++) {
+    if (out[i] == '/' && out[i + 1] == '/') {
+      while (i < n && out[i] != '\n') out[i++] = ' ';
+    } else if (out[i] == '/' && out[i + 1] == '*') {
+      out[i] = out[i + 1] = ' ';
+      for (i += 2; i < n && !(out[i] == '*' && out[i + 1] == '/'); i++)
+        if (out[i] != '\n') out[i] = ' ';
+      if (i < n) out[i] = out[i + 1] = ' ', i++;
+    } else if (out[i] == '"' || out[i] == '\'') {
+      char q = out[i];
+      for (i++; i < n && out[i] != q; i++) {
+        if (out[i] == '\\' && i + 1 < n) out[i++] = ' ';
+        out[i] = ' ';
+      }
+    }
+  }
+  return out;
+}
+
+static int is_ident(char c) {
+  return isalnum((unsigned char)c) || c == '_';
+}
+
+/* The start of the parameter list of the definition of `name`: just after its '(' with the
+ * matching ')' at *close, followed by '{'. NULL when there is none. */
+static const char *find_definition(const char *code, const char *name, const char **close) {
+  size_t len = strlen(name);
+  for (const char *p = strstr(code, name); p; p = strstr(p + 1, name)) {
+    if ((p > code && is_ident(p[-1])) || is_ident(p[len])) continue;
+    const char *q = p + len;
+    while (isspace((unsigned char)*q)) q++;
+    if (*q != '(') continue;
+    int depth = 0;
+    const char *r = q;
+    for (; *r; r++) {
+      if (*r == '(') depth++;
+      if (*r == ')' && --depth == 0) break;
+    }
+    if (!*r) return NULL;
+    const char *after = r + 1;
+    while (isspace((unsigned char)*after)) after++;
+    if (*after != '{') continue; /* a call or a prototype */
+    *close = r;
+    return q + 1;
+  }
+  return NULL;
+}
+
+static int is_qualifier(const char *w) {
+  static const char *const q[] = {"const",        "volatile", "restrict", "__restrict",
+                                  "__restrict__", "register", NULL};
+  for (int i = 0; q[i]; i++)
+    if (strcmp(w, q[i]) == 0) return 1;
+  return 0;
+}
+
+static int is_type_word(const char *w) {
+  static const char *const t[] = {"double", "float",  "int",      "long", "short",
+                                  "char",   "signed", "unsigned", "void", NULL};
+  for (int i = 0; t[i]; i++)
+    if (strcmp(w, t[i]) == 0) return 1;
+  return 0;
+}
+
+/* One parameter's declaration, text [b, e). */
+static int parse_param(const char *b, const char *e, op2_kernel_param *p, char *why,
+                       size_t why_len) {
+  memset(p, 0, sizeof *p);
+  int seen_star = 0, const_before_star = 0;
+  size_t blen = 0;
+  for (const char *c = b; c < e;) {
+    if (isspace((unsigned char)*c)) {
+      c++;
+    } else if (*c == '*') {
+      if (p->depth == 0) p->pointee_const = const_before_star;
+      p->depth++, seen_star = 1, c++;
+    } else if (*c == '[') {
+      while (c < e && *c != ']') c++;
+      if (c < e) c++;
+      if (p->depth == 0) p->pointee_const = const_before_star;
+      p->depth++;
+    } else if (is_ident(*c)) {
+      const char *w0 = c;
+      while (c < e && is_ident(*c)) c++;
+      char w[64];
+      snprintf(w, sizeof w, "%.*s", (int)(c - w0), w0);
+      if (is_qualifier(w)) {
+        if (!seen_star && strcmp(w, "const") == 0) const_before_star = 1;
+      } else if (is_type_word(w) && !seen_star && !p->name[0]) {
+        blen += (size_t)snprintf(p->base + blen, sizeof p->base - blen, "%s%s", blen ? " " : "", w);
+        if (blen >= sizeof p->base) blen = sizeof p->base - 1;
+      } else if (!p->name[0] && p->base[0]) {
+        snprintf(p->name, sizeof p->name, "%s", w);
+      } else {
+        snprintf(why, why_len, "'%s' is not a type this check knows (macro or typedef?)", w);
+        return -1;
+      }
+    } else {
+      snprintf(why, why_len, "'%c' in a parameter declaration", *c);
+      return -1;
+    }
+  }
+  if (!p->base[0]) {
+    snprintf(why, why_len, "a parameter without a type");
+    return -1;
+  }
+  /* Spellings of the same type, as op2_type_name spells it. */
+  if (strcmp(p->base, "long long int") == 0 || strcmp(p->base, "signed long long") == 0)
+    snprintf(p->base, sizeof p->base, "long long");
+  if (strcmp(p->base, "signed int") == 0 || strcmp(p->base, "signed") == 0)
+    snprintf(p->base, sizeof p->base, "int");
+  return 0;
+}
+
+int op2_kernel_params_parse(const char *source, const char *name, op2_kernel_param *out, int *count,
+                            char *why, size_t why_len) {
+  *count = 0;
+  char *code = blank_comments(source);
+  if (!code) {
+    snprintf(why, why_len, "out of memory");
+    return -1;
+  }
+  const char *close = NULL;
+  const char *open = find_definition(code, name, &close);
+  int rc = 0;
+  if (!open) {
+    snprintf(why, why_len, "no definition of '%s(...) {' found", name);
+    rc = -1;
+  }
+  const char *b = open;
+  while (rc == 0 && b && b <= close) {
+    const char *e = b;
+    int depth = 0;
+    while (e < close && !(*e == ',' && depth == 0)) {
+      if (*e == '(' || *e == '[') depth++;
+      if (*e == ')' || *e == ']') depth--;
+      e++;
+    }
+    if (memchr(b, '(', (size_t)(e - b))) {
+      snprintf(why, why_len, "a parameter with parentheses (function pointer or macro)");
+      rc = -1;
+      break;
+    }
+    if (*count >= OP2_PARAMS_MAX) {
+      snprintf(why, why_len, "more than %d parameters", OP2_PARAMS_MAX);
+      rc = -1;
+      break;
+    }
+    rc = parse_param(b, e, &out[*count], why, why_len);
+    if (rc == 0) ++*count;
+    b = e + 1;
+  }
+  /* f(void) has no parameters. */
+  if (rc == 0 && *count == 1 && strcmp(out[0].base, "void") == 0 && out[0].depth == 0) *count = 0;
+  free(code);
+  return rc;
+}
+
+int op2_kernel_params_check(const char *source, const op2_loop *loop) {
+  op2_kernel_param *params = calloc(OP2_PARAMS_MAX, sizeof *params);
+  if (!params) return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
+  int n = 0, rc = OP2_OK;
+  char why[200];
+  if (op2_kernel_params_parse(source, loop->name, params, &n, why, sizeof why) != 0) {
+    op2_diag(2, "op_par_loop '%s': kernel parameters not checked against the arguments: %s",
+             loop->name, why);
+    free(params);
+    return OP2_OK;
+  }
+  if (n != loop->nargs) {
+    rc = op2_error(OP2_ERR_ARG,
+                   "op_par_loop '%s': the kernel '%s' has %d parameter%s but the loop passes %d "
+                   "argument%s",
+                   loop->name, loop->name, n, n == 1 ? "" : "s", loop->nargs,
+                   loop->nargs == 1 ? "" : "s");
+  }
+  for (int i = 0; rc == OP2_OK && i < n; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    const op2_kernel_param *p = &params[i];
+    const char *type = d->kind == OP2_ARG_IDX ? "int" : op2_type_name(d->type);
+    int depth = d->kind == OP2_ARG_DAT && d->idx < -1 ? 2 : 1;
+    const char *what = d->kind == OP2_ARG_GBL   ? "op_arg_gbl"
+                       : d->kind == OP2_ARG_IDX ? "op_arg_idx"
+                       : depth == 2             ? "op_arg_dat with a vector map index"
+                                                : "op_arg_dat";
+    int known = strcmp(p->base, "double") == 0 || strcmp(p->base, "float") == 0 ||
+                strcmp(p->base, "int") == 0 || strcmp(p->base, "long long") == 0;
+    if ((known && strcmp(p->base, type) != 0) || p->depth != depth) {
+      rc = op2_error(OP2_ERR_ARG,
+                     "op_par_loop '%s', argument %d (counting from 0): the kernel's parameter %d "
+                     "'%s' is declared %s%s%s but the argument (%s) passes %s%s",
+                     loop->name, i, i, p->name[0] ? p->name : "(unnamed)", p->base,
+                     p->depth ? " " : "",
+                     p->depth == 2   ? "**"
+                     : p->depth == 1 ? "*"
+                                     : "",
+                     what, type, depth == 2 ? " **" : " *");
+    } else if (d->acc == OP_READ && !p->pointee_const) {
+      op2_diag(1,
+               "warning: op_par_loop '%s', argument %d (counting from 0) is OP_READ but the "
+               "kernel's parameter '%s' is not a pointer to const",
+               loop->name, i, p->name[0] ? p->name : "(unnamed)");
+    }
+  }
+  free(params);
+  return rc;
+}

@@ -1,0 +1,28 @@
+/* The kernel function's parameter list, read from its C source, and its comparison with the
+ * loop's arguments before the first run. */
+#ifndef OP2_KERNEL_PARAMS_H
+#define OP2_KERNEL_PARAMS_H
+
+#include "jit.h" /* the loop descriptors, through the one crossing into runtime/ (issue 9) */
+
+enum { OP2_PARAMS_MAX = 64 };
+
+typedef struct op2_kernel_param {
+  char base[32];      /* "double", "float", "int", "long long", or another spelling */
+  int depth;          /* pointer depth, an array declarator counting as one */
+  bool pointee_const; /* const applies to what the first pointer points at */
+  char name[64];
+} op2_kernel_param;
+
+/* Reads the parameters of the function `name` defined in `source`. 0 on success (*count set);
+ * -1 when the declaration is not understood (macros, typedefs, no definition found), with the
+ * reason in `why`. */
+int op2_kernel_params_parse(const char *source, const char *name, op2_kernel_param *out, int *count,
+                            char *why, size_t why_len);
+
+/* Compares the kernel's parameters with the loop's arguments: OP2_OK, or an OP2_ERR_ARG error
+ * naming the loop, the argument (counting from 0, as every loop message does) and the parameter.
+ * A declaration that cannot be read is skipped (said at OP2_DIAGS=2). */
+int op2_kernel_params_check(const char *source, const op2_loop *loop);
+
+#endif
