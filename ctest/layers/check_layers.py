@@ -46,8 +46,6 @@ KNOWN = {
     "runtime/set.c -> runtime/mpi/op2_mpi.h",
     "runtime/loop.c -> runtime/mpi/op2_mpi.h",
     "runtime/timing.c -> runtime/mpi/op2_mpi.h",
-    "runtime/backend_cuda.c -> runtime/cuda/cuda.h",
-    "runtime/backend_cuda_emu.c -> runtime/cuda/cuda.h",
 }
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
