@@ -14,6 +14,7 @@
 #include <string.h>
 #include <ucontext.h>
 
+#include "../backend.h"
 #include "cuda.h"
 
 /* AddressSanitizer must be told when the stack changes, or it takes fiber frames for overflows. */
