@@ -50,4 +50,29 @@ int op2_mpi_prepare(op2_context *ctx);
 int op2_mpi_distribute(op2_context *ctx, const char *lib, op_set prime, op_map prime_map);
 void op2_halo_free(op2_halo *h);
 
+/* Block distribution of a global count over the ranks: rank r holds [begin(r), begin(r+1)). */
+static inline long op2_block_begin(long global, int rank, int size) {
+  return (long)((global * (long long)rank) / size);
+}
+
+/* Reductions over ranks (reduce.c). Collective. op2_mpi_reduce_max_sum: the largest and the sum
+ * of n values, on rank 0. op2_mpi_block_of: the sum of `local` over ranks, and this rank's first
+ * index when each rank holds `local` elements in rank order. */
+int op2_mpi_reduce_max_sum(op2_context *ctx, const double *mine, double *max, double *sum, int n);
+int op2_mpi_block_of(op2_context *ctx, long local, long *global, long *first);
+/* A loop's reduction argument: this rank's partial `mine` reduced over ranks into `all` (as
+ * large) and folded into the caller's data. */
+int op2_mpi_reduce_arg(op2_context *ctx, const op2_arg_desc *d, void *caller, const void *mine,
+                       void *all);
+
+/* The rank agreement of a loop call (ranks.c): every rank has the loop (status) and the same
+ * loop (its rank_key: generated source, set, dats and maps), before any data moves. */
+int op2_mpi_agree_loop(op2_context *ctx, int status, const op2_loop *loop, const char *name);
+
+/* Halo exchange of dirty dats (exchange.c). */
+typedef struct op2_exchange op2_exchange;
+int op2_exchange_begin(op2_context *ctx, const char *loop, op_dat *dats, int ndats,
+                       op2_exchange **out, double *bytes, long *messages);
+int op2_exchange_end(op2_context *ctx, op2_exchange *x);
+
 #endif /* OP2_DISTRIBUTED_H */

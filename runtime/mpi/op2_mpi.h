@@ -19,15 +19,6 @@ static inline int op2_mpi_status(int mpi_rc, const char *call, const char *file,
 }
 #define OP2_MPI(call) op2_mpi_status((call), #call, __FILE__, __LINE__)
 
-/* The rank agreement of a loop call (ranks.c): every rank has the loop (status) and the same
- * loop (its rank_key: generated source, set, dats and maps), before any data moves. */
-int op2_mpi_agree_loop(op2_context *ctx, int status, const op2_loop *loop, const char *name);
-
-/* Block distribution of a global count over the ranks: rank r holds [begin(r), begin(r+1)). */
-static inline long op2_block_begin(long global, int rank, int size) {
-  return (long)((global * (long long)rank) / size);
-}
-
 /* Personalised all-to-all of fixed-size items (alltoall.c). `status` is the caller's so far:
  * the ranks agree on it first, and nothing moves unless every rank succeeded. */
 int op2_alltoallv(op2_context *ctx, int status, const void *send, const int *send_counts,
@@ -55,12 +46,6 @@ void op2_record_unpack(const op2_context *ctx, op_set set, const char *rec, int 
 long op2_record_global(const char *rec);
 int op2_ship(op2_context *ctx, int status, op_set set, long n, const int *local, const long *global,
              const int *dest, char **recv, int *recv_counts, long *nrecv);
-
-/* Halo exchange of dirty dats (exchange.c). */
-typedef struct op2_exchange op2_exchange;
-int op2_exchange_begin(op2_context *ctx, const char *loop, op_dat *dats, int ndats,
-                       op2_exchange **out, double *bytes, long *messages);
-int op2_exchange_end(op2_context *ctx, op2_exchange *x);
 
 /* This rank's uniform block [first, first+count) of the user's order, for parallel file writes:
  * dat values, or map rows with global target indices. malloc'ed; the caller frees. Collective;
