@@ -4,7 +4,7 @@
  * OpenMP in it: TCC need not support it. */
 #include <omp.h>
 
-#include "op2_impl.h"
+#include "backend.h"
 
 static int init_openmp(op2_context *ctx) {
   ctx->nthreads = omp_get_max_threads();

@@ -1,6 +1,6 @@
 /* The sequential backend: one thread, plain element order, reductions straight into the
  * caller's data. It is the reference the other backends are compared with. */
-#include "op2_impl.h"
+#include "backend.h"
 
 static int run_seq(op2_context *ctx, const op2_exec *exec) {
   (void)ctx;

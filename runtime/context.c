@@ -6,7 +6,7 @@
 #include "op2_impl.h"
 #include "checkpoint.h"
 #include "../jit/jit.h"
-#include "mpi/op2_mpi.h"
+#include "distributed.h"
 
 /* OP2's API has no context argument, so the one context is reached through this pointer. */
 static op2_context *the_context;

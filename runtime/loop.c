@@ -7,7 +7,7 @@
 
 #include "op2_impl.h"
 #include "../jit/jit.h"
-#include "mpi/op2_mpi.h"
+#include "distributed.h"
 #include "../jit/kernel_params.h"
 
 /* The identity of one argument as far as shape is concerned: no global data values. */

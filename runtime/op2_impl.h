@@ -141,29 +141,8 @@ typedef struct op2_arg_desc {
   bool opt_off;  /* optional argument switched off: kernel gets NULL */
 } op2_arg_desc;
 
-/* ---- execution plans (plan.c, colour.c) ---- */
-typedef struct op2_plan {
-  op_set set;
-  int begin, end; /* the element range planned: the whole set, or one MPI phase of it */
-  int part_size;
-  int nblocks; /* block b covers [begin + b*part_size, min(begin + (b+1)*part_size, end)) */
-  int ncolours;
-  int *colour_offset; /* ncolours+1 offsets into blocks_by_colour */
-  int *blocks_by_colour;
-  int *block_colour; /* per block */
-  int nwrites;       /* indirect written (map, idx) pairs that keyed the plan */
-  op_map *write_maps;
-  int *write_idx; /* -k for a vector argument */
-  /* Thread-owned layout (ownership.c), used by the OpenMP backend when owner_threads matches its
-   * thread count: thread t runs runs[2k..2k+1] for k in [thread_run_offset[t],
-   * thread_run_offset[t+1]), then one thread runs the nshared_runs shared runs that follow. */
-  int owner_threads; /* 0 when not built (one thread, or too many shared elements) */
-  int *thread_run_offset;
-  int *runs; /* [begin, end) pairs */
-  int nshared_runs;
-  long nshared;
-  double build_seconds;
-} op2_plan;
+/* ---- execution plans: the struct is in backend.h ---- */
+typedef struct op2_plan op2_plan;
 
 /* ---- JIT products ---- */
 typedef void (*op2_kernel_fn)(void *const *args, const int *const *maps, int begin, int end);
@@ -240,48 +219,8 @@ typedef struct op2_loop {
   uint64_t rank_key[2];
 } op2_loop;
 
-/* ---- backends ---- */
-typedef struct op2_exec {
-  const op2_loop *loop;
-  int begin, end;       /* the element range of this run */
-  const op2_plan *plan; /* its plan, or NULL (direct loop) */
-  void **arg_ptrs;      /* per argument: dat base, gbl data, NULL */
-  const int **map_ptrs; /* per argument: map values or NULL */
-  bool async;           /* the run may return before its work is done (backend->complete) */
-} op2_exec;
-
-/* Where a backend's loop kernels come from; behaviour follows this, never the backend's name. */
-typedef enum {
-  OP2_KERNEL_C,    /* the C generator's kernel, compiled by jit/ (CPU backends) */
-  OP2_KERNEL_CUDA, /* a CUDA module its prepare builds; its backend_data is the CUDA state */
-} op2_kernel_kind;
-
-typedef struct op2_backend {
-  const char *name;
-  const char *target; /* code generator target, recorded in cache manifests */
-  op2_kernel_kind kernel;
-  int (*init)(op2_context *ctx);
-  int (*run)(op2_context *ctx, const op2_exec *exec);
-  void (*finalize)(op2_context *ctx);
-  /* Accelerators: make the host copy of a dat current before the host reads it (fetch, print,
-   * dump, halo exchange). NULL for CPU backends. */
-  int (*sync_host)(op2_context *ctx, op_dat dat);
-  /* Backends with their own code generator: builds the kernel of a new loop shape. Called once
-   * per shape on every rank, together under MPI, before anything runs. NULL for CPU backends. */
-  int (*prepare)(op2_context *ctx, op2_loop *loop);
-  /* Accelerators under MPI; NULL for CPU backends, whose runs finish before they return and
-   * whose dats live in host memory. */
-  int (*complete)(op2_context *ctx); /* waits for async runs and finishes their reductions */
-  /* Packs rows[0..n) of the device copy of `dat` into host memory `out` (a gather on the
-   * device, then one copy), for sending to neighbours. `loop` names the loop in messages. */
-  int (*halo_pack)(op2_context *ctx, const char *loop, op_dat dat, const int *rows, int n,
-                   void *out);
-  /* Copies the import halo rows of the host copy of `dat`, just received, to its device copy. */
-  int (*halo_unpack)(op2_context *ctx, const char *loop, op_dat dat);
-} op2_backend;
-
-const op2_backend *op2_backend_find(const char *name);
-const char *op2_backend_names(void);
+/* ---- backends: the API is in backend.h ---- */
+typedef struct op2_backend op2_backend;
 
 /* ---- options (options.c) ---- */
 typedef enum { OP2_CACHE_OFF, OP2_CACHE_READONLY, OP2_CACHE_ON } op2_cache_mode;
@@ -424,13 +363,6 @@ struct op2_context {
   op2_fault_watch fault;             /* names the loop when a kernel dies by a signal (fault.c) */
 };
 
-/* Called before the host reads a dat's data. */
-static inline int op2_dat_sync_host(op2_context *ctx, op_dat dat) {
-  return ctx->backend && ctx->backend->sync_host && dat->device_newer
-             ? ctx->backend->sync_host(ctx, dat)
-             : 0;
-}
-
 op2_context *op2_ctx(void);             /* the context, created on first use */
 int op2_require_init(const char *what); /* OP2_ERR_STATE unless op_init has run */
 
@@ -470,15 +402,8 @@ void *op2_aligned_alloc(size_t bytes); /* zeroed, 64-byte aligned; NULL on failu
  * 0, or -1 with errno set. */
 int op2_file_commit(FILE *f, int failed, const char *tmp, const char *final_name);
 
-/* Global reductions (reduction.c). A partial starts from zero (INC) or the caller's value
- * (MIN, MAX); folding adds it, or keeps the smaller or larger value. */
-int op2_is_reduction(const op2_arg_desc *d);
-void op2_reduction_start(const op2_arg_desc *d, void *partial, const void *caller);
-void op2_reduction_fold(const op2_arg_desc *d, void *out, const void *partial);
-/* Per-thread partial buffers set up before and combined after a run. */
-int op2_reduction_begin(op2_context *ctx, const op2_exec *exec, int nthreads,
-                        void ***thread_arg_ptrs);
-void op2_reduction_end(op2_context *ctx, const op2_exec *exec, int nthreads,
-                       void **thread_arg_ptrs);
+/* The backend API. Included here for now so that files which include op2_impl.h keep compiling
+ * unchanged; a backend includes backend.h itself. */
+#include "backend.h"
 
 #endif /* OP2_IMPL_H */

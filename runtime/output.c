@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "op2_impl.h"
-#include "mpi/op2_mpi.h"
+#include "distributed.h"
 
 static int fetch_idx(op2_context *ctx, op_dat dat, void *out, int low, int high) {
   if (!dat || !out)

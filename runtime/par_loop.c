@@ -8,7 +8,7 @@
 #include "op2_impl.h"
 #include "checkpoint.h"
 #include "../jit/jit.h"
-#include "mpi/op2_mpi.h"
+#include "distributed.h"
 
 static int run_phase(op2_context *ctx, op2_exec *exec, int ph) {
   const op2_loop *loop = exec->loop;
@@ -59,20 +59,6 @@ int op2_loop_mpi_scratch(op2_loop *loop) {
   return OP2_OK;
 }
 
-/* Under MPI a reduction accumulates into private partials, which are reduced over ranks (into
- * `all`, as large) and folded into the caller's data. */
-static int reduce_over_ranks(op2_context *ctx, const op2_arg_desc *d, void *caller,
-                             const void *mine, void *all) {
-  static const MPI_Datatype types[OP2_TYPE_COUNT] = {[OP2_TYPE_DOUBLE] = MPI_DOUBLE,
-                                                     [OP2_TYPE_FLOAT] = MPI_FLOAT,
-                                                     [OP2_TYPE_INT] = MPI_INT,
-                                                     [OP2_TYPE_LONGLONG] = MPI_LONG_LONG};
-  MPI_Op op = d->acc == OP_INC ? MPI_SUM : d->acc == OP_MIN ? MPI_MIN : MPI_MAX;
-  OP2_CALL(OP2_MPI(MPI_Allreduce(mine, all, d->dim, types[d->type], op, ctx->mpi.comm)));
-  op2_reduction_fold(d, caller, all);
-  return OP2_OK;
-}
-
 static int run_distributed(op2_context *ctx, op2_exec *exec, const op_arg *args) {
   const op2_loop *loop = exec->loop;
   int nargs = loop->nargs;
@@ -118,7 +104,7 @@ static int run_distributed(op2_context *ctx, op2_exec *exec, const op_arg *args)
     const op2_arg_desc *d = &loop->desc[i];
     char *own = loop->mpi_scratch + loop->mpi_red_off[i];
     if (op2_is_reduction(d))
-      rc = reduce_over_ranks(ctx, d, args[i].data, own, own + 2 * partial_bytes(d));
+      rc = op2_mpi_reduce_arg(ctx, d, args[i].data, own, own + 2 * partial_bytes(d));
   }
   return rc;
 }

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "op2_impl.h"
-#include "mpi/op2_mpi.h"
+#include "distributed.h"
 
 op_set op_decl_set(int size, const char *name) {
   op2_context *ctx = op2_ctx();
@@ -28,9 +28,11 @@ op_set op_decl_set(int size, const char *name) {
         (int)(op2_block_begin(size, ctx->mpi.rank + 1, ctx->mpi.size) - set->decl_first);
   } else if (ctx->mpi.size > 1) { /* collective, as in OP2: each rank declares its block */
     long local = size;
-    MPI_Allreduce(&local, &set->global_size, 1, MPI_LONG, MPI_SUM, ctx->mpi.comm);
-    MPI_Exscan(&local, &set->decl_first, 1, MPI_LONG, MPI_SUM, ctx->mpi.comm);
-    if (ctx->mpi.rank == 0) set->decl_first = 0;
+    if (op2_mpi_block_of(ctx, local, &set->global_size, &set->decl_first) != OP2_OK) {
+      free(set->name);
+      free(set);
+      return NULL;
+    }
   }
   set->index = ctx->sets.count;
   if (op2_list_push(&ctx->sets, set) != OP2_OK) {

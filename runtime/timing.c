@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "op2_impl.h"
-#include "mpi/op2_mpi.h"
+#include "distributed.h"
 
 op2_loop_stats *op2_stats_for(op2_context *ctx, const char *name) {
   for (int i = 0; i < ctx->stats.count; i++) {
@@ -60,9 +60,7 @@ static int timing_output_mpi(op2_context *ctx) {
     mine[3 * i + 1] = s->halo_bytes;
     mine[3 * i + 2] = (double)s->halo_messages;
   }
-  rc = OP2_MPI(MPI_Reduce(mine, maxv, 3 * n, MPI_DOUBLE, MPI_MAX, 0, ctx->mpi.comm));
-  if (rc == OP2_OK)
-    rc = OP2_MPI(MPI_Reduce(mine, sum, 3 * n, MPI_DOUBLE, MPI_SUM, 0, ctx->mpi.comm));
+  rc = op2_mpi_reduce_max_sum(ctx, mine, maxv, sum, 3 * n);
   if (rc == OP2_OK && ctx->mpi.rank == 0) {
     printf("\n  %-16s %7s %12s %12s %12s %10s  (%d ranks)\n", "loop", "calls", "max time (s)",
            "avg time (s)", "halo MB", "messages", ctx->mpi.size);

@@ -40,14 +40,6 @@ KNOWN = {
     "jit/jit_cuda.c -> runtime/cuda/cuda.h",
     "jit/nvrtc.c -> runtime/cuda/cuda.h",
     "runtime/op2_impl.h -> <mpi.h>",
-    "runtime/context.c -> runtime/mpi/op2_mpi.h",
-    "runtime/output.c -> runtime/mpi/op2_mpi.h",
-    "runtime/par_loop.c -> runtime/mpi/op2_mpi.h",
-    "runtime/set.c -> runtime/mpi/op2_mpi.h",
-    "runtime/loop.c -> runtime/mpi/op2_mpi.h",
-    "runtime/timing.c -> runtime/mpi/op2_mpi.h",
-    "runtime/backend_cuda.c -> runtime/cuda/cuda.h",
-    "runtime/backend_cuda_emu.c -> runtime/cuda/cuda.h",
 }
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')

@@ -22,7 +22,8 @@
 #include <string.h>
 #include <ucontext.h>
 
-#include "cuda/cuda.h"
+#include "../backend.h"
+#include "cuda.h"
 
 /* AddressSanitizer must be told when the stack changes, or it takes fiber frames for overflows. */
 #if defined(__SANITIZE_ADDRESS__)

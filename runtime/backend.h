@@ -1,0 +1,95 @@
+/* The backend API: what a backend (seq, openmp, cuda, cuda-emu) implements -- an op2_backend
+ * table whose run gets an op2_exec -- and what it may call: plans as it sees them, the host copy
+ * of a dat made current (op2_dat_sync_host), reductions, halo hooks. The list of backends is
+ * runtime/backends.c. */
+#ifndef OP2_BACKEND_H
+#define OP2_BACKEND_H
+
+#include "op2_impl.h"
+
+/* ---- execution plans (plan.c, colour.c) ---- */
+typedef struct op2_plan {
+  op_set set;
+  int begin, end; /* the element range planned: the whole set, or one MPI phase of it */
+  int part_size;
+  int nblocks; /* block b covers [begin + b*part_size, min(begin + (b+1)*part_size, end)) */
+  int ncolours;
+  int *colour_offset; /* ncolours+1 offsets into blocks_by_colour */
+  int *blocks_by_colour;
+  int *block_colour; /* per block */
+  int nwrites;       /* indirect written (map, idx) pairs that keyed the plan */
+  op_map *write_maps;
+  int *write_idx; /* -k for a vector argument */
+  /* Thread-owned layout (ownership.c), used by the OpenMP backend when owner_threads matches its
+   * thread count: thread t runs runs[2k..2k+1] for k in [thread_run_offset[t],
+   * thread_run_offset[t+1]), then one thread runs the nshared_runs shared runs that follow. */
+  int owner_threads; /* 0 when not built (one thread, or too many shared elements) */
+  int *thread_run_offset;
+  int *runs; /* [begin, end) pairs */
+  int nshared_runs;
+  long nshared;
+  double build_seconds;
+} op2_plan;
+
+/* ---- backends ---- */
+typedef struct op2_exec {
+  const op2_loop *loop;
+  int begin, end;       /* the element range of this run */
+  const op2_plan *plan; /* its plan, or NULL (direct loop) */
+  void **arg_ptrs;      /* per argument: dat base, gbl data, NULL */
+  const int **map_ptrs; /* per argument: map values or NULL */
+  bool async;           /* the run may return before its work is done (backend->complete) */
+} op2_exec;
+
+/* Where a backend's loop kernels come from; behaviour follows this, never the backend's name. */
+typedef enum {
+  OP2_KERNEL_C,    /* the C generator's kernel, compiled by jit/ (CPU backends) */
+  OP2_KERNEL_CUDA, /* a CUDA module its prepare builds; its backend_data is the CUDA state */
+} op2_kernel_kind;
+
+typedef struct op2_backend {
+  const char *name;
+  const char *target; /* code generator target, recorded in cache manifests */
+  op2_kernel_kind kernel;
+  int (*init)(op2_context *ctx);
+  int (*run)(op2_context *ctx, const op2_exec *exec);
+  void (*finalize)(op2_context *ctx);
+  /* Accelerators: make the host copy of a dat current before the host reads it (fetch, print,
+   * dump, halo exchange). NULL for CPU backends. */
+  int (*sync_host)(op2_context *ctx, op_dat dat);
+  /* Backends with their own code generator: builds the kernel of a new loop shape. Called once
+   * per shape on every rank, together under MPI, before anything runs. NULL for CPU backends. */
+  int (*prepare)(op2_context *ctx, op2_loop *loop);
+  /* Accelerators under MPI; NULL for CPU backends, whose runs finish before they return and
+   * whose dats live in host memory. */
+  int (*complete)(op2_context *ctx); /* waits for async runs and finishes their reductions */
+  /* Packs rows[0..n) of the device copy of `dat` into host memory `out` (a gather on the
+   * device, then one copy), for sending to neighbours. `loop` names the loop in messages. */
+  int (*halo_pack)(op2_context *ctx, const char *loop, op_dat dat, const int *rows, int n,
+                   void *out);
+  /* Copies the import halo rows of the host copy of `dat`, just received, to its device copy. */
+  int (*halo_unpack)(op2_context *ctx, const char *loop, op_dat dat);
+} op2_backend;
+
+const op2_backend *op2_backend_find(const char *name);
+const char *op2_backend_names(void);
+
+/* Called before the host reads a dat's data. */
+static inline int op2_dat_sync_host(op2_context *ctx, op_dat dat) {
+  return ctx->backend && ctx->backend->sync_host && dat->device_newer
+             ? ctx->backend->sync_host(ctx, dat)
+             : 0;
+}
+
+/* Global reductions (reduction.c). A partial starts from zero (INC) or the caller's value
+ * (MIN, MAX); folding adds it, or keeps the smaller or larger value. */
+int op2_is_reduction(const op2_arg_desc *d);
+void op2_reduction_start(const op2_arg_desc *d, void *partial, const void *caller);
+void op2_reduction_fold(const op2_arg_desc *d, void *out, const void *partial);
+/* Per-thread partial buffers set up before and combined after a run. */
+int op2_reduction_begin(op2_context *ctx, const op2_exec *exec, int nthreads,
+                        void ***thread_arg_ptrs);
+void op2_reduction_end(op2_context *ctx, const op2_exec *exec, int nthreads,
+                       void **thread_arg_ptrs);
+
+#endif /* OP2_BACKEND_H */

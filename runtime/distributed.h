@@ -1,0 +1,78 @@
+/* What runtime/ calls of the distributed-memory layer (runtime/mpi/), with no MPI types, so
+ * that runtime/ files never include runtime/mpi/op2_mpi.h. runtime/mpi/op2_mpi.h includes this
+ * file and holds the rest. */
+#ifndef OP2_DISTRIBUTED_H
+#define OP2_DISTRIBUTED_H
+
+#include "op2_impl.h"
+
+/* Starts MPI when the program did not and an MPI launcher started us (mpirun sets variables) or
+ * the program uses MPI itself; otherwise a plain ./program run never touches MPI. */
+int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi);
+void op2_mpi_finalize(op2_context *ctx);
+
+/* Agreement on success (agree.c). op2_mpi_agree(ctx, status, what) is collective and every rank
+ * must reach it whatever happened on it: it returns OP2_OK when every rank succeeded; otherwise a
+ * rank that did not fail reports "rank R failed in WHAT: <R's message>" and every rank returns an
+ * error. Code between two collectives therefore never returns early on a local failure: it
+ * carries the status to the next collective, which agrees first (op2_alltoallv does).
+ * A rank that fails may also return early, provided every raw collective is preceded by an
+ * agreement (op2_alltoallv and op2_allgatherv agree first): it meets the others at their next
+ * agreement. A public call's collective work is one step, named in messages: op2_mpi_step(ctx,
+ * what) ... op2_mpi_step_end(ctx, status), which is an agreement.
+ * Inside a step the default error handler prints at once and defers its exit to the end of the
+ * outermost step, so every rank says why before it stops. */
+int op2_mpi_agree(op2_context *ctx, int status, const char *what);
+/* The same, agreeing also on a key: when every rank succeeded but the keys differ, every rank
+ * reports `mismatch` and returns an error. */
+int op2_mpi_agree_on(op2_context *ctx, int status, const uint64_t key[2], const char *what,
+                     const char *mismatch);
+void op2_mpi_step(op2_context *ctx, const char *what);
+int op2_mpi_step_end(op2_context *ctx, int status);
+
+/* One optimised build per machine (node_build.c): op2_mpi_node_init after the JIT starts;
+ * op2_mpi_node_kernel for every kernel the JIT creates (in creation order, on every rank);
+ * op2_mpi_node_progress between loop calls (swaps in finished builds, the builder's or this
+ * process's own); op2_mpi_node_finish at exit. */
+void op2_mpi_node_init(op2_context *ctx);
+int op2_mpi_node_kernel(op2_context *ctx, op2_kernel *k);
+int op2_mpi_node_progress(op2_context *ctx);
+void op2_mpi_node_finish(op2_context *ctx);
+
+/* Data out (gather.c): values of global indices [first, first+count) into out, from their
+ * owners. OP2_FETCH_DECLARED: this rank's declared block; OP2_FETCH_BLOCK: its uniform block;
+ * OP2_FETCH_ALL: any range, on every rank. Collective. */
+enum { OP2_FETCH_DECLARED, OP2_FETCH_BLOCK, OP2_FETCH_ALL };
+int op2_mpi_fetch(op2_context *ctx, op_dat dat, void *out, long first, long count, int mode);
+
+/* Distribution and halos (distribute.c, halo_build.c). */
+int op2_mpi_prepare(op2_context *ctx);
+int op2_mpi_distribute(op2_context *ctx, const char *lib, op_set prime, op_map prime_map);
+void op2_halo_free(op2_halo *h);
+
+/* Block distribution of a global count over the ranks: rank r holds [begin(r), begin(r+1)). */
+static inline long op2_block_begin(long global, int rank, int size) {
+  return (long)((global * (long long)rank) / size);
+}
+
+/* Reductions over ranks (reduce.c). Collective. op2_mpi_reduce_max_sum: the largest and the sum
+ * of n values, on rank 0. op2_mpi_block_of: the sum of `local` over ranks, and this rank's first
+ * index when each rank holds `local` elements in rank order. */
+int op2_mpi_reduce_max_sum(op2_context *ctx, const double *mine, double *max, double *sum, int n);
+int op2_mpi_block_of(op2_context *ctx, long local, long *global, long *first);
+/* A loop's reduction argument: this rank's partial `mine` reduced over ranks into `all` (as
+ * large) and folded into the caller's data. */
+int op2_mpi_reduce_arg(op2_context *ctx, const op2_arg_desc *d, void *caller, const void *mine,
+                       void *all);
+
+/* The rank agreement of a loop call (ranks.c): every rank has the loop (status) and the same
+ * loop (its rank_key: generated source, set, dats and maps), before any data moves. */
+int op2_mpi_agree_loop(op2_context *ctx, int status, const op2_loop *loop, const char *name);
+
+/* Halo exchange of dirty dats (exchange.c). */
+typedef struct op2_exchange op2_exchange;
+int op2_exchange_begin(op2_context *ctx, const char *loop, op_dat *dats, int ndats,
+                       op2_exchange **out, double *bytes, long *messages);
+int op2_exchange_end(op2_context *ctx, op2_exchange *x);
+
+#endif /* OP2_DISTRIBUTED_H */

@@ -1,0 +1,30 @@
+/* The reductions over ranks that runtime/ asks for (declared in runtime/distributed.h), so that
+ * runtime/ itself makes no MPI call. */
+#include "op2_mpi.h"
+
+int op2_mpi_reduce_max_sum(op2_context *ctx, const double *mine, double *max, double *sum, int n) {
+  int rc = OP2_MPI(MPI_Reduce(mine, max, n, MPI_DOUBLE, MPI_MAX, 0, ctx->mpi.comm));
+  if (rc == OP2_OK) rc = OP2_MPI(MPI_Reduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, 0, ctx->mpi.comm));
+  return rc;
+}
+
+int op2_mpi_block_of(op2_context *ctx, long local, long *global, long *first) {
+  int rc = OP2_MPI(MPI_Allreduce(&local, global, 1, MPI_LONG, MPI_SUM, ctx->mpi.comm));
+  if (rc == OP2_OK) rc = OP2_MPI(MPI_Exscan(&local, first, 1, MPI_LONG, MPI_SUM, ctx->mpi.comm));
+  if (ctx->mpi.rank == 0) *first = 0; /* MPI_Exscan leaves rank 0's result undefined */
+  return rc;
+}
+
+/* Under MPI a reduction accumulates into private partials, which are reduced over ranks (into
+ * `all`, as large) and folded into the caller's data. */
+int op2_mpi_reduce_arg(op2_context *ctx, const op2_arg_desc *d, void *caller, const void *mine,
+                       void *all) {
+  static const MPI_Datatype types[OP2_TYPE_COUNT] = {[OP2_TYPE_DOUBLE] = MPI_DOUBLE,
+                                                     [OP2_TYPE_FLOAT] = MPI_FLOAT,
+                                                     [OP2_TYPE_INT] = MPI_INT,
+                                                     [OP2_TYPE_LONGLONG] = MPI_LONG_LONG};
+  MPI_Op op = d->acc == OP_INC ? MPI_SUM : d->acc == OP_MIN ? MPI_MIN : MPI_MAX;
+  OP2_CALL(OP2_MPI(MPI_Allreduce(mine, all, d->dim, types[d->type], op, ctx->mpi.comm)));
+  op2_reduction_fold(d, caller, all);
+  return OP2_OK;
+}
