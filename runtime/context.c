@@ -83,6 +83,7 @@ static void free_dat(void *p) {
 static void free_const(void *p) {
   op2_const *c = p;
   free(c->data);
+  free(c->values);
   free(c->name);
   free(c);
 }

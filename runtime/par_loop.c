@@ -157,6 +157,11 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
   }
   op2_kernel *k = loop->kernel; /* NULL when the backend generates its own code */
   if (k && (k->job || k->awaiting_peer)) op2_jit_poll(ctx, k); /* between calls only */
+  if (k && k->constants_bound != k->fn && op2_jit_bind_constants(ctx, k) != OP2_OK) {
+    if (ptrs != small_ptrs) free(ptrs);
+    if (maps != small_maps) free(maps);
+    return;
+  }
   op2_exec exec = {.loop = loop, .arg_ptrs = ptrs, .map_ptrs = maps};
   double t0 = op2_wall_seconds();
   int rc = ctx->mpi.size > 1 ? run_distributed(ctx, &exec, args) : run_phase(ctx, &exec, 0);
