@@ -32,14 +32,30 @@ static void emit_value(op2_buf *b, op2_type t, const void *data, int k) {
   }
 }
 
+/* A live constant (one that keeps changing, or has no exact literal) is read through a pointer
+ * the runtime sets to its value before the kernel's first call (jit_constants.c), so one kernel
+ * serves every later value. */
+static void emit_live_constant(op2_buf *b, const op2_const *c) {
+  op2_buf_printf(b, "const %s *%s%s;\n#define %s %s%s%s%s", op2_type_name(c->type),
+                 OP2_LIVE_CONST_PREFIX, c->name, c->name, c->dim == 1 ? "(*" : "",
+                 OP2_LIVE_CONST_PREFIX, c->name, c->dim == 1 ? ")" : "");
+}
+
 /* The constants a kernel uses, as exact literals. Arrays get `array_qualifier` (CUDA puts them
- * in constant memory); scalars fold into the code. */
-static void emit_constants(op2_buf *b, op2_const **used, int n, const char *array_qualifier) {
+ * in constant memory); scalars fold into the code. Targets with `reads_live` read live constants
+ * at run time instead. */
+static void emit_constants(op2_buf *b, op2_const **used, int n, const char *array_qualifier,
+                           bool reads_live) {
   if (n)
     op2_buf_printf(b,
                    "\n/* Constants the kernel uses, baked in: a new value is a new kernel. */\n");
   for (int i = 0; i < n; i++) {
     const op2_const *c = used[i];
+    if (c->live && reads_live) {
+      emit_live_constant(b, c);
+      op2_buf_printf(b, "\n");
+      continue;
+    }
     if (c->dim == 1) {
       op2_buf_printf(b, "static const %s %s = ", op2_type_name(c->type), c->name);
       emit_value(b, c->type, c->data, 0);
@@ -83,13 +99,19 @@ typedef struct file_shape {
   const char *target, *ext, *what; /* in the signature, the file name, the header */
   const char *preamble[3];         /* templates before the constants, NULL-terminated */
   const char *array_qualifier;     /* for constant arrays */
+  bool reads_live;                 /* live constants are read at run time, not baked */
   const char *kernel_comment;
   bool extern_kernel; /* C99 `inline` kernels need an external declaration to link */
 } file_shape;
 
-static const file_shape c_file = {
-    "c", "c", "kernel", {"c/prelude.h", NULL}, "", "The user's kernel, as given to op_par_loop.",
-    true};
+static const file_shape c_file = {.target = "c",
+                                  .ext = "c",
+                                  .what = "kernel",
+                                  .preamble = {"c/prelude.h", NULL},
+                                  .array_qualifier = "",
+                                  .reads_live = true,
+                                  .kernel_comment = "The user's kernel, as given to op_par_loop.",
+                                  .extern_kernel = true};
 /* scalars fold into the code as literals; arrays live in constant memory */
 static const file_shape cuda_file = {
     "cuda",
@@ -97,6 +119,7 @@ static const file_shape cuda_file = {
     "CUDA kernel",
     {"cuda/prelude.h", "cuda/params.h", NULL},
     "__constant__ ",
+    false,
     "The user's kernel, as given to op_par_loop: a device function.",
     false};
 
@@ -127,7 +150,7 @@ static int generate(const op2_context *ctx, const file_shape *shape, const char 
   op2_buf_printf(b, " */\n");
   for (int i = 0; i < ntext; i++) op2_buf_append(b, text[i], strlen(text[i])), free(text[i]);
   if (kernel_src) {
-    emit_constants(b, used, nused, shape->array_qualifier);
+    emit_constants(b, used, nused, shape->array_qualifier, shape->reads_live);
     out->kernel_first_line = count_lines(b->data, b->len) + 3;
     op2_buf_printf(b, "\n/* %s */\n#line 1 \"kernel:%s\"\n", shape->kernel_comment, name);
     size_t klen = strlen(kernel_src);

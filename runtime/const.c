@@ -1,9 +1,27 @@
-/* Global constants. Kernels see them as literals baked into the generated source, so a changed
- * value bumps the context's generation and the next loop call regenerates its kernel. */
+/* Global constants. Kernels see a stable constant as literals baked into the generated source, so
+ * a changed value bumps the context's generation and the next loop call regenerates its kernel.
+ * A constant that keeps changing (to more than OP2_CONST_BAKED_VALUES values), or whose value has
+ * no exact C literal (NaN, infinity), becomes live: C kernels read it through a pointer to its
+ * data (jit/jit_constants.c), so later values need no new kernel. CUDA kernels still bake it. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "op2_impl.h"
+
+static bool has_non_finite(op2_type t, int dim, const void *data) {
+  for (int k = 0; k < dim; k++)
+    if ((t == OP2_TYPE_DOUBLE && !isfinite(((const double *)data)[k])) ||
+        (t == OP2_TYPE_FLOAT && !isfinite(((const float *)data)[k])))
+      return true;
+  return false;
+}
+
+static bool seen_before(const op2_const *c, size_t bytes) {
+  for (int i = 0; i < c->nvalues; i++)
+    if (memcmp((const char *)c->values + (size_t)i * bytes, c->data, bytes) == 0) return true;
+  return false;
+}
 
 op2_const *op2_const_find(const char *name) {
   op2_context *ctx = op2_ctx();
@@ -53,8 +71,18 @@ void op_decl_const(int dim, const char *type, const void *data, const char *name
       return;
     }
     if (memcmp(c->data, data, bytes) != 0) {
+      bool was_live = c->live;
       memcpy(c->data, data, bytes);
-      ctx->const_generation++;
+      if (!was_live && !seen_before(c, bytes)) {
+        if (c->nvalues < OP2_CONST_BAKED_VALUES)
+          memcpy((char *)c->values + (size_t)c->nvalues++ * bytes, data, bytes);
+        else
+          c->live = true;
+      }
+      c->live = c->live || has_non_finite(t, dim, data);
+      if (c->live && !was_live) ctx->const_live_generation = ctx->const_generation + 1;
+      /* kernels that read a live constant at run time stay valid; CUDA kernels bake it */
+      if (!was_live || ctx->backend->kernel != OP2_KERNEL_C) ctx->const_generation++;
     }
     return;
   }
@@ -62,18 +90,22 @@ void op_decl_const(int dim, const char *type, const void *data, const char *name
   if (c) {
     c->name = strdup(name);
     c->data = malloc(bytes);
+    c->values = malloc(OP2_CONST_BAKED_VALUES * bytes);
   }
-  if (!c || !c->name || !c->data) {
-    if (c) free(c->name), free(c->data);
+  if (!c || !c->name || !c->data || !c->values) {
+    if (c) free(c->name), free(c->data), free(c->values);
     free(c);
     op2_error(OP2_ERR_MEM, "op_decl_const '%s': out of memory", name);
     return;
   }
   memcpy(c->data, data, bytes);
+  memcpy(c->values, data, bytes);
+  c->nvalues = 1;
   c->type = t;
   c->dim = dim;
+  c->live = has_non_finite(t, dim, data);
   if (op2_list_push(&ctx->consts, c) != OP2_OK) {
-    free(c->name), free(c->data), free(c);
+    free(c->name), free(c->data), free(c->values), free(c);
     return;
   }
   ctx->const_generation++;

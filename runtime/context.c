@@ -90,6 +90,7 @@ static void free_dat(void *p) {
 static void free_const(void *p) {
   op2_const *c = p;
   free(c->data);
+  free(c->values);
   free(c->name);
   free(c);
 }

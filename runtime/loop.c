@@ -220,6 +220,43 @@ void op2_loop_free(op2_loop *l) {
   free(l);
 }
 
+static void list_remove_at(op2_ptr_list *l, int i) {
+  memmove(&l->items[i], &l->items[i + 1], (size_t)(l->count - i - 1) * sizeof *l->items);
+  l->count--;
+}
+
+static bool kernel_in_use(const op2_context *ctx, const op2_kernel *k) {
+  for (int i = 0; i < ctx->loops.count; i++)
+    if (((const op2_loop *)ctx->loops.items[i])->kernel == k) return true;
+  return k->job || k->awaiting_peer; /* a background build still writes into it */
+}
+
+/* Once a constant has become live, the shapes of generations before that are superseded by
+ * `fresh` (same kernel text, name, set and arguments): they are freed with their kernels unless
+ * another loop still uses the kernel. Shapes of baked values stay (at most OP2_CONST_BAKED_VALUES
+ * per constant) so that going back to a value reuses its kernel.
+ * Only under backends whose calls finish before op_par_loop returns and that hold nothing of a
+ * loop (a CUDA backend keeps the loop of a launch in flight, and its own kernel). */
+static void free_superseded(op2_context *ctx, const op2_loop *fresh) {
+  if (ctx->backend->kernel != OP2_KERNEL_C) return;
+  for (int i = ctx->loops.count - 1; i >= 0; i--) {
+    op2_loop *l = ctx->loops.items[i];
+    if (l == fresh || l->const_generation >= ctx->const_live_generation || l->set != fresh->set ||
+        l->backend_kernel || strcmp(l->name, fresh->name) != 0 || l->key_len != fresh->key_len ||
+        memcmp(l->key_blob, fresh->key_blob, l->key_len) != 0)
+      continue;
+    op2_kernel *k = l->kernel;
+    list_remove_at(&ctx->loops, i);
+    op2_loop_free(l);
+    for (int j = 0; k && !kernel_in_use(ctx, k) && j < ctx->kernels.count; j++)
+      if (ctx->kernels.items[j] == k) {
+        list_remove_at(&ctx->kernels, j);
+        op2_kernel_free(k);
+        break;
+      }
+  }
+}
+
 int op2_loop_lookup(op2_context *ctx, const char *kernel, const char *name, op_set set, int nargs,
                     const op_arg *args, op2_loop **out) {
   if (!kernel || !name || op2_args_untrusted(nargs, args))
@@ -241,7 +278,10 @@ int op2_loop_lookup(op2_context *ctx, const char *kernel, const char *name, op_s
         memcmp(l->key_blob + klen, keys, (size_t)nargs * sizeof *keys) == 0)
       *out = l;
   }
-  if (!*out) rc = create_loop(ctx, kernel, name, set, nargs, args, hash, keys, out);
+  if (!*out) {
+    rc = create_loop(ctx, kernel, name, set, nargs, args, hash, keys, out);
+    if (rc == OP2_OK) free_superseded(ctx, *out);
+  }
   if (keys != small) free(keys);
   return rc;
 }

@@ -120,8 +120,17 @@ typedef struct op2_const {
   char *name;
   op2_type type;
   int dim;
-  void *data;
+  void *data;   /* current value; kernels of C backends read a live constant from here */
+  void *values; /* the distinct values it has taken, while baked: OP2_CONST_BAKED_VALUES */
+  int nvalues;
+  bool live; /* read at run time instead of baked into kernels */
 } op2_const;
+
+/* A constant is baked into kernels as a literal while it has taken at most OP2_CONST_BAKED_VALUES
+ * distinct values (going back to one reuses its kernel); the next new value makes C kernels read
+ * it at run time, so a loop compiles at most OP2_CONST_BAKED_VALUES + 1 kernels per constant
+ * whatever the number of values. */
+#define OP2_CONST_BAKED_VALUES 2
 
 /* ---- loop arguments, resolved once per loop shape ---- */
 typedef enum { OP2_ARG_DAT = 1, OP2_ARG_GBL = 2, OP2_ARG_IDX = 3 } op2_arg_kind;
@@ -169,6 +178,8 @@ typedef struct op2_kernel {
   char peer_entry[4400]; /* the cache entry it will appear in */
   char *peer_source;     /* the source it is built from, to verify the entry */
   size_t peer_source_len;
+  /* the fn whose live-constant pointers are set (jit_constants.c) */
+  op2_kernel_fn constants_bound;
 } op2_kernel;
 
 /* Per loop name: what op_timing_output() reports. */
@@ -340,9 +351,10 @@ struct op2_context {
   void *handler_data;
   char last_error[2048];
   op2_ptr_list sets, maps, dats, consts;
-  unsigned const_generation; /* bumps when a constant changes: kernels bake values in */
-  op2_ptr_list loops;        /* op2_loop, searched by hash */
-  op2_ptr_list kernels;      /* op2_kernel, searched by key */
+  unsigned const_generation;      /* bumps when a constant changes: kernels bake values in */
+  unsigned const_live_generation; /* the generation at which a constant last became live */
+  op2_ptr_list loops;             /* op2_loop, searched by hash */
+  op2_ptr_list kernels;           /* op2_kernel, searched by key */
   op2_ptr_list plans;
   op2_ptr_list stats;
   bool renumbered;
