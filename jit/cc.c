@@ -66,17 +66,24 @@ int op2_cc_tier(const char *cc, const char *flags, op2_tier *out) {
   return 0;
 }
 
-static int compile_cc(const op2_tier *cc, const char *source, const char *src_path,
-                      const char *so_path, char **log, char *flags_used, size_t flags_len) {
-  (void)source; /* the compiler reads src_path */
-  char flags[1024];
-  snprintf(flags, sizeof flags, "%s", cc->flags);
-  char *argv[128];
+/* argv for the compiler: its path, then the tier's flags split at blanks (into `flags`, a copy),
+ * leaving out `skip` if given; room is left for 7 more entries and the NULL. */
+static int compiler_argv(const op2_tier *cc, char flags[1024], const char *skip, char *argv[128]) {
+  snprintf(flags, 1024, "%s", cc->flags);
   int argc = 0;
   argv[argc++] = (char *)cc->path;
   for (char *save = NULL, *tok = strtok_r(flags, " \t", &save); tok && argc < 120;
        tok = strtok_r(NULL, " \t", &save))
-    argv[argc++] = tok;
+    if (!skip || strcmp(tok, skip) != 0) argv[argc++] = tok;
+  return argc;
+}
+
+static int compile_cc(const op2_tier *cc, const char *source, const char *src_path,
+                      const char *so_path, char **log, char *flags_used, size_t flags_len) {
+  (void)source; /* the compiler reads src_path */
+  char flags[1024];
+  char *argv[128];
+  int argc = compiler_argv(cc, flags, NULL, argv);
   size_t n = 0;
   flags_used[0] = '\0';
   for (int i = 1; i < argc && n < flags_len; i++)
@@ -99,13 +106,8 @@ static int compile_cc(const op2_tier *cc, const char *source, const char *src_pa
  * at load time. */
 int op2_cc_syntax_check(const op2_tier *cc, const char *src_path, char **log) {
   char flags[1024];
-  snprintf(flags, sizeof flags, "%s", cc->flags);
   char *argv[128];
-  int argc = 0;
-  argv[argc++] = (char *)cc->path;
-  for (char *save = NULL, *tok = strtok_r(flags, " \t", &save); tok && argc < 120;
-       tok = strtok_r(NULL, " \t", &save))
-    if (strcmp(tok, "-shared") != 0) argv[argc++] = tok;
+  int argc = compiler_argv(cc, flags, "-shared", argv);
   argv[argc++] = "-fsyntax-only";
   argv[argc++] = "-Werror=implicit-function-declaration";
   argv[argc++] = (char *)src_path;
