@@ -23,10 +23,11 @@ void op2_mpi_finalize(op2_context *ctx);
  * Inside a step the default error handler prints at once and defers its exit to the end of the
  * outermost step, so every rank says why before it stops. */
 int op2_mpi_agree(op2_context *ctx, int status, const char *what);
-/* The same, agreeing also on a key: when every rank succeeded but the keys differ, every rank
- * reports `mismatch` and returns an error. */
+/* The same, agreeing also on the key of loop `loop_name`'s generated code: when every rank
+ * succeeded but the keys differ, every rank reports that the ranks generated different code. The
+ * message is made only then: this runs on every loop call. */
 int op2_mpi_agree_on(op2_context *ctx, int status, const uint64_t key[2], const char *what,
-                     const char *mismatch);
+                     const char *loop_name);
 void op2_mpi_step(op2_context *ctx, const char *what);
 int op2_mpi_step_end(op2_context *ctx, int status);
 

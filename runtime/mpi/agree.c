@@ -36,7 +36,7 @@ int op2_mpi_step_end(op2_context *ctx, int status) {
  * next one; once a failure is agreed within a step, the failed ranks' later agreements are silent
  * on every rank. The key rides along: min(k) == max(k) (max as ~min(~k)) when all ranks agree. */
 int op2_mpi_agree_on(op2_context *ctx, int status, const uint64_t key[2], const char *what,
-                     const char *mismatch) {
+                     const char *loop_name) {
   op2_mpi *m = &ctx->mpi;
   if (m->size < 2) return status;
   if (status != OP2_OK && m->failure_agreed) return status;
@@ -59,7 +59,10 @@ int op2_mpi_agree_on(op2_context *ctx, int status, const uint64_t key[2], const 
       rc = op2_error(failed.code, "rank %d failed in %s: %s", first, what, failed.message);
     }
   } else if (rc == OP2_OK && (all[1] != ~all[3] || all[2] != ~all[4])) {
-    rc = op2_error(OP2_ERR_STATE, "%s", mismatch ? mismatch : "ranks disagree");
+    rc = op2_error(OP2_ERR_STATE,
+                   "op_par_loop '%s': ranks generated different kernel sources (different kernel "
+                   "text, constants or arguments on some ranks)",
+                   loop_name ? loop_name : "(null)");
   }
   if (status == OP2_OK) status = rc;
   if (status != OP2_OK && m->step_depth > 0) m->failure_agreed = 1;

@@ -8,11 +8,6 @@
 
 int op2_mpi_agree_loop(op2_context *ctx, int status, const op2_loop *loop, const char *name) {
   static const uint64_t none[2] = {0, 0};
-  char mismatch[400];
-  snprintf(mismatch, sizeof mismatch,
-           "op_par_loop '%s': ranks generated different kernel sources (different kernel text, "
-           "constants or arguments on some ranks)",
-           name ? name : "(null)");
   return op2_mpi_agree_on(ctx, status, status == OP2_OK && loop ? loop->rank_key : none,
-                          "op_par_loop", mismatch);
+                          "op_par_loop", name);
 }
