@@ -7,8 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jit.h"
-#include "../runtime/cuda/cuda.h"
+#include "jit_cuda.h"
 
 /* Asked each time (NVRTC answers from constants): nothing to cache outside the context. */
 void op2_nvrtc_identity(char *out, size_t len) {

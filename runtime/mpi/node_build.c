@@ -29,7 +29,7 @@ static int is_follower(const op2_context *ctx) {
 }
 
 void op2_mpi_node_init(op2_context *ctx) {
-  op2_jit_follow_node(ctx, is_follower(ctx));
+  op2_jit_follow_node(ctx->jit_engine, is_follower(ctx));
 }
 
 static struct op2_node_msg *add(op2_mpi *m, op2_kernel *k, int tag, int ctx_is_follower) {
@@ -88,7 +88,7 @@ static int follower_progress(op2_context *ctx, struct op2_node_msg *msg) {
   msg->outcome = NULL;
   if (!k->awaiting_peer) return OP2_OK; /* it found its optimised code itself */
   if (outcome) {
-    op2_jit_load_node_build(ctx, k);
+    op2_jit_load_node_build(ctx->jit_engine, k);
   } else {
     k->awaiting_peer = false;
     op2_diag(1, "kernel '%s': this machine's optimised build failed: staying on TinyCC code",
@@ -102,7 +102,7 @@ int op2_mpi_node_progress(op2_context *ctx) {
   int rc = OP2_OK, kept = 0;
   for (int i = 0; i < ctx->kernels.count; i++) { /* this process's own background builds */
     op2_kernel *k = ctx->kernels.items[i];
-    if (k->job) op2_jit_poll(ctx, k);
+    if (k->job) op2_jit_poll_kernel(ctx, k);
   }
   for (int i = 0; i < m->node_count; i++) {
     struct op2_node_msg *msg = &m->node_msgs[i];
