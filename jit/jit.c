@@ -58,18 +58,17 @@ int op2_jit_fail_at(op2_jit *jit, const char *file, int line, int code, const ch
 
 void op2_jit_diag(const op2_jit *jit, int level, const char *fmt, ...) {
   if (jit->cfg.diags < level || !jit->cfg.diag) return;
-  op2_buf b = {0};
   va_list ap;
   va_start(ap, fmt);
-  char small[1];
-  int n = vsnprintf(small, sizeof small, fmt, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
   va_end(ap);
-  if (n < 0 || !(b.data = malloc((size_t)n + 1))) return;
+  char *msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (!msg) return;
   va_start(ap, fmt);
-  vsnprintf(b.data, (size_t)n + 1, fmt, ap);
+  vsnprintf(msg, (size_t)n + 1, fmt, ap);
   va_end(ap);
-  jit->cfg.diag(level, b.data);
-  free(b.data);
+  jit->cfg.diag(level, msg);
+  free(msg);
 }
 
 void op2_kernel_free(op2_kernel *k) {
@@ -156,8 +155,8 @@ int op2_jit_entry_lookup(const op2_jit *jit, const char *entry, const op2_entry_
   int rc = op2_entry_open(AT_FDCWD, entry, 0, &e, err, sizeof err);
   if (rc == 0 && op2_entry_verify(&e, ex, v, err, sizeof err) != 0) rc = -1;
   if (rc < 0) snprintf(why, whylen, "%s: %s", entry, err);
-  /* Under MPI one rank per node writes the cache, so ranks never race on an entry; a process
-   * that is building the entry holds its lock. */
+  /* Only one process of a machine writes the cache (the others follow it), so processes never
+   * race on an entry; a process that is building the entry holds its lock. */
   if (rc < 0 && e.fd >= 0 && op2_jit_may_write(jit, entry) && op2_entry_try_lock(&e) == 0)
     op2_entry_remove(&e, ex->name, 0, NULL, err, sizeof err);
   op2_entry_close(&e);

@@ -157,8 +157,8 @@ int op2_tcc_compile(const char *source, const char *so_path, void **tcc_state, o
 /* The cache root this run may use (created if needed), or NULL: cache off, or the directory is
  * unusable or unsafe (said once per call with OP2_DIAGS). */
 const char *op2_jit_cache_root(op2_jit *jit);
-/* Whether a new build may be stored in `entry`: the cache is on, this rank writes for its node,
- * and the directory is absent or a private one of ours. */
+/* Whether a new build may be stored in `entry`: the cache is on, this process is not a follower
+ * of its machine's builder, and the directory is absent or a private one of ours. */
 int op2_jit_may_write(const op2_jit *jit, const char *entry);
 /* Looks at a cache entry that must hold `ex`: 0 sound (v holds the verified binary), 1 absent,
  * -1 refused (why). A refused entry that this process may write is removed, unless another
