@@ -10,8 +10,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <mpi.h>
-
 #include "op2.h"
 #include "../jit/jit.h"
 
@@ -215,12 +213,13 @@ int op2_fault(op2_context *ctx, const char *step);
 
 /* ---- distributed memory (runtime/mpi/) ---- */
 typedef struct op2_mpi {
-  MPI_Comm comm; /* duplicate of MPI_COMM_WORLD, or MPI_COMM_NULL without MPI */
+  /* The communicators and requests, defined in runtime/mpi/op2_mpi.h so that no file outside
+   * runtime/mpi/ and runtime/hdf5/ sees <mpi.h>; NULL while MPI is not started. */
+  struct op2_mpi_comms *comms;
   int rank, size;
-  MPI_Comm node_comm; /* ranks sharing this machine (one optimised compile per node) */
-  int node_rank, node_size;
-  int we_initialised; /* op_init called MPI_Init, so op_exit finalises */
-  int has_comms;      /* comm and node_comm are ours to free */
+  int node_rank, node_size; /* ranks sharing this machine (one optimised compile per node) */
+  int we_initialised;       /* op_init called MPI_Init, so op_exit finalises */
+  int has_comms;            /* comms holds communicators that are ours to free */
   /* Collective steps in progress (op2_mpi_step): the default error handler defers its exit to
    * the step's agreement, so every rank learns of a failure before any rank exits. */
   int step_depth;
@@ -233,8 +232,7 @@ typedef struct op2_mpi {
    * builder) or received (a follower), the builder's sends, the next kernel's tag. */
   struct op2_node_msg *node_msgs;
   int node_count, node_cap;
-  MPI_Request *node_sends;
-  int node_nsends, node_kernels;
+  int node_nsends, node_kernels; /* the sends are in comms */
 } op2_mpi;
 
 /* ---- the one context ---- */

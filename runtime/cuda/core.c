@@ -13,6 +13,7 @@
 #include <xxhash.h>
 
 #include "cuda.h"
+#include "../distributed.h"
 
 typedef struct dev_buf {
   CUdeviceptr ptr;
@@ -392,8 +393,10 @@ int op2_cuda_prepare(op2_context *ctx, op2_loop *loop) {
    * themselves and so report the same error). Every rank of the node comes here for every new
    * loop shape, in the same order. */
   int rc = ctx->mpi.node_rank == 0 ? loop_module(ctx, st, loop, &lay, m) : OP2_OK;
-  MPI_Barrier(ctx->mpi.node_comm);
-  return ctx->mpi.node_rank == 0 ? rc : loop_module(ctx, st, loop, &lay, m);
+  int waited = op2_mpi_node_wait(ctx);
+  if (ctx->mpi.node_rank == 0) return rc != OP2_OK ? rc : waited;
+  OP2_CALL(waited);
+  return loop_module(ctx, st, loop, &lay, m);
 }
 
 static int upload_plan(op2_cuda_state *st, cuda_loop *cl) {
