@@ -403,6 +403,8 @@ static int find_live_constants(op2_context *ctx, op2_cuda_state *st, const op2_l
   OP2_CALL(op2_constants_used(ctx, loop->key_blob, &used, &n));
   int nlive = 0;
   for (int i = 0; i < n; i++) nlive += used[i]->live;
+  free(m->live); /* an earlier attempt that failed copied nothing */
+  m->nlive = 0;
   m->live = nlive ? calloc((size_t)nlive, sizeof *m->live) : NULL;
   if (nlive && !m->live) {
     free(used);
