@@ -33,27 +33,37 @@ static void emit_value(op2_buf *b, op2_type t, const void *data, int k) {
   }
 }
 
-/* A live constant (one that keeps changing, or has no exact literal) is read through a pointer
- * the runtime sets to its value before the kernel's first call (jit_constants.c), so one kernel
- * serves every later value. */
-static void emit_live_constant(op2_buf *b, const op2_const *c) {
+/* A live constant (one that keeps changing, or has no exact literal) is read at run time, so one
+ * kernel serves every later value. C reads it through a pointer the runtime sets to its value
+ * before the kernel's first call (jit_constants.c); CUDA (`constant_memory`) from a __constant__
+ * variable the backend fills through the driver when the value has changed (runtime/cuda). */
+static void emit_live_constant(op2_buf *b, const op2_const *c, bool constant_memory) {
+  if (constant_memory) {
+    op2_buf_printf(b, "__constant__ %s %s%s", op2_type_name(c->type), OP2_LIVE_CONST_PREFIX,
+                   c->name);
+    if (c->dim > 1) op2_buf_printf(b, "[%d]", c->dim);
+    op2_buf_printf(b, ";\n#define %s %s%s", c->name, OP2_LIVE_CONST_PREFIX, c->name);
+    return;
+  }
   op2_buf_printf(b, "const %s *%s%s;\n#define %s %s%s%s%s", op2_type_name(c->type),
                  OP2_LIVE_CONST_PREFIX, c->name, c->name, c->dim == 1 ? "(*" : "",
                  OP2_LIVE_CONST_PREFIX, c->name, c->dim == 1 ? ")" : "");
 }
 
 /* The constants a kernel uses, as exact literals. Arrays get `array_qualifier` (CUDA puts them
- * in constant memory); scalars fold into the code. Targets with `reads_live` read live constants
- * at run time instead. */
-static void emit_constants(op2_buf *b, op2_const **used, int n, const char *array_qualifier,
-                           bool reads_live) {
+ * in constant memory); scalars fold into the code. Live constants are read at run time instead
+ * (from constant memory where `array_qualifier` is not empty). */
+static void emit_constants(op2_buf *b, op2_const **used, int n, const char *array_qualifier) {
+  bool any_live = false;
+  for (int i = 0; i < n; i++) any_live |= used[i]->live;
   if (n)
-    op2_buf_printf(b,
-                   "\n/* Constants the kernel uses, baked in: a new value is a new kernel. */\n");
+    op2_buf_printf(
+        b, "\n/* Constants the kernel uses, baked in: a new value is a new kernel%s */\n",
+        any_live ? "; op2_live_ ones (values that keep changing) are read at run time." : ".");
   for (int i = 0; i < n; i++) {
     const op2_const *c = used[i];
-    if (c->live && reads_live) {
-      emit_live_constant(b, c);
+    if (c->live) {
+      emit_live_constant(b, c, array_qualifier[0] != '\0');
       op2_buf_printf(b, "\n");
       continue;
     }
@@ -99,8 +109,7 @@ static int count_lines(const char *s, size_t len) {
 typedef struct file_shape {
   const char *target, *ext, *what; /* in the signature, the file name, the header */
   const char *preamble[3];         /* templates before the constants, NULL-terminated */
-  const char *array_qualifier;     /* for constant arrays */
-  bool reads_live;                 /* live constants are read at run time, not baked */
+  const char *array_qualifier;     /* for constant arrays (and live constants) */
   const char *kernel_comment;
   bool extern_kernel; /* C99 `inline` kernels need an external declaration to link */
 } file_shape;
@@ -110,17 +119,15 @@ static const file_shape c_file = {.target = "c",
                                   .what = "kernel",
                                   .preamble = {"c/prelude.h", NULL},
                                   .array_qualifier = "",
-                                  .reads_live = true,
                                   .kernel_comment = "The user's kernel, as given to op_par_loop.",
                                   .extern_kernel = true};
-/* scalars fold into the code as literals; arrays live in constant memory */
+/* scalars fold into the code as literals; arrays and live constants live in constant memory */
 static const file_shape cuda_file = {
     "cuda",
     "cu",
     "CUDA kernel",
     {"cuda/prelude.h", "cuda/params.h", NULL},
     "__constant__ ",
-    false,
     "The user's kernel, as given to op_par_loop: a device function.",
     false};
 
@@ -151,7 +158,7 @@ static int generate(op2_jit *jit, const op2_loop_desc *loop, const file_shape *s
   op2_buf_printf(b, " */\n");
   for (int i = 0; i < ntext; i++) op2_buf_append(b, text[i], strlen(text[i])), free(text[i]);
   if (kernel_src) {
-    emit_constants(b, used, nused, shape->array_qualifier, shape->reads_live);
+    emit_constants(b, used, nused, shape->array_qualifier);
     out->kernel_first_line = count_lines(b->data, b->len) + 3;
     op2_buf_printf(b, "\n/* %s */\n#line 1 \"kernel:%s\"\n", shape->kernel_comment, name);
     size_t klen = strlen(kernel_src);

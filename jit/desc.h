@@ -66,7 +66,7 @@ typedef struct op2_const {
   char *name;
   op2_type type;
   int dim;
-  void *data;   /* current value; kernels of C backends read a live constant from here */
+  void *data;   /* current value; C kernels read a live constant from here, CUDA gets copies */
   void *values; /* the distinct values it has taken, while baked */
   int nvalues;
   bool live; /* read at run time instead of baked into kernels */

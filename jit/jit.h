@@ -222,10 +222,14 @@ int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt);
 void op2_jit_follow_node(op2_jit *jit, int follower);
 int op2_jit_load_node_build(op2_jit *jit, op2_kernel *k);
 /* ---- live constants (jit_constants.c) ---- */
-/* The generated code names a live constant's pointer with this prefix and the constant's name. */
+/* The generated code names a live constant's pointer (C) or its __constant__ variable (CUDA)
+ * with this prefix and the constant's name. */
 #define OP2_LIVE_CONST_PREFIX "op2_live_"
 /* Points k's current code at the values of the live constants it reads; once per code object. */
 void op2_jit_bind_constants(op2_kernel *k, op2_const *const *consts, int nconsts);
+/* The address of `symbol` in a loaded code object (a shared object's handle, or TinyCC's state)
+ * or NULL; *bytes (if not NULL) its size where the object says, else 0. */
+void *op2_jit_symbol(void *dl_handle, void *tcc_state, const char *symbol, size_t *bytes);
 /* Blocks until every queued optimised build of `kernels` has finished (tests and benchmarks). */
 void op2_jit_wait(op2_jit *jit, op2_kernel *const *kernels, int n, op2_jit_counters *cnt);
 /* Adopts finished builds of `kernels` (so their handles close) and drops pending ones. */

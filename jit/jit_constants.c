@@ -1,13 +1,27 @@
-/* Live constants: a kernel that reads a constant at run time declares a pointer per constant
- * (codegen.c); before the first call of each code object (TinyCC's, then the optimised one) the
+/* Live constants: a C kernel that reads a constant at run time declares a pointer per constant
+ * (codegen.c; a CUDA kernel declares a __constant__ variable, which runtime/cuda/core.c fills);
+ * before the first call of each code object (TinyCC's, then the optimised one) the
  * pointer is set to the constant's own data, which op_decl_const updates in place. Set once per
  * code object, before any thread runs it, so calls pay one load and nothing is written during
  * a call. */
 #include <dlfcn.h>
 #include <libtcc.h>
+#include <link.h>
 #include <stdio.h>
 
 #include "jit.h"
+
+void *op2_jit_symbol(void *dl_handle, void *tcc_state, const char *symbol, size_t *bytes) {
+  void *p = dl_handle   ? dlsym(dl_handle, symbol)
+            : tcc_state ? tcc_get_symbol(tcc_state, symbol)
+                        : NULL;
+  if (bytes) *bytes = 0;
+  Dl_info info;
+  const ElfW(Sym) *sym = NULL;
+  if (p && bytes && dl_handle && dladdr1(p, &info, (void **)&sym, RTLD_DL_SYMENT) && sym)
+    *bytes = (size_t)sym->st_size;
+  return p;
+}
 
 void op2_jit_bind_constants(op2_kernel *k, op2_const *const *consts, int nconsts) {
   for (int i = 0; i < nconsts; i++) {
@@ -15,9 +29,7 @@ void op2_jit_bind_constants(op2_kernel *k, op2_const *const *consts, int nconsts
     if (!c->live) continue;
     char symbol[300];
     snprintf(symbol, sizeof symbol, "%s%s", OP2_LIVE_CONST_PREFIX, c->name);
-    void *slot = k->dl_handle   ? dlsym(k->dl_handle, symbol)
-                 : k->tcc_state ? tcc_get_symbol(k->tcc_state, symbol)
-                                : NULL;
+    void *slot = op2_jit_symbol(k->dl_handle, k->tcc_state, symbol, NULL);
     if (slot) *(const void **)slot = c->data;
   }
   k->constants_bound = k->fn;

@@ -69,6 +69,11 @@ typedef struct op2_backend {
                    void *out);
   /* Copies the import halo rows of the host copy of `dat`, just received, to its device copy. */
   int (*halo_unpack)(op2_context *ctx, const char *loop, op_dat dat);
+  /* Host memory the device copies to and from directly (page-locked: no staging copy by the
+   * driver), for halo messages, which exchange.c keeps per dat until op_exit. `loop` names the
+   * loop in messages. NULL for CPU backends: malloc and free. */
+  int (*host_alloc)(op2_context *ctx, const char *loop, size_t bytes, void **out);
+  void (*host_free)(op2_context *ctx, void *p);
 } op2_backend;
 
 const op2_backend *op2_backend_find(const char *name);

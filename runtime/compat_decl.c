@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "op2_impl.h"
+#include "distributed.h"
 
 /* OP2 passes a typed NULL as `data` only so that C++ can check the type: a temporary starts as
  * zeros. Its name is recorded so op_free_dat_temp can tell it from a dat the program owns. */
@@ -41,6 +42,7 @@ int op_free_dat_temp(op_dat dat) {
     ctx->dats.items[i - 1] = d;
   }
   ctx->dats.count--;
+  op2_exchange_release(ctx, dat);
   free(dat->data);
   free(dat->name);
   free(dat);

@@ -2,7 +2,8 @@
  * a changed value bumps the context's generation and the next loop call regenerates its kernel.
  * A constant that keeps changing (to more than OP2_CONST_BAKED_VALUES values), or whose value has
  * no exact C literal (NaN, infinity), becomes live: C kernels read it through a pointer to its
- * data (jit/jit_constants.c), so later values need no new kernel. CUDA kernels still bake it. */
+ * data (jit/jit_constants.c), CUDA kernels from a __constant__ variable the backend updates when
+ * the value changed (runtime/cuda/core.c), so later values need no new kernel. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,8 +82,8 @@ void op_decl_const(int dim, const char *type, const void *data, const char *name
       }
       c->live = c->live || has_non_finite(t, dim, data);
       if (c->live && !was_live) ctx->const_live_generation = ctx->const_generation + 1;
-      /* kernels that read a live constant at run time stay valid; CUDA kernels bake it */
-      if (!was_live || ctx->backend->kernel != OP2_KERNEL_C) ctx->const_generation++;
+      /* kernels that read a live constant at run time stay valid */
+      if (!was_live) ctx->const_generation++;
     }
     return;
   }

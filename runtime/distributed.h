@@ -76,10 +76,12 @@ int op2_mpi_reduce_arg(op2_context *ctx, const op2_arg_desc *d, void *caller, co
  * loop (its rank_key: generated source, set, dats and maps), before any data moves. */
 int op2_mpi_agree_loop(op2_context *ctx, int status, const op2_loop *loop, const char *name);
 
-/* Halo exchange of dirty dats (exchange.c). */
-typedef struct op2_exchange op2_exchange;
-int op2_exchange_begin(op2_context *ctx, const char *loop, op_dat *dats, int ndats,
-                       op2_exchange **out, double *bytes, long *messages);
-int op2_exchange_end(op2_context *ctx, op2_exchange *x);
+/* Halo exchange of dirty dats (exchange.c): begin posts the messages of dats[0..ndats), end
+ * (with the same dats) waits for them. Each dat keeps its message buffers between exchanges;
+ * op2_exchange_release frees them (before the backend that allocated them finalises). */
+int op2_exchange_begin(op2_context *ctx, const char *loop, op_dat *dats, int ndats, double *bytes,
+                       long *messages);
+int op2_exchange_end(op2_context *ctx, const char *loop, op_dat *dats, int ndats);
+void op2_exchange_release(op2_context *ctx, op_dat dat);
 
 #endif /* OP2_DISTRIBUTED_H */

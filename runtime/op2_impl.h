@@ -89,12 +89,15 @@ struct op2_dat {
   void *device;      /* accelerator backends: their copy of the data (NULL until first use) */
   bool device_newer; /* the device copy has changes the host copy lacks */
   bool temp;         /* declared by op_decl_dat_temp: op_free_dat_temp may release it */
+  /* MPI: its halo message buffers and requests, kept from one exchange to the next
+   * (runtime/mpi/exchange.c; NULL until its first exchange) */
+  struct op2_halo_buffers *halo_buffers;
 };
 
 /* A constant is baked into kernels as a literal while it has taken at most OP2_CONST_BAKED_VALUES
- * distinct values (going back to one reuses its kernel); the next new value makes C kernels read
- * it at run time, so a loop compiles at most OP2_CONST_BAKED_VALUES + 1 kernels per constant
- * whatever the number of values. */
+ * distinct values (going back to one reuses its kernel); the next new value makes kernels (C and
+ * CUDA) read it at run time, so a loop compiles at most OP2_CONST_BAKED_VALUES + 1 kernels per
+ * constant whatever the number of values. */
 #define OP2_CONST_BAKED_VALUES 2
 
 /* ---- loop arguments, resolved once per loop shape ---- */

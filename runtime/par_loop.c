@@ -72,14 +72,13 @@ static int run_distributed(op2_context *ctx, op2_exec *exec, const op_arg *args)
     exec->arg_ptrs[i] = own;
   }
   int ndats = dats_to_exchange(loop, args, dats);
-  op2_exchange *x = NULL;
   /* An accelerator queues the phases and returns: the core elements compute while this rank
    * waits for its halo messages, and one wait at the end covers all phases. */
   exec->async = ctx->backend->complete != NULL;
-  int rc = op2_exchange_begin(ctx, loop->name, dats, ndats, &x, &loop->stats->halo_bytes,
+  int rc = op2_exchange_begin(ctx, loop->name, dats, ndats, &loop->stats->halo_bytes,
                               &loop->stats->halo_messages);
   if (rc == OP2_OK) rc = run_phase(ctx, exec, 0); /* core: needs no halo data */
-  int rc_end = op2_exchange_end(ctx, x);
+  int rc_end = op2_exchange_end(ctx, loop->name, dats, ndats);
   if (rc == OP2_OK) rc = rc_end;
   if (rc == OP2_OK) rc = run_phase(ctx, exec, 1);
   if (rc == OP2_OK && loop->nphases > 2) {

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include <dirent.h>
+#include <unistd.h>
 
 #include "random_mesh.h"
 #include "runtime/cuda/cuda.h"
@@ -44,6 +45,16 @@ static struct fake {
   int ndevices;
   double write_value; /* what a launch writes into argument 1 of a direct loop */
   int write_direct;
+  int registers, static_smem; /* what functions report of themselves */
+  int host_allocs, host_live; /* cuMemHostAlloc */
+  /* __constant__ variables: one device allocation per (module, name), `global_bytes` long */
+  struct {
+    CUmodule mod;
+    char name[64];
+    int alloc;
+  } g[16];
+  int nglobals, get_global, global_bytes;
+  long const_copies; /* host-to-device copies into them */
 } F;
 
 static int live_allocs(void) {
@@ -120,7 +131,11 @@ static CUresult f_load(CUmodule *m, const void *image) {
   return CUDA_SUCCESS;
 }
 static CUresult f_unload(CUmodule m) {
-  (void)m;
+  for (int i = 0; i < F.nglobals; i++) /* its __constant__ variables go with it */
+    if (F.g[i].mod == m && F.a[F.g[i].alloc].live) {
+      free(F.a[F.g[i].alloc].p);
+      F.a[F.g[i].alloc].live = 0;
+    }
   F.unloads++;
   return CUDA_SUCCESS;
 }
@@ -139,8 +154,16 @@ static CUresult f_func_attr(CUfunction f, CUfunction_attribute a, int v) {
 }
 static CUresult f_func_get_attr(int *v, CUfunction_attribute a, CUfunction f) {
   (void)f;
-  if (a != CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) return CUDA_ERROR_INVALID_VALUE;
-  *v = F.max_threads ? F.max_threads : 1024;
+  if (a == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+    *v = F.max_threads ? F.max_threads : 1024;
+  else if (a == CU_FUNC_ATTRIBUTE_NUM_REGS)
+    *v = F.registers;
+  else if (a == CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)
+    *v = 16;
+  else if (a == CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+    *v = F.static_smem;
+  else
+    return CUDA_ERROR_INVALID_VALUE;
   return CUDA_SUCCESS;
 }
 static CUresult f_alloc(CUdeviceptr *p, size_t bytes) {
@@ -161,10 +184,16 @@ static CUresult f_free(CUdeviceptr p) {
   F.a[i].live = 0;
   return CUDA_SUCCESS;
 }
+static int global_at(CUdeviceptr d) {
+  for (int i = 0; i < F.nglobals; i++)
+    if (F.a[F.g[i].alloc].live && (CUdeviceptr)(uintptr_t)F.a[F.g[i].alloc].p == d) return i;
+  return -1;
+}
 static CUresult f_htod(CUdeviceptr d, const void *h, size_t bytes) {
   if (find_alloc((void *)(uintptr_t)d, bytes) < 0) return CUDA_ERROR_INVALID_VALUE;
   memcpy((void *)(uintptr_t)d, h, bytes);
   F.htod++, F.htod_bytes += bytes;
+  F.const_copies += global_at(d) >= 0;
   return CUDA_SUCCESS;
 }
 static CUresult f_dtoh(void *h, CUdeviceptr d, size_t bytes) {
@@ -192,15 +221,46 @@ static CUresult f_launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, un
   }
   return CUDA_SUCCESS;
 }
+static CUresult f_host_alloc(void **p, size_t bytes, unsigned flags) {
+  if (!bytes || flags) return CUDA_ERROR_INVALID_VALUE;
+  *p = malloc(bytes);
+  CHECK(*p != NULL);
+  F.host_allocs++, F.host_live++;
+  return CUDA_SUCCESS;
+}
+static CUresult f_free_host(void *p) {
+  free(p);
+  F.host_live--;
+  return CUDA_SUCCESS;
+}
+/* A module's __constant__ variable: device memory of its own, the same for every lookup. */
+static CUresult f_get_global(CUdeviceptr *d, size_t *bytes, CUmodule m, const char *name) {
+  F.get_global++;
+  int i = 0;
+  while (i < F.nglobals && (F.g[i].mod != m || strcmp(F.g[i].name, name) != 0)) i++;
+  if (i == F.nglobals) {
+    if (strncmp(name, "op2_live_", 9) != 0 || F.nglobals == 16) return CUDA_ERROR_NOT_FOUND;
+    CUdeviceptr p;
+    CUresult r = f_alloc(&p, (size_t)F.global_bytes);
+    if (r != CUDA_SUCCESS) return r;
+    F.g[i].mod = m, F.g[i].alloc = F.nallocs - 1;
+    snprintf(F.g[i].name, sizeof F.g[i].name, "%s", name);
+    F.nglobals++;
+  }
+  *d = (CUdeviceptr)(uintptr_t)F.a[F.g[i].alloc].p;
+  *bytes = (size_t)F.global_bytes;
+  return CUDA_SUCCESS;
+}
 static CUresult f_error_string(CUresult e, const char **t) {
   *t = e == CUDA_ERROR_OUT_OF_MEMORY ? "out of memory" : "fake error";
   return CUDA_SUCCESS;
 }
 
 static const op2_cu_api fake = {
-    "fake",    f_init,        f_count, f_device, f_attribute, f_name,         f_retain,
-    f_release, f_set_current, f_sync,  f_load,   f_unload,    f_function,     f_func_attr,
-    f_alloc,   f_free,        f_htod,  f_dtoh,   f_launch,    f_error_string, f_func_get_attr};
+    "fake",     f_init,         f_count,         f_device,     f_attribute, f_name,
+    f_retain,   f_release,      f_set_current,   f_sync,       f_load,      f_unload,
+    f_function, f_func_attr,    f_alloc,         f_free,       f_htod,      f_dtoh,
+    f_launch,   f_error_string, f_func_get_attr, f_host_alloc, f_free_host, f_get_global};
 
 static void start(const char *strategy, const char *part) {
   setenv("OP2_CUDA_STRATEGY", strategy, 1);
@@ -435,6 +495,89 @@ static void resources_recorded(void) {
   CHECK(r && atoi(r + strlen("ptxas -v): ")) > 0);
 }
 
+static const char scale_src[] = "void scale(const double *a, double *b) { b[0] = kk * a[0]; }\n";
+
+/* The value of the live constant `kk` in the fake's device memory (its last module's). */
+static double device_kk(void) {
+  double v;
+  memcpy(&v, F.a[F.g[F.nglobals - 1].alloc].p, sizeof v);
+  return v;
+}
+
+static void run_scale(op_set s, op_dat a, op_dat b, double kk) {
+  op_decl_const(1, "double", &kk, "kk");
+  op_par_loop(scale_src, "scale", s, op_arg_dat(a, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_dat(b, -1, OP_ID, 1, "double", OP_WRITE));
+}
+
+/* A live constant reaches the device through its module's __constant__ variable, looked up once
+ * (cuModuleGetGlobal) and copied to before a launch only when its value changed: one copy per new
+ * value, none for a repeated one, no new module. A variable whose size differs from the
+ * declaration is an error. With OP2_DIAGS=2 the driver's numbers of each loaded function
+ * (registers, local and static shared memory) are shown. */
+static void live_constants(void) {
+  enum { N = 100 };
+  F.global_bytes = 8, F.registers = 40, F.static_smem = 1024;
+  setenv("OP2_DIAGS", "2", 1);
+  fflush(stderr);
+  FILE *err = tmpfile();
+  CHECK(err != NULL);
+  int saved = dup(2);
+  CHECK(saved >= 0 && dup2(fileno(err), 2) >= 0);
+  start("auto", "256");
+  op_set s = op_decl_set(N, "s");
+  op_dat da = op_decl_dat(s, 1, "double", NULL, "a"), db = op_decl_dat(s, 1, "double", NULL, "b");
+  run_scale(s, da, db, 1.0);
+  fflush(stderr);
+  CHECK(dup2(saved, 2) >= 0);
+  close(saved);
+  unsetenv("OP2_DIAGS");
+  char text[16384];
+  rewind(err);
+  size_t n = fread(text, 1, sizeof text - 1, err);
+  text[n] = 0;
+  fclose(err);
+  CHECK_CONTAINS(text,
+                 "op_par_loop 'scale': kernel loaded by the driver for sm_86: 40 registers, "
+                 "16 bytes of local memory per thread (spills, stack), 1024 bytes of "
+                 "static shared memory, at most 1024 threads per block");
+  CHECK_EQ_INT(F.get_global, 0); /* baked: nothing to look up */
+  run_scale(s, da, db, 2.0);
+  int loads = F.loads;
+  long copies = F.const_copies;
+  run_scale(s, da, db, 3.0); /* the third value: live from now on */
+  CHECK(op2_const_find("kk")->live);
+  CHECK_EQ_INT(F.loads, loads + 1);
+  CHECK_EQ_INT(F.get_global, 1);
+  CHECK_EQ_INT(F.const_copies - copies, 1);
+  CHECK(device_kk() == 3.0);
+  for (int v = 4; v < 40; v++) {
+    run_scale(s, da, db, v);
+    CHECK(device_kk() == v);
+  }
+  CHECK_EQ_INT(F.const_copies - copies, 37);
+  run_scale(s, da, db, 39.0); /* unchanged: no copy */
+  run_scale(s, da, db, 39.0);
+  CHECK_EQ_INT(F.const_copies - copies, 37);
+  run_scale(s, da, db, 2.0); /* a value it had while baked: still read at run time */
+  CHECK_EQ_INT(F.const_copies - copies, 38);
+  CHECK(device_kk() == 2.0);
+  CHECK_EQ_INT(F.loads, loads + 1);
+  CHECK_EQ_INT(F.get_global, 1);
+  op_exit();
+  F.global_bytes = 4;
+  start("auto", "256");
+  s = op_decl_set(N, "s");
+  da = op_decl_dat(s, 1, "double", NULL, "a"), db = op_decl_dat(s, 1, "double", NULL, "b");
+  run_scale(s, da, db, 1.0);
+  run_scale(s, da, db, 2.0);
+  EXPECT_ERROR(run_scale(s, da, db, 3.0),
+               "op_par_loop 'scale': the kernel's constant 'kk' has 4 bytes in device memory, "
+               "op_decl_const declared 8");
+  op_exit();
+  F.registers = F.static_smem = 0;
+}
+
 /* The key of every CUDA entry is the hash of its source, NVRTC's identity and the options its
  * manifest says NVRTC received: the options for the key and the compile cannot drift apart. */
 static void check_keys_match_flags(const char *root) {
@@ -515,6 +658,7 @@ int main(void) {
   indirect("global", 256, 4);
   op_exit();
   small_blocks();
+  live_constants();
   ptx_fallback();
   resources_recorded();
   start("hierarchical", "2048");

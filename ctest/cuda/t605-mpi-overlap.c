@@ -7,9 +7,12 @@
  *      rows are copied to the device, and not wait for that launch first,
  *   3. copy the import rows to the device in one piece, then launch the other elements,
  *   4. wait for the device once, after the last launch.
- * The results must also equal plain C on the whole mesh. Finally a driver failure while packing is
- * reported on every rank, naming the loop and the call, and no rank waits forever for the
- * messages of another. Usage: t605-mpi-overlap */
+ * The results must also equal plain C on the whole mesh. Halo messages live in page-locked host
+ * memory from the driver (cuMemHostAlloc): the gather's copy lands in it, the dat's buffers are
+ * allocated at its first exchange only (not per loop call), and op_exit frees every one before it
+ * releases the device. Finally a driver failure while packing is reported on every rank, naming
+ * the loop and the call, and no rank waits forever for the messages of another.
+ * Usage: t605-mpi-overlap */
 #include "mpi/mpi_test.h"
 #include "runtime/cuda/cuda.h"
 
@@ -34,7 +37,10 @@ typedef struct event {
   CUfunction fn;
   int begin, end; /* launches: the range in their parameters */
   size_t bytes;   /* copies */
+  int pinned;     /* device-to-host copies: into memory from cuMemHostAlloc */
 } event;
+
+enum { MAX_PINNED = 64 };
 
 static struct {
   const op2_cu_api *emu;
@@ -42,7 +48,20 @@ static struct {
   int on;
   int n;
   event ev[MAX_EVENTS];
+  struct {
+    char *p;
+    size_t bytes;
+  } pinned[MAX_PINNED]; /* live cuMemHostAlloc blocks */
+  int npinned, host_allocs, host_frees, frees_after_release, released;
 } trace;
+
+static int in_pinned(const void *p, size_t bytes) {
+  for (int i = 0; i < trace.npinned; i++)
+    if ((const char *)p >= trace.pinned[i].p &&
+        (const char *)p + bytes <= trace.pinned[i].p + trace.pinned[i].bytes)
+      return 1;
+  return 0;
+}
 
 static void record(event e) {
   if (!trace.on) return;
@@ -54,11 +73,11 @@ static CUresult t_launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, un
                          unsigned by, unsigned bz, unsigned smem, CUstream s, void **params,
                          void **extra) {
   const op2_cuda_params *p = params[0];
-  record((event){EV_LAUNCH, f, p->begin, p->end, 0});
+  record((event){EV_LAUNCH, f, p->begin, p->end, 0, 0});
   return trace.emu->cuLaunchKernel(f, gx, gy, gz, bx, by, bz, smem, s, params, extra);
 }
 static CUresult t_htod(CUdeviceptr d, const void *h, size_t bytes) {
-  record((event){EV_HTOD, NULL, 0, 0, bytes});
+  record((event){EV_HTOD, NULL, 0, 0, bytes, 0});
   return trace.emu->cuMemcpyHtoD(d, h, bytes);
 }
 static CUresult t_dtoh(void *h, CUdeviceptr d, size_t bytes) {
@@ -66,12 +85,34 @@ static CUresult t_dtoh(void *h, CUdeviceptr d, size_t bytes) {
     trace.fail_dtoh = 0;
     return CUDA_ERROR_LAUNCH_FAILED;
   }
-  record((event){EV_DTOH, NULL, 0, 0, bytes});
+  record((event){EV_DTOH, NULL, 0, 0, bytes, in_pinned(h, bytes)});
   return trace.emu->cuMemcpyDtoH(h, d, bytes);
 }
 static CUresult t_sync(void) {
-  record((event){EV_SYNC, NULL, 0, 0, 0});
+  record((event){EV_SYNC, NULL, 0, 0, 0, 0});
   return trace.emu->cuCtxSynchronize();
+}
+static CUresult t_host_alloc(void **p, size_t bytes, unsigned flags) {
+  CHECK(trace.npinned < MAX_PINNED);
+  CUresult r = trace.emu->cuMemHostAlloc(p, bytes, flags);
+  if (r == CUDA_SUCCESS) {
+    trace.pinned[trace.npinned].p = *p, trace.pinned[trace.npinned].bytes = bytes;
+    trace.npinned++, trace.host_allocs++;
+  }
+  return r;
+}
+static CUresult t_free_host(void *p) {
+  int i = 0;
+  while (i < trace.npinned && trace.pinned[i].p != p) i++;
+  CHECK(i < trace.npinned); /* only what cuMemHostAlloc gave */
+  trace.pinned[i] = trace.pinned[--trace.npinned];
+  trace.host_frees++;
+  trace.frees_after_release += trace.released;
+  return trace.emu->cuMemFreeHost(p);
+}
+static CUresult t_release(CUdevice d) {
+  trace.released = 1;
+  return trace.emu->cuDevicePrimaryCtxRelease(d);
 }
 
 static void print_trace(void) {
@@ -105,6 +146,9 @@ int main(int argc, char **argv) {
   api.cuMemcpyHtoD = t_htod;
   api.cuMemcpyDtoH = t_dtoh;
   api.cuCtxSynchronize = t_sync;
+  api.cuMemHostAlloc = t_host_alloc;
+  api.cuMemFreeHost = t_free_host;
+  api.cuDevicePrimaryCtxRelease = t_release;
   op2_cuda_use_driver(&api);
   test_catch_errors();
   op_init(argc, argv, 0);
@@ -121,13 +165,15 @@ int main(int argc, char **argv) {
   op_partition("PTSCOTCH", "KWAY", nodes.set, pedge, dx);
 
   double *r = rm_alloc(sizeof(double) * NN);
-  for (int round = 0; round < 2; round++) {
+  int allocs_after_first = -1;
+  for (int round = 0; round < 4; round++) {
     /* v changes on the device: its halo copies are stale now */
     op_par_loop(smooth_src, "smooth", nodes.set, op_arg_dat(dx, -1, OP_ID, 2, "double", OP_READ),
                 op_arg_dat(dv, -1, OP_ID, 2, "double", OP_RW));
     for (int i = 0; i < NN; i++) smooth(x + 2 * i, v + 2 * i);
     /* the second round runs with every buffer and plan already on the device */
     trace.on = round == 1;
+    if (round == 1) allocs_after_first = trace.host_allocs;
     op_par_loop(flux_src, "flux", edges.set, op_arg_dat(dv, 0, pedge, 2, "double", OP_READ),
                 op_arg_dat(dv, 1, pedge, 2, "double", OP_READ),
                 op_arg_dat(dr, 0, pedge, 1, "double", OP_INC),
@@ -143,6 +189,10 @@ int main(int argc, char **argv) {
   int pack = first(EV_DTOH, 0);
   EXPECT(pack == gather + 1);
   EXPECT(trace.ev[pack].bytes == sizeof(double) * 2 * (size_t)trace.ev[gather].end);
+  EXPECT(trace.ev[pack].pinned);
+  /* the dat's send and receive buffers, allocated at its first exchange only */
+  EXPECT(allocs_after_first == 2);
+  EXPECT(trace.host_allocs == allocs_after_first);
   /* 2: the core launch comes next, and nothing waits for it before the import copy */
   int core = first(EV_LAUNCH, pack);
   EXPECT(core == pack + 1);
@@ -184,6 +234,10 @@ int main(int argc, char **argv) {
   if (mt_rank() == 0)
     printf("t605 on %d ranks: gather, core launch, import copy, rest, one wait\n", mt_size());
   free(x), free(v), free(r), free(en);
+  EXPECT(trace.host_allocs == allocs_after_first);
   op_exit();
+  /* every page-locked buffer freed, while the device was still held */
+  EXPECT(trace.npinned == 0 && trace.host_frees == trace.host_allocs);
+  EXPECT(trace.frees_after_release == 0);
   return 0;
 }

@@ -1,7 +1,8 @@
 /* Golden files of generated kernels: the C target and every CUDA strategy, for a direct loop, an
  * indirect-increment loop, a vector-map loop, an indirect read-write loop (op_arg_idx and a
  * switched-off optional argument too), a loop writing one dat through two maps and a loop with
- * global reductions and constants; and the SIMD variant of the C file for the direct, increment,
+ * global reductions and constants, a loop reading live constants (C pointers, CUDA __constant__
+ * variables); and the SIMD variant of the C file for the direct, increment,
  * vector-map loops and a loop of integer and min/max reductions. Each
  * generated source is compared with its file under ctest/golden/; any difference fails the test
  * and is printed as a unified diff. Changes to generated code are made on purpose by
@@ -267,6 +268,10 @@ static const char reduce_src[] =
     "  if ((float)n0[0] > *hi) *hi = (float)n0[0];\n"
     "}\n";
 
+/* reads constants that have changed too often to be baked: read at run time */
+static const char live_src[] =
+    "void live(const double *x, double *n) { n[0] = dt * x[0] + band[1] * gamma_; }\n";
+
 int main(int argc, char **argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: golden GOLDEN_DIR SCRATCH_DIR\n");
@@ -329,8 +334,18 @@ int main(int argc, char **argv) {
               op_arg_gbl(&count, 1, "int", OP_INC), op_arg_gbl(&lo, 1, "int", OP_MIN),
               op_arg_gbl(&hi, 1, "float", OP_MAX));
 
-  const char *names[] = {"direct", "edge_inc", "cell_vec", "node_rw", "two_maps", "reduce"};
-  for (int i = 0; i < 6; i++) check_loop(names[i]);
+  /* dt and band take a third value: live (C reads them through pointers, CUDA from
+   * __constant__ variables); gamma_ stays baked */
+  for (int v = 1; v <= 3; v++) {
+    double dt = 0.125 * v, band[2] = {v, 2.0 * v};
+    op_decl_const(1, "double", &dt, "dt");
+    op_decl_const(2, "double", band, "band");
+  }
+  op_par_loop(live_src, "live", nodes, op_arg_dat(x, -1, OP_ID, 2, "double", OP_READ),
+              op_arg_dat(n, -1, OP_ID, 1, "double", OP_WRITE));
+
+  const char *names[] = {"direct", "edge_inc", "cell_vec", "node_rw", "two_maps", "reduce", "live"};
+  for (int i = 0; i < 7; i++) check_loop(names[i]);
   /* SIMD (optimised tier): direct, indirect increments, vector maps, reductions */
   const char *simd_names[] = {"direct", "edge_inc", "cell_vec", "reduce_lanes"};
   for (int i = 0; i < 4; i++) check_simd(simd_names[i]);

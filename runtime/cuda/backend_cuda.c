@@ -20,4 +20,6 @@ const op2_backend op2_backend_cuda = {
     .complete = op2_cuda_complete,
     .halo_pack = op2_cuda_halo_pack,
     .halo_unpack = op2_cuda_halo_unpack,
+    .host_alloc = op2_cuda_host_alloc,
+    .host_free = op2_cuda_host_free,
 };

@@ -75,6 +75,7 @@ typedef struct fiber {
 typedef void (*kernel_fn)(op2_cuda_params);
 
 typedef struct emu_module {
+  const op2_emu_image *image; /* the cuda backend's, which outlives the module */
   kernel_fn fn;
   int barriers;
   int smem_limit;
@@ -442,6 +443,7 @@ static CUresult emu_module_load(CUmodule *mod, const void *image) {
   if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
   void *exchange[3] = {&E->env, &m->fn, &m->barriers};
   img->entry(exchange, NULL, 0, 0);
+  m->image = img;
   m->smem_limit = 48 * 1024;
   *mod = (CUmodule)m;
   return m->fn ? CUDA_SUCCESS : (free(m), CUDA_ERROR_INVALID_IMAGE);
@@ -453,6 +455,17 @@ static CUresult emu_module_unload(CUmodule mod) {
 static CUresult emu_get_function(CUfunction *fn, CUmodule mod, const char *name) {
   if (strcmp(name, "op2_cuda_kernel") != 0) return CUDA_ERROR_NOT_FOUND;
   *fn = (CUfunction)mod;
+  return CUDA_SUCCESS;
+}
+/* A __constant__ variable is a global variable of the module's code: device memory is host
+ * memory here. */
+static CUresult emu_get_global(CUdeviceptr *ptr, size_t *bytes, CUmodule mod, const char *name) {
+  const emu_module *m = (const emu_module *)mod;
+  size_t size = 0;
+  void *p = m && m->image->global ? m->image->global(m->image, name, &size) : NULL;
+  if (!p) return CUDA_ERROR_NOT_FOUND;
+  if (ptr) *ptr = (CUdeviceptr)(uintptr_t)p;
+  if (bytes) *bytes = size;
   return CUDA_SUCCESS;
 }
 /* The emulated device runs any block a real one may launch. */
@@ -521,6 +534,17 @@ static CUresult emu_htod(CUdeviceptr dst, const void *src, size_t bytes) {
 }
 static CUresult emu_dtoh(void *dst, CUdeviceptr src, size_t bytes) {
   memcpy(dst, (const void *)(uintptr_t)src, bytes);
+  return CUDA_SUCCESS;
+}
+
+/* Host memory is all the emulator has: "page-locked" memory is ordinary memory. */
+static CUresult emu_host_alloc(void **p, size_t bytes, unsigned int flags) {
+  if (!bytes || flags) return CUDA_ERROR_INVALID_VALUE;
+  *p = aligned_alloc(256, (bytes + 255) / 256 * 256);
+  return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+static CUresult emu_free_host(void *p) {
+  free(p);
   return CUDA_SUCCESS;
 }
 
@@ -701,6 +725,9 @@ static const op2_cu_api emu_api = {
     .cuLaunchKernel = emu_launch,
     .cuGetErrorString = emu_error_string,
     .cuFuncGetAttribute = emu_func_get_attribute,
+    .cuMemHostAlloc = emu_host_alloc,
+    .cuMemFreeHost = emu_free_host,
+    .cuModuleGetGlobal = emu_get_global,
 };
 
 const op2_cu_api *op2_cuda_emu_api(void) {
@@ -811,6 +838,8 @@ const op2_backend op2_backend_cuda_emu = {
     .complete = op2_cuda_complete,
     .halo_pack = op2_cuda_halo_pack,
     .halo_unpack = op2_cuda_halo_unpack,
+    .host_alloc = op2_cuda_host_alloc,
+    .host_free = op2_cuda_host_free,
 };
 
 int op2_cuda_emu_sectors(const char *loop_name, op2_cuda_sectors *out) {

@@ -20,15 +20,29 @@ typedef struct dev_buf {
   size_t bytes;
 } dev_buf;
 
+/* A live constant a module reads from its __constant__ variable: copied there before a launch
+ * when its value differs from the one copied last (one copy per change, none per call). */
+typedef struct live_const {
+  const op2_const *c;
+  CUdeviceptr ptr;
+  size_t bytes;
+  char *sent; /* the value in device memory; NULL before the first copy */
+} live_const;
+
 typedef struct cuda_module {
   uint64_t hi, lo; /* hash of the source and the architecture */
   CUmodule mod;
   CUfunction fn;
   int smem_limit;  /* dynamic shared memory the function may use (opted in beyond the default) */
   int max_threads; /* threads per block the loaded function can run (registers limit it) */
-  int from_disk;   /* the runnable image came from the disk cache */
+  /* what the driver reports of the loaded function (a real driver only; 0 in emulation) */
+  int registers, local_bytes, static_smem;
+  int from_disk; /* the runnable image came from the disk cache */
   op2_cuda_emu_build emu;
   op2_emu_image image;
+  live_const *live; /* the live constants its kernel reads */
+  int nlive;
+  bool live_found; /* live constants looked up (loop modules, once) */
 } cuda_module;
 
 /* One loop over one element range: the whole set, or one MPI phase of it (core, owned
@@ -240,8 +254,10 @@ int op2_cuda_init(op2_context *ctx, const op2_cu_api *api, void *driver_data, in
  * from the disk cache. `name` is the loop's, for the cache entry and messages. */
 /* The loaded function's own limit on threads per block: a kernel using many registers may run
  * fewer than OP2_CUDA_BLOCK_SIZE, and a launch beyond it fails on the GPU alone. The blocks of
- * this module are cut to whole warps within it (threads_for). */
-static int read_max_threads(op2_cuda_state *st, cuda_module *m, const char *name) {
+ * this module are cut to whole warps within it (threads_for). A real driver also says what the
+ * function uses (registers, local memory per thread, static shared memory): static shared memory
+ * counts against the block's limit (launch), and OP2_DIAGS=2 shows all of it. */
+static int read_limits(op2_cuda_state *st, cuda_module *m, const char *name) {
   int v = 0;
   CU(st, st->api.cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, m->fn), name);
   if (v < 32)
@@ -255,6 +271,17 @@ static int read_max_threads(op2_cuda_state *st, cuda_module *m, const char *name
              "op_par_loop '%s': its kernel runs at most %d threads per block on this device, "
              "OP2_CUDA_BLOCK_SIZE is %d: its blocks have %d threads",
              name, v, st->block_size, v / 32 * 32);
+  if (st->emulated) return OP2_OK; /* the emulator's functions have no registers */
+  CU(st, st->api.cuFuncGetAttribute(&m->registers, CU_FUNC_ATTRIBUTE_NUM_REGS, m->fn), name);
+  CU(st, st->api.cuFuncGetAttribute(&m->local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, m->fn),
+     name);
+  CU(st, st->api.cuFuncGetAttribute(&m->static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, m->fn),
+     name);
+  op2_diag(2,
+           "op_par_loop '%s': kernel loaded by the driver for %s: %d registers, %d bytes of local "
+           "memory per thread (spills, stack), %d bytes of static shared memory, at most %d "
+           "threads per block",
+           name, st->arch, m->registers, m->local_bytes, m->static_smem, v);
   return OP2_OK;
 }
 
@@ -270,6 +297,18 @@ static unsigned threads_for(const op2_cuda_state *st, const cuda_module *m) {
 static int cubin_refused(CUresult r) {
   return r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE ||
          r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
+}
+
+static void module_free(cuda_module *m) {
+  for (int i = 0; i < m->nlive; i++) free(m->live[i].sent);
+  free(m->live);
+  op2_cuda_emu_build_release(&m->emu);
+  free(m);
+}
+
+/* cuModuleGetGlobal in emulation: the emulated module's own symbol. */
+static void *emu_global(const op2_emu_image *img, const char *name, size_t *bytes) {
+  return op2_jit_symbol(img->dl_handle, img->tcc_state, name, bytes);
 }
 
 static int module_for(op2_context *ctx, op2_cuda_state *st, const char *name, op2_generated *gen_in,
@@ -320,6 +359,9 @@ static int module_for(op2_context *ctx, op2_cuda_state *st, const char *name, op
       rc = op2_jit_report(ctx, op2_cuda_obtain_emu(ctx->jit_engine, &st->counters, name, &gen,
                                                    st->emu_tcc, &m->emu));
     m->image.entry = m->emu.entry;
+    m->image.global = emu_global;
+    m->image.dl_handle = m->emu.dl_handle;
+    m->image.tcc_state = m->emu.tcc_state;
     image = &m->image;
   } else {
     /* the PTX too: the driver can compile it for a device its CUBIN does not run on */
@@ -343,18 +385,74 @@ static int module_for(op2_context *ctx, op2_cuda_state *st, const char *name, op
     }
     if (r == CUDA_SUCCESS) r = st->api.cuModuleGetFunction(&m->fn, m->mod, "op2_cuda_kernel");
     if (r != CUDA_SUCCESS) rc = cu_error(st, r, "loading the kernel module", name);
-    if (rc == OP2_OK) rc = read_max_threads(st, m, name);
+    if (rc == OP2_OK) rc = read_limits(st, m, name);
   }
   op2_cuda_binary_clear(&bin);
-  m->smem_limit = st->smem_default;
+  m->smem_limit = st->smem_default - m->static_smem; /* the default covers both */
   if (rc == OP2_OK) rc = op2_list_push(&st->modules, m);
   if (rc != OP2_OK) {
     if (m->mod) st->api.cuModuleUnload(m->mod);
-    op2_cuda_emu_build_release(&m->emu);
-    free(m);
+    module_free(m);
     return rc;
   }
   *out = m;
+  return OP2_OK;
+}
+
+/* The __constant__ variables of the live constants a loop's kernel reads (codegen.c declares
+ * one for each), found once per module after loading. */
+static int find_live_constants(op2_context *ctx, op2_cuda_state *st, const op2_loop *loop,
+                               cuda_module *m) {
+  op2_const **used = NULL;
+  int n = 0;
+  op2_loop_desc d;
+  op2_loop_describe(ctx, loop, &d);
+  OP2_CALL(op2_jit_report(ctx, op2_constants_used(ctx->jit_engine, &d, loop->key_blob, &used, &n)));
+  int nlive = 0;
+  for (int i = 0; i < n; i++) nlive += used[i]->live;
+  free(m->live); /* an earlier attempt that failed copied nothing */
+  m->nlive = 0;
+  m->live = nlive ? calloc((size_t)nlive, sizeof *m->live) : NULL;
+  if (nlive && !m->live) {
+    free(used);
+    return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
+  }
+  int rc = OP2_OK;
+  for (int i = 0; i < n && rc == OP2_OK; i++) {
+    const op2_const *c = used[i];
+    if (!c->live) continue;
+    live_const *l = &m->live[m->nlive++];
+    l->c = c;
+    l->bytes = (size_t)c->dim * op2_type_size(c->type);
+    char symbol[300];
+    snprintf(symbol, sizeof symbol, "%s%s", OP2_LIVE_CONST_PREFIX, c->name);
+    size_t bytes = 0;
+    CUresult r = st->api.cuModuleGetGlobal(&l->ptr, &bytes, m->mod, symbol);
+    if (r != CUDA_SUCCESS)
+      rc = cu_error(st, r, "cuModuleGetGlobal (a live constant's __constant__ variable)",
+                    loop->name);
+    else if (bytes && bytes != l->bytes) /* the emulator may not know a size: 0 */
+      rc = op2_error(OP2_ERR_STATE,
+                     "op_par_loop '%s': the kernel's constant '%s' has %zu bytes in device "
+                     "memory, op_decl_const declared %zu",
+                     loop->name, c->name, bytes, l->bytes);
+  }
+  free(used);
+  m->live_found = rc == OP2_OK;
+  return rc;
+}
+
+/* Before a launch: every live constant whose value changed since the module's last launch. */
+static int update_live_constants(op2_cuda_state *st, cuda_module *m, const char *name) {
+  for (int i = 0; i < m->nlive; i++) {
+    live_const *l = &m->live[i];
+    if (l->sent && memcmp(l->sent, l->c->data, l->bytes) == 0) continue;
+    if (!l->sent && !(l->sent = malloc(l->bytes)))
+      return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
+    /* in stream order: launches queued before still read the previous value */
+    CU(st, st->api.cuMemcpyHtoD(l->ptr, l->c->data, l->bytes), name);
+    memcpy(l->sent, l->c->data, l->bytes);
+  }
   return OP2_OK;
 }
 
@@ -368,6 +466,7 @@ static int loop_module(op2_context *ctx, op2_cuda_state *st, const op2_loop *loo
   OP2_CALL(op2_jit_report(ctx, op2_codegen_cuda(ctx->jit_engine, &d, loop->key_blob, lay, &gen)));
   int known = st->modules.count, refused = st->counters.disk_rejects;
   OP2_CALL(module_for(ctx, st, loop->name, &gen, out));
+  if (!(*out)->live_found) OP2_CALL(find_live_constants(ctx, st, loop, *out));
   /* What op_timing_output reports: one kernel per loop module, compiled or from the disk cache
    * (the emulator's NVRTC verification builds are counted in st->counters only). */
   ctx->jit.disk_rejects += st->counters.disk_rejects - refused;
@@ -544,11 +643,11 @@ static int orig_device(op2_cuda_state *st, op_set set, CUdeviceptr *out, const c
 static int launch(op2_cuda_state *st, cuda_module *m, const char *name, op2_cuda_params *p,
                   unsigned grid, unsigned block, unsigned smem) {
   if ((int)smem > m->smem_limit) {
-    if ((int)smem > st->smem_optin)
+    if ((int)smem + m->static_smem > st->smem_optin)
       return op2_error(OP2_ERR_ARG,
                        "op_par_loop '%s': needs %u bytes of shared memory per "
-                       "block, the device has %d; lower OP2_PART_SIZE (now %d)",
-                       name, smem, st->smem_optin, p->part_size);
+                       "block (and %d static), the device has %d; lower OP2_PART_SIZE (now %d)",
+                       name, smem, m->static_smem, st->smem_optin, p->part_size);
     CU(st,
        st->api.cuFuncSetAttribute(m->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                   (int)smem),
@@ -666,6 +765,7 @@ int op2_cuda_run(op2_context *ctx, const op2_exec *exec) {
   }
   if (cl->gbl_bytes)
     CU(st, st->api.cuMemcpyHtoD(cl->gbl.ptr, cl->gbl_host, cl->gbl_bytes), loop->name);
+  OP2_CALL(update_live_constants(st, cl->mod, loop->name));
   int records = 0;
   if (cl->lay.nred) {
     OP2_CALL(launches(st, cl, &p, 1, &records));
@@ -776,6 +876,25 @@ int op2_cuda_halo_unpack(op2_context *ctx, const char *name, op_dat dat) {
   return OP2_OK;
 }
 
+/* Page-locked: the driver copies to and from it directly, with no staging copy through a
+ * pageable bounce buffer, and it can take part in asynchronous copies. */
+int op2_cuda_host_alloc(op2_context *ctx, const char *name, size_t bytes, void **out) {
+  op2_cuda_state *st = state(ctx);
+  *out = NULL;
+  CUresult r = st->api.cuMemHostAlloc(out, bytes ? bytes : 1, 0);
+  if (r != CUDA_SUCCESS) {
+    *out = NULL;
+    return cu_error(st, r, "cuMemHostAlloc (page-locked memory for halo messages)", name);
+  }
+  return OP2_OK;
+}
+
+void op2_cuda_host_free(op2_context *ctx, void *p) {
+  op2_cuda_state *st = state(ctx);
+  if (p && st && st->api.cuMemFreeHost(p) != CUDA_SUCCESS)
+    op2_diag(1, "cuda backend: cuMemFreeHost failed");
+}
+
 int op2_cuda_sync_host(op2_context *ctx, op_dat dat) {
   op2_cuda_state *st = state(ctx);
   dev_buf *d = dat->device;
@@ -818,8 +937,7 @@ void op2_cuda_finalize(op2_context *ctx) {
     cuda_module *m = st->modules.items[i];
     if (m->mod && st->api.cuModuleUnload(m->mod) != CUDA_SUCCESS)
       op2_diag(1, "cuda backend: cuModuleUnload failed at exit");
-    op2_cuda_emu_build_release(&m->emu);
-    free(m);
+    module_free(m);
   }
   free(st->modules.items);
   for (int i = 0; i < ctx->dats.count; i++) {

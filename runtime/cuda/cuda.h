@@ -40,6 +40,11 @@ typedef struct op2_cu_api {
                              void **extra);
   CUresult (*cuGetErrorString)(CUresult err, const char **text);
   CUresult (*cuFuncGetAttribute)(int *value, CUfunction_attribute attrib, CUfunction fn);
+  /* page-locked host memory (halo messages): DMA reaches it without a staging copy */
+  CUresult (*cuMemHostAlloc)(void **p, size_t bytes, unsigned int flags);
+  CUresult (*cuMemFreeHost)(void *p);
+  /* a module's __constant__ variable (live constants), its address and size */
+  CUresult (*cuModuleGetGlobal)(CUdeviceptr *ptr, size_t *bytes, CUmodule mod, const char *name);
 } op2_cu_api;
 
 /* Fills `api` from the driver library `path` (dlopen). 0, or -1 with the reason in `why`. */
@@ -102,13 +107,20 @@ int op2_cuda_prepare(op2_context *ctx, op2_loop *loop);
 int op2_cuda_halo_pack(op2_context *ctx, const char *loop, op_dat dat, const int *rows, int n,
                        void *out);
 int op2_cuda_halo_unpack(op2_context *ctx, const char *loop, op_dat dat);
+/* op2_backend's host_alloc and host_free: page-locked memory from the driver. */
+int op2_cuda_host_alloc(op2_context *ctx, const char *loop, size_t bytes, void **out);
+void op2_cuda_host_free(op2_context *ctx, void *p);
 /* Strategy the loop runs with, or -1 if it has not run yet (tests and diagnostics). */
 int op2_cuda_loop_strategy(const char *loop_name);
 
 /* ---- the emulator (backend_cuda_emu.c) ---- */
-/* What cuModuleLoadData receives in emulation: the loaded module's entry. */
+/* What cuModuleLoadData receives in emulation: the loaded module's entry, and how to find its
+ * global variables (cuModuleGetGlobal: the __constant__ variables of live constants), with
+ * their size where known (else 0). */
 typedef struct op2_emu_image {
   op2_kernel_fn entry;
+  void *(*global)(const struct op2_emu_image *img, const char *name, size_t *bytes);
+  void *dl_handle, *tcc_state; /* the build's, for `global` */
 } op2_emu_image;
 const op2_cu_api *op2_cuda_emu_api(void);
 

@@ -32,6 +32,9 @@ static const struct {
     {offsetof(op2_cu_api, cuLaunchKernel), "cuLaunchKernel"},
     {offsetof(op2_cu_api, cuGetErrorString), "cuGetErrorString"},
     {offsetof(op2_cu_api, cuFuncGetAttribute), "cuFuncGetAttribute"},
+    {offsetof(op2_cu_api, cuMemHostAlloc), "cuMemHostAlloc"},
+    {offsetof(op2_cu_api, cuMemFreeHost), "cuMemFreeHost"},
+    {offsetof(op2_cu_api, cuModuleGetGlobal), "cuModuleGetGlobal_v2"},
 };
 
 int op2_cu_driver_load(const char *path, op2_cu_api *api, void **handle, char *why, size_t whylen) {

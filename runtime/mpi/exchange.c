@@ -2,24 +2,25 @@
  * received, without blocking, so the loop's core elements run while messages travel. Only dats
  * written since their last exchange ("dirty") travel. A dat held by an accelerator is packed on
  * the device (backend->halo_pack) and its received rows go back there (backend->halo_unpack);
- * MPI itself only ever sees host buffers. Every message goes out even after a failure (zeroed or
- * empty), so no neighbour waits forever; the loop then agrees on success (par_loop.c). */
+ * MPI itself only ever sees host buffers. Each dat keeps its message buffers and requests from
+ * one exchange to the next (allocated at its first exchange, grown if ever needed, freed at
+ * op_exit), in memory from the backend's host_alloc where it has one (page-locked for CUDA, so
+ * the device copies into them directly): a loop call allocates nothing. Every message goes out
+ * even after a failure (zeroed or empty), so no neighbour waits forever; the loop then agrees on
+ * success (par_loop.c). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "op2_mpi.h"
+#include "../backend.h"
 
-typedef struct pending {
-  op_dat dat;
-  int nsend, nrecv;
+struct op2_halo_buffers {
   char *sendbuf, *recvbuf;
+  size_t send_cap, recv_cap; /* bytes */
   MPI_Request *req;
-} pending;
-
-struct op2_exchange {
-  const char *loop; /* for messages */
-  int n;
-  pending *p;
+  int req_cap;
+  int nsend, nrecv;
+  bool posted; /* messages of the current exchange are in flight: end_one waits for them */
 };
 
 static int rows_of(const op2_halo_list *l) {
@@ -76,30 +77,74 @@ static void empty_messages(op2_context *ctx, const op2_halo *h, int tag) {
   }
 }
 
-static int begin_one(op2_context *ctx, const char *loop, op_dat d, pending *pd, double *bytes,
-                     long *messages) {
+/* Host memory for messages: the backend's (page-locked for an accelerator), else malloc. */
+static int buffer_alloc(op2_context *ctx, const char *loop, size_t bytes, void **out) {
+  if (ctx->backend->host_alloc) return ctx->backend->host_alloc(ctx, loop, bytes, out);
+  *out = malloc(bytes);
+  return *out ? OP2_OK
+              : op2_error(OP2_ERR_MEM, "op_par_loop '%s': halo exchange: out of memory", loop);
+}
+
+static void buffer_free(op2_context *ctx, void *p) {
+  if (p && ctx->backend && ctx->backend->host_free)
+    ctx->backend->host_free(ctx, p);
+  else
+    free(p);
+}
+
+/* `*buf` holds at least `bytes` (its old content is not kept). */
+static int buffer_reserve(op2_context *ctx, const char *loop, char **buf, size_t *cap,
+                          size_t bytes) {
+  if (*buf && *cap >= bytes) return OP2_OK;
+  buffer_free(ctx, *buf);
+  *buf = NULL;
+  *cap = 0;
+  void *p = NULL;
+  OP2_CALL(buffer_alloc(ctx, loop, bytes, &p));
+  *buf = p;
+  *cap = bytes;
+  return OP2_OK;
+}
+
+/* The dat's buffers, large enough for its messages (the first exchange allocates them). */
+static int reserve(op2_context *ctx, const char *loop, op_dat d, struct op2_halo_buffers **out) {
+  const op2_halo *h = d->set->halo;
+  size_t eb = d->elem_bytes;
+  int nrecv_rows = rows_of(&h->imp_exec) + rows_of(&h->imp_nonexec);
+  int maxmsg =
+      h->exp_exec.nranks + h->exp_nonexec.nranks + h->imp_exec.nranks + h->imp_nonexec.nranks;
+  struct op2_halo_buffers *b = d->halo_buffers;
+  if (!b && !(b = d->halo_buffers = calloc(1, sizeof *b)))
+    return op2_error(OP2_ERR_MEM, "op_par_loop '%s': halo exchange of dat '%s': out of memory",
+                     loop, d->name);
+  *out = b;
+  b->nsend = b->nrecv = 0;
+  b->posted = false;
+  OP2_CALL(buffer_reserve(ctx, loop, &b->sendbuf, &b->send_cap, eb * ((size_t)h->nsend_rows + 1)));
+  OP2_CALL(buffer_reserve(ctx, loop, &b->recvbuf, &b->recv_cap, eb * ((size_t)nrecv_rows + 1)));
+  if (b->req_cap < maxmsg + 1) {
+    MPI_Request *r = realloc(b->req, sizeof(MPI_Request) * ((size_t)maxmsg + 1));
+    if (!r)
+      return op2_error(OP2_ERR_MEM, "op_par_loop '%s': halo exchange of dat '%s': out of memory",
+                       loop, d->name);
+    b->req = r;
+    b->req_cap = maxmsg + 1;
+  }
+  return OP2_OK;
+}
+
+static int begin_one(op2_context *ctx, const char *loop, op_dat d, double *bytes, long *messages) {
   op2_halo *h = d->set->halo;
   size_t eb = d->elem_bytes;
   int p = ctx->mpi.size, tag = 1000 + d->index;
   int rc = h->send_rows ? OP2_OK : build_send_rows(ctx, h);
-  int nrecv_rows = rows_of(&h->imp_exec) + rows_of(&h->imp_nonexec);
-  pd->dat = d;
-  pd->sendbuf = malloc(eb * ((size_t)h->nsend_rows + 1));
-  pd->recvbuf = malloc(eb * ((size_t)nrecv_rows + 1));
-  int maxmsg =
-      h->exp_exec.nranks + h->exp_nonexec.nranks + h->imp_exec.nranks + h->imp_nonexec.nranks;
-  pd->req = malloc(sizeof(MPI_Request) * ((size_t)maxmsg + 1));
-  pd->nsend = pd->nrecv = 0;
-  if (rc == OP2_OK && (!pd->sendbuf || !pd->recvbuf || !pd->req))
-    rc = op2_error(OP2_ERR_MEM, "op_par_loop '%s': halo exchange of dat '%s': out of memory", loop,
-                   d->name);
+  struct op2_halo_buffers *pd = NULL;
+  if (rc == OP2_OK) rc = reserve(ctx, loop, d, &pd);
   if (rc != OP2_OK) {
     empty_messages(ctx, h, tag);
-    free(pd->sendbuf), free(pd->recvbuf), free(pd->req);
-    pd->sendbuf = pd->recvbuf = NULL;
-    pd->req = NULL;
     return rc;
   }
+  pd->posted = true;
   /* one message per neighbour: its exec rows then its non-exec rows */
   size_t at = 0;
   for (int q = 0; q < p; q++) {
@@ -140,9 +185,10 @@ static int begin_one(op2_context *ctx, const char *loop, op_dat d, pending *pd, 
   return rc;
 }
 
-static int end_one(op2_context *ctx, const char *loop, pending *pd) {
+static int end_one(op2_context *ctx, const char *loop, op_dat d) {
+  struct op2_halo_buffers *pd = d->halo_buffers;
   int rc = OP2_MPI(MPI_Waitall(pd->nrecv + pd->nsend, pd->req, MPI_STATUSES_IGNORE));
-  op_dat d = pd->dat;
+  pd->posted = false;
   const op2_halo *h = d->set->halo;
   size_t eb = d->elem_bytes, at = 0;
   char *exec_base = d->data + (size_t)d->set->size * eb;
@@ -161,40 +207,39 @@ static int end_one(op2_context *ctx, const char *loop, pending *pd) {
       at += rows;
     }
   }
-  free(pd->sendbuf), free(pd->recvbuf), free(pd->req);
-  pd->sendbuf = pd->recvbuf = NULL;
-  pd->req = NULL;
   /* The import rows are contiguous in the element order, so they reach the device in one copy. */
   if (rc == OP2_OK && on_device(ctx, d) && at) rc = ctx->backend->halo_unpack(ctx, loop, d);
   if (rc == OP2_OK) d->halo_dirty = false;
   return rc;
 }
 
-int op2_exchange_begin(op2_context *ctx, const char *loop, op_dat *dats, int ndats,
-                       op2_exchange **out, double *bytes, long *messages) {
-  op2_exchange *x = calloc(1, sizeof *x);
-  if (!x || !(x->p = calloc((size_t)ndats + 1, sizeof(pending))))
-    return free(x), op2_error(OP2_ERR_MEM, "halo exchange: out of memory");
-  x->loop = loop;
-  *out = x;
+int op2_exchange_begin(op2_context *ctx, const char *loop, op_dat *dats, int ndats, double *bytes,
+                       long *messages) {
   int rc = OP2_OK; /* every dat's messages go out even after a failure: neighbours wait for them */
   for (int i = 0; i < ndats; i++) {
-    int r = begin_one(ctx, loop, dats[i], &x->p[x->n++], bytes, messages);
+    int r = begin_one(ctx, loop, dats[i], bytes, messages);
     if (rc == OP2_OK) rc = r;
   }
   return rc;
 }
 
 /* Waits for every message even after a failure, so no request outlives its buffers. */
-int op2_exchange_end(op2_context *ctx, op2_exchange *x) {
-  if (!x) return OP2_OK;
+int op2_exchange_end(op2_context *ctx, const char *loop, op_dat *dats, int ndats) {
   int rc = OP2_OK;
-  for (int i = 0; i < x->n; i++) {
-    if (!x->p[i].req) continue;
-    int r = end_one(ctx, x->loop, &x->p[i]);
+  for (int i = 0; i < ndats; i++) {
+    if (!dats[i]->halo_buffers || !dats[i]->halo_buffers->posted) continue;
+    int r = end_one(ctx, loop, dats[i]);
     if (rc == OP2_OK) rc = r;
   }
-  free(x->p);
-  free(x);
   return rc;
+}
+
+void op2_exchange_release(op2_context *ctx, op_dat dat) {
+  struct op2_halo_buffers *b = dat->halo_buffers;
+  if (!b) return;
+  buffer_free(ctx, b->sendbuf);
+  buffer_free(ctx, b->recvbuf);
+  free(b->req);
+  free(b);
+  dat->halo_buffers = NULL;
 }
