@@ -187,7 +187,22 @@ static void check_results(const result *r, const double *ref_y, double ref_sum, 
     CHECK_NEAR(r->sum, ref_sum, 1e-12);
 }
 
-int main(void) {
+/* op2-cache list shows the records: one line for the tuned loop. */
+static void check_tool_lists(const char *tool) {
+  char cmd[9000], line[1024];
+  snprintf(cmd, sizeof cmd, "'%s' --dir '%s' list", tool, cache);
+  FILE *p = popen(cmd, "r");
+  CHECK(p != NULL);
+  int header = 0, spread = 0;
+  while (fgets(line, sizeof line, p)) {
+    header |= strstr(line, "tuning records") != NULL;
+    spread |= strstr(line, "spread") && strstr(line, "set size 8192");
+  }
+  CHECK_EQ_INT(pclose(p), 0);
+  CHECK(header && spread);
+}
+
+int main(int argc, char **argv) {
   const char *c = getenv("OP2_CACHE_DIR"), *backend = getenv("OP2_BACKEND");
   CHECK(c != NULL && backend != NULL);
   snprintf(cache, sizeof cache, "%s", c);
@@ -221,6 +236,7 @@ int main(void) {
   int records = count_records();
   CHECK_EQ_INT(records, r.tuned);
   int tuned = r.tuned;
+  if (argc > 1) check_tool_lists(argv[1]);
 
   /* A second process starts from the records: no trial. */
   run("on", 0, NULL, &r);
