@@ -207,9 +207,10 @@ typedef struct op2_loop_stats {
   /* auto-tuning (tune.c): the parameters in use and where they came from */
   op2_tune_source tune_source;
   op2_tune_params tune_params;
-  char tune_text[96]; /* the parameters in words */
-  long tune_calls;    /* calls run on trial parameters */
-  double tune_ms;     /* tuning's own work: trial plans, records */
+  char tune_text[96];    /* the parameters in words */
+  long tune_calls;       /* calls run on trial parameters */
+  double tune_ms;        /* tuning's own work: trial plans, records */
+  double tune_excess_ms; /* trial calls' time beyond the same calls on the chosen parameters */
 } op2_loop_stats;
 
 /* One loop shape: kernel text + set + argument descriptors (with dat and map identities). */
