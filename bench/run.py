@@ -65,10 +65,22 @@ CONFIGS = [
     ("openmp-tiered-warm", "openmp", "tiered", "warm", "off"),
     ("openmp-simd-cold", "openmp", "tiered", "cold", "auto"),
     ("openmp-simd-warm", "openmp", "tiered", "warm", "auto"),
+    ("openmp-tune-cold", "openmp", "tiered", "cold", "off"),
+    ("openmp-tune-warm", "openmp", "tiered", "warm", "off"),
+    ("cuda-emu-tiered-cold", "cuda-emu", "tiered", "cold", "off"),
+    ("cuda-emu-tiered-warm", "cuda-emu", "tiered", "warm", "off"),
+    ("cuda-emu-tune-cold", "cuda-emu", "tiered", "cold", "off"),
+    ("cuda-emu-tune-warm", "cuda-emu", "tiered", "warm", "off"),
 ]
+# Configurations run with OP2_TUNE=on (every other one with OP2_TUNE=off): the cold run tunes
+# (its trial calls count in its time) and writes the records, the warm run starts from them.
+TUNED = ("openmp-tune-cold", "openmp-tune-warm", "cuda-emu-tune-cold", "cuda-emu-tune-warm")
+# Not run unless named in --configs: the CUDA emulator's times say nothing of a GPU's.
+OPT_IN = ("cuda-emu-tiered-cold", "cuda-emu-tiered-warm", "cuda-emu-tune-cold",
+          "cuda-emu-tune-warm")
 # The harness sets these; any other OP2_* variable (OP2_CFLAGS, OP2_CC, ...) passes through.
 HARNESS_OPTIONS = ("OP2_BACKEND", "OP2_JIT", "OP2_CACHE_DIR", "OP2_CACHE", "OP2_PROFILE_JSON",
-                   "OP2_SIMD")
+                   "OP2_SIMD", "OP2_TUNE")
 
 RMS_LINE = re.compile(r"^\s*(\d+)\s+([-+0-9.eE]+)\s*$")
 WALL_LINE = re.compile(r"total wall time\s+([0-9.]+)\s*s")
@@ -185,11 +197,12 @@ def run_baseline(exe, mesh, iterations, workdir, tag="baseline"):
             "process_wall": pwall, "rms": rms, "loops": loops}
 
 
-def run_airfoil(exe, mesh, iterations, backend, jit, threads, cache, workdir, tag, simd="off"):
+def run_airfoil(exe, mesh, iterations, backend, jit, threads, cache, workdir, tag, simd="off",
+                tune="off"):
     prof = os.path.join(workdir, tag + ".json")
     env = base_env()
     env.update({"OP2_BACKEND": backend, "OP2_JIT": jit, "OP2_CACHE_DIR": cache, "OP2_SIMD": simd,
-                "OP2_PROFILE_JSON": prof,
+                "OP2_PROFILE_JSON": prof, "OP2_TUNE": tune,
                 "OMP_NUM_THREADS": str(threads if backend == "openmp" else 1)})
     out, pwall, rc = run_process([exe, mesh, str(iterations)], env,
                                  os.path.join(workdir, tag + ".log"))
@@ -201,7 +214,7 @@ def run_airfoil(exe, mesh, iterations, backend, jit, threads, cache, workdir, ta
             profile = json.load(f)
     except (OSError, ValueError) as e:
         return {"name": tag, "error": "no profile: %s" % e}
-    return {"name": tag, "backend": backend, "jit": jit, "simd": simd,
+    return {"name": tag, "backend": backend, "jit": jit, "simd": simd, "tune": tune,
             "threads": threads if backend == "openmp" else 1, "wall": wall,
             "process_wall": pwall, "rms": rms,
             "loops": {l["name"]: l for l in profile["loops"]}, "profile": profile}
@@ -242,6 +255,13 @@ def derive(run, base, counts, stream_ref, iterations):
                   "optimised_in_use_after_ms", "kernels_compiled", "kernels_from_disk"):
             if k in l:
                 d[k] = l[k]
+        tune = l.get("tune") or {}
+        if tune.get("source") in ("tuned", "from record"):
+            d["tune"] = "%s%s" % (tune.get("parameters", "?"),
+                                  "" if tune["source"] == "tuned" else " (rec)")
+            d["tune_trial_calls"] = tune.get("trial_calls", 0)
+            d["tune_work_ms"] = tune.get("work_ms", 0)
+            d["tune_excess_ms"] = tune.get("trial_excess_ms", 0)
         per_loop[name] = d
     run["per_loop"] = per_loop
     wall = run["wall"]
@@ -306,6 +326,31 @@ def print_summary(runs):
             fmt(r.get("plan_ms_total"), "%.2f"),
             "%d/%d" % (tcc, opt) if "jit" in r else "-",
             fmt(None if share is None else 100 * share, "%.0f%%"), diff_s))
+
+
+def print_tune_ratios(runs):
+    """Each tuned configuration against its OP2_TUNE=off twin of the same run: wall and the
+    per-loop time, and tuning's own cost (trial calls beyond the default's time are in wall)."""
+    by = {r["name"]: r for r in runs if "error" not in r}
+    for tuned, plain in (("openmp-tune-cold", "openmp-tiered-cold"),
+                         ("openmp-tune-warm", "openmp-tiered-warm"),
+                         ("cuda-emu-tune-cold", "cuda-emu-tiered-cold"),
+                         ("cuda-emu-tune-warm", "cuda-emu-tiered-warm")):
+        t, p = by.get(tuned), by.get(plain)
+        if not t or not p or not p.get("wall"):
+            continue
+        parts = []
+        for l in LOOPS:
+            a, b = t["per_loop"].get(l), p["per_loop"].get(l)
+            if a and b and b.get("seconds"):
+                parts.append("%s %.3f" % (l, a["seconds"] / b["seconds"]))
+        work = sum(d.get("tune_work_ms", 0) + d.get("tune_excess_ms", 0)
+                   for d in t["per_loop"].values())
+        trials = sum(d.get("tune_trial_calls", 0) for d in t["per_loop"].values())
+        log("  %s / %s: wall %.3f; loop time %s; %d trial calls, tuning cost %.2f ms (work + "
+            "trial calls beyond the chosen speed: %.3f%% of wall)" % (
+                tuned, plain, t["wall"] / p["wall"], ", ".join(parts), trials, work,
+                100 * work / 1e3 / t["wall"]))
 
 
 def print_matrix(title, runs, cell, loops=LOOPS):
@@ -552,7 +597,7 @@ def main():
     p.add_argument("--threads", type=int, default=2, help="OMP_NUM_THREADS for openmp (2)")
     p.add_argument("--repeat", type=int, default=1,
                    help="run each configuration this many times and keep the fastest (1)")
-    p.add_argument("--configs", default=",".join(c[0] for c in CONFIGS),
+    p.add_argument("--configs", default=",".join(c[0] for c in CONFIGS if c[0] not in OPT_IN),
                    help="comma-separated subset of: " + ", ".join(c[0] for c in CONFIGS))
     p.add_argument("--stream-elements", type=int, default=20000000,
                    help="doubles per STREAM array (20M = 160 MB)")
@@ -655,7 +700,8 @@ def main():
         for name, backend, jit, state, simd in CONFIGS:
             if name not in wanted:
                 continue
-            kind = jit if simd == "off" else "simd"
+            tune = "on" if name in TUNED else "off"
+            kind = "tune" if tune == "on" else jit if simd == "off" else "simd"
             cold_name = "%s-%s-cold" % (backend, kind)
             reps = []
             for i in range(args.repeat):
@@ -665,10 +711,10 @@ def main():
                     # The cold run was not asked for; fill the cache without reporting it.
                     log("  %s (warming the cache)" % cold_name)
                     run_airfoil(exe, mesh, args.iterations, backend, jit, args.threads, cache,
-                                workdir, cold_name + suffix + "-unreported", simd)
+                                workdir, cold_name + suffix + "-unreported", simd, tune)
                 log("  %s%s" % (name, "" if args.repeat == 1 else " #%d" % (i + 1)))
                 reps.append(run_airfoil(exe, mesh, args.iterations, backend, jit, args.threads,
-                                        cache, workdir, name + suffix, simd))
+                                        cache, workdir, name + suffix, simd, tune))
             run = best_of(reps)
             run["name"] = name
             if state == "warm" and "error" not in run:
@@ -704,6 +750,14 @@ def main():
                      lambda d, r: fmt(d.get("optimised_in_use_after_ms") or None, "%.0f"))
         print_matrix("plan ms", lib_runs, lambda d, r: fmt(d.get("plan_ms"), "%.3f"),
                      loops=["res_calc", "bres_calc"])
+        tuned_runs = [r for r in lib_runs if r.get("tune") == "on"]
+        if tuned_runs:
+            log("\nauto-tuning (OP2_TUNE=on): the parameters each loop ran with after tuning, "
+                "'(rec)' when read from the cold run's record; '-': nothing to tune")
+            print_matrix("tuned parameters", tuned_runs,
+                         lambda d, r: (d.get("tune") or "-").replace("coloured, part size ",
+                                                                     "colour/"))
+            print_tune_ratios(runs)
         log("\n%s" % "STREAM reference: triad at the run's thread count (%s GB/s)." % ", ".join(
             "%d thread%s %.2f" % (t, "" if t == 1 else "s", g) for t, g in sorted(
                 stream_ref.items())))

@@ -5,6 +5,7 @@
  * also C, so the emulation backend compiles the very same file on the host; there the user's
  * kernel becomes a device function unchanged (NVRTC -default-device), run by one __global__
  * wrapper, op2_cuda_kernel. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,44 @@ static void emit_value(op2_buf *b, op2_type t, const void *data, int k) {
       op2_buf_printf(b, "%lldLL", ((const long long *)data)[k]);
       break;
   }
+}
+
+/* Names of the unions holding constants baked as bit patterns (op2_ names are reserved). */
+#define OP2_BITS_CONST_PREFIX "op2_bits_"
+
+/* Whether a floating-point constant has a value without a C literal: NaN (whose payload and sign
+ * must survive) or an infinity. */
+static bool has_non_finite(const op2_const *c) {
+  for (int k = 0; k < c->dim; k++) {
+    double v = c->type == OP2_TYPE_DOUBLE  ? ((const double *)c->data)[k]
+               : c->type == OP2_TYPE_FLOAT ? (double)((const float *)c->data)[k]
+                                           : 0.0;
+    if (!isfinite(v)) return true;
+  }
+  return false;
+}
+
+/* Such a constant is baked as its bit patterns, read back through a union (C reads the other
+ * member exactly; CUDA arrays and scalars alike sit in constant memory): `NAME` stays an
+ * expression of the constant's type, `NAME[i]` indexes an array. */
+static void emit_bits_constant(op2_buf *b, const op2_const *c, const char *array_qualifier) {
+  bool dbl = c->type == OP2_TYPE_DOUBLE;
+  op2_buf_printf(b, "static %sconst union { %s u[%d]; %s v[%d]; } %s%s = {{", array_qualifier,
+                 dbl ? "unsigned long long" : "unsigned int", c->dim, op2_type_name(c->type),
+                 c->dim, OP2_BITS_CONST_PREFIX, c->name);
+  for (int k = 0; k < c->dim; k++) {
+    if (dbl) {
+      unsigned long long u;
+      memcpy(&u, (const double *)c->data + k, sizeof u);
+      op2_buf_printf(b, "%s0x%016llxULL", k ? ", " : "", u);
+    } else {
+      unsigned int u;
+      memcpy(&u, (const float *)c->data + k, sizeof u);
+      op2_buf_printf(b, "%s0x%08xU", k ? ", " : "", u);
+    }
+  }
+  op2_buf_printf(b, "}};\n#define %s (%s%s.v%s)\n", c->name, OP2_BITS_CONST_PREFIX, c->name,
+                 c->dim == 1 ? "[0]" : "");
 }
 
 /* A live constant (one that keeps changing, or has no exact literal) is read at run time, so one
@@ -65,6 +104,10 @@ static void emit_constants(op2_buf *b, op2_const **used, int n, const char *arra
     if (c->live) {
       emit_live_constant(b, c, array_qualifier[0] != '\0');
       op2_buf_printf(b, "\n");
+      continue;
+    }
+    if (has_non_finite(c)) {
+      emit_bits_constant(b, c, array_qualifier);
       continue;
     }
     if (c->dim == 1) {

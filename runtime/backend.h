@@ -12,7 +12,8 @@ typedef struct op2_plan {
   op_set set;
   int begin, end; /* the element range planned: the whole set, or one MPI phase of it */
   int part_size;
-  int nblocks; /* block b covers [begin + b*part_size, min(begin + (b+1)*part_size, end)) */
+  int layout_threads; /* the thread count its layout was tried for (1: coloured only) */
+  int nblocks;        /* block b covers [begin + b*part_size, min(begin + (b+1)*part_size, end)) */
   int ncolours;
   int *colour_offset; /* ncolours+1 offsets into blocks_by_colour */
   int *blocks_by_colour;

@@ -1,22 +1,15 @@
 /* Global constants. Kernels see a stable constant as literals baked into the generated source, so
  * a changed value bumps the context's generation and the next loop call regenerates its kernel.
- * A constant that keeps changing (to more than OP2_CONST_BAKED_VALUES values), or whose value has
- * no exact C literal (NaN, infinity), becomes live: C kernels read it through a pointer to its
- * data (jit/jit_constants.c), CUDA kernels from a __constant__ variable the backend updates when
- * the value changed (runtime/cuda/core.c), so later values need no new kernel. */
+ * Every value is baked exactly, NaN payloads and infinities included (jit/codegen.c). A constant
+ * that keeps changing (to more than OP2_CONST_BAKED_VALUES values) becomes live: C kernels read
+ * it through a pointer to its data (jit/jit_constants.c), CUDA kernels from a __constant__
+ * variable the backend updates when the value changed (runtime/cuda/core.c), so later values
+ * need no new kernel. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "op2_impl.h"
-
-static bool has_non_finite(op2_type t, int dim, const void *data) {
-  for (int k = 0; k < dim; k++)
-    if ((t == OP2_TYPE_DOUBLE && !isfinite(((const double *)data)[k])) ||
-        (t == OP2_TYPE_FLOAT && !isfinite(((const float *)data)[k])))
-      return true;
-  return false;
-}
 
 static bool seen_before(const op2_const *c, size_t bytes) {
   for (int i = 0; i < c->nvalues; i++)
@@ -80,7 +73,6 @@ void op_decl_const(int dim, const char *type, const void *data, const char *name
         else
           c->live = true;
       }
-      c->live = c->live || has_non_finite(t, dim, data);
       if (c->live && !was_live) ctx->const_live_generation = ctx->const_generation + 1;
       /* kernels that read a live constant at run time stay valid */
       if (!was_live) ctx->const_generation++;
@@ -104,7 +96,6 @@ void op_decl_const(int dim, const char *type, const void *data, const char *name
   c->nvalues = 1;
   c->type = t;
   c->dim = dim;
-  c->live = has_non_finite(t, dim, data);
   if (op2_list_push(&ctx->consts, c) != OP2_OK) {
     free(c->name), free(c->data), free(c->values), free(c);
     return;

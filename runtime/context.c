@@ -48,6 +48,7 @@ void op_init_mpi(int argc, char **argv, int diags, int program_uses_mpi) {
     return;
   }
   op2_mpi_node_init(ctx);
+  op2_tune_init(ctx);
   ctx->initialised = true;
   op2_fault_install(ctx);
   op2_diag(1, "backend %s, part size %d, kernel cache %s (%s)", ctx->backend->name,

@@ -215,6 +215,7 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
 }
 
 void op2_loop_free(op2_loop *l) {
+  op2_tune_free(l);
   free(l->key_blob);
   free(l->name);
   free(l->args);

@@ -107,6 +107,14 @@ enum { OP2_ARG_TAG = 0x4f704172 };
 /* ---- execution plans: the struct is in backend.h ---- */
 typedef struct op2_plan op2_plan;
 
+/* Per-loop parameters auto-tuning may choose (tune.c); 0 means the option's value. */
+typedef struct op2_tune_params {
+  int part_size;  /* plan block size (OP2_PART_SIZE) */
+  int coloured;   /* OpenMP: block colouring instead of the thread-owned layout */
+  int block_size; /* CUDA threads per block (OP2_CUDA_BLOCK_SIZE), at most the option's */
+} op2_tune_params;
+typedef enum { OP2_TUNED_NOT, OP2_TUNED_NOW, OP2_TUNED_RECORD } op2_tune_source;
+
 /* Per loop name: what op_timing_output() reports. */
 typedef struct op2_loop_stats {
   char *name;
@@ -121,6 +129,13 @@ typedef struct op2_loop_stats {
   double plan_seconds;
   double halo_bytes; /* sent by halo exchanges before this loop's calls */
   long halo_messages;
+  /* auto-tuning (tune.c): the parameters in use and where they came from */
+  op2_tune_source tune_source;
+  op2_tune_params tune_params;
+  char tune_text[96];    /* the parameters in words */
+  long tune_calls;       /* calls run on trial parameters */
+  double tune_ms;        /* tuning's own work: trial plans, records */
+  double tune_excess_ms; /* trial calls' time beyond the same calls on the chosen parameters */
 } op2_loop_stats;
 
 /* One loop shape: kernel text + set + argument descriptors (with dat and map identities). */
@@ -143,6 +158,9 @@ typedef struct op2_loop {
   int phase_begin[3], phase_end[3];
   op2_plan *plans[3]; /* per phase; NULL when no argument is written through a map */
   bool writes_indirectly;
+  op2_tune_params params; /* tuned parameters in use (tune.c); zero: the options' */
+  struct op2_tune *tune;  /* tuning in progress, or NULL */
+  bool tune_done;         /* tuned, read from a record, or nothing to tune */
   op2_loop_stats *stats;
   double bytes_per_call;
   /* MPI, laid out once when the loop is created (op2_loop_mpi_scratch): the dats a call
@@ -168,6 +186,9 @@ typedef enum {
   OP2_CUDA_ASK_GLOBAL,
   OP2_CUDA_ASK_HIERARCHICAL
 } op2_cuda_ask;
+
+/* OP2_TUNE: persistent auto-tuning of per-loop parameters (tune.c). */
+typedef enum { OP2_TUNE_OFF, OP2_TUNE_ON, OP2_TUNE_RESET } op2_tune_mode;
 
 typedef struct op2_options {
   char backend[32];
@@ -200,6 +221,7 @@ typedef struct op2_options {
   int cuda_emu_check;        /* emulator: report data races and barrier divergence */
   int cuda_emu_order;        /* emulator: 0 ascending, 1 reverse, 2 shuffled (seed below) */
   unsigned cuda_emu_seed;    /* emulator: the shuffle's seed */
+  int tune;                  /* op2_tune_mode */
 } op2_options;
 
 /* The user's options: defaults, then the environment, then argv entries OP2_NAME=value. The
@@ -255,6 +277,13 @@ typedef struct op2_fault_watch {
 void op2_fault_install(op2_context *ctx);
 void op2_fault_remove(op2_context *ctx);
 
+/* Auto-tuning this process (tune.c): records read, written and ignored, trial calls. */
+typedef struct op2_tune_counters {
+  int records_read, records_written, records_ignored, loops_tuned;
+  long trial_calls;
+  char cpu[128]; /* the CPU model, part of a record's key; "" until read */
+} op2_tune_counters;
+
 struct op2_context {
   bool initialised;
   op2_mpi mpi;
@@ -276,6 +305,7 @@ struct op2_context {
   bool mpi_distributed; /* partitioned and halos built (first loop or op_partition) */
   bool mpi_replicated;  /* every rank declared the whole mesh */
   op2_jit_counters jit;
+  op2_tune_counters tune;
   op2_jit *jit_engine; /* compilers, cache policy and the background tier (jit/jit.h) */
   int nthreads;
   /* Tests: a driver table the CUDA backends use instead of libcuda or the emulator's, given
@@ -326,6 +356,16 @@ static inline size_t op2_set_local_count(op_set s) {
 void op2_loop_free(op2_loop *loop);
 int op2_loop_mpi_scratch(op2_loop *loop); /* par_loop.c */
 int op2_plan_get(op2_context *ctx, const op2_loop *loop, int begin, int end, op2_plan **out);
+/* The same with a part size and a thread count for the layout (1: block colouring only). */
+int op2_plan_get_for(op2_context *ctx, const op2_loop *loop, int begin, int end, int part,
+                     int nthreads, op2_plan **out);
+/* Auto-tuning (tune.c). op2_tune_init discards the records under OP2_TUNE=reset; around each
+ * call of a loop not yet tuned, op2_tune_before picks its parameters (a record, or the next
+ * trial) and op2_tune_after counts the call's time. */
+int op2_tune_init(op2_context *ctx);
+int op2_tune_before(op2_context *ctx, op2_loop *loop, const char *kernel, const op2_kernel *k);
+int op2_tune_after(op2_context *ctx, op2_loop *loop, double seconds);
+void op2_tune_free(op2_loop *loop);
 /* nthreads > 1: try a thread-owned layout first; when it succeeds the blocks are not coloured. */
 int op2_plan_build(op_set set, int begin, int end, int part_size, int nwrites, const op_map *maps,
                    const int *idx, int nthreads, op2_plan **out);

@@ -304,6 +304,13 @@ static int parse_cuda_emu_order(op2_options *opt, const char *name, const char *
   return OP2_OK;
 }
 
+/* Persistent auto-tuning (tune.c): off, on, or reset (discard the records, then on). */
+static int parse_tune(op2_options *opt, const char *name, const char *value) {
+  static const choice modes[] = {
+      {"off", OP2_TUNE_OFF}, {"on", OP2_TUNE_ON}, {"reset", OP2_TUNE_RESET}};
+  return PARSE_CHOICE(name, value, modes, &opt->tune);
+}
+
 static const struct {
   const char *name;
   option_parser parse;
@@ -335,6 +342,7 @@ static const struct {
     {"OP2_KERNEL_PATH", parse_kernel_path},
     {"OP2_CUDA_EMU_CHECK", parse_cuda_emu_check},
     {"OP2_CUDA_EMU_ORDER", parse_cuda_emu_order},
+    {"OP2_TUNE", parse_tune},
 };
 enum { NOPTIONS = sizeof option_table / sizeof option_table[0] };
 

@@ -178,6 +178,8 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
     op2_jit_bind_constants(k, (op2_const *const *)ctx->consts.items, ctx->consts.count);
   if (mpi) rc = op2_mpi_agree_loop(ctx, rc, loop, name);
   if (rc == OP2_OK && !loop->prepared) rc = prepare(ctx, loop);
+  if (rc == OP2_OK && ctx->opt.tune != OP2_TUNE_OFF && !loop->tune_done)
+    rc = op2_tune_before(ctx, loop, kernel, k);
   op2_exec exec = {.loop = loop, .arg_ptrs = ptrs, .map_ptrs = maps};
   double t0 = op2_wall_seconds();
   if (rc == OP2_OK)
@@ -185,11 +187,13 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
   else if (mpi)
     op2_mpi_step_end(ctx, rc);
   if (rc == OP2_OK) {
+    double seconds = op2_wall_seconds() - t0;
     loop->stats->calls++;
     if (k) loop->stats->calls_by_tier[k->tier]++;
-    loop->stats->seconds += op2_wall_seconds() - t0;
+    loop->stats->seconds += seconds;
     loop->stats->bytes += loop->bytes_per_call;
     op2_checkpoint_after_loop(ctx, name, set, nargs, args);
+    if (loop->tune) (void)op2_tune_after(ctx, loop, seconds); /* a failure is reported there */
   }
   if (ptrs && ptrs != small_ptrs) free(ptrs);
   if (maps && maps != small_maps) free(maps);

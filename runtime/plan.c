@@ -96,6 +96,11 @@ static int written_pairs(const op2_loop *loop, op_map *maps, int *idx) {
 }
 
 int op2_plan_get(op2_context *ctx, const op2_loop *loop, int begin, int end, op2_plan **out) {
+  return op2_plan_get_for(ctx, loop, begin, end, ctx->opt.part_size, ctx->nthreads, out);
+}
+
+int op2_plan_get_for(op2_context *ctx, const op2_loop *loop, int begin, int end, int part,
+                     int nthreads, op2_plan **out) {
   op_map *maps = malloc((size_t)loop->nargs * sizeof *maps);
   int *idx = malloc((size_t)loop->nargs * sizeof *idx);
   if (!maps || !idx) {
@@ -103,11 +108,11 @@ int op2_plan_get(op2_context *ctx, const op2_loop *loop, int begin, int end, op2
     return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
   }
   int n = written_pairs(loop, maps, idx);
-  int part = ctx->opt.part_size;
   for (int i = 0; i < ctx->plans.count; i++) {
     op2_plan *p = ctx->plans.items[i];
     if (p->set == loop->set && p->begin == begin && p->end == end && p->part_size == part &&
-        p->nwrites == n && memcmp(p->write_maps, maps, (size_t)n * sizeof *maps) == 0 &&
+        p->layout_threads == nthreads && p->nwrites == n &&
+        memcmp(p->write_maps, maps, (size_t)n * sizeof *maps) == 0 &&
         memcmp(p->write_idx, idx, (size_t)n * sizeof *idx) == 0) {
       *out = p;
       free(maps), free(idx);
@@ -115,9 +120,10 @@ int op2_plan_get(op2_context *ctx, const op2_loop *loop, int begin, int end, op2
     }
   }
   op2_plan *p;
-  int rc = op2_plan_build(loop->set, begin, end, part, n, maps, idx, ctx->nthreads, &p);
+  int rc = op2_plan_build(loop->set, begin, end, part, n, maps, idx, nthreads, &p);
   free(maps), free(idx);
   if (rc != OP2_OK) return rc;
+  p->layout_threads = nthreads;
   rc = op2_list_push(&ctx->plans, p);
   if (rc != OP2_OK) { /* the list owns plans: one not in it would never be freed */
     op2_plan_free(p);

@@ -75,6 +75,28 @@ static int timing_output_mpi(op2_context *ctx) {
   return rc;
 }
 
+static const char *tune_source_word(op2_tune_source s) {
+  return s == OP2_TUNED_NOW ? "tuned" : s == OP2_TUNED_RECORD ? "from record" : "default";
+}
+
+/* The parameters auto-tuning left each loop with, and what tuning cost. */
+static void print_tuning(const op2_context *ctx) {
+  const op2_tune_counters *t = &ctx->tune;
+  printf(
+      "  auto-tuning: %d loops tuned, %d records read, %d written, %d ignored, %ld trial "
+      "calls\n",
+      t->loops_tuned, t->records_read, t->records_written, t->records_ignored, t->trial_calls);
+  for (int i = 0; i < ctx->stats.count; i++) {
+    const op2_loop_stats *s = ctx->stats.items[i];
+    if (s->tune_source == OP2_TUNED_NOT) continue;
+    printf(
+        "  %-16s %s (%s; %ld trial calls, %.3f ms beyond the chosen speed, %.3f ms of tuning "
+        "work)\n",
+        s->name, s->tune_text, tune_source_word(s->tune_source), s->tune_calls, s->tune_excess_ms,
+        s->tune_ms);
+  }
+}
+
 void op_timing_output(void) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_timing_output") != OP2_OK) return;
@@ -102,6 +124,7 @@ void op_timing_output(void) {
     total += s->seconds;
   }
   printf("  %-16s %7s %10.4f\n", "total", "", total);
+  if (ctx->opt.tune != OP2_TUNE_OFF) print_tuning(ctx);
   printf(
       "  backend %s; kernels compiled %d, from disk cache %d, cache entries refused %d; "
       "optimised builds %d, failed %d\n",
@@ -119,6 +142,11 @@ int op2_profile_write(op2_context *ctx, const char *path) {
   cJSON_AddNumberToObject(root, "cache_entries_refused", ctx->jit.disk_rejects);
   cJSON_AddNumberToObject(root, "optimised_builds", ctx->jit.cc_compiles);
   cJSON_AddNumberToObject(root, "optimised_build_failures", ctx->jit.cc_failures);
+  cJSON_AddStringToObject(root, "tune", ctx->opt.tune == OP2_TUNE_OFF ? "off" : "on");
+  cJSON_AddNumberToObject(root, "tune_records_read", ctx->tune.records_read);
+  cJSON_AddNumberToObject(root, "tune_records_written", ctx->tune.records_written);
+  cJSON_AddNumberToObject(root, "tune_records_ignored", ctx->tune.records_ignored);
+  cJSON_AddNumberToObject(root, "tune_trial_calls", (double)ctx->tune.trial_calls);
   cJSON *loops = cJSON_AddArrayToObject(root, "loops");
   for (int i = 0; i < ctx->stats.count; i++) {
     const op2_loop_stats *s = ctx->stats.items[i];
@@ -136,6 +164,15 @@ int op2_profile_write(op2_context *ctx, const char *path) {
     cJSON_AddNumberToObject(l, "plan_ms", 1e3 * s->plan_seconds);
     cJSON_AddNumberToObject(l, "kernels_compiled", s->kernels_compiled);
     cJSON_AddNumberToObject(l, "kernels_from_disk", s->kernels_from_disk);
+    cJSON *tune = cJSON_AddObjectToObject(l, "tune");
+    cJSON_AddStringToObject(tune, "source", tune_source_word(s->tune_source));
+    cJSON_AddStringToObject(tune, "parameters", s->tune_text[0] ? s->tune_text : "default");
+    cJSON_AddNumberToObject(tune, "part_size", s->tune_params.part_size);
+    cJSON_AddNumberToObject(tune, "coloured", s->tune_params.coloured);
+    cJSON_AddNumberToObject(tune, "block_size", s->tune_params.block_size);
+    cJSON_AddNumberToObject(tune, "trial_calls", (double)s->tune_calls);
+    cJSON_AddNumberToObject(tune, "work_ms", s->tune_ms);
+    cJSON_AddNumberToObject(tune, "trial_excess_ms", s->tune_excess_ms);
     cJSON_AddItemToArray(loops, l);
   }
   char *text = cJSON_Print(root);

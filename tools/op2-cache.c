@@ -28,7 +28,8 @@ static const char usage_text[] =
     "  list                     one row per entry, least recently used first: last use, loop\n"
     "                           name, hash, target/compiler, size, compile time and status. An\n"
     "                           entry that fails verification (the library would refuse to\n"
-    "                           load it) is marked BAD with the reason\n"
+    "                           load it) is marked BAD with the reason; then the auto-tuning\n"
+    "                           records (OP2_TUNE): loop, set size, machine and choice\n"
     "  show NAME|HASH           the manifest fields, then the generated source, of one entry.\n"
     "                           NAME is a loop name or an entry's directory name; HASH is a\n"
     "                           prefix of the 16 hex digits ending the directory name or of the\n"
@@ -297,6 +298,51 @@ static void print_row(FILE *out, const entry *e) {
           e->problem[0] ? "BAD: " : "ok", e->problem);
 }
 
+static const char *json_text(const cJSON *o, const char *name) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+  return cJSON_IsString(v) ? v->valuestring : "?";
+}
+
+static double json_number(const cJSON *o, const char *name) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+  return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+/* One line per record under ROOT/tune (runtime/tune.c writes them). Records are read as the
+ * library reads them: regular files only, never through a link. */
+static void list_tuning(const cache *c) {
+  int dfd = openat(c->fd, "tune", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+  if (!d) {
+    if (dfd >= 0) close(dfd);
+    return;
+  }
+  int n = 0;
+  for (struct dirent *de; (de = readdir(d)) != NULL;) {
+    size_t len = strlen(de->d_name);
+    if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0) continue;
+    int fd = openat(dfd, de->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    char text[65536];
+    ssize_t got = -1;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < (off_t)sizeof text)
+      got = read(fd, text, sizeof text - 1);
+    if (fd >= 0) close(fd);
+    cJSON *r = NULL;
+    if (got >= 0) text[got] = 0, r = cJSON_Parse(text);
+    if (n++ == 0) printf("tuning records (%s/tune):\n", c->root);
+    if (!cJSON_IsObject(r))
+      printf("  %-16s BAD: not a readable tuning record\n", de->d_name);
+    else
+      printf("  %-16s set size %.0f, %s, %.0f thread%s, %s: %s\n", json_text(r, "loop"),
+             json_number(r, "set_size"), json_text(r, "backend"), json_number(r, "threads"),
+             json_number(r, "threads") == 1 ? "" : "s", json_text(r, "cpu"),
+             json_text(r, "description"));
+    cJSON_Delete(r);
+  }
+  closedir(d);
+}
+
 static int cmd_list(cache *c) {
   char why[600], h[24];
   if (op2_cache_root_usable(c->root, 0, why, sizeof why) != 0)
@@ -309,6 +355,7 @@ static int cmd_list(cache *c) {
   if (c->foreign)
     printf("(%d director%s named like entries but holding other files: left out)\n", c->foreign,
            c->foreign == 1 ? "y" : "ies");
+  list_tuning(c);
   return 0;
 }
 

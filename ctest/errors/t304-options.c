@@ -87,6 +87,7 @@ static const struct bad_value {
     {"OP2_CUDA_EMU_CHECK", "on", "option OP2_CUDA_EMU_CHECK=on: expected races or off"},
     {"OP2_CUDA_EMU_ORDER", "shuffle:x",
      "option OP2_CUDA_EMU_ORDER=shuffle:x: expected ascending, reverse or shuffle:SEED"},
+    {"OP2_TUNE", "auto", "option OP2_TUNE=auto: expected off, on or reset"},
 };
 enum { NBAD = sizeof bad_values / sizeof bad_values[0] };
 

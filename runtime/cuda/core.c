@@ -285,9 +285,12 @@ static int read_limits(op2_cuda_state *st, cuda_module *m, const char *name) {
   return OP2_OK;
 }
 
-/* Threads per block for a module: OP2_CUDA_BLOCK_SIZE within the function's limit. */
-static unsigned threads_for(const op2_cuda_state *st, const cuda_module *m) {
-  int bs = st->block_size;
+/* Threads per block for a module: OP2_CUDA_BLOCK_SIZE, or the loop's tuned size (never more:
+ * the kernel's launch bound), within the function's limit. */
+static unsigned threads_for(const op2_cuda_state *st, const cuda_module *m, const op2_loop *loop) {
+  int bs = loop && loop->params.block_size && loop->params.block_size < st->block_size
+               ? loop->params.block_size
+               : st->block_size;
   if (m->max_threads && m->max_threads < bs) bs = m->max_threads / 32 * 32;
   return (unsigned)bs;
 }
@@ -668,7 +671,7 @@ static int launches(op2_cuda_state *st, cuda_loop *cl, op2_cuda_params *p, int c
                     int *records) {
   const op2_cuda_layout *lay = &cl->lay;
   const op2_cuda_plan *plan = cl->plan;
-  unsigned bs = threads_for(st, cl->mod);
+  unsigned bs = threads_for(st, cl->mod, cl->loop);
   int n = p->end - p->begin;
   *records = 0;
   if (lay->strategy == OP2_CUDA_DIRECT || lay->strategy == OP2_CUDA_ATOMICS) {
@@ -860,7 +863,7 @@ int op2_cuda_halo_pack(op2_context *ctx, const char *name, op_dat dat, const int
   p.end = n;
   /* a thread per word of the packed rows: consecutive threads store consecutive words */
   size_t word = dat->elem_bytes % 8 == 0 ? 8 : dat->elem_bytes % 4 == 0 ? 4 : 1;
-  unsigned bs = threads_for(st, m);
+  unsigned bs = threads_for(st, m, NULL);
   OP2_CALL(launch(st, m, name, &p, ceil_div((long)(bytes / word), bs), bs, 0));
   /* ordered after the gather and any queued loop that wrote the dat */
   CU(st, st->api.cuMemcpyDtoH(out, st->halo_buf.ptr, bytes), name);
