@@ -20,7 +20,9 @@
   } while (0)
 
 // Declared here only: there is no nowhere.h anywhere.
-inline void nowhere(double *y) { y[0] = -1.0; }
+inline void nowhere(double *y) {
+  y[0] = -1.0;
+}
 
 static void keep_going(const char *, void *) {}
 
