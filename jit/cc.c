@@ -68,7 +68,7 @@ int op2_cc_tier(const char *cc, const char *flags, op2_tier *out) {
 
 /* argv for the compiler: its path, then the tier's flags split at blanks (into `flags`, a copy),
  * leaving out `skip` if given; room is left for 7 more entries and the NULL. */
-static int compiler_argv(const op2_tier *cc, char flags[1024], const char *skip, char *argv[128]) {
+int op2_compiler_argv(const op2_tier *cc, char flags[1024], const char *skip, char *argv[128]) {
   snprintf(flags, 1024, "%s", cc->flags);
   int argc = 0;
   argv[argc++] = (char *)cc->path;
@@ -83,7 +83,7 @@ static int compile_cc(const op2_tier *cc, const char *source, const char *src_pa
   (void)source; /* the compiler reads src_path */
   char flags[1024];
   char *argv[128];
-  int argc = compiler_argv(cc, flags, NULL, argv);
+  int argc = op2_compiler_argv(cc, flags, NULL, argv);
   size_t n = 0;
   flags_used[0] = '\0';
   for (int i = 1; i < argc && n < flags_len; i++)
@@ -107,7 +107,7 @@ static int compile_cc(const op2_tier *cc, const char *source, const char *src_pa
 int op2_cc_syntax_check(const op2_tier *cc, const char *src_path, char **log) {
   char flags[1024];
   char *argv[128];
-  int argc = compiler_argv(cc, flags, "-shared", argv);
+  int argc = op2_compiler_argv(cc, flags, "-shared", argv);
   argv[argc++] = "-fsyntax-only";
   argv[argc++] = "-Werror=implicit-function-declaration";
   argv[argc++] = (char *)src_path;
