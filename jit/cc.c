@@ -43,12 +43,9 @@ static void cpu_identity(char *out, size_t len) {
   free(info);
 }
 
-static int compile_cc(const op2_tier *cc, const char *source, const char *src_path,
-                      const char *so_path, char **log, char *flags_used, size_t flags_len);
-
 int op2_cc_tier(const char *cc, const char *flags, op2_tier *out) {
   memset(out, 0, sizeof *out);
-  /* One space between words: the flags are spelled here exactly as compile_cc passes them. */
+  /* One space between words: the flags are spelled here exactly as op2_cc_compile passes them. */
   char words[1024];
   snprintf(words, sizeof words, "%s", flags);
   size_t n = 0;
@@ -62,13 +59,13 @@ int op2_cc_tier(const char *cc, const char *flags, op2_tier *out) {
   snprintf(out->identity, sizeof out->identity, "%s size %lld mtime %lld, %s", out->path,
            (long long)st.st_size, (long long)st.st_mtime, cpu);
   out->name = "cc";
-  out->compile = compile_cc;
+  out->compile = op2_cc_compile;
   return 0;
 }
 
 /* argv for the compiler: its path, then the tier's flags split at blanks (into `flags`, a copy),
  * leaving out `skip` if given; room is left for 7 more entries and the NULL. */
-int op2_compiler_argv(const op2_tier *cc, char flags[1024], const char *skip, char *argv[128]) {
+static int compiler_argv(const op2_tier *cc, char flags[1024], const char *skip, char *argv[128]) {
   snprintf(flags, 1024, "%s", cc->flags);
   int argc = 0;
   argv[argc++] = (char *)cc->path;
@@ -78,12 +75,12 @@ int op2_compiler_argv(const op2_tier *cc, char flags[1024], const char *skip, ch
   return argc;
 }
 
-static int compile_cc(const op2_tier *cc, const char *source, const char *src_path,
-                      const char *so_path, char **log, char *flags_used, size_t flags_len) {
+int op2_cc_compile(const op2_tier *cc, const char *source, const char *src_path,
+                   const char *so_path, char **log, char *flags_used, size_t flags_len) {
   (void)source; /* the compiler reads src_path */
   char flags[1024];
   char *argv[128];
-  int argc = op2_compiler_argv(cc, flags, NULL, argv);
+  int argc = compiler_argv(cc, flags, NULL, argv);
   size_t n = 0;
   flags_used[0] = '\0';
   for (int i = 1; i < argc && n < flags_len; i++)
@@ -107,7 +104,7 @@ static int compile_cc(const op2_tier *cc, const char *source, const char *src_pa
 int op2_cc_syntax_check(const op2_tier *cc, const char *src_path, char **log) {
   char flags[1024];
   char *argv[128];
-  int argc = op2_compiler_argv(cc, flags, "-shared", argv);
+  int argc = compiler_argv(cc, flags, "-shared", argv);
   argv[argc++] = "-fsyntax-only";
   argv[argc++] = "-Werror=implicit-function-declaration";
   argv[argc++] = (char *)src_path;

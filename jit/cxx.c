@@ -30,7 +30,6 @@ enum { NEXTRA = sizeof cxx_extra_flags / sizeof cxx_extra_flags[0] };
 
 static int compile_cxx(const op2_tier *t, const char *source, const char *src_path,
                        const char *so_path, char **log, char *flags_used, size_t flags_len) {
-  (void)source;
   /* The wrapper lies beside the generated file (so a relative include finds it), under the
    * temporary object's name, and is removed after the compile. */
   char wrapper[4900];
@@ -38,29 +37,18 @@ static int compile_cxx(const op2_tier *t, const char *source, const char *src_pa
   const char *base = strrchr(src_path, '/');
   base = base ? base + 1 : src_path;
   FILE *f = fopen(wrapper, "w");
-  if (!f || fprintf(f, "%s#include \"%s\"\n}\n", cxx_wrapper_head, base) < 0 || fclose(f) != 0) {
-    if (f) fclose(f);
+  int ok = f && fprintf(f, "%s#include \"%s\"\n}\n", cxx_wrapper_head, base) >= 0;
+  if (f && fclose(f) != 0) ok = 0;
+  if (!ok) {
     op2_buf msg = {0};
     op2_buf_printf(&msg, "cannot write %s: %s\n", wrapper, strerror(errno));
     *log = msg.data ? msg.data : calloc(1, 1);
     unlink(wrapper);
     return -1;
   }
-  char flags[1024];
-  char *argv[128];
-  int argc = op2_compiler_argv(t, flags, NULL, argv); /* the tier's flags end with the extras */
-  size_t n = 0;
-  flags_used[0] = '\0';
-  for (int i = 1; i < argc && n < flags_len; i++)
-    n += (size_t)snprintf(flags_used + n, flags_len - n, "%s%s", i > 1 ? " " : "", argv[i]);
-  argv[argc++] = "-o";
-  argv[argc++] = (char *)so_path;
-  argv[argc++] = wrapper;
-  argv[argc] = NULL;
-  op2_buf out = {0};
-  int rc = op2_spawn_capture(t->path, argv, &out);
+  /* The tier's flags end with the C++ extras; the compiler reads the wrapper. */
+  int rc = op2_cc_compile(t, source, wrapper, so_path, log, flags_used, flags_len);
   unlink(wrapper);
-  *log = out.data ? out.data : calloc(1, 1);
   return rc;
 }
 
