@@ -251,28 +251,25 @@ static int obtain_cxx(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
   k->tier = OP2_TIER_CC;
   k->cxx = true;
   if (k->origin == OP2_FROM_DISK)
-    op2_diag(1, "kernel '%s' is not C (TinyCC rejects it): its C++ build (%s) from the cache",
-             loop->name, st->cxx.path);
+    op2_diag(1, "kernel '%s' is C++: its C++ build (%s) from the cache", loop->name, st->cxx.path);
   else
-    op2_diag(1, "kernel '%s' is not C (TinyCC rejects it): compiled as C++ by %s in %.0f ms",
-             loop->name, st->cxx.path, k->compile_ms);
+    op2_diag(1, "kernel '%s' is C++: compiled as C++ by %s in %.0f ms", loop->name, st->cxx.path,
+             k->compile_ms);
   return 0;
 }
 
-/* TinyCC rejected the kernel: the C++ tier gets it, else the error stands. */
+/* TinyCC rejected the kernel: the C++ tier gets it (unless it was tried already: *cxx_log), else
+ * the error stands. */
 static int tcc_rejected(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
                         const op2_cache_key *key, const op2_generated *gen, const char *root,
-                        const char *log) {
-  char *cxx_log;
-  if (obtain_cxx(ctx, loop, k, gen, root, &cxx_log) == 0) return OP2_OK;
-  int err = compile_failed(loop, k, key, gen, log, cxx_log);
-  free(cxx_log);
-  return err;
+                        const char *log, char **cxx_log) {
+  if (!*cxx_log && obtain_cxx(ctx, loop, k, gen, root, cxx_log) == 0) return OP2_OK;
+  return compile_failed(loop, k, key, gen, log, *cxx_log);
 }
 
 /* The TinyCC tier: disk entry, else compile into the entry, else compile in memory. */
 static int obtain_tcc(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
-                      const op2_generated *gen, const char *root) {
+                      const op2_generated *gen, const char *root, char **cxx_log) {
   struct op2_jit_state *st = ctx->jit_state;
   char entry[4400] = "";
   int may_write = 0;
@@ -302,7 +299,7 @@ static int obtain_tcc(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
     if (rc == OP2_BUILD_COMPILE_ERROR) {
       k->source_path = res.source_path;
       res.source_path = NULL;
-      int err = tcc_rejected(ctx, loop, k, &key, gen, root, res.log ? res.log : "");
+      int err = tcc_rejected(ctx, loop, k, &key, gen, root, res.log ? res.log : "", cxx_log);
       op2_build_result_clear(&res);
       return err;
     }
@@ -311,7 +308,7 @@ static int obtain_tcc(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
   }
   double t0 = op2_wall_seconds();
   if (op2_tcc_compile(gen->source.data, NULL, &k->tcc_state, &k->fn, &log) != OP2_OK) {
-    int err = tcc_rejected(ctx, loop, k, &key, gen, root, log);
+    int err = tcc_rejected(ctx, loop, k, &key, gen, root, log, cxx_log);
     free(log);
     return err;
   }
@@ -464,16 +461,23 @@ static int obtain_cc(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
 }
 
 static int obtain_kernel(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
-                         const op2_generated *gen) {
+                         const op2_generated *gen, const char *kernel_src) {
   struct op2_jit_state *st = jit_state(ctx);
   if (!st) return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
   const char *root = op2_jit_cache_root(ctx);
+  /* "::" is C++ (std::min): such a kernel goes to the C++ tier first, without a TinyCC attempt,
+   * also when it comes from the cache. Other kernels get there when TinyCC rejects them. */
+  char *cxx_log = NULL;
+  if (strstr(kernel_src, "::") && obtain_cxx(ctx, loop, k, gen, root, &cxx_log) == 0) return OP2_OK;
   char entry[4400] = "";
   int may_write = 0;
   int use_cc = ctx->opt.jit_mode != OP2_JIT_TCC && st->cc_usable;
-  if (use_cc && obtain_cc(ctx, loop, k, gen, root, entry, sizeof entry, &may_write) == 0)
-    return OP2_OK;
-  OP2_CALL(obtain_tcc(ctx, loop, k, gen, root));
+  int rc =
+      use_cc && !cxx_log ? obtain_cc(ctx, loop, k, gen, root, entry, sizeof entry, &may_write) : 1;
+  if (rc == 0) return OP2_OK;
+  rc = obtain_tcc(ctx, loop, k, gen, root, &cxx_log);
+  free(cxx_log);
+  if (rc != OP2_OK) return rc;
   if (use_cc && ctx->opt.jit_mode == OP2_JIT_TIERED && !k->cxx) {
     /* A follower with a usable cache leaves the compile to the machine's builder and loads its
      * result when told it is there (op2_jit_load_node_build). */
@@ -524,7 +528,7 @@ int op2_jit_kernel(op2_context *ctx, const op2_loop *loop, const char *kernel_sr
   k->key_hi = h.high64;
   k->key_lo = h.low64;
   k->requested_at = t0;
-  int rc = obtain_kernel(ctx, loop, k, &gen);
+  int rc = obtain_kernel(ctx, loop, k, &gen, kernel_src);
   op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
   if (rc == OP2_OK) rc = op2_list_push(&ctx->kernels, k);
   if (rc != OP2_OK) {
