@@ -7,7 +7,7 @@
 #include "op_lib_c.h"
 
 #ifndef STRIDE
-#define STRIDE 1 // values per node in u; the check reads the first
+#define STRIDE 1  // values per node in u; the check reads the first
 #endif
 
 template <class T>

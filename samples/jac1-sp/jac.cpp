@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-float alpha; // a global constant the update kernel reads
+float alpha;  // a global constant the update kernel reads
 
 #include "check_result.h"
 #include "op_seq.h"
@@ -15,8 +15,8 @@ float alpha; // a global constant the update kernel reads
 #include "update.h"
 
 #define TOLERANCE 1e-6
-#define NN 6    // grid size
-#define NITER 2 // the check's expected values are for two steps
+#define NN 6     // grid size
+#define NITER 2  // the check's expected values are for two steps
 
 int main(int argc, char **argv) {
   op_init(argc, argv, 5);
@@ -74,8 +74,7 @@ int main(int argc, char **argv) {
     op_par_loop(update, "update", nodes, op_arg_dat(p_r, -1, OP_ID, 1, "float", OP_READ),
                 op_arg_dat(p_du, -1, OP_ID, 1, "float", OP_RW),
                 op_arg_dat(p_u, -1, OP_ID, 1, "float", OP_INC),
-                op_arg_gbl(&u_sum, 1, "float", OP_INC),
-                op_arg_gbl(&u_max, 1, "float", OP_MAX));
+                op_arg_gbl(&u_sum, 1, "float", OP_INC), op_arg_gbl(&u_max, 1, "float", OP_MAX));
     op_printf("\n u max/rms = %f %f \n\n", u_max, sqrt(u_sum / nnode));
   }
   op_timers(&cpu_t2, &wall_t2);

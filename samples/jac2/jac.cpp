@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-float alpha; // a global constant the update kernel reads
+float alpha;  // a global constant the update kernel reads
 
 #include "op_seq.h"
 
-#define STRIDE 2 // u holds two floats per node
+#define STRIDE 2  // u holds two floats per node
 #include "check_result.h"
 
 #include "res.h"

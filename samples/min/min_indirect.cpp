@@ -19,7 +19,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < size; ++i) {
     int v = (i - size / 2) * (i - size / 2) + 5;
     data.push_back(v);
-    actual_min = std::min(actual_min, v); // element 10, which the map reaches
+    actual_min = std::min(actual_min, v);  // element 10, which the map reaches
   }
   auto d1 = op_decl_dat(s1, 1, "int", data.data(), "d1");
   std::vector<int> every_other;

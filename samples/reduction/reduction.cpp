@@ -59,13 +59,13 @@ int main(int argc, char **argv) {
   op_diagnostic_output();
   op_timers(&cpu_t1, &wall_t1);
 
-  int count1 = 0; // indirect loop: one per edge
+  int count1 = 0;  // indirect loop: one per edge
   op_par_loop(res_calc, "res_calc", edges, op_arg_dat(p_res, 0, pecell, 4, "double", OP_INC),
               op_arg_gbl(&count1, 1, "int", OP_INC));
   op_printf("number of edges:: %d should be: %d \n", count1, nedge);
   op_printf(count1 == nedge ? "indirect reduction Passed\n" : "indirect reduction Failed\n");
 
-  int count2 = 0; // direct loop: one per cell
+  int count2 = 0;  // direct loop: one per cell
   op_par_loop(update, "update", cells, op_arg_dat(p_res, -1, OP_ID, 4, "double", OP_RW),
               op_arg_gbl(&count2, 1, "int", OP_INC));
   op_printf("number of cells: %d should be: %d \n", count2, ncell);
