@@ -379,6 +379,10 @@ struct op2_context {
   op2_fault_watch fault;             /* names the loop when a kernel dies by a signal (fault.c) */
 };
 
+/* The definition of function `name` in source text `text` of file `caller_file` (at file scope),
+ * under a #line naming the file; malloc'ed, or NULL when there is none (kernel_extract.c). */
+char *op2_kernel_from_caller(const char *text, const char *caller_file, const char *name);
+
 op2_context *op2_ctx(void);             /* the context, created on first use */
 int op2_require_init(const char *what); /* OP2_ERR_STATE unless op_init has run */
 

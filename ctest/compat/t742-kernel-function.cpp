@@ -1,7 +1,8 @@
 // OP2's own call form from C++: op_par_loop(kernel_function, "name", ...), the source read from
-// the kernel's header name.h; the string form beside it; a missing header is an error naming it
-// and where it was looked for, and nothing runs. argv[1]: "path" (headers found through
-// OP2_KERNEL_PATH) or "caller-dir" (no OP2_KERNEL_PATH: the calling file's directory).
+// the kernel's header name.h, or from the calling file; the string form beside it; a kernel found
+// nowhere is an error naming the header and where it was looked for, and nothing runs. argv[1]:
+// "path" (headers found through OP2_KERNEL_PATH) or "caller-dir" (no OP2_KERNEL_PATH: the calling
+// file's directory).
 #include "op_seq.h"
 
 #include <cstring>
@@ -19,10 +20,18 @@
     }                                                                               \
   } while (0)
 
-// Declared here only: there is no nowhere.h anywhere.
-inline void nowhere(double *y) {
-  y[0] = -1.0;
+// Defined here, in the calling file, as OP2's min sample does: read from this file when no
+// header holds it ("caller-dir" runs where __FILE__ resolves).
+inline void in_caller(double *y, const double *f) {
+  y[0] = y[0] * f[0] + 1.0;  // "}" in a comment and a string do not end it: "{"
 }
+
+// Defined by a macro: neither a header nor the calling file's text holds its source.
+#define DEFINE_ELSEWHERE             \
+  inline void elsewhere(double *y) { \
+    y[0] = -1.0;                     \
+  }
+DEFINE_ELSEWHERE
 
 static void keep_going(const char *, void *) {}
 
@@ -57,6 +66,13 @@ int main(int argc, char **argv) {
   op_fetch_data(py, got.data());
   for (int i = 0; i < n; i++) CHECK(got[i] == want[i]);
 
+  if (!by_path) {
+    op_par_loop(in_caller, "in_caller", set, op_arg_dat(py, -1, OP_ID, 1, "double", OP_RW),
+                op_arg_gbl(&factor, 1, "double", OP_READ));
+    for (int i = 0; i < n; i++) in_caller(&want[i], &factor);
+    op_fetch_data(py, got.data());
+    for (int i = 0; i < n; i++) CHECK(got[i] == want[i]);
+  }
   if (by_path) {
     // The string form keeps working, with the same header read by op_kernel_file.
     op_par_loop(op_kernel_file("axpy.h"), "axpy", set,
@@ -68,11 +84,12 @@ int main(int argc, char **argv) {
 
     // No header: an error that names it and the places searched; the loop does not run.
     op_set_error_handler(keep_going, nullptr);
-    op_par_loop(nowhere, "nowhere", set, op_arg_dat(py, -1, OP_ID, 1, "double", OP_WRITE));
+    op_par_loop(elsewhere, "elsewhere", set, op_arg_dat(py, -1, OP_ID, 1, "double", OP_WRITE));
     std::string msg = op_last_error();
     std::fprintf(stderr, "expected error: %s\n", msg.c_str());
-    CHECK(msg.find("op_par_loop 'nowhere'") != std::string::npos);
-    CHECK(msg.find("header nowhere.h") != std::string::npos);
+    CHECK(msg.find("op_par_loop 'elsewhere'") != std::string::npos);
+    CHECK(msg.find("header elsewhere.h") != std::string::npos);
+    CHECK(msg.find("nor is it defined in the calling file") != std::string::npos);
     CHECK(msg.find(std::string("OP2_KERNEL_PATH (") + getenv("OP2_KERNEL_PATH") + ")") !=
           std::string::npos);
     CHECK(msg.find("the directory of the calling file") != std::string::npos);
