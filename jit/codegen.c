@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "engine.h"
 
 static void emit_value(op2_buf *b, op2_type t, const void *data, int k) {
   switch (t) {
@@ -128,17 +129,17 @@ typedef void (*body_fn)(op2_buf *b, const void *arg);
 
 /* A whole file, out->signature already written: `name` is the loop's (or the kernel's) name;
  * `kernel_src` NULL for kernels that run no user code. */
-static int generate(const op2_context *ctx, const file_shape *shape, const char *name,
-                    const char *kernel_src, const char *loop_template, body_fn body,
-                    const void *arg, op2_generated *out) {
+static int generate(op2_jit *jit, const op2_loop_desc *loop, const file_shape *shape,
+                    const char *name, const char *kernel_src, const char *loop_template,
+                    body_fn body, const void *arg, op2_generated *out) {
   op2_const **used = NULL;
   int nused = 0;
-  if (kernel_src) OP2_CALL(op2_constants_used(ctx, kernel_src, &used, &nused));
+  if (kernel_src) OP2_CALL(op2_constants_used(jit, loop, kernel_src, &used, &nused));
   char *text[4] = {NULL};
   int ntext = 0, loaded = 1;
   for (const char *const *t = shape->preamble; *t && loaded; t++)
-    loaded = (text[ntext++] = op2_template_load(ctx, *t)) != NULL;
-  char *tmpl = loaded ? op2_template_load(ctx, loop_template) : NULL;
+    loaded = (text[ntext++] = op2_template_load(jit, *t)) != NULL;
+  char *tmpl = loaded ? op2_template_load(jit, loop_template) : NULL;
   if (!tmpl) {
     for (int i = 0; i < ntext; i++) free(text[i]);
     free(used), op2_buf_free(&out->signature);
@@ -167,7 +168,8 @@ static int generate(const op2_context *ctx, const file_shape *shape, const char 
   free(tmpl), free(used);
   if (b->failed || out->signature.failed) {
     op2_buf_free(&out->source), op2_buf_free(&out->signature);
-    return op2_error(OP2_ERR_MEM, "out of memory generating the %s for '%s'", shape->what, name);
+    return op2_jit_fail(jit, OP2_ERR_MEM, "out of memory generating the %s for '%s'", shape->what,
+                        name);
   }
   return OP2_OK;
 }
@@ -180,8 +182,8 @@ static void arg_macros_body(op2_buf *b, const void *arg) {
 /* SIMD: the scalar loop's macros, the SIMD macros and the SIMD loop, which renames the scalar
  * loop (the template that follows) to run the remainder. */
 typedef struct simd_parts {
-  const op2_context *ctx;
-  const op2_loop *loop;
+  op2_jit *jit;
+  const op2_loop_desc *loop;
 } simd_parts;
 
 static void simd_body(op2_buf *b, const void *arg) {
@@ -190,7 +192,7 @@ static void simd_body(op2_buf *b, const void *arg) {
   op2_emitter simd = {b, p->loop, OP2_EMIT_C_SIMD, NULL};
   op2_emit_arg_macros(&scalar);
   op2_emit_simd_macros(&simd);
-  char *tmpl = op2_template_load(p->ctx, "c/loop_simd.c");
+  char *tmpl = op2_template_load(p->jit, "c/loop_simd.c");
   if (!tmpl) {
     b->failed = 1;
     return;
@@ -199,45 +201,47 @@ static void simd_body(op2_buf *b, const void *arg) {
   free(tmpl);
 }
 
-int op2_codegen_c_simd(const op2_context *ctx, const op2_loop *loop, const char *kernel_src,
+int op2_codegen_c_simd(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
                        op2_generated *out, char *why, size_t whylen) {
   why[0] = '\0';
   if (op2_simd_check(loop, why, whylen) != 0) {
     memset(out, 0, sizeof *out);
-    OP2_CALL(op2_signature_describe(loop, c_file.target, &out->signature));
+    OP2_CALL(op2_signature_describe(jit, loop, c_file.target, &out->signature));
     op2_emitter e = {&out->source, loop, OP2_EMIT_C_RANGE, NULL};
-    return generate(ctx, &c_file, loop->name, kernel_src, "c/loop.c", arg_macros_body, &e, out);
+    return generate(jit, loop, &c_file, loop->name, kernel_src, "c/loop.c", arg_macros_body, &e,
+                    out);
   }
   memset(out, 0, sizeof *out);
-  OP2_CALL(op2_signature_describe(loop, c_file.target, &out->signature));
+  OP2_CALL(op2_signature_describe(jit, loop, c_file.target, &out->signature));
   op2_buf_printf(&out->signature, "variant simd\n");
-  simd_parts parts = {ctx, loop};
-  return generate(ctx, &c_file, loop->name, kernel_src, "c/loop.c", simd_body, &parts, out);
+  simd_parts parts = {jit, loop};
+  return generate(jit, loop, &c_file, loop->name, kernel_src, "c/loop.c", simd_body, &parts, out);
 }
 
-int op2_codegen_c(const op2_context *ctx, const op2_loop *loop, const char *kernel_src,
+int op2_codegen_c(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
                   op2_generated *out) {
-  if (ctx->opt.simd != 0) {
+  if (jit->cfg.simd != 0) {
     char why[300];
-    int rc = op2_codegen_c_simd(ctx, loop, kernel_src, out, why, sizeof why);
-    if (rc == OP2_OK && ctx->opt.jit_mode != OP2_JIT_TCC) {
+    int rc = op2_codegen_c_simd(jit, loop, kernel_src, out, why, sizeof why);
+    if (rc == OP2_OK && jit->cfg.mode != OP2_JIT_TCC) {
       if (why[0])
-        op2_diag(2, "loop '%s': the optimised tier runs the scalar loop: %s", loop->name, why);
-      else if (ctx->opt.simd_width)
-        op2_diag(2, "loop '%s': the optimised tier runs groups of %d lanes", loop->name,
-                 ctx->opt.simd_width);
+        op2_jit_diag(jit, 2, "loop '%s': the optimised tier runs the scalar loop: %s", loop->name,
+                     why);
+      else if (jit->cfg.simd_width)
+        op2_jit_diag(jit, 2, "loop '%s': the optimised tier runs groups of %d lanes", loop->name,
+                     jit->cfg.simd_width);
       else
-        op2_diag(2,
-                 "loop '%s': the optimised tier runs the scalar loop: OP2_SIMD=auto found no "
-                 "vector unit it knows on this CPU",
-                 loop->name);
+        op2_jit_diag(jit, 2,
+                     "loop '%s': the optimised tier runs the scalar loop: OP2_SIMD=auto found no "
+                     "vector unit it knows on this CPU",
+                     loop->name);
     }
     return rc;
   }
   memset(out, 0, sizeof *out);
-  OP2_CALL(op2_signature_describe(loop, c_file.target, &out->signature));
+  OP2_CALL(op2_signature_describe(jit, loop, c_file.target, &out->signature));
   op2_emitter e = {&out->source, loop, OP2_EMIT_C_RANGE, NULL};
-  return generate(ctx, &c_file, loop->name, kernel_src, "c/loop.c", arg_macros_body, &e, out);
+  return generate(jit, loop, &c_file, loop->name, kernel_src, "c/loop.c", arg_macros_body, &e, out);
 }
 
 static void cuda_body(op2_buf *b, const void *arg) {
@@ -257,15 +261,15 @@ static void cuda_body(op2_buf *b, const void *arg) {
   op2_emit_cuda_reduce(e);
 }
 
-int op2_codegen_cuda(const op2_context *ctx, const op2_loop *loop, const char *kernel_src,
+int op2_codegen_cuda(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
                      const op2_cuda_layout *lay, op2_generated *out) {
   static const op2_emit_strategy strategies[] = {OP2_EMIT_CUDA_ELEMENT, OP2_EMIT_CUDA_ELEMENT,
                                                  OP2_EMIT_CUDA_GLOBAL, OP2_EMIT_CUDA_HIER};
   memset(out, 0, sizeof *out);
-  OP2_CALL(op2_signature_describe(loop, cuda_file.target, &out->signature));
+  OP2_CALL(op2_signature_describe(jit, loop, cuda_file.target, &out->signature));
   op2_buf_printf(&out->signature, "strategy %s\n", op2_cuda_strategy_name(lay->strategy));
   op2_emitter e = {&out->source, loop, strategies[lay->strategy], lay};
-  return generate(ctx, &cuda_file, loop->name, kernel_src,
+  return generate(jit, loop, &cuda_file, loop->name, kernel_src,
                   lay->strategy == OP2_CUDA_HIER ? "cuda/hierarchical.cu" : "cuda/elementwise.cu",
                   cuda_body, &e, out);
 }
@@ -282,9 +286,9 @@ static void halo_body(op2_buf *b, const void *arg) {
                  word_type, row_bytes / word);
 }
 
-int op2_codegen_cuda_halo_gather(const op2_context *ctx, size_t row_bytes, op2_generated *out) {
+int op2_codegen_cuda_halo_gather(op2_jit *jit, size_t row_bytes, op2_generated *out) {
   memset(out, 0, sizeof *out);
   op2_buf_printf(&out->signature, "halo gather\nrow bytes %zu\ntarget cuda\n", row_bytes);
-  return generate(ctx, &cuda_file, "op2_halo_gather", NULL, "cuda/halo_gather.cu", halo_body,
+  return generate(jit, NULL, &cuda_file, "op2_halo_gather", NULL, "cuda/halo_gather.cu", halo_body,
                   &row_bytes, out);
 }

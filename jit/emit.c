@@ -45,13 +45,13 @@ static const target_traits *traits_of(op2_emit_strategy s) {
                                                        : &cuda_traits;
 }
 
-int op2_first_arg_of_dat_group(const op2_loop *loop, int group) {
+int op2_first_arg_of_dat_group(const op2_loop_desc *loop, int group) {
   for (int i = 0; i < loop->nargs; i++)
     if (loop->desc[i].dat_group == group && !loop->desc[i].opt_off) return i;
   return -1;
 }
 
-int op2_first_arg_of_map_group(const op2_loop *loop, int group) {
+int op2_first_arg_of_map_group(const op2_loop_desc *loop, int group) {
   for (int i = 0; i < loop->nargs; i++)
     if (loop->desc[i].map_group == group) return i;
   return -1;
@@ -111,7 +111,7 @@ static void emit_touch(const op2_emitter *e, const char *kind, const char *ptr, 
                  t->guard_inactive ? "if (op2_active) " : "", kind, ptr, bytes);
 }
 
-static int map_group_count(const op2_loop *loop) {
+static int map_group_count(const op2_loop_desc *loop) {
   int n = 0;
   for (int i = 0; i < loop->nargs; i++)
     if (loop->desc[i].map_group + 1 > n) n = loop->desc[i].map_group + 1;
@@ -139,7 +139,7 @@ static void emit_reduction_start(const op2_emitter *e, int i, const op2_arg_desc
 /* One restrict base pointer per dat (not per argument): arguments on the same dat derive from
  * the same pointer, so the promise "no other pointer reaches this data" stays true. */
 static void emit_declare(const op2_emitter *e) {
-  const op2_loop *loop = e->loop;
+  const op2_loop_desc *loop = e->loop;
   const target_traits *tr = traits_of(e->strategy);
   op2_buf *b = e->b;
   op2_buf_printf(b, "#define OP2_DECLARE");
@@ -168,7 +168,7 @@ static void emit_declare(const op2_emitter *e) {
 /* The map indices an element loads: one per (map group, column) an argument reaches in global
  * memory. */
 static void emit_map_indices(const op2_emitter *e) {
-  const op2_loop *loop = e->loop;
+  const op2_loop_desc *loop = e->loop;
   int ngroups = map_group_count(loop), max_arity = 1;
   for (int i = 0; i < loop->nargs; i++)
     if (loop->desc[i].map_arity > max_arity) max_arity = loop->desc[i].map_arity;
@@ -256,7 +256,7 @@ static void emit_indirect_element(const op2_emitter *e, int i, const op2_arg_des
 
 /* Everything an element needs before the call. */
 static void emit_element(const op2_emitter *e) {
-  const op2_loop *loop = e->loop;
+  const op2_loop_desc *loop = e->loop;
   const target_traits *tr = traits_of(e->strategy);
   op2_buf *b = e->b;
   op2_buf_printf(b, "#define OP2_ELEMENT");
@@ -308,7 +308,7 @@ static void emit_null_arg(op2_buf *b, const op2_arg_desc *d, const char *indent,
 }
 
 static void emit_call_args(const op2_emitter *e) {
-  const op2_loop *loop = e->loop;
+  const op2_loop_desc *loop = e->loop;
   op2_buf *b = e->b;
   op2_buf_printf(b, "#define OP2_CALL_ARGS");
   for (int i = 0; i < loop->nargs; i++) {
@@ -349,7 +349,7 @@ static void emit_call_args(const op2_emitter *e) {
 static void for_each_increment(const op2_emitter *e,
                                void (*line)(const op2_emitter *e, int i, const op2_arg_desc *d,
                                             int c, int k, const char *reg)) {
-  const op2_loop *loop = e->loop;
+  const op2_loop_desc *loop = e->loop;
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
     if (!op2_is_indirect_dat(d) || place(e, d) != IN_REGISTERS) continue;
@@ -393,7 +393,7 @@ static void shared_add_line(const op2_emitter *e, int i, const op2_arg_desc *d, 
 /* In colour, the kernel itself used its staged data in the thread colour's turn: marked here, in
  * that turn, for the emulator's race checker. */
 static void emit_staged_touches(const op2_emitter *e) {
-  const op2_loop *loop = e->loop;
+  const op2_loop_desc *loop = e->loop;
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
     if (d->opt_off || !op2_is_indirect_dat(d) || place(e, d) != STAGED) continue;
@@ -417,7 +417,7 @@ void op2_emit_inc_add(const op2_emitter *e) {
 
 /* C: the reductions' local copies written back once the range is done. */
 static void emit_finish(const op2_emitter *e) {
-  const op2_loop *loop = e->loop;
+  const op2_loop_desc *loop = e->loop;
   op2_buf_printf(e->b, "#define OP2_FINISH");
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
@@ -454,7 +454,7 @@ void op2_emit_arg_macros(const op2_emitter *e) {
  * lane by lane after every group, which for a kernel adding once per element is the scalar
  * order; OP_MIN/OP_MAX lanes start from the running value. */
 
-int op2_simd_check(const op2_loop *loop, char *why, size_t len) {
+int op2_simd_check(const op2_loop_desc *loop, char *why, size_t len) {
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
     if (d->opt_off) continue;
@@ -515,7 +515,7 @@ static void global_data(const op2_arg_desc *d, int c, char *out, size_t len) {
 }
 
 static void emit_simd_gather(const op2_emitter *e) {
-  const op2_loop *loop = e->loop;
+  const op2_loop_desc *loop = e->loop;
   op2_buf *b = e->b;
   op2_buf_printf(b, "#define OP2_SIMD_GATHER");
   for (int i = 0; i < loop->nargs; i++) {
@@ -579,7 +579,7 @@ static void emit_simd_gather(const op2_emitter *e) {
 
 /* Inside the lane loop: the vector arguments' pointer arrays. */
 static void emit_simd_lane(const op2_emitter *e) {
-  const op2_loop *loop = e->loop;
+  const op2_loop_desc *loop = e->loop;
   op2_buf *b = e->b;
   op2_buf_printf(b, "#define OP2_SIMD_LANE");
   for (int i = 0; i < loop->nargs; i++) {
@@ -597,7 +597,7 @@ static void emit_simd_lane(const op2_emitter *e) {
 }
 
 static void emit_simd_call_args(const op2_emitter *e) {
-  const op2_loop *loop = e->loop;
+  const op2_loop_desc *loop = e->loop;
   op2_buf *b = e->b;
   op2_buf_printf(b, "#define OP2_SIMD_CALL_ARGS");
   for (int i = 0; i < loop->nargs; i++) {
@@ -621,7 +621,7 @@ static void emit_simd_call_args(const op2_emitter *e) {
 
 /* After the lane loop, lane by lane: writes stored, increments added, reductions folded. */
 static void emit_simd_scatter(const op2_emitter *e) {
-  const op2_loop *loop = e->loop;
+  const op2_loop_desc *loop = e->loop;
   op2_buf *b = e->b;
   op2_buf_printf(b,
                  "#define OP2_SIMD_SCATTER \\\n    for (int op2_l = 0; op2_l < OP2_SIMD_W; "

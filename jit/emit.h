@@ -68,14 +68,14 @@ typedef struct op2_cuda_layout {
 } op2_cuda_layout;
 
 /* Chooses the strategy (`asked` < 0: the default) and lays out staging and reductions. */
-int op2_cuda_layout_make(const op2_loop *loop, int asked, op2_cuda_layout *out);
+int op2_cuda_layout_make(op2_jit *jit, const op2_loop_desc *loop, int asked, op2_cuda_layout *out);
 int op2_cuda_find_group(const op2_cuda_layout *lay, const op2_arg_desc *d);
 int op2_cuda_find_slot(const op2_cuda_layout *lay, int group, int map_group, int col);
 
 /* ---- the emitter (emit.c) ---- */
 typedef struct op2_emitter {
   op2_buf *b;
-  const op2_loop *loop;
+  const op2_loop_desc *loop;
   op2_emit_strategy strategy;
   const op2_cuda_layout *lay; /* CUDA strategies only */
 } op2_emitter;
@@ -87,7 +87,7 @@ void op2_emit_arg_macros(const op2_emitter *e);
  * templates/c/loop_simd.c expects), after the C macros of the same loop. */
 void op2_emit_simd_macros(const op2_emitter *e);
 /* 0 when the SIMD strategy gives the scalar loop's results for this loop, else -1 and why not. */
-int op2_simd_check(const op2_loop *loop, char *why, size_t len);
+int op2_simd_check(const op2_loop_desc *loop, char *why, size_t len);
 /* Hierarchical: OP2_INC_ADD, the increment registers added into shared memory. */
 void op2_emit_inc_add(const op2_emitter *e);
 /* CUDA: OP2_STAGE_IN and OP2_STAGE_OUT (hierarchical), OP2_REDUCE (emit_cuda.c). */
@@ -95,8 +95,8 @@ void op2_emit_cuda_stage(const op2_emitter *e);
 void op2_emit_cuda_reduce(const op2_emitter *e);
 
 /* Shared by the emitter and the layout. */
-int op2_first_arg_of_dat_group(const op2_loop *loop, int group);
-int op2_first_arg_of_map_group(const op2_loop *loop, int group);
+int op2_first_arg_of_dat_group(const op2_loop_desc *loop, int group);
+int op2_first_arg_of_map_group(const op2_loop_desc *loop, int group);
 int op2_is_indirect_dat(const op2_arg_desc *d);
 /* Map columns an argument reaches: [lo, hi). */
 void op2_arg_columns(const op2_arg_desc *d, int *lo, int *hi);
@@ -104,13 +104,13 @@ void op2_arg_columns(const op2_arg_desc *d, int *lo, int *hi);
 /* ---- whole files (codegen.c) ---- */
 /* The C source with the SIMD loop added (used by op2_codegen_c when OP2_SIMD is not off, and
  * for a loop the SIMD strategy cannot run: the scalar source, with `why` set). */
-int op2_codegen_c_simd(const op2_context *ctx, const op2_loop *loop, const char *kernel_src,
+int op2_codegen_c_simd(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
                        op2_generated *out, char *why, size_t whylen);
 /* The .cu source of a loop: prelude, params, constants, the user's kernel as a device function,
  * argument #defines, the strategy's template. */
-int op2_codegen_cuda(const op2_context *ctx, const op2_loop *loop, const char *kernel_src,
+int op2_codegen_cuda(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
                      const op2_cuda_layout *lay, op2_generated *out);
 /* The halo gather kernel for rows of `row_bytes` (templates/cuda/halo_gather.cu). */
-int op2_codegen_cuda_halo_gather(const op2_context *ctx, size_t row_bytes, op2_generated *out);
+int op2_codegen_cuda_halo_gather(op2_jit *jit, size_t row_bytes, op2_generated *out);
 
 #endif

@@ -63,13 +63,13 @@ static void share_index_rows(op2_cuda_layout *lay) {
   lay->nslots = kept;
 }
 
-int op2_cuda_layout_make(const op2_loop *loop, int asked, op2_cuda_layout *out) {
+int op2_cuda_layout_make(op2_jit *jit, const op2_loop_desc *loop, int asked, op2_cuda_layout *out) {
   memset(out, 0, sizeof *out);
   if (loop->nargs > OP2_CUDA_MAX_ARGS)
-    return op2_error(OP2_ERR_ARG,
-                     "op_par_loop '%s': the CUDA backends take at most %d "
-                     "arguments, this loop has %d",
-                     loop->name, OP2_CUDA_MAX_ARGS, loop->nargs);
+    return op2_jit_fail(jit, OP2_ERR_ARG,
+                        "op_par_loop '%s': the CUDA backends take at most %d "
+                        "arguments, this loop has %d",
+                        loop->name, OP2_CUDA_MAX_ARGS, loop->nargs);
   int indirect = 0, non_inc_writes = 0;
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
@@ -123,10 +123,10 @@ int op2_cuda_layout_make(const op2_loop *loop, int asked, op2_cuda_layout *out) 
     for (int c = lo; c < hi; c++) {
       if (op2_cuda_find_slot(out, g, d->map_group, c) >= 0) continue;
       if (out->nslots == (int)(sizeof out->slots / sizeof out->slots[0]))
-        return op2_error(OP2_ERR_ARG,
-                         "op_par_loop '%s': too many map columns for the "
-                         "hierarchical CUDA strategy",
-                         loop->name);
+        return op2_jit_fail(jit, OP2_ERR_ARG,
+                            "op_par_loop '%s': too many map columns for the "
+                            "hierarchical CUDA strategy",
+                            loop->name);
       out->slots[out->nslots++] = (op2_cuda_slot){g, d->map_group, c, i};
     }
   }
@@ -136,7 +136,7 @@ int op2_cuda_layout_make(const op2_loop *loop, int asked, op2_cuda_layout *out) 
 }
 
 void op2_emit_cuda_reduce(const op2_emitter *e) {
-  const op2_loop *loop = e->loop;
+  const op2_loop_desc *loop = e->loop;
   const op2_cuda_layout *lay = e->lay;
   op2_buf *b = e->b;
   op2_buf_printf(b, "#define OP2_REDUCE");
@@ -199,7 +199,7 @@ void op2_emit_cuda_reduce(const op2_emitter *e) {
 
 /* Hierarchical: staging in, increments into shared memory, staging out. */
 void op2_emit_cuda_stage(const op2_emitter *e) {
-  const op2_loop *loop = e->loop;
+  const op2_loop_desc *loop = e->loop;
   const op2_cuda_layout *lay = e->lay;
   op2_buf *b = e->b;
   op2_buf_printf(b, "#define OP2_STAGE_IN");

@@ -9,9 +9,9 @@
 
 #include "jit.h"
 
-int op2_jit_bind_constants(op2_context *ctx, op2_kernel *k) {
-  for (int i = 0; i < ctx->consts.count; i++) {
-    const op2_const *c = ctx->consts.items[i];
+void op2_jit_bind_constants(op2_kernel *k, op2_const *const *consts, int nconsts) {
+  for (int i = 0; i < nconsts; i++) {
+    const op2_const *c = consts[i];
     if (!c->live) continue;
     char symbol[300];
     snprintf(symbol, sizeof symbol, "%s%s", OP2_LIVE_CONST_PREFIX, c->name);
@@ -21,5 +21,4 @@ int op2_jit_bind_constants(op2_context *ctx, op2_kernel *k) {
     if (slot) *(const void **)slot = c->data;
   }
   k->constants_bound = k->fn;
-  return OP2_OK;
 }

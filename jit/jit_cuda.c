@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit.h"
-#include "../runtime/cuda/cuda.h"
+#include "engine.h"
+#include "jit_cuda.h"
 
 void op2_cuda_binary_clear(op2_cuda_binary *b) {
   free(b->image);
@@ -72,7 +72,7 @@ static int store_cubin_entry(const char *entry, const char *name, const op2_cach
   return rc;
 }
 
-int op2_cuda_obtain_cubin(op2_context *ctx, op2_jit_counters *cnt, const char *name,
+int op2_cuda_obtain_cubin(op2_jit *jit, op2_jit_counters *cnt, const char *ptxas, const char *name,
                           const op2_generated *gen, const char *arch, int want_ptx,
                           op2_cuda_binary *out) {
   memset(out, 0, sizeof *out);
@@ -83,7 +83,7 @@ int op2_cuda_obtain_cubin(op2_context *ctx, op2_jit_counters *cnt, const char *n
   char nvrtc[64];
   op2_nvrtc_identity(nvrtc, sizeof nvrtc);
   op2_cache_key_make(gen->source.data, gen->source.len, nvrtc, opts.text, &key);
-  const char *root = op2_jit_cache_root(ctx);
+  const char *root = op2_jit_cache_root(jit);
   if (root) {
     op2_cache_entry_dir(root, name, &key, entry, sizeof entry);
     const op2_entry_expect ex = {.name = name,
@@ -94,7 +94,7 @@ int op2_cuda_obtain_cubin(op2_context *ctx, op2_jit_counters *cnt, const char *n
                                  .source = gen->source.data,
                                  .source_len = gen->source.len};
     op2_entry_verified v;
-    int rc = op2_jit_entry_lookup(ctx, entry, &ex, &v, why, sizeof why);
+    int rc = op2_jit_entry_lookup(jit, entry, &ex, &v, why, sizeof why);
     if (rc == 0 && want_ptx) { /* the PTX is read from the directory that was verified */
       op2_entry e;
       char ptx[300];
@@ -120,8 +120,8 @@ int op2_cuda_obtain_cubin(op2_context *ctx, op2_jit_counters *cnt, const char *n
     out->ptx = NULL;
     if (rc < 0) {
       cnt->disk_rejects++;
-      op2_diag(1, "kernel cache: cuda entry for loop '%s' refused (%s); building it again", name,
-               why);
+      op2_jit_diag(jit, 1, "kernel cache: cuda entry for loop '%s' refused (%s); building it again",
+                   name, why);
     }
   }
   char *ptx = NULL, *log = NULL;
@@ -132,10 +132,10 @@ int op2_cuda_obtain_cubin(op2_context *ctx, op2_jit_counters *cnt, const char *n
   out->compile_ms = 1e3 * (op2_wall_seconds() - t0);
   if (rc != OP2_OK) {
     char *path = op2_keep_failed_source(name, &key, gen->source.data, gen->source.len, "cu");
-    int err = op2_error(OP2_ERR_JIT,
-                        "op_par_loop '%s': the CUDA kernel does not compile for %s "
-                        "(generated source: %s)\n%s",
-                        name, arch, path ? path : "(could not be written)", log ? log : "");
+    int err = op2_jit_fail(jit, OP2_ERR_JIT,
+                           "op_par_loop '%s': the CUDA kernel does not compile for %s "
+                           "(generated source: %s)\n%s",
+                           name, arch, path ? path : "(could not be written)", log ? log : "");
     free(path), free(log), free(ptx);
     op2_cuda_binary_clear(out);
     return err;
@@ -144,19 +144,18 @@ int op2_cuda_obtain_cubin(op2_context *ctx, op2_jit_counters *cnt, const char *n
   /* Registers, spills and static shared memory, where a ptxas is at hand (OP2_CUDA_PTXAS):
    * NVRTC does not report them, and no driver here loads the CUBIN to ask. */
   char resources[300] = "";
-  if (ctx->opt.cuda_ptxas[0]) {
+  if (ptxas && ptxas[0]) {
     char *plog = NULL;
-    if (op2_ptxas_check(ctx->opt.cuda_ptxas, ptx, ptx_len, arch, &plog) == 0)
+    if (op2_ptxas_check(ptxas, ptx, ptx_len, arch, &plog) == 0)
       op2_ptxas_resources(plog, arch, resources, sizeof resources);
     free(plog);
   }
-  if (root && op2_jit_may_write(ctx, entry) &&
+  if (root && op2_jit_may_write(jit, entry) &&
       store_cubin_entry(entry, name, &key, &opts, gen, out->image, out->len, ptx, ptx_len,
                         out->compile_ms, resources, &out->source_path, why, sizeof why) != 0) {
-    cnt->store_failures++;
-    op2_jit_cache_unwritable(ctx, why);
+    op2_jit_cache_unwritable(jit, cnt, why);
   }
-  if (log && *log && ctx->opt.diags >= 2)
+  if (log && *log && jit->cfg.diags >= 2)
     fprintf(stderr, "op2: NVRTC messages for loop '%s':\n%s", name, log);
   free(log);
   if (want_ptx)
@@ -174,7 +173,7 @@ void op2_cuda_emu_build_release(op2_cuda_emu_build *b) {
   memset(b, 0, sizeof *b);
 }
 
-static int emu_source(op2_context *ctx, const op2_generated *gen, op2_buf *src) {
+static int emu_source(op2_jit *jit, const op2_generated *gen, op2_buf *src) {
   const char *names[] = {"c/prelude.h", "cuda/emu_env.h", "cuda/emu.h", NULL, "cuda/emu_entry.c"};
   memset(src, 0, sizeof *src);
   for (int i = 0; i < 5; i++) {
@@ -182,41 +181,42 @@ static int emu_source(op2_context *ctx, const op2_generated *gen, op2_buf *src) 
       op2_buf_append(src, gen->source.data, gen->source.len);
       continue;
     }
-    char *t = op2_template_load(ctx, names[i]);
+    char *t = op2_template_load(jit, names[i]);
     if (!t) return op2_buf_free(src), OP2_ERR_JIT;
     op2_buf_append(src, t, strlen(t));
     free(t);
   }
-  return src->failed ? (op2_buf_free(src), op2_error(OP2_ERR_MEM, "out of memory")) : OP2_OK;
+  return src->failed ? (op2_buf_free(src), op2_jit_fail(jit, OP2_ERR_MEM, "out of memory"))
+                     : OP2_OK;
 }
 
-static int emu_failed(const char *name, const op2_cache_key *key, const op2_buf *src,
+static int emu_failed(op2_jit *jit, const char *name, const op2_cache_key *key, const op2_buf *src,
                       const char *source_path, const char *log) {
   char *kept = source_path ? NULL : op2_keep_failed_source(name, key, src->data, src->len, "c");
-  int err = op2_error(OP2_ERR_JIT,
-                      "op_par_loop '%s': the emulated CUDA kernel does not compile "
-                      "(source: %s)\n%s",
-                      name,
-                      source_path ? source_path
-                      : kept      ? kept
-                                  : "(could not be written)",
-                      log);
+  int err = op2_jit_fail(jit, OP2_ERR_JIT,
+                         "op_par_loop '%s': the emulated CUDA kernel does not compile "
+                         "(source: %s)\n%s",
+                         name,
+                         source_path ? source_path
+                         : kept      ? kept
+                                     : "(could not be written)",
+                         log);
   free(kept);
   return err;
 }
 
 /* One attempt with `tier`: the disk entry, else a compile. 0 ready; 1 the compiler rejected the
  * source (*log, *source_path: its messages and where the source was kept, malloc'ed). */
-static int emu_attempt(op2_context *ctx, op2_jit_counters *cnt, const char *name,
+static int emu_attempt(op2_jit *jit, op2_jit_counters *cnt, const char *name,
                        const op2_generated *gen, const op2_buf *src, const op2_tier *tier,
                        op2_cuda_emu_build *out, op2_cache_key *key, char **log,
                        char **source_path) {
   op2_cache_key_make(src->data, src->len, tier->identity, tier->flags, key);
-  const char *root = op2_jit_cache_root(ctx);
+  const char *root = op2_jit_cache_root(jit);
   char entry[4400] = "", why[1200];
   if (root) {
     op2_cache_entry_dir(root, name, key, entry, sizeof entry);
-    int rc = op2_jit_load_entry(ctx, entry, name, key, src->data, src->len, &out->dl_handle,
+    int rc = op2_jit_load_entry(jit, entry, name, key, src->data, src->len, &out->dl_handle,
                                 &out->entry, why, sizeof why);
     if (rc == 0) {
       cnt->disk_hits++;
@@ -225,11 +225,12 @@ static int emu_attempt(op2_context *ctx, op2_jit_counters *cnt, const char *name
     }
     if (rc != 1) {
       cnt->disk_rejects++;
-      op2_diag(1, "kernel cache: cuda-emu entry for loop '%s' refused (%s); building it again",
-               name, why);
+      op2_jit_diag(jit, 1,
+                   "kernel cache: cuda-emu entry for loop '%s' refused (%s); building it again",
+                   name, why);
     }
   }
-  int keep = root && op2_jit_may_write(ctx, entry);
+  int keep = root && op2_jit_may_write(jit, entry);
   if (!keep && strcmp(tier->name, "tcc") == 0) { /* TinyCC needs no files */
     double t0 = op2_wall_seconds();
     int rc = op2_tcc_compile(src->data, NULL, &out->tcc_state, &out->entry, log);
@@ -252,7 +253,7 @@ static int emu_attempt(op2_context *ctx, op2_jit_counters *cnt, const char *name
     out->dl_handle = res.handle;
     out->entry = res.fn;
     out->compile_ms = res.compile_ms;
-    if (res.not_stored) op2_jit_cache_unwritable(ctx, res.why);
+    if (res.not_stored) op2_jit_cache_unwritable(jit, cnt, res.why);
   } else {
     *log = res.log ? res.log : strdup(res.why);
     res.log = NULL;
@@ -263,30 +264,30 @@ static int emu_attempt(op2_context *ctx, op2_jit_counters *cnt, const char *name
   return st == OP2_BUILD_OK ? 0 : 1;
 }
 
-int op2_cuda_obtain_emu(op2_context *ctx, op2_jit_counters *cnt, const char *name,
+int op2_cuda_obtain_emu(op2_jit *jit, op2_jit_counters *cnt, const char *name,
                         const op2_generated *gen, int use_tcc, op2_cuda_emu_build *out) {
   memset(out, 0, sizeof *out);
   op2_tier tier;
   /* gcc -O2 code runs the emulation several times faster than TinyCC's; -ffp-contract=off keeps
    * the arithmetic the CPU backends' (no fused multiply-adds). */
   const char *flags = "-O2 -ffp-contract=off -fPIC -shared -w";
-  if (use_tcc || op2_cc_tier(ctx->opt.cc, flags, &tier) != 0) op2_tcc_tier(&tier);
+  if (use_tcc || op2_cc_tier(jit->cfg.cc, flags, &tier) != 0) op2_tcc_tier(&tier);
   op2_buf src;
-  OP2_CALL(emu_source(ctx, gen, &src));
+  OP2_CALL(emu_source(jit, gen, &src));
   op2_cache_key key;
   char *log = NULL, *source_path = NULL;
-  int rc = emu_attempt(ctx, cnt, name, gen, &src, &tier, out, &key, &log, &source_path);
-  /* A kernel that is not C (OP2's C++ kernels): the same text as C++ (OP2_CXX), as the CPU
+  int rc = emu_attempt(jit, cnt, name, gen, &src, &tier, out, &key, &log, &source_path);
+  /* A kernel that is not C (OP2's C++ kernels): the same text as C++ (cfg.cxx), as the CPU
    * backends do. */
   op2_tier cxx;
-  if (rc != 0 && op2_cxx_tier(ctx->opt.cxx, flags, &cxx) == 0) {
+  if (rc != 0 && op2_cxx_tier(jit->cfg.cxx, flags, &cxx) == 0) {
     char *cxx_log = NULL, *cxx_path = NULL;
     op2_cuda_emu_build_release(out);
     op2_cache_key cxx_key;
-    if (emu_attempt(ctx, cnt, name, gen, &src, &cxx, out, &cxx_key, &cxx_log, &cxx_path) == 0) {
+    if (emu_attempt(jit, cnt, name, gen, &src, &cxx, out, &cxx_key, &cxx_log, &cxx_path) == 0) {
       rc = 0;
-      op2_diag(1, "kernel '%s' is not C: its emulated CUDA code is built as C++ by %s", name,
-               cxx.path);
+      op2_jit_diag(jit, 1, "kernel '%s' is not C: its emulated CUDA code is built as C++ by %s",
+                   name, cxx.path);
     } else {
       op2_buf both = {0};
       op2_buf_printf(&both, "%snor as C++ (OP2_CXX):\n%s", log, cxx_log);
@@ -299,7 +300,7 @@ int op2_cuda_obtain_emu(op2_context *ctx, op2_jit_counters *cnt, const char *nam
   if (rc == 0)
     cnt->compiles += !out->from_disk;
   else
-    rc = emu_failed(name, &key, &src, source_path, log ? log : "");
+    rc = emu_failed(jit, name, &key, &src, source_path, log ? log : "");
   free(log);
   free(source_path);
   op2_buf_free(&src);

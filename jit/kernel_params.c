@@ -174,23 +174,24 @@ int op2_kernel_params_parse(const char *source, const char *name, op2_kernel_par
   return rc;
 }
 
-int op2_kernel_params_check(const char *source, const op2_loop *loop) {
+int op2_kernel_params_check(op2_jit *jit, const char *source, const op2_loop_desc *loop) {
   op2_kernel_param *params = calloc(OP2_PARAMS_MAX, sizeof *params);
-  if (!params) return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
+  if (!params) return op2_jit_fail(jit, OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
   int n = 0, rc = OP2_OK;
   char why[200];
   if (op2_kernel_params_parse(source, loop->name, params, &n, why, sizeof why) != 0) {
-    op2_diag(2, "op_par_loop '%s': kernel parameters not checked against the arguments: %s",
-             loop->name, why);
+    op2_jit_diag(jit, 2,
+                 "op_par_loop '%s': kernel parameters not checked against the arguments: %s",
+                 loop->name, why);
     free(params);
     return OP2_OK;
   }
   if (n != loop->nargs) {
-    rc = op2_error(OP2_ERR_ARG,
-                   "op_par_loop '%s': the kernel '%s' has %d parameter%s but the loop passes %d "
-                   "argument%s",
-                   loop->name, loop->name, n, n == 1 ? "" : "s", loop->nargs,
-                   loop->nargs == 1 ? "" : "s");
+    rc = op2_jit_fail(jit, OP2_ERR_ARG,
+                      "op_par_loop '%s': the kernel '%s' has %d parameter%s but the loop passes %d "
+                      "argument%s",
+                      loop->name, loop->name, n, n == 1 ? "" : "s", loop->nargs,
+                      loop->nargs == 1 ? "" : "s");
   }
   for (int i = 0; rc == OP2_OK && i < n; i++) {
     const op2_arg_desc *d = &loop->desc[i];
@@ -204,20 +205,20 @@ int op2_kernel_params_check(const char *source, const op2_loop *loop) {
     int known = strcmp(p->base, "double") == 0 || strcmp(p->base, "float") == 0 ||
                 strcmp(p->base, "int") == 0 || strcmp(p->base, "long long") == 0;
     if ((known && strcmp(p->base, type) != 0) || p->depth != depth) {
-      rc = op2_error(OP2_ERR_ARG,
-                     "op_par_loop '%s', argument %d (counting from 0): the kernel's parameter %d "
-                     "'%s' is declared %s%s%s but the argument (%s) passes %s%s",
-                     loop->name, i, i, p->name[0] ? p->name : "(unnamed)", p->base,
-                     p->depth ? " " : "",
-                     p->depth == 2   ? "**"
-                     : p->depth == 1 ? "*"
-                                     : "",
-                     what, type, depth == 2 ? " **" : " *");
+      rc = op2_jit_fail(
+          jit, OP2_ERR_ARG,
+          "op_par_loop '%s', argument %d (counting from 0): the kernel's parameter %d "
+          "'%s' is declared %s%s%s but the argument (%s) passes %s%s",
+          loop->name, i, i, p->name[0] ? p->name : "(unnamed)", p->base, p->depth ? " " : "",
+          p->depth == 2   ? "**"
+          : p->depth == 1 ? "*"
+                          : "",
+          what, type, depth == 2 ? " **" : " *");
     } else if (d->acc == OP_READ && !p->pointee_const) {
-      op2_diag(1,
-               "warning: op_par_loop '%s', argument %d (counting from 0) is OP_READ but the "
-               "kernel's parameter '%s' is not a pointer to const",
-               loop->name, i, p->name[0] ? p->name : "(unnamed)");
+      op2_jit_diag(jit, 1,
+                   "warning: op_par_loop '%s', argument %d (counting from 0) is OP_READ but the "
+                   "kernel's parameter '%s' is not a pointer to const",
+                   loop->name, i, p->name[0] ? p->name : "(unnamed)");
     }
   }
   free(params);

@@ -3,7 +3,7 @@
 #ifndef OP2_KERNEL_PARAMS_H
 #define OP2_KERNEL_PARAMS_H
 
-#include "jit.h" /* the loop descriptors, through the one crossing into runtime/ (issue 9) */
+#include "jit.h"
 
 enum { OP2_PARAMS_MAX = 64 };
 
@@ -23,6 +23,6 @@ int op2_kernel_params_parse(const char *source, const char *name, op2_kernel_par
 /* Compares the kernel's parameters with the loop's arguments: OP2_OK, or an OP2_ERR_ARG error
  * naming the loop, the argument (counting from 0, as every loop message does) and the parameter.
  * A declaration that cannot be read is skipped (said at OP2_DIAGS=2). */
-int op2_kernel_params_check(const char *source, const op2_loop *loop);
+int op2_kernel_params_check(op2_jit *jit, const char *source, const op2_loop_desc *loop);
 
 #endif

@@ -7,10 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jit.h"
-#include "../runtime/cuda/cuda.h"
+#include "jit_cuda.h"
 
-/* Asked each time (NVRTC answers from constants): nothing to cache outside the context. */
+/* Asked each time (NVRTC answers from constants): nothing cached in file-level state. */
 void op2_nvrtc_identity(char *out, size_t len) {
   int major = 0, minor = 0;
   nvrtcVersion(&major, &minor);

@@ -12,7 +12,8 @@ static const char *access_name(op_access acc) {
   return names[acc];
 }
 
-int op2_signature_describe(const op2_loop *loop, const char *target, op2_buf *out) {
+int op2_signature_describe(op2_jit *jit, const op2_loop_desc *loop, const char *target,
+                           op2_buf *out) {
   op2_buf_printf(out, "loop %s, target %s, codegen %d\n", loop->name, target, OP2_CODEGEN_VERSION);
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
@@ -46,8 +47,9 @@ int op2_signature_describe(const op2_loop *loop, const char *target, op2_buf *ou
                          d->map_arity, -d->idx - 1);
     }
   }
-  return out->failed ? op2_error(OP2_ERR_MEM, "out of memory describing loop '%s'", loop->name)
-                     : OP2_OK;
+  return out->failed
+             ? op2_jit_fail(jit, OP2_ERR_MEM, "out of memory describing loop '%s'", loop->name)
+             : OP2_OK;
 }
 
 /* Skips a comment, string or character literal at p; returns p unchanged if none starts there. */
@@ -68,13 +70,14 @@ static const char *skip_non_code(const char *p) {
   return p;
 }
 
-int op2_constants_used(const op2_context *ctx, const char *src, op2_const ***out, int *n) {
-  int count = ctx->consts.count;
+int op2_constants_used(op2_jit *jit, const op2_loop_desc *loop, const char *src, op2_const ***out,
+                       int *n) {
+  int count = loop ? loop->nconsts : 0;
   char *used = calloc((size_t)count + 1, 1);
   op2_const **list = calloc((size_t)count + 1, sizeof *list);
   if (!used || !list) {
     free(used), free(list);
-    return op2_error(OP2_ERR_MEM, "out of memory scanning kernel for constants");
+    return op2_jit_fail(jit, OP2_ERR_MEM, "out of memory scanning kernel for constants");
   }
   const char *p = src;
   char prev = ' ', before_prev = ' ';
@@ -91,7 +94,7 @@ int op2_constants_used(const op2_context *ctx, const char *src, op2_const ***out
       /* a struct member (after . or ->) is not a constant; after a plain > it may be */
       if (prev != '.' && !(prev == '>' && before_prev == '-'))
         for (int c = 0; c < count; c++) {
-          const op2_const *k = ctx->consts.items[c];
+          const op2_const *k = loop->consts[c];
           if (strlen(k->name) == len && strncmp(k->name, start, len) == 0) used[c] = 1;
         }
       before_prev = prev, prev = 'a';
@@ -105,7 +108,7 @@ int op2_constants_used(const op2_context *ctx, const char *src, op2_const ***out
   }
   *n = 0;
   for (int c = 0; c < count; c++)
-    if (used[c]) list[(*n)++] = ctx->consts.items[c];
+    if (used[c]) list[(*n)++] = loop->consts[c];
   free(used);
   *out = list;
   return OP2_OK;

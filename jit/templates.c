@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit.h"
+#include "engine.h"
 
 typedef struct {
   const char *name;
@@ -14,14 +14,14 @@ typedef struct {
 extern const op2_template_entry op2_templates[];
 extern const int op2_ntemplates;
 
-char *op2_template_load(const op2_context *ctx, const char *name) {
-  if (ctx->opt.template_dir[0]) {
+char *op2_template_load(op2_jit *jit, const char *name) {
+  if (jit->cfg.template_dir[0]) {
     char path[8192];
-    snprintf(path, sizeof path, "%s/%s", ctx->opt.template_dir, name);
+    snprintf(path, sizeof path, "%s/%s", jit->cfg.template_dir, name);
     char *data;
     size_t len;
     if (op2_read_file(path, &data, &len) == 0) return data;
-    op2_error(OP2_ERR_IO, "template %s not found in OP2_TEMPLATE_DIR (%s)", name, path);
+    op2_jit_fail(jit, OP2_ERR_IO, "template %s not found in OP2_TEMPLATE_DIR (%s)", name, path);
     return NULL;
   }
   for (int i = 0; i < op2_ntemplates; i++) {
@@ -32,6 +32,6 @@ char *op2_template_load(const op2_context *ctx, const char *name) {
       return copy;
     }
   }
-  op2_error(OP2_ERR_JIT, "template %s is not built into the library", name);
+  op2_jit_fail(jit, OP2_ERR_JIT, "template %s is not built into the library", name);
   return NULL;
 }

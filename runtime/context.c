@@ -118,7 +118,7 @@ void op_exit(void) {
   if (ctx->initialised && ctx->opt.profile_json[0]) op2_profile_write(ctx, ctx->opt.profile_json);
   if (ctx->initialised && ctx->backend->finalize) ctx->backend->finalize(ctx);
   op2_fault_remove(ctx);
-  op2_jit_shutdown(ctx);
+  op2_jit_fini(ctx);
   free_list(&ctx->loops, free_loop);
   free_list(&ctx->kernels, free_kernel);
   free_list(&ctx->plans, free_plan);

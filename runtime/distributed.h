@@ -39,6 +39,9 @@ void op2_mpi_node_init(op2_context *ctx);
 int op2_mpi_node_kernel(op2_context *ctx, op2_kernel *k);
 int op2_mpi_node_progress(op2_context *ctx);
 void op2_mpi_node_finish(op2_context *ctx);
+/* The ranks of this machine wait for each other (a barrier of the node's ranks): a backend's
+ * per-node build is made by the node's first rank before the others look for it. */
+int op2_mpi_node_wait(op2_context *ctx);
 
 /* Data out (gather.c): values of global indices [first, first+count) into out, from their
  * owners. OP2_FETCH_DECLARED: this rank's declared block; OP2_FETCH_BLOCK: its uniform block;
@@ -56,10 +59,13 @@ static inline long op2_block_begin(long global, int rank, int size) {
   return (long)((global * (long long)rank) / size);
 }
 
-/* Reductions over ranks (reduce.c). Collective. op2_mpi_reduce_max_sum: the largest and the sum
- * of n values, on rank 0. op2_mpi_block_of: the sum of `local` over ranks, and this rank's first
- * index when each rank holds `local` elements in rank order. */
+/* Reductions over ranks (reduce.c). Collective, and raw: agree on success first (every rank must
+ * come). op2_mpi_reduce_max_sum: the largest and the sum (unless `sum` is NULL) of n values, on
+ * rank 0. op2_mpi_gather_doubles: every rank's n values, in rank order, on rank 0 (`all` holds
+ * size * n there). With one process both copy. op2_mpi_block_of: the sum of `local` over ranks,
+ * and this rank's first index when each rank holds `local` elements in rank order. */
 int op2_mpi_reduce_max_sum(op2_context *ctx, const double *mine, double *max, double *sum, int n);
+int op2_mpi_gather_doubles(op2_context *ctx, const double *mine, int n, double *all);
 int op2_mpi_block_of(op2_context *ctx, long local, long *global, long *first);
 /* A loop's reduction argument: this rank's partial `mine` reduced over ranks into `all` (as
  * large) and folded into the caller's data. */

@@ -173,11 +173,15 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
   double t0 = op2_wall_seconds();
   int kernels_before = ctx->kernels.count;
   uint64_t source[2] = {0, 0};
-  int rc = !loop->stats ? OP2_ERR_MEM : op2_kernel_params_check(kernel, loop);
+  op2_loop_desc d;
+  op2_loop_describe(ctx, loop, &d);
+  int rc = !loop->stats ? OP2_ERR_MEM
+                        : op2_jit_report(ctx, op2_kernel_params_check(ctx->jit_engine, kernel, &d));
   if (rc == OP2_OK)
-    rc = ctx->backend->kernel == OP2_KERNEL_C ? op2_jit_kernel(ctx, loop, kernel, &loop->kernel)
-         : ctx->mpi.size > 1                  ? op2_jit_source_hash(ctx, loop, kernel, source)
-                                              : OP2_OK;
+    rc = ctx->backend->kernel == OP2_KERNEL_C ? op2_loop_kernel(ctx, loop, kernel)
+         : ctx->mpi.size > 1
+             ? op2_jit_report(ctx, op2_jit_source_hash(ctx->jit_engine, &d, kernel, source))
+             : OP2_OK;
   if (rc == OP2_OK && ctx->mpi.size > 1) {
     if (loop->kernel) source[0] = loop->kernel->key_hi, source[1] = loop->kernel->key_lo;
     make_rank_key(loop, source);

@@ -1,5 +1,6 @@
-/* Private structures shared by runtime/ and jit/. Users never see these: include/op2.h has only
- * opaque handles. All mutable state hangs off one op2_context. */
+/* The runtime's private structures. Users never see these: include/op2.h has only opaque
+ * handles. All mutable state hangs off one op2_context. What jit/ shares with runtime/ (types,
+ * argument descriptors, constants, compiled kernels) is in jit/desc.h and jit/jit.h. */
 #ifndef OP2_IMPL_H
 #define OP2_IMPL_H
 
@@ -9,20 +10,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <mpi.h>
-
 #include "op2.h"
+#include "../jit/jit.h"
 
-/* ---- status codes and the one error mechanism (error.c) ---- */
-enum {
-  OP2_OK = 0,
-  OP2_ERR_ARG = 1,
-  OP2_ERR_STATE = 2,
-  OP2_ERR_IO = 3,
-  OP2_ERR_JIT = 4,
-  OP2_ERR_MEM = 5
-};
-
+/* ---- the one error mechanism (error.c); status codes: jit/desc.h ---- */
 typedef struct op2_context op2_context;
 
 /* The one error rule: the function that detects a failure reports it, once, with op2_error;
@@ -36,27 +27,11 @@ int op2_error_at(const char *file, int line, int code, const char *fmt, ...)
 /* Exits now if the default handler deferred its exit to the end of a collective step (op2_mpi.h)
  * and no step is in progress any more. */
 void op2_error_exit_deferred(op2_context *ctx);
-/* Early return on failure, so every internal call site stays one line. */
-#define OP2_CALL(expr)                             \
-  do {                                             \
-    int op2_status_ = (expr);                      \
-    if (op2_status_ != OP2_OK) return op2_status_; \
-  } while (0)
-
 /* Diagnostics on stderr when the context's diags level is at least `level`. */
 void op2_diag(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- types (types.c) ---- */
-typedef enum {
-  OP2_TYPE_DOUBLE,
-  OP2_TYPE_FLOAT,
-  OP2_TYPE_INT,
-  OP2_TYPE_LONGLONG,
-  OP2_TYPE_COUNT
-} op2_type;
 int op2_type_parse(const char *name, op2_type *out); /* OP2_OK or OP2_ERR_ARG, no message */
-size_t op2_type_size(op2_type t);
-const char *op2_type_name(op2_type t); /* the C spelling */
 
 /* ---- mesh objects ---- */
 /* Halo lists of one set (OP2's design). Exports name owned elements, by local index, that a
@@ -116,16 +91,6 @@ struct op2_dat {
   bool temp;         /* declared by op_decl_dat_temp: op_free_dat_temp may release it */
 };
 
-typedef struct op2_const {
-  char *name;
-  op2_type type;
-  int dim;
-  void *data;   /* current value; kernels of C backends read a live constant from here */
-  void *values; /* the distinct values it has taken, while baked: OP2_CONST_BAKED_VALUES */
-  int nvalues;
-  bool live; /* read at run time instead of baked into kernels */
-} op2_const;
-
 /* A constant is baked into kernels as a literal while it has taken at most OP2_CONST_BAKED_VALUES
  * distinct values (going back to one reuses its kernel); the next new value makes C kernels read
  * it at run time, so a loop compiles at most OP2_CONST_BAKED_VALUES + 1 kernels per constant
@@ -133,55 +98,11 @@ typedef struct op2_const {
 #define OP2_CONST_BAKED_VALUES 2
 
 /* ---- loop arguments, resolved once per loop shape ---- */
-typedef enum { OP2_ARG_DAT = 1, OP2_ARG_GBL = 2, OP2_ARG_IDX = 3 } op2_arg_kind;
 /* op_arg.tag of every value an op_arg_* call made: other bytes are refused, never followed. */
 enum { OP2_ARG_TAG = 0x4f704172 };
 
-/* What the code generator needs to know of one argument: no data pointers, no names. */
-typedef struct op2_arg_desc {
-  op2_arg_kind kind;
-  op_access acc;
-  op2_type type;
-  int dim;       /* values per element (dat, gbl); 1 for idx */
-  int idx;       /* map column, -1 direct/identity, -k vector of k columns */
-  int map_arity; /* 0 when direct */
-  int map_group; /* arguments through the same map share a group; -1 when direct */
-  int dat_group; /* arguments on the same dat share a group; -1 for gbl and idx */
-  bool opt_off;  /* optional argument switched off: kernel gets NULL */
-} op2_arg_desc;
-
 /* ---- execution plans: the struct is in backend.h ---- */
 typedef struct op2_plan op2_plan;
-
-/* ---- JIT products ---- */
-typedef void (*op2_kernel_fn)(void *const *args, const int *const *maps, int begin, int end);
-
-typedef enum { OP2_FROM_COMPILE, OP2_FROM_DISK } op2_kernel_origin;
-typedef enum { OP2_TIER_TCC = 0, OP2_TIER_CC = 1 } op2_tier_id;
-
-typedef struct op2_kernel {
-  uint64_t key_hi, key_lo; /* hash of the generated source: one kernel object per source */
-  char *name;
-  op2_kernel_fn fn; /* what calls run now; swapped only between calls */
-  op2_tier_id tier; /* which compiler produced fn */
-  bool cxx;         /* fn is C++ (TinyCC rejected the kernel): the optimised tier, no other */
-  void *dl_handle;  /* shared object holding fn, or NULL */
-  void *tcc_state;  /* in-memory TinyCC code holding fn, or NULL */
-  op2_kernel_origin origin;
-  double compile_ms;     /* compile time this process spent for the first tier, 0 from disk */
-  double load_ms;        /* time from request to callable function */
-  double requested_at;   /* wall clock of the first request */
-  double upgrade_ms;     /* first request -> optimised code in use, 0 if never */
-  double cc_compile_ms;  /* background compile time */
-  char *source_path;     /* generated source in the cache, or NULL */
-  void *job;             /* pending background build, or NULL */
-  bool awaiting_peer;    /* MPI: another rank of this node builds the optimised code */
-  char peer_entry[4400]; /* the cache entry it will appear in */
-  char *peer_source;     /* the source it is built from, to verify the entry */
-  size_t peer_source_len;
-  /* the fn whose live-constant pointers are set (jit_constants.c) */
-  op2_kernel_fn constants_bound;
-} op2_kernel;
 
 /* Per loop name: what op_timing_output() reports. */
 typedef struct op2_loop_stats {
@@ -236,8 +157,6 @@ typedef struct op2_loop {
 typedef struct op2_backend op2_backend;
 
 /* ---- options (options.c) ---- */
-typedef enum { OP2_CACHE_OFF, OP2_CACHE_READONLY, OP2_CACHE_ON } op2_cache_mode;
-typedef enum { OP2_JIT_TCC, OP2_JIT_CC, OP2_JIT_TIERED } op2_jit_mode;
 /* Under MPI: did each rank declare its block, or every rank the whole mesh? */
 typedef enum { OP2_DECL_AUTO, OP2_DECL_LOCAL, OP2_DECL_REPLICATED } op2_decl_mode;
 /* OP2_CUDA_STRATEGY as the user asked; the CUDA backend maps it to its op2_cuda_strategy. */
@@ -296,12 +215,13 @@ int op2_fault(op2_context *ctx, const char *step);
 
 /* ---- distributed memory (runtime/mpi/) ---- */
 typedef struct op2_mpi {
-  MPI_Comm comm; /* duplicate of MPI_COMM_WORLD, or MPI_COMM_NULL without MPI */
+  /* The communicators and requests, defined in runtime/mpi/op2_mpi.h so that no file outside
+   * runtime/mpi/ and runtime/hdf5/ sees <mpi.h>; NULL while MPI is not started. */
+  struct op2_mpi_comms *comms;
   int rank, size;
-  MPI_Comm node_comm; /* ranks sharing this machine (one optimised compile per node) */
-  int node_rank, node_size;
-  int we_initialised; /* op_init called MPI_Init, so op_exit finalises */
-  int has_comms;      /* comm and node_comm are ours to free */
+  int node_rank, node_size; /* ranks sharing this machine (one optimised compile per node) */
+  int we_initialised;       /* op_init called MPI_Init, so op_exit finalises */
+  int has_comms;            /* comms holds communicators that are ours to free */
   /* Collective steps in progress (op2_mpi_step): the default error handler defers its exit to
    * the step's agreement, so every rank learns of a failure before any rank exits. */
   int step_depth;
@@ -314,8 +234,7 @@ typedef struct op2_mpi {
    * builder) or received (a follower), the builder's sends, the next kernel's tag. */
   struct op2_node_msg *node_msgs;
   int node_count, node_cap;
-  MPI_Request *node_sends;
-  int node_nsends, node_kernels;
+  int node_nsends, node_kernels; /* the sends are in comms */
 } op2_mpi;
 
 /* ---- the one context ---- */
@@ -324,15 +243,6 @@ typedef struct op2_ptr_list {
   int count, capacity;
 } op2_ptr_list;
 int op2_list_push(op2_ptr_list *l, void *item);
-
-typedef struct op2_jit_counters {
-  int compiles;     /* TCC compiles this process ran */
-  int disk_hits;    /* kernels loaded from the disk cache */
-  int disk_rejects; /* cache entries found but refused (corrupt, foreign, unsafe) */
-  int store_failures;
-  int cc_compiles; /* optimising compiles finished (background or synchronous) */
-  int cc_failures;
-} op2_jit_counters;
 
 /* The kernel run in progress, for the fatal-signal handler, and the handlers it replaced. */
 #define OP2_FAULT_SIGNALS 4
@@ -365,7 +275,7 @@ struct op2_context {
   bool mpi_distributed; /* partitioned and halos built (first loop or op_partition) */
   bool mpi_replicated;  /* every rank declared the whole mesh */
   op2_jit_counters jit;
-  struct op2_jit_state *jit_state; /* compilers and the background tier (jit/jit.c) */
+  op2_jit *jit_engine; /* compilers, cache policy and the background tier (jit/jit.h) */
   int nthreads;
   /* Tests: a driver table the CUDA backends use instead of libcuda or the emulator's, given
    * before op_init (op2_cuda_use_driver); op_exit clears it. */
@@ -385,6 +295,20 @@ char *op2_kernel_from_caller(const char *text, const char *caller_file, const ch
 
 op2_context *op2_ctx(void);             /* the context, created on first use */
 int op2_require_init(const char *what); /* OP2_ERR_STATE unless op_init has run */
+
+/* ---- asking jit/ (jit_use.c) ---- */
+/* The engine from the user's options (op_init), and its end (op_exit). */
+int op2_jit_init(op2_context *ctx);
+void op2_jit_fini(op2_context *ctx);
+/* Reports the failure a jit/ call recorded (once); returns rc. */
+int op2_jit_report(op2_context *ctx, int rc);
+/* The loop as jit/ sees it: pointers into the loop and the declared constants, no copies. */
+void op2_loop_describe(const op2_context *ctx, const op2_loop *loop, op2_loop_desc *d);
+/* Gives the loop its C kernel (loop->kernel) and counts it in the loop's statistics. */
+int op2_loop_kernel(op2_context *ctx, op2_loop *loop, const char *kernel_src);
+/* Swaps in k's finished optimised build; blocks until every queued build has finished. */
+void op2_jit_poll_kernel(op2_context *ctx, op2_kernel *k);
+void op2_jit_wait_all(op2_context *ctx);
 
 /* ---- internal operations ---- */
 int op2_is_identifier(const char *s);
@@ -413,7 +337,6 @@ void op2_plan_free(op2_plan *plan);
 int op2_plan_build_ownership(op2_plan *p, int nthreads, double max_shared_fraction);
 op2_loop_stats *op2_stats_for(op2_context *ctx, const char *name);
 int op2_profile_write(op2_context *ctx, const char *path);
-double op2_wall_seconds(void);
 /* Releases the op_profile_* sections (profile.c); op_exit calls it. */
 void op2_profile_free(op2_context *ctx);
 void *op2_aligned_alloc(size_t bytes); /* zeroed, 64-byte aligned; NULL on failure */

@@ -173,9 +173,10 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
   op2_kernel *k = rc == OP2_OK ? loop->kernel : NULL; /* NULL: the backend generates its code */
   /* Finished optimised builds are swapped in between calls only. */
   if (mpi && rc == OP2_OK) rc = op2_mpi_node_progress(ctx);
-  if (!mpi && k && k->job) op2_jit_poll(ctx, k);
+  if (!mpi && k && k->job) op2_jit_poll_kernel(ctx, k);
   /* Live constants: the code now in use reads them through pointers set once per code object. */
-  if (rc == OP2_OK && k && k->constants_bound != k->fn) rc = op2_jit_bind_constants(ctx, k);
+  if (rc == OP2_OK && k && k->constants_bound != k->fn)
+    op2_jit_bind_constants(k, (op2_const *const *)ctx->consts.items, ctx->consts.count);
   if (mpi) rc = op2_mpi_agree_loop(ctx, rc, loop, name);
   if (rc == OP2_OK && !loop->prepared) rc = prepare(ctx, loop);
   op2_exec exec = {.loop = loop, .arg_ptrs = ptrs, .map_ptrs = maps};

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "op2_impl.h"
+#include "distributed.h"
 
 void op_printf(const char *format, ...) {
   op2_context *ctx = op2_ctx();
@@ -30,30 +31,29 @@ static int write_bin(const char *file_name, int count, int dim, const void *data
   return op2_file_commit(f, failed, tmp, file_name);
 }
 
-void op_print_dat_to_binfile(op_dat dat, const char *file_name) {
-  if (op2_require_init("op_print_dat_to_binfile") != OP2_OK) return;
-  if (!dat || !file_name) {
-    op2_error(OP2_ERR_ARG, "op_print_dat_to_binfile: %s is NULL", dat ? "file name" : "dat");
-    return;
-  }
-  op2_context *ctx = op2_ctx();
+/* Gathered on every rank, written by rank 0; under MPI one collective step, whose agreement tells
+ * every rank when rank 0 could not write. */
+static int print_bin(op2_context *ctx, op_dat dat, const char *file_name) {
+  if (!dat || !file_name)
+    return op2_error(OP2_ERR_ARG, "op_print_dat_to_binfile: %s is NULL", dat ? "file name" : "dat");
   int count = op_get_size(dat->set);
   size_t bytes = (size_t)count * dat->elem_bytes;
   char *all = malloc(bytes + 1);
-  if (!all) {
-    op2_error(OP2_ERR_MEM, "op_print_dat_to_binfile '%s': out of memory", dat->name);
-    return;
-  }
+  int rc = all ? OP2_OK
+               : op2_error(OP2_ERR_MEM, "op_print_dat_to_binfile '%s': out of memory", dat->name);
+  rc = op2_mpi_agree(ctx, rc, "op_print_dat_to_binfile"); /* before the collective fetch */
   /* every element in the user's order (collective under MPI) */
-  op_fetch_data_idx(dat, all, 0, count - 1);
-  int failed = 0, saved = 0;
-  if (ctx->mpi.rank == 0) {
-    failed = write_bin(file_name, count, dat->dim, all, bytes);
-    saved = errno;
-  }
-  if (ctx->mpi.size > 1) MPI_Bcast(&failed, 1, MPI_INT, 0, ctx->mpi.comm);
+  if (rc == OP2_OK) op_fetch_data_idx(dat, all, 0, count - 1);
+  if (rc == OP2_OK && ctx->mpi.rank == 0 && write_bin(file_name, count, dat->dim, all, bytes) != 0)
+    rc = op2_error(OP2_ERR_IO, "op_print_dat_to_binfile '%s': cannot write %s: %s", dat->name,
+                   file_name, strerror(errno));
   free(all);
-  if (failed)
-    op2_error(OP2_ERR_IO, "op_print_dat_to_binfile '%s': cannot write %s%s%s", dat->name, file_name,
-              ctx->mpi.rank == 0 ? ": " : "", ctx->mpi.rank == 0 ? strerror(saved) : "");
+  return rc;
+}
+
+void op_print_dat_to_binfile(op_dat dat, const char *file_name) {
+  if (op2_require_init("op_print_dat_to_binfile") != OP2_OK) return;
+  op2_context *ctx = op2_ctx();
+  op2_mpi_step(ctx, "op_print_dat_to_binfile");
+  op2_mpi_step_end(ctx, print_bin(ctx, dat, file_name));
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "op2_impl.h"
+#include "distributed.h"
 
 enum { MAX_DEPTH = 32 };
 
@@ -119,27 +120,18 @@ void op_profile_end(void) {
 
 /* Under MPI every rank closed the same sections in the same order (one program): the slowest
  * rank's figures are printed. Collective; rank 0 prints. */
-void op_profile_output(void) {
-  op2_context *ctx = op2_ctx();
-  struct op2_profile *p = profile("op_profile_output");
-  if (!p) return;
+static int profile_output(op2_context *ctx, const struct op2_profile *p) {
   int n = p->sections.count;
   double *mine = calloc((size_t)n * 3 + 1, sizeof(double));
   double *worst = calloc((size_t)n * 3 + 1, sizeof(double));
-  if (!mine || !worst) {
-    free(mine), free(worst);
-    op2_error(OP2_ERR_MEM, "op_profile_output: out of memory");
-    return;
-  }
-  for (int i = 0; i < n; i++) {
+  int rc = mine && worst ? OP2_OK : op2_error(OP2_ERR_MEM, "op_profile_output: out of memory");
+  rc = op2_mpi_agree(ctx, rc, "op_profile_output"); /* before the reduction */
+  for (int i = 0; rc == OP2_OK && i < n; i++) {
     const section *s = p->sections.items[i];
     mine[3 * i] = s->total, mine[3 * i + 1] = -s->min, mine[3 * i + 2] = s->max;
   }
-  if (ctx->mpi.size > 1)
-    MPI_Reduce(mine, worst, 3 * n, MPI_DOUBLE, MPI_MAX, 0, ctx->mpi.comm);
-  else
-    memcpy(worst, mine, sizeof(double) * 3 * (size_t)n);
-  if (ctx->mpi.rank == 0) {
+  if (rc == OP2_OK) rc = op2_mpi_reduce_max_sum(ctx, mine, worst, NULL, 3 * n);
+  if (rc == OP2_OK && ctx->mpi.rank == 0) {
     printf("\n  %-40s %8s %12s %12s %12s %12s\n", "section", "calls", "total (s)", "mean (s)",
            "min (s)", "max (s)");
     for (int i = 0; i < n; i++) {
@@ -150,6 +142,15 @@ void op_profile_output(void) {
     fflush(stdout);
   }
   free(mine), free(worst);
+  return rc;
+}
+
+void op_profile_output(void) {
+  if (op2_require_init("op_profile_output") != OP2_OK) return;
+  op2_context *ctx = op2_ctx();
+  op2_mpi_step(ctx, "op_profile_output");
+  struct op2_profile *p = profile("op_profile_output"); /* NULL: out of memory, reported */
+  op2_mpi_step_end(ctx, p ? profile_output(ctx, p) : OP2_ERR_MEM);
 }
 
 void op2_profile_free(op2_context *ctx) {

@@ -6,10 +6,6 @@
 
 #include "op2_impl.h"
 
-int op2_is_reduction(const op2_arg_desc *d) {
-  return d->kind == OP2_ARG_GBL && (d->acc == OP_INC || d->acc == OP_MIN || d->acc == OP_MAX);
-}
-
 void op2_reduction_start(const op2_arg_desc *d, void *partial, const void *caller) {
   size_t bytes = (size_t)d->dim * op2_type_size(d->type);
   if (d->acc == OP_INC)

@@ -7,98 +7,106 @@
 #include <unistd.h>
 
 #include "op2_impl.h"
+#include "distributed.h"
 
-/* Opens `file_name` on rank 0; every rank learns whether that worked (collective). */
-static FILE *open_on_root(op2_context *ctx, const char *what, const char *file_name, int *opened) {
-  FILE *f = NULL;
-  int saved = 0;
-  *opened = 1;
-  if (ctx->mpi.rank == 0) {
-    f = fopen(file_name, "w");
-    *opened = f != NULL;
-    saved = errno;
-  }
-  if (ctx->mpi.size > 1) MPI_Bcast(opened, 1, MPI_INT, 0, ctx->mpi.comm);
-  if (!*opened)
-    op2_error(OP2_ERR_IO, "%s: cannot write %s%s%s", what, file_name,
-              ctx->mpi.rank == 0 ? ": " : "", ctx->mpi.rank == 0 ? strerror(saved) : "");
-  return f;
+/* Opens `file_name` on rank 0 (*f stays NULL elsewhere); every rank learns whether that worked
+ * (an agreement under MPI). */
+static int open_on_root(op2_context *ctx, const char *what, const char *file_name, FILE **f) {
+  *f = NULL;
+  int rc = OP2_OK;
+  if (ctx->mpi.rank == 0 && !(*f = fopen(file_name, "w")))
+    rc = op2_error(OP2_ERR_IO, "%s: cannot write %s: %s", what, file_name, strerror(errno));
+  rc = op2_mpi_agree(ctx, rc, what);
+  if (rc != OP2_OK && *f) fclose(*f), *f = NULL; /* another rank failed before */
+  return rc;
+}
+
+/* Closes the file rank 0 wrote; OP2_OK elsewhere. */
+static int close_on_root(FILE *f, const char *what, const char *file_name) {
+  if (!f) return OP2_OK;
+  int failed = ferror(f) | (fclose(f) != 0);
+  return failed ? op2_error(OP2_ERR_IO, "%s: writing %s failed", what, file_name) : OP2_OK;
 }
 
 /* The table op_timing_output prints, with rank 0's stdout pointed at the file meanwhile. */
-void op_timing_output_2_file(const char *file_name) {
-  op2_context *ctx = op2_ctx();
-  if (op2_require_init("op_timing_output_2_file") != OP2_OK) return;
-  if (!file_name) {
-    op2_error(OP2_ERR_ARG, "op_timing_output_2_file: file name is NULL");
-    return;
-  }
-  int opened;
-  FILE *f = open_on_root(ctx, "op_timing_output_2_file", file_name, &opened);
-  if (!opened) return;
-  int saved_stdout = -1, redirected = 1;
+static int timing_to_file(op2_context *ctx, const char *file_name) {
+  if (!file_name) return op2_error(OP2_ERR_ARG, "op_timing_output_2_file: file name is NULL");
+  FILE *f;
+  OP2_CALL(open_on_root(ctx, "op_timing_output_2_file", file_name, &f));
+  int saved_stdout = -1, redirected = 1, stdout_failed_before = 0;
   if (f) {
     fflush(stdout);
+    stdout_failed_before = ferror(stdout);
     saved_stdout = dup(STDOUT_FILENO);
     redirected = saved_stdout >= 0 && dup2(fileno(f), STDOUT_FILENO) >= 0;
   }
   op_timing_output(); /* collective under MPI; only rank 0 prints */
-  if (f) {
-    fflush(stdout);
-    if (saved_stdout >= 0) dup2(saved_stdout, STDOUT_FILENO), close(saved_stdout);
-    int failed = ferror(f) | (fclose(f) != 0);
-    if (!redirected || failed)
-      op2_error(OP2_ERR_IO, "op_timing_output_2_file: writing %s failed", file_name);
-  }
+  if (!f) return OP2_OK;
+  /* The table went through stdout: its write errors are this file's (a full disk). */
+  int lost = fflush(stdout) != 0 || (ferror(stdout) && !stdout_failed_before);
+  if (lost && !stdout_failed_before) clearerr(stdout); /* the program's stdout is fine */
+  if (saved_stdout >= 0) dup2(saved_stdout, STDOUT_FILENO), close(saved_stdout);
+  int rc = close_on_root(f, "op_timing_output_2_file", file_name);
+  if (rc == OP2_OK && (!redirected || lost))
+    rc = op2_error(OP2_ERR_IO, "op_timing_output_2_file: writing %s failed", file_name);
+  return rc;
+}
+
+/* Under MPI each public call below is one collective step, so a failure on rank 0 (the writer)
+ * or any other rank is reported by every rank. */
+void op_timing_output_2_file(const char *file_name) {
+  if (op2_require_init("op_timing_output_2_file") != OP2_OK) return;
+  op2_context *ctx = op2_ctx();
+  op2_mpi_step(ctx, "op_timing_output_2_file");
+  op2_mpi_step_end(ctx, timing_to_file(ctx, file_name));
 }
 
 /* Per loop and rank: calls, seconds, plan seconds, bytes. */
 enum { FIELDS = 4 };
 
-void op_timings_to_csv(const char *file_name) {
-  op2_context *ctx = op2_ctx();
-  if (op2_require_init("op_timings_to_csv") != OP2_OK) return;
-  if (!file_name) {
-    op2_error(OP2_ERR_ARG, "op_timings_to_csv: file name is NULL");
-    return;
+static void write_csv(op2_context *ctx, FILE *f, const double *all) {
+  int n = ctx->stats.count, p = ctx->mpi.size;
+  fprintf(f,
+          "rank,thread,nranks,nthreads,count,total time,plan time,mpi time,GB used,GB total,"
+          "kernel name\n");
+  for (int i = 0; i < n; i++) {
+    const op2_loop_stats *s = ctx->stats.items[i];
+    for (int r = 0; r < p; r++) {
+      const double *row = all + ((size_t)r * n + i) * FIELDS;
+      if (row[0] <= 0) continue;
+      fprintf(f, "%d,%d,%d,%d,%.0f,%f,%f,%f,%f,%f,%s\n", r, 0, p, 1, row[0], row[1], row[2], 0.0,
+              row[3] / 1e9, row[3] / 1e9, s->name);
+    }
   }
+}
+
+static int timings_to_csv(op2_context *ctx, const char *file_name) {
+  if (!file_name) return op2_error(OP2_ERR_ARG, "op_timings_to_csv: file name is NULL");
   int n = ctx->stats.count, p = ctx->mpi.size;
   double *mine = calloc((size_t)n * FIELDS + 1, sizeof(double));
   double *all = ctx->mpi.rank == 0 ? calloc((size_t)n * FIELDS * p + 1, sizeof(double)) : NULL;
-  int have = mine && (ctx->mpi.rank != 0 || all);
-  if (p > 1) MPI_Allreduce(MPI_IN_PLACE, &have, 1, MPI_INT, MPI_MIN, ctx->mpi.comm);
-  if (!have) {
-    free(mine), free(all);
-    op2_error(OP2_ERR_MEM, "op_timings_to_csv: out of memory");
-    return;
-  }
-  for (int i = 0; i < n; i++) {
+  int rc = mine && (ctx->mpi.rank != 0 || all)
+               ? OP2_OK
+               : op2_error(OP2_ERR_MEM, "op_timings_to_csv: out of memory");
+  rc = op2_mpi_agree(ctx, rc, "op_timings_to_csv"); /* before the gather */
+  for (int i = 0; rc == OP2_OK && i < n; i++) {
     const op2_loop_stats *s = ctx->stats.items[i];
     double *row = mine + (size_t)i * FIELDS;
     row[0] = (double)s->calls, row[1] = s->seconds, row[2] = s->plan_seconds, row[3] = s->bytes;
   }
   /* Loops were created in the same order on every rank (one program). */
-  if (p > 1)
-    MPI_Gather(mine, n * FIELDS, MPI_DOUBLE, all, n * FIELDS, MPI_DOUBLE, 0, ctx->mpi.comm);
-  else
-    memcpy(all, mine, sizeof(double) * (size_t)n * FIELDS);
-  int opened;
-  FILE *f = open_on_root(ctx, "op_timings_to_csv", file_name, &opened);
-  if (f) {
-    fprintf(f,
-            "rank,thread,nranks,nthreads,count,total time,plan time,mpi time,GB used,GB total,"
-            "kernel name\n");
-    for (int i = 0; i < n; i++) {
-      const op2_loop_stats *s = ctx->stats.items[i];
-      for (int r = 0; r < p; r++) {
-        const double *row = all + ((size_t)r * n + i) * FIELDS;
-        if (row[0] <= 0) continue;
-        fprintf(f, "%d,%d,%d,%d,%.0f,%f,%f,%f,%f,%f,%s\n", r, 0, p, 1, row[0], row[1], row[2], 0.0,
-                row[3] / 1e9, row[3] / 1e9, s->name);
-      }
-    }
-    int failed = ferror(f) | (fclose(f) != 0);
-    if (failed) op2_error(OP2_ERR_IO, "op_timings_to_csv: writing %s failed", file_name);
-  }
+  if (rc == OP2_OK) rc = op2_mpi_gather_doubles(ctx, mine, n * FIELDS, all);
+  FILE *f = NULL;
+  if (rc == OP2_OK) rc = open_on_root(ctx, "op_timings_to_csv", file_name, &f);
+  if (f) write_csv(ctx, f, all);
+  if (rc == OP2_OK) rc = close_on_root(f, "op_timings_to_csv", file_name);
   free(mine), free(all);
+  return rc;
+}
+
+void op_timings_to_csv(const char *file_name) {
+  if (op2_require_init("op_timings_to_csv") != OP2_OK) return;
+  op2_context *ctx = op2_ctx();
+  op2_mpi_step(ctx, "op_timings_to_csv");
+  op2_mpi_step_end(ctx, timings_to_csv(ctx, file_name));
 }

@@ -3,20 +3,10 @@
 
 #include "op2_impl.h"
 
-static const struct {
-  const char *name;
-  size_t size;
-} types[OP2_TYPE_COUNT] = {
-    [OP2_TYPE_DOUBLE] = {"double", sizeof(double)},
-    [OP2_TYPE_FLOAT] = {"float", sizeof(float)},
-    [OP2_TYPE_INT] = {"int", sizeof(int)},
-    [OP2_TYPE_LONGLONG] = {"long long", sizeof(long long)},
-};
-
 int op2_type_parse(const char *name, op2_type *out) {
   if (!name) return OP2_ERR_ARG;
   for (int t = 0; t < OP2_TYPE_COUNT; t++) {
-    if (strcmp(name, types[t].name) == 0) {
+    if (strcmp(name, op2_type_name((op2_type)t)) == 0) {
       *out = (op2_type)t;
       return OP2_OK;
     }
@@ -26,11 +16,4 @@ int op2_type_parse(const char *name, op2_type *out) {
   if (strcmp(name, "long") == 0 && sizeof(long) == sizeof(long long))
     return *out = OP2_TYPE_LONGLONG, OP2_OK;
   return OP2_ERR_ARG;
-}
-
-size_t op2_type_size(op2_type t) {
-  return types[t].size;
-}
-const char *op2_type_name(op2_type t) {
-  return types[t].name;
 }

@@ -95,7 +95,7 @@ int main(int argc, char **argv) {
   printf("counters compiled %d disk %d refused %d\n", jc->compiles, jc->disk_hits,
          jc->disk_rejects);
   fflush(stdout);
-  if (atoi(arg_value(argc, argv, "wait", "0"))) op2_jit_wait(op2_ctx());
+  if (atoi(arg_value(argc, argv, "wait", "0"))) op2_jit_wait_all(op2_ctx());
   op_timing_output();
   fflush(stdout);
   free(edge), free(xs), free(as), free(vs);

@@ -96,6 +96,12 @@ int main(int argc, char **argv) {
   }
   EXPECT_ERROR(op_timings_to_csv("/nonexistent-dir/t.csv"),
                "op_timings_to_csv: cannot write /nonexistent-dir/t.csv");
+  /* Rank 0 opens the file but the writes fail (a full device): an error on every rank too. */
+  if (access("/dev/full", W_OK) == 0) {
+    EXPECT_ERROR(op_timings_to_csv("/dev/full"), "op_timings_to_csv: writing /dev/full failed");
+    EXPECT_ERROR(op_timing_output_2_file("/dev/full"),
+                 "op_timing_output_2_file: writing /dev/full failed");
+  }
   op_exit();
   return 0;
 }

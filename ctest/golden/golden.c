@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "test.h"
+#include "runtime/op2_impl.h"
 #include "jit/emit.h" /* the CUDA generator is built without the CUDA toolkit too */
 
 static const char *golden_dir, *scratch_dir;
@@ -64,7 +65,7 @@ static char *without_boilerplate(const char *generated) {
   char *text = strdup(generated);
   CHECK(text);
   for (int i = 0; i < 3; i++) {
-    char *tmpl = op2_template_load(op2_ctx(), boilerplate[i]);
+    char *tmpl = op2_template_load(op2_ctx()->jit_engine, boilerplate[i]);
     CHECK(tmpl);
     char *at = strstr(text, tmpl);
     if (at) {
@@ -150,17 +151,19 @@ static void check_loop(const char *name) {
   op2_loop *loop = loop_named(name);
   char file[128];
   op2_generated gen;
-  CHECK_EQ_INT(op2_codegen_c(ctx, loop, loop->key_blob, &gen), OP2_OK);
+  op2_loop_desc d;
+  op2_loop_describe(ctx, loop, &d);
+  CHECK_EQ_INT(op2_codegen_c(ctx->jit_engine, &d, loop->key_blob, &gen), OP2_OK);
   snprintf(file, sizeof file, "%s.c.golden", name);
   compare(file, gen.source.data);
   op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
   int done[4] = {0};
   for (int asked = OP2_CUDA_ATOMICS; asked <= OP2_CUDA_HIER; asked++) {
     op2_cuda_layout lay;
-    CHECK_EQ_INT(op2_cuda_layout_make(loop, asked, &lay), OP2_OK);
+    CHECK_EQ_INT(op2_cuda_layout_make(ctx->jit_engine, &d, asked, &lay), OP2_OK);
     if (done[lay.strategy]++) continue;
     lay.max_threads = 256; /* OP2_CUDA_BLOCK_SIZE's default: __launch_bounds__(256) */
-    CHECK_EQ_INT(op2_codegen_cuda(ctx, loop, loop->key_blob, &lay, &gen), OP2_OK);
+    CHECK_EQ_INT(op2_codegen_cuda(ctx->jit_engine, &d, loop->key_blob, &lay, &gen), OP2_OK);
     snprintf(file, sizeof file, "%s.%s.cu.golden", name, op2_cuda_strategy_name(lay.strategy));
     compare(file, gen.source.data);
     check_wide_indexing(file, gen.source.data);
@@ -174,7 +177,10 @@ static void check_simd(const char *name) {
   op2_loop *loop = loop_named(name);
   char file[128], why[300];
   op2_generated gen;
-  CHECK_EQ_INT(op2_codegen_c_simd(op2_ctx(), loop, loop->key_blob, &gen, why, sizeof why), OP2_OK);
+  op2_loop_desc d;
+  op2_loop_describe(op2_ctx(), loop, &d);
+  CHECK_EQ_INT(op2_codegen_c_simd(op2_ctx()->jit_engine, &d, loop->key_blob, &gen, why, sizeof why),
+               OP2_OK);
   if (why[0]) fprintf(stderr, "golden: loop %s runs no SIMD groups: %s\n", name, why);
   CHECK(why[0] == '\0');
   snprintf(file, sizeof file, "%s.simd.c.golden", name);
@@ -188,7 +194,10 @@ static void check_simd_refused(const char *name, const char *reason) {
   op2_loop *loop = loop_named(name);
   char why[300];
   op2_generated gen;
-  CHECK_EQ_INT(op2_codegen_c_simd(op2_ctx(), loop, loop->key_blob, &gen, why, sizeof why), OP2_OK);
+  op2_loop_desc d;
+  op2_loop_describe(op2_ctx(), loop, &d);
+  CHECK_EQ_INT(op2_codegen_c_simd(op2_ctx()->jit_engine, &d, loop->key_blob, &gen, why, sizeof why),
+               OP2_OK);
   if (!strstr(why, reason))
     fprintf(stderr, "golden: loop %s: expected '%s' in '%s'\n", name, reason, why);
   CHECK(strstr(why, reason) != NULL);

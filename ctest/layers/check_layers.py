@@ -2,13 +2,16 @@
 """The library's layer order, checked from its #include lines.
 
 The folders are layers: include/ (the user API) and templates/ (plain files embedded in generated
-code) below jit/ (source text -> compiled kernel), below runtime/ (the mesh, plans, execution), with
-runtime/mpi/, runtime/hdf5/ and runtime/cuda/ on top of runtime/. ALLOWED says which folder may
+code) below jit/ (loop description -> source text -> compiled kernel, through a request -> result
+API that knows nothing of the context, loops, statistics or MPI: jit/desc.h, jit/jit.h,
+jit/jit_cuda.h), below runtime/ (the mesh, plans, execution), with runtime/mpi/, runtime/hdf5/ and
+runtime/cuda/ on top of runtime/. jit/ includes nothing of runtime/. ALLOWED says which folder may
 include from which; anything else is a violation, and so is a cycle between folders. <mpi.h> may be
-included only by the folders in MPI_FACING, so a file elsewhere never depends on MPI.
+included only by the folders in MPI_FACING, so a file elsewhere never depends on MPI, and a file
+elsewhere makes no MPI call either (it asks runtime/mpi/ through runtime/distributed.h).
 
-KNOWN lists the violations that exist today and are being removed (issue 9). The check fails on any
-violation not in KNOWN, and on any KNOWN entry that no longer occurs, so the list can only shrink.
+Any violation or folder cycle fails the check (issue 9 emptied its list of known exceptions; there
+is none to add).
 
 Usage: check_layers.py SOURCE_ROOT
 """
@@ -35,14 +38,12 @@ ALLOWED = {
 }
 MPI_FACING = {"runtime/mpi", "runtime/hdf5"}
 
-KNOWN = {
-    "jit/jit.h -> runtime/op2_impl.h",
-    "jit/jit_cuda.c -> runtime/cuda/cuda.h",
-    "jit/nvrtc.c -> runtime/cuda/cuda.h",
-    "runtime/op2_impl.h -> <mpi.h>",
-}
-
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+# An MPI function called (MPI_Allreduce(...), MPI_Comm_free(...)): constants such as MPI_VERSION
+# and the library's own OP2_MPI(...) do not match.
+MPI_CALL_RE = re.compile(r"\bMPI_[A-Z][a-z_]+\s*\(")
+# Comments and string literals, removed before looking for calls (a message may name one).
+COMMENT_OR_STRING_RE = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"', re.S)
 
 
 def folder_of(rel):
@@ -82,8 +83,19 @@ def edges(root):
                     yield rel, target
 
 
+def mpi_calls(root):
+    """(file, MPI function) for every MPI call in a library file outside MPI_FACING."""
+    for rel in sources(root):
+        if folder_of(rel) in MPI_FACING:
+            continue
+        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+            code = COMMENT_OR_STRING_RE.sub(" ", f.read())
+        for name in sorted({m.group(0).rstrip("( \t\n") for m in MPI_CALL_RE.finditer(code)}):
+            yield rel, name
+
+
 def violations(root):
-    found = set()
+    found = {f"{src} calls {name}" for src, name in mpi_calls(root)}
     graph = {}
     for src, dst in edges(root):
         a = folder_of(src)
@@ -120,33 +132,14 @@ def main():
     if len(sys.argv) != 2:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
-    root = sys.argv[1]
-    found, graph = violations(root)
-    new = sorted(found - KNOWN)
-    gone = sorted(KNOWN - found)
-    for v in new:
+    found, graph = violations(sys.argv[1])
+    for v in sorted(found):
         print(f"layer violation: {v}")
-    for v in gone:
-        print(f"fixed, remove from KNOWN in {os.path.basename(__file__)}: {v}")
     cycles = folder_cycles(graph)
-    known_cycles = folder_cycles_of_known(root, graph)
-    for c in sorted(cycles - known_cycles):
+    for c in sorted(cycles):
         print(f"folder on an include cycle: {c}")
-    bad = bool(new or gone or (cycles - known_cycles))
-    print(f"{len(found)} known violations left, {len(new)} new, {len(gone)} fixed but still listed")
-    return 1 if bad else 0
-
-
-def folder_cycles_of_known(root, graph):
-    """Folders on cycles made only because of KNOWN edges (they disappear as KNOWN shrinks)."""
-    clean = {}
-    for src, dst in edges(root):
-        if dst == "<mpi.h>" or f"{src} -> {dst}" in KNOWN:
-            continue
-        a, b = folder_of(src), folder_of(dst)
-        if a != b:
-            clean.setdefault(a, set()).add(b)
-    return folder_cycles(graph) - folder_cycles(clean)
+    print(f"{len(found)} violations, {len(cycles)} folders on include cycles")
+    return 1 if found or cycles else 0
 
 
 if __name__ == "__main__":

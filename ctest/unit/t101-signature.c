@@ -2,6 +2,7 @@
  * (kernel text, dims, access modes, constant values, compiler flags) and nothing else (dat names,
  * set sizes), and equal keys share one compiled kernel. */
 #include "test.h"
+#include "runtime/op2_impl.h"
 #include "jit/jit.h"
 
 static const char *copy_src = "void copy(const double *a, double *b) { b[0] = a[0] * scale; }\n";
@@ -97,7 +98,9 @@ int main(int argc, char **argv) {
   /* The generated source carries the signature in words and the constant as an exact literal. */
   op2_loop *l = ctx->loops.items[0];
   op2_generated gen_src;
-  CHECK_EQ_INT(op2_codegen_c(ctx, l, copy_src, &gen_src), OP2_OK);
+  op2_loop_desc d;
+  op2_loop_describe(ctx, l, &d);
+  CHECK_EQ_INT(op2_codegen_c(ctx->jit_engine, &d, copy_src, &gen_src), OP2_OK);
   CHECK_CONTAINS(gen_src.source.data, "loop copy, target c");
   CHECK_CONTAINS(gen_src.source.data, "arg 0: dat 0 double[1] OP_READ direct");
   CHECK_CONTAINS(gen_src.source.data, "arg 1: dat 1 double[1] OP_WRITE direct");

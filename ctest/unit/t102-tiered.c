@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "runtime/op2_impl.h"
 #include "jit/jit.h"
 
 static const char *axpy_src =
@@ -43,7 +44,7 @@ static void run(const char *cache_dir, const char *jit, const char *cc, const ch
     op_fetch_data(dy, y);
     CHECK(memcmp(y, expect, sizeof y) == 0); /* both tiers compute bit for bit the same */
     CHECK_NEAR(sum, expect_sum, 1e-12);
-    if (wait_between) op2_jit_wait(ctx);
+    if (wait_between) op2_jit_wait_all(ctx);
   }
   op_exit();
 }

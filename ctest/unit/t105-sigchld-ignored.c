@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "runtime/op2_impl.h"
 #include "jit/jit.h"
 
 static const char *scale_src =
@@ -46,7 +47,7 @@ static op2_tier_id run(const char *cache_dir, const char *jit, int calls, char *
       expect_sum += y[i];
     }
     CHECK_NEAR(sum, expect_sum, 1e-12);
-    op2_jit_wait(ctx);
+    op2_jit_wait_all(ctx);
   }
   op_exit();
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "runtime/op2_impl.h"
 #include "jit/jit.h"
 
 static const char *dt_axpy_src =
@@ -97,7 +98,7 @@ int main(void) {
   op2_loop *scaled = ctx->loops.items[ctx->loops.count - 1];
   if (scaled->kernel->source_path)
     CHECK(strstr(read_text(scaled->kernel->source_path), "static const double scale = ") != NULL);
-  op2_jit_wait(ctx);
+  op2_jit_wait_all(ctx);
   int objects = count_objects(cache) - objects_before;
   op_exit();
   /* written by this process: dt_axpy's kernels in up to two tiers (TinyCC, optimised), and the

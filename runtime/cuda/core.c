@@ -13,6 +13,7 @@
 #include <xxhash.h>
 
 #include "cuda.h"
+#include "../distributed.h"
 
 typedef struct dev_buf {
   CUdeviceptr ptr;
@@ -306,7 +307,8 @@ static int module_for(op2_context *ctx, op2_cuda_state *st, const char *name, op
     for (char *save = NULL, *a = strtok_r(archs, ", ", &save); a && rc == OP2_OK;
          a = strtok_r(NULL, ", ", &save)) {
       op2_cuda_binary vb;
-      rc = op2_cuda_obtain_cubin(ctx, &st->counters, name, &gen, a, ptxas[0] != 0, &vb);
+      rc = op2_jit_report(ctx, op2_cuda_obtain_cubin(ctx->jit_engine, &st->counters, ptxas, name,
+                                                     &gen, a, ptxas[0] != 0, &vb));
       char *log = NULL;
       if (rc == OP2_OK && ptxas[0] && op2_ptxas_check(ptxas, vb.ptx, vb.ptx_len, a, &log) != 0)
         rc = op2_error(OP2_ERR_JIT, "op_par_loop '%s': ptxas rejects the PTX for %s:\n%s", name, a,
@@ -315,12 +317,15 @@ static int module_for(op2_context *ctx, op2_cuda_state *st, const char *name, op
       op2_cuda_binary_clear(&vb);
     }
     if (rc == OP2_OK)
-      rc = op2_cuda_obtain_emu(ctx, &st->counters, name, &gen, st->emu_tcc, &m->emu);
+      rc = op2_jit_report(ctx, op2_cuda_obtain_emu(ctx->jit_engine, &st->counters, name, &gen,
+                                                   st->emu_tcc, &m->emu));
     m->image.entry = m->emu.entry;
     image = &m->image;
   } else {
     /* the PTX too: the driver can compile it for a device its CUBIN does not run on */
-    rc = op2_cuda_obtain_cubin(ctx, &st->counters, name, &gen, st->arch, 1, &bin);
+    rc = op2_jit_report(
+        ctx, op2_cuda_obtain_cubin(ctx->jit_engine, &st->counters, ctx->opt.cuda_ptxas, name, &gen,
+                                   st->arch, 1, &bin));
     image = bin.image;
   }
   op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
@@ -358,7 +363,9 @@ static int loop_module(op2_context *ctx, op2_cuda_state *st, const op2_loop *loo
                        const op2_cuda_layout *lay, cuda_module **out) {
   op2_generated gen;
   /* loop.c keeps the kernel text at the start of the shape key (NUL-terminated). */
-  OP2_CALL(op2_codegen_cuda(ctx, loop, loop->key_blob, lay, &gen));
+  op2_loop_desc d;
+  op2_loop_describe(ctx, loop, &d);
+  OP2_CALL(op2_jit_report(ctx, op2_codegen_cuda(ctx->jit_engine, &d, loop->key_blob, lay, &gen)));
   int known = st->modules.count, refused = st->counters.disk_rejects;
   OP2_CALL(module_for(ctx, st, loop->name, &gen, out));
   /* What op_timing_output reports: one kernel per loop module, compiled or from the disk cache
@@ -375,7 +382,9 @@ static int loop_module(op2_context *ctx, op2_cuda_state *st, const op2_loop *loo
 int op2_cuda_prepare(op2_context *ctx, op2_loop *loop) {
   op2_cuda_state *st = state(ctx);
   op2_cuda_layout lay;
-  OP2_CALL(op2_cuda_layout_make(loop, st->asked, &lay));
+  op2_loop_desc d;
+  op2_loop_describe(ctx, loop, &d);
+  OP2_CALL(op2_jit_report(ctx, op2_cuda_layout_make(ctx->jit_engine, &d, st->asked, &lay)));
   lay.max_threads = st->block_size;
   cuda_module **m = (cuda_module **)&loop->backend_kernel;
   if (ctx->mpi.node_size < 2) return loop_module(ctx, st, loop, &lay, m);
@@ -384,8 +393,10 @@ int op2_cuda_prepare(op2_context *ctx, op2_loop *loop) {
    * themselves and so report the same error). Every rank of the node comes here for every new
    * loop shape, in the same order. */
   int rc = ctx->mpi.node_rank == 0 ? loop_module(ctx, st, loop, &lay, m) : OP2_OK;
-  MPI_Barrier(ctx->mpi.node_comm);
-  return ctx->mpi.node_rank == 0 ? rc : loop_module(ctx, st, loop, &lay, m);
+  int waited = op2_mpi_node_wait(ctx);
+  if (ctx->mpi.node_rank == 0) return rc != OP2_OK ? rc : waited;
+  OP2_CALL(waited);
+  return loop_module(ctx, st, loop, &lay, m);
 }
 
 static int upload_plan(op2_cuda_state *st, cuda_loop *cl) {
@@ -409,7 +420,9 @@ static int upload_plan(op2_cuda_state *st, cuda_loop *cl) {
 static int setup_loop(op2_context *ctx, op2_cuda_state *st, cuda_loop *cl, int begin, int end) {
   const op2_loop *loop = cl->loop;
   double t0 = op2_wall_seconds();
-  OP2_CALL(op2_cuda_layout_make(loop, st->asked, &cl->lay));
+  op2_loop_desc d;
+  op2_loop_describe(ctx, loop, &d);
+  OP2_CALL(op2_jit_report(ctx, op2_cuda_layout_make(ctx->jit_engine, &d, st->asked, &cl->lay)));
   cl->lay.max_threads = st->block_size;
   if (cl->lay.why[0]) op2_diag(1, "cuda backend, loop '%s': %s", loop->name, cl->lay.why);
   cl->mod = loop->backend_kernel; /* prepare built it under the same layout */
@@ -715,7 +728,7 @@ static int gather_kernel_for(op2_context *ctx, op2_cuda_state *st, size_t row_by
   if (!g) return op2_error(OP2_ERR_MEM, "halo exchange: out of memory");
   st->gathers = g;
   op2_generated gen;
-  OP2_CALL(op2_codegen_cuda_halo_gather(ctx, row_bytes, &gen));
+  OP2_CALL(op2_jit_report(ctx, op2_codegen_cuda_halo_gather(ctx->jit_engine, row_bytes, &gen)));
   OP2_CALL(module_for(ctx, st, "op2_halo_gather", &gen, out));
   st->gathers[st->ngathers++] = (gather_kernel){row_bytes, *out};
   return OP2_OK;

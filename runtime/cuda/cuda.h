@@ -10,6 +10,7 @@
 #include "../op2_impl.h"
 #include "../../jit/jit.h"
 #include "../../jit/emit.h"
+#include "../../jit/jit_cuda.h"
 #include "../../templates/cuda/params.h"
 #include "../../templates/cuda/emu_env.h"
 
@@ -51,56 +52,7 @@ void op2_cuda_use_driver(const op2_cu_api *api);
 
 /* How a loop runs on the GPU (strategies, layouts, generated sources): jit/emit.h. */
 
-/* ---- compiling (nvrtc.c, jit_cuda.c) ----
- * Every CUDA build (NVRTC verification builds of the emulator included) is counted in the
- * backend's own op2_jit_counters; the context's counters, which op_timing_output prints, count
- * one kernel per loop module. No C kernel is built for loops under a CUDA backend. */
-void op2_nvrtc_identity(char *out, size_t len); /* "nvrtc MAJOR.MINOR" */
-/* NVRTC's options for `arch` (e.g. "sm_90"): the one list that the compile receives and that,
- * as `text`, goes into the cache key and the manifest. */
-typedef struct op2_nvrtc_options {
-  char arch_opt[64];
-  const char *argv[8];
-  int argc;
-  char text[256];
-} op2_nvrtc_options;
-void op2_nvrtc_options_for(const char *arch, op2_nvrtc_options *o);
-/* CUBIN and PTX. The compiler's messages go to *log (malloc'ed). */
-int op2_nvrtc_compile(const char *source, size_t len, const char *name, const op2_nvrtc_options *o,
-                      char **cubin, size_t *cubin_len, char **ptx, size_t *ptx_len, char **log);
-/* Assembles PTX with the ptxas binary for `arch`; 0 when it succeeds. */
-int op2_ptxas_check(const char *ptxas, const char *ptx, size_t len, const char *arch, char **log);
-/* What op2_cuda_kernel uses, from op2_ptxas_check's log, as one line for the manifest. */
-int op2_ptxas_resources(const char *log, const char *arch, char *out, size_t len);
-
-typedef struct op2_cuda_binary {
-  char *image; /* the CUBIN */
-  size_t len;
-  char *ptx; /* its PTX, when asked for */
-  size_t ptx_len;
-  int from_disk;
-  double compile_ms;
-  char *source_path; /* the .cu in the cache, or NULL */
-} op2_cuda_binary;
-/* The CUBIN of generated source for `arch`: the disk cache entry NAME-HASH16/{NAME.cu, NAME.cubin,
- * NAME.ptx, manifest.json} when sound, else NVRTC (stored there when the cache allows). */
-int op2_cuda_obtain_cubin(op2_context *ctx, op2_jit_counters *cnt, const char *name,
-                          const op2_generated *gen, const char *arch, int want_ptx,
-                          op2_cuda_binary *out);
-void op2_cuda_binary_clear(op2_cuda_binary *b);
-
-/* The emulator's build of generated source: C (templates/c/prelude.h, cuda/emu_env.h, cuda/emu.h,
- * the .cu text, cuda/emu_entry.c) compiled by the system compiler (or TinyCC with
- * OP2_JIT=tcc) through the same cache. *entry is its op2_loop. */
-typedef struct op2_cuda_emu_build {
-  op2_kernel_fn entry;
-  void *dl_handle, *tcc_state;
-  int from_disk;
-  double compile_ms;
-} op2_cuda_emu_build;
-int op2_cuda_obtain_emu(op2_context *ctx, op2_jit_counters *cnt, const char *name,
-                        const op2_generated *gen, int use_tcc, op2_cuda_emu_build *out);
-void op2_cuda_emu_build_release(op2_cuda_emu_build *b);
+/* Compiling (NVRTC, the cache, the emulator's C build): jit/jit_cuda.h. */
 
 /* ---- plans for the GPU (plan_cuda.c) ---- */
 typedef struct op2_cuda_plan {

@@ -8,13 +8,14 @@
 int op2_h5_ranks(int *rank) {
   const op2_context *ctx = op2_ctx();
   /* A context that never went through op2_mpi_init has size 0: treat it as one process. */
-  int size = ctx->mpi.size > 1 && ctx->mpi.comm != MPI_COMM_NULL ? ctx->mpi.size : 1;
+  int size = ctx->mpi.size > 1 && ctx->mpi.comms ? ctx->mpi.size : 1;
   if (rank) *rank = size > 1 ? ctx->mpi.rank : 0;
   return size;
 }
 
 MPI_Comm op2_h5_comm(void) {
-  return op2_ctx()->mpi.comm;
+  const op2_context *ctx = op2_ctx();
+  return ctx->mpi.comms ? op2_comm(ctx) : MPI_COMM_NULL;
 }
 
 int op2_h5_agree(int status) {

@@ -45,7 +45,7 @@ int op2_mpi_agree_on(op2_context *ctx, int status, const uint64_t key[2], const 
                                                  : (unsigned long long)m->rank,
                                 key[0], key[1], ~key[0], ~key[1]},
                      all[5];
-  int rc = OP2_MPI(MPI_Allreduce(mine, all, 5, MPI_UNSIGNED_LONG_LONG, MPI_MIN, m->comm));
+  int rc = OP2_MPI(MPI_Allreduce(mine, all, 5, MPI_UNSIGNED_LONG_LONG, MPI_MIN, op2_comm(ctx)));
   int first = rc == OP2_OK ? (int)all[0] : m->size;
   if (first < m->size) { /* the lowest failed rank speaks for all: its code and message */
     struct {
@@ -53,7 +53,7 @@ int op2_mpi_agree_on(op2_context *ctx, int status, const uint64_t key[2], const 
       char message[sizeof ctx->last_error];
     } failed = {.code = status, .message = ""};
     if (m->rank == first) memcpy(failed.message, ctx->last_error, sizeof failed.message);
-    rc = OP2_MPI(MPI_Bcast(&failed, (int)sizeof failed, MPI_BYTE, first, m->comm));
+    rc = OP2_MPI(MPI_Bcast(&failed, (int)sizeof failed, MPI_BYTE, first, op2_comm(ctx)));
     if (rc == OP2_OK && status == OP2_OK) {
       failed.message[sizeof failed.message - 1] = '\0';
       rc = op2_error(failed.code, "rank %d failed in %s: %s", first, what, failed.message);

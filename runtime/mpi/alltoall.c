@@ -8,7 +8,7 @@
 
 int op2_alltoallv(op2_context *ctx, int status, const void *send, const int *send_counts,
                   size_t item_bytes, void **recv, int *recv_counts, long *nrecv) {
-  MPI_Comm comm = ctx->mpi.comm;
+  MPI_Comm comm = op2_comm(ctx);
   int p = ctx->mpi.size;
   *recv = NULL;
   *nrecv = 0;

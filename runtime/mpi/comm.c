@@ -22,7 +22,6 @@ static void finalize_at_exit(void) {
 
 int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi) {
   op2_mpi *m = &ctx->mpi;
-  m->comm = m->node_comm = MPI_COMM_NULL;
   m->rank = m->node_rank = 0;
   m->size = m->node_size = 1;
   int initialised = 0;
@@ -34,6 +33,11 @@ int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi
   if (finalized)
     return op2_error(OP2_ERR_STATE,
                      "op_init: MPI was finalised by an earlier op_exit and cannot start again");
+  /* kept when an earlier op_init failed without op_exit */
+  if (!m->comms && !(m->comms = malloc(sizeof *m->comms)))
+    return op2_error(OP2_ERR_MEM, "op_init: out of memory");
+  struct op2_mpi_comms *c = m->comms;
+  *c = (struct op2_mpi_comms){.comm = MPI_COMM_NULL, .node_comm = MPI_COMM_NULL};
   if (!initialised) {
     int provided;
     /* Only the calling thread talks to MPI (OpenMP workers and the compile thread never do). */
@@ -46,16 +50,16 @@ int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi
   }
   /* Errors come back as codes (checked by OP2_MPI) instead of aborting the job, so a failure
    * reaches the program's error handler and the other ranks (op2_mpi_agree). */
-  OP2_CALL(OP2_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &m->comm)));
+  OP2_CALL(OP2_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c->comm)));
   m->has_comms = 1;
-  OP2_CALL(OP2_MPI(MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN)));
-  OP2_CALL(OP2_MPI(MPI_Comm_rank(m->comm, &m->rank)));
-  OP2_CALL(OP2_MPI(MPI_Comm_size(m->comm, &m->size)));
+  OP2_CALL(OP2_MPI(MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN)));
+  OP2_CALL(OP2_MPI(MPI_Comm_rank(c->comm, &m->rank)));
+  OP2_CALL(OP2_MPI(MPI_Comm_size(c->comm, &m->size)));
   OP2_CALL(OP2_MPI(
-      MPI_Comm_split_type(m->comm, MPI_COMM_TYPE_SHARED, m->rank, MPI_INFO_NULL, &m->node_comm)));
-  OP2_CALL(OP2_MPI(MPI_Comm_set_errhandler(m->node_comm, MPI_ERRORS_RETURN)));
-  OP2_CALL(OP2_MPI(MPI_Comm_rank(m->node_comm, &m->node_rank)));
-  OP2_CALL(OP2_MPI(MPI_Comm_size(m->node_comm, &m->node_size)));
+      MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, m->rank, MPI_INFO_NULL, &c->node_comm)));
+  OP2_CALL(OP2_MPI(MPI_Comm_set_errhandler(c->node_comm, MPI_ERRORS_RETURN)));
+  OP2_CALL(OP2_MPI(MPI_Comm_rank(c->node_comm, &m->node_rank)));
+  OP2_CALL(OP2_MPI(MPI_Comm_size(c->node_comm, &m->node_size)));
   return OP2_OK;
 }
 
@@ -63,14 +67,15 @@ void op2_mpi_finalize(op2_context *ctx) {
   op2_mpi *m = &ctx->mpi;
   if (m->has_comms) op2_mpi_node_finish(ctx);
   if (m->has_comms) { /* nothing to do about a failure here but say so */
-    if (m->node_comm != MPI_COMM_NULL) OP2_MPI(MPI_Comm_free(&m->node_comm));
-    OP2_MPI(MPI_Comm_free(&m->comm));
+    if (m->comms->node_comm != MPI_COMM_NULL) OP2_MPI(MPI_Comm_free(&m->comms->node_comm));
+    OP2_MPI(MPI_Comm_free(&m->comms->comm));
     m->has_comms = 0;
   }
+  free(m->comms);
+  m->comms = NULL;
   if (m->we_initialised) {
     int finalized = 0;
     if (OP2_MPI(MPI_Finalized(&finalized)) == OP2_OK && !finalized) OP2_MPI(MPI_Finalize());
   }
-  m->comm = m->node_comm = MPI_COMM_NULL;
   m->we_initialised = 0;
 }

@@ -30,16 +30,16 @@ static int declared_everywhere(op2_context *ctx, int *everywhere) {
     op_dat d = ctx->dats.items[i];
     h[k++] = XXH3_64bits(d->data, d->elem_bytes * (size_t)d->set->size);
   }
-  int rc = OP2_MPI(MPI_Allreduce(h, h + n, n, MPI_UNSIGNED_LONG_LONG, MPI_BAND, ctx->mpi.comm));
+  int rc = OP2_MPI(MPI_Allreduce(h, h + n, n, MPI_UNSIGNED_LONG_LONG, MPI_BAND, op2_comm(ctx)));
   int same = 1;
   for (int i = 0; i < n; i++) same &= h[i] == h[n + i];
   /* AND equals every value only if all agree... confirm with OR as well */
   if (rc == OP2_OK)
-    rc = OP2_MPI(MPI_Allreduce(h, h + n, n, MPI_UNSIGNED_LONG_LONG, MPI_BOR, ctx->mpi.comm));
+    rc = OP2_MPI(MPI_Allreduce(h, h + n, n, MPI_UNSIGNED_LONG_LONG, MPI_BOR, op2_comm(ctx)));
   for (int i = 0; i < n; i++) same &= h[i] == h[n + i];
   free(h);
   int all = same;
-  if (rc == OP2_OK) rc = OP2_MPI(MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, ctx->mpi.comm));
+  if (rc == OP2_OK) rc = OP2_MPI(MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, op2_comm(ctx)));
   *everywhere = all && ctx->sets.count > 0;
   return rc;
 }
@@ -89,7 +89,7 @@ static int holders_init(op2_context *ctx, holders *h) {
   for (int s = 0; s < ns; s++) {
     op_set set = ctx->sets.items[s];
     long *f = h->first + (size_t)s * (p + 1);
-    OP2_CALL(OP2_MPI(MPI_Allgather(&set->decl_first, 1, MPI_LONG, f, 1, MPI_LONG, ctx->mpi.comm)));
+    OP2_CALL(OP2_MPI(MPI_Allgather(&set->decl_first, 1, MPI_LONG, f, 1, MPI_LONG, op2_comm(ctx))));
     f[p] = set->global_size;
   }
   return OP2_OK;
@@ -303,12 +303,12 @@ static int partition_owners(op2_context *ctx, const holders *h, const char *lib,
     /* every rank must enter the collectives below, or none */
     rc = op2_mpi_agree(ctx, rc, "partitioning");
     if (rc == OP2_OK &&
-        op2_ptscotch_kway(ctx->mpi.comm, prime->size, vtxdist, xadj, adjncy, ctx->mpi.size,
+        op2_ptscotch_kway(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy, ctx->mpi.size,
                           ctx->opt.ptscotch_check, part, &q, err, sizeof err) != 0)
       rc = op2_error(OP2_ERR_STATE, "op_partition PTSCOTCH on set '%s': %s", prime->name, err);
     rc = op2_mpi_agree(ctx, rc, "partitioning");
     for (int v = 0; rc == OP2_OK && v < prime->size; v++) block[v] = me;
-    if (rc == OP2_OK && op2_partition_quality_of(ctx->mpi.comm, prime->size, vtxdist, xadj, adjncy,
+    if (rc == OP2_OK && op2_partition_quality_of(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy,
                                                  ctx->mpi.size, block, &qb) != 0)
       qb.edge_cut = -1;
     free(xadj), free(adjncy), free(block);
@@ -461,8 +461,8 @@ static int report(op2_context *ctx, const char *lib, double t0) {
   for (int s = 0; s < ctx->sets.count && ctx->opt.diags >= 1; s++) {
     op_set set = ctx->sets.items[s];
     long mine[4] = {set->size, set->core_size, set->exec_size, set->nonexec_size}, sum[4], max[4];
-    OP2_CALL(OP2_MPI(MPI_Reduce(mine, sum, 4, MPI_LONG, MPI_SUM, 0, ctx->mpi.comm)));
-    OP2_CALL(OP2_MPI(MPI_Reduce(mine, max, 4, MPI_LONG, MPI_MAX, 0, ctx->mpi.comm)));
+    OP2_CALL(OP2_MPI(MPI_Reduce(mine, sum, 4, MPI_LONG, MPI_SUM, 0, op2_comm(ctx))));
+    OP2_CALL(OP2_MPI(MPI_Reduce(mine, max, 4, MPI_LONG, MPI_MAX, 0, op2_comm(ctx))));
     if (ctx->mpi.rank == 0)
       op2_diag(1,
                "set '%s': owned max %ld (imbalance %.3f), core %ld, exec halo %ld, non-exec "

@@ -67,12 +67,12 @@ static void empty_messages(op2_context *ctx, const op2_halo *h, int tag) {
     int imp = neighbour_slot(&h->imp_exec, q) >= 0 || neighbour_slot(&h->imp_nonexec, q) >= 0;
     char none;
     if (exp && imp)
-      MPI_Sendrecv(&none, 0, MPI_BYTE, q, tag, &none, 0, MPI_BYTE, q, tag, ctx->mpi.comm,
+      MPI_Sendrecv(&none, 0, MPI_BYTE, q, tag, &none, 0, MPI_BYTE, q, tag, op2_comm(ctx),
                    MPI_STATUS_IGNORE); /* a longer message is cut short: that error is expected */
     else if (exp)
-      MPI_Send(&none, 0, MPI_BYTE, q, tag, ctx->mpi.comm);
+      MPI_Send(&none, 0, MPI_BYTE, q, tag, op2_comm(ctx));
     else if (imp)
-      MPI_Recv(&none, 0, MPI_BYTE, q, tag, ctx->mpi.comm, MPI_STATUS_IGNORE);
+      MPI_Recv(&none, 0, MPI_BYTE, q, tag, op2_comm(ctx), MPI_STATUS_IGNORE);
   }
 }
 
@@ -107,7 +107,7 @@ static int begin_one(op2_context *ctx, const char *loop, op_dat d, pending *pd, 
     if (a < 0 && b < 0) continue;
     int rows = slot_rows(&h->imp_exec, a) + slot_rows(&h->imp_nonexec, b);
     int r = OP2_MPI(MPI_Irecv(pd->recvbuf + at * eb, (int)(rows * eb), MPI_BYTE, q, tag,
-                              ctx->mpi.comm, &pd->req[pd->nrecv]));
+                              op2_comm(ctx), &pd->req[pd->nrecv]));
     if (r == OP2_OK) pd->nrecv++;
     if (rc == OP2_OK) rc = r;
     at += (size_t)rows;
@@ -130,7 +130,7 @@ static int begin_one(op2_context *ctx, const char *loop, op_dat d, pending *pd, 
     if (a < 0 && b < 0) continue;
     size_t rows = (size_t)(slot_rows(&h->exp_exec, a) + slot_rows(&h->exp_nonexec, b));
     int r = OP2_MPI(MPI_Isend(pd->sendbuf + at * eb, (int)(rows * eb), MPI_BYTE, q, tag,
-                              ctx->mpi.comm, &pd->req[pd->nrecv + pd->nsend]));
+                              op2_comm(ctx), &pd->req[pd->nrecv + pd->nsend]));
     if (r == OP2_OK) pd->nsend++;
     if (rc == OP2_OK) rc = r;
     at += rows;

@@ -26,7 +26,7 @@ static int redistribute(op2_context *ctx, op_dat dat, long first, long count,
     rc = op2_mpi_agree(ctx, rc, "a fetch of dat values");
     long mine[2] = {first, count};
     if (rc == OP2_OK)
-      rc = OP2_MPI(MPI_Allgather(mine, 2, MPI_LONG, ranges, 2, MPI_LONG, ctx->mpi.comm));
+      rc = OP2_MPI(MPI_Allgather(mine, 2, MPI_LONG, ranges, 2, MPI_LONG, op2_comm(ctx)));
   }
   long m = 0; /* rows to send: each row once per rank that wants it */
   for (long e = 0; rc == OP2_OK && e < n; e++) {

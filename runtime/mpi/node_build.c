@@ -29,7 +29,7 @@ static int is_follower(const op2_context *ctx) {
 }
 
 void op2_mpi_node_init(op2_context *ctx) {
-  op2_jit_follow_node(ctx, is_follower(ctx));
+  op2_jit_follow_node(ctx->jit_engine, is_follower(ctx));
 }
 
 static struct op2_node_msg *add(op2_mpi *m, op2_kernel *k, int tag, int ctx_is_follower) {
@@ -49,6 +49,7 @@ static struct op2_node_msg *add(op2_mpi *m, op2_kernel *k, int tag, int ctx_is_f
 /* The builder's word on one kernel, to every follower of the machine. */
 static int publish(op2_context *ctx, struct op2_node_msg *msg, int ok) {
   op2_mpi *m = &ctx->mpi;
+  struct op2_mpi_comms *c = m->comms;
   if (ok && op2_fault(ctx, "node-build")) {
     op2_diag(1, "optimising compile of '%s' failed (failure injected by OP2_FAULT)",
              msg->kernel ? msg->kernel->name : "?");
@@ -56,11 +57,11 @@ static int publish(op2_context *ctx, struct op2_node_msg *msg, int ok) {
   }
   msg->kernel = NULL;
   for (int q = 1; q < m->node_size; q++) {
-    MPI_Request *r = realloc(m->node_sends, sizeof *r * ((size_t)m->node_nsends + 1));
+    MPI_Request *r = realloc(c->node_sends, sizeof *r * ((size_t)m->node_nsends + 1));
     if (!r) return op2_error(OP2_ERR_MEM, "sharing optimised builds: out of memory");
-    m->node_sends = r;
-    OP2_CALL(OP2_MPI(MPI_Isend(ok ? &built : &not_built, 1, MPI_INT, q, msg->tag, m->node_comm,
-                               &m->node_sends[m->node_nsends])));
+    c->node_sends = r;
+    OP2_CALL(OP2_MPI(MPI_Isend(ok ? &built : &not_built, 1, MPI_INT, q, msg->tag, c->node_comm,
+                               &c->node_sends[m->node_nsends])));
     m->node_nsends++;
   }
   return OP2_OK;
@@ -74,7 +75,7 @@ int op2_mpi_node_kernel(op2_context *ctx, op2_kernel *k) {
   if (!msg) return op2_error(OP2_ERR_MEM, "sharing optimised builds: out of memory");
   if (is_builder(ctx)) /* no background build: the outcome is known now */
     return k->job ? OP2_OK : publish(ctx, msg, k->tier == OP2_TIER_CC);
-  return OP2_MPI(MPI_Irecv(msg->outcome, 1, MPI_INT, 0, tag, m->node_comm, &msg->request));
+  return OP2_MPI(MPI_Irecv(msg->outcome, 1, MPI_INT, 0, tag, m->comms->node_comm, &msg->request));
 }
 
 static int follower_progress(op2_context *ctx, struct op2_node_msg *msg) {
@@ -88,7 +89,7 @@ static int follower_progress(op2_context *ctx, struct op2_node_msg *msg) {
   msg->outcome = NULL;
   if (!k->awaiting_peer) return OP2_OK; /* it found its optimised code itself */
   if (outcome) {
-    op2_jit_load_node_build(ctx, k);
+    op2_jit_load_node_build(ctx->jit_engine, k);
   } else {
     k->awaiting_peer = false;
     op2_diag(1, "kernel '%s': this machine's optimised build failed: staying on TinyCC code",
@@ -102,7 +103,7 @@ int op2_mpi_node_progress(op2_context *ctx) {
   int rc = OP2_OK, kept = 0;
   for (int i = 0; i < ctx->kernels.count; i++) { /* this process's own background builds */
     op2_kernel *k = ctx->kernels.items[i];
-    if (k->job) op2_jit_poll(ctx, k);
+    if (k->job) op2_jit_poll_kernel(ctx, k);
   }
   for (int i = 0; i < m->node_count; i++) {
     struct op2_node_msg *msg = &m->node_msgs[i];
@@ -119,6 +120,7 @@ int op2_mpi_node_progress(op2_context *ctx) {
 
 void op2_mpi_node_finish(op2_context *ctx) {
   op2_mpi *m = &ctx->mpi;
+  struct op2_mpi_comms *c = m->comms;
   for (int i = 0; i < m->node_count; i++) {
     struct op2_node_msg *msg = &m->node_msgs[i];
     if (is_builder(ctx)) { /* builds dropped at exit: followers learn they will not come */
@@ -132,8 +134,13 @@ void op2_mpi_node_finish(op2_context *ctx) {
     }
     free(msg->outcome);
   }
-  if (m->node_nsends) OP2_MPI(MPI_Waitall(m->node_nsends, m->node_sends, MPI_STATUSES_IGNORE));
-  free(m->node_msgs), free(m->node_sends);
-  m->node_msgs = NULL, m->node_sends = NULL;
+  if (m->node_nsends) OP2_MPI(MPI_Waitall(m->node_nsends, c->node_sends, MPI_STATUSES_IGNORE));
+  free(m->node_msgs), free(c->node_sends);
+  m->node_msgs = NULL, c->node_sends = NULL;
   m->node_count = m->node_cap = m->node_nsends = m->node_kernels = 0;
+}
+
+int op2_mpi_node_wait(op2_context *ctx) {
+  if (ctx->mpi.node_size < 2) return OP2_OK;
+  return OP2_MPI(MPI_Barrier(ctx->mpi.comms->node_comm));
 }

@@ -3,8 +3,23 @@
 #ifndef OP2_MPI_H
 #define OP2_MPI_H
 
+#include <mpi.h>
+
 #include "../op2_impl.h"
 #include "../distributed.h"
+
+/* The context's MPI objects (ctx->mpi.comms): allocated by op2_mpi_init when MPI starts, so a
+ * program that never touches MPI has none; freed by op2_mpi_finalize. */
+struct op2_mpi_comms {
+  MPI_Comm comm;           /* duplicate of MPI_COMM_WORLD */
+  MPI_Comm node_comm;      /* ranks sharing this machine (one optimised compile per node) */
+  MPI_Request *node_sends; /* the node builder's sends, ctx->mpi.node_nsends (node_build.c) */
+};
+
+/* The library's communicator; only while MPI is started. */
+static inline MPI_Comm op2_comm(const op2_context *ctx) {
+  return ctx->mpi.comms->comm;
+}
 
 static inline int op2_mpi_active(const op2_context *ctx) {
   return ctx->mpi.size > 1;

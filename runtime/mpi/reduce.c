@@ -1,16 +1,33 @@
-/* The reductions over ranks that runtime/ asks for (declared in runtime/distributed.h), so that
- * runtime/ itself makes no MPI call. */
+/* The collectives over ranks that runtime/ asks for (declared in runtime/distributed.h), so that
+ * runtime/ itself makes no MPI call. Each is a raw collective: the caller agrees on success
+ * first (op2_mpi_agree), as every rank must reach it. */
+#include <string.h>
+
 #include "op2_mpi.h"
 
 int op2_mpi_reduce_max_sum(op2_context *ctx, const double *mine, double *max, double *sum, int n) {
-  int rc = OP2_MPI(MPI_Reduce(mine, max, n, MPI_DOUBLE, MPI_MAX, 0, ctx->mpi.comm));
-  if (rc == OP2_OK) rc = OP2_MPI(MPI_Reduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, 0, ctx->mpi.comm));
+  if (ctx->mpi.size < 2) { /* never touches MPI in a program that does not use it */
+    memcpy(max, mine, sizeof *mine * (size_t)n);
+    if (sum) memcpy(sum, mine, sizeof *mine * (size_t)n);
+    return OP2_OK;
+  }
+  int rc = OP2_MPI(MPI_Reduce(mine, max, n, MPI_DOUBLE, MPI_MAX, 0, op2_comm(ctx)));
+  if (rc == OP2_OK && sum)
+    rc = OP2_MPI(MPI_Reduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, 0, op2_comm(ctx)));
   return rc;
 }
 
+int op2_mpi_gather_doubles(op2_context *ctx, const double *mine, int n, double *all) {
+  if (ctx->mpi.size < 2) {
+    memcpy(all, mine, sizeof *mine * (size_t)n);
+    return OP2_OK;
+  }
+  return OP2_MPI(MPI_Gather(mine, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, op2_comm(ctx)));
+}
+
 int op2_mpi_block_of(op2_context *ctx, long local, long *global, long *first) {
-  int rc = OP2_MPI(MPI_Allreduce(&local, global, 1, MPI_LONG, MPI_SUM, ctx->mpi.comm));
-  if (rc == OP2_OK) rc = OP2_MPI(MPI_Exscan(&local, first, 1, MPI_LONG, MPI_SUM, ctx->mpi.comm));
+  int rc = OP2_MPI(MPI_Allreduce(&local, global, 1, MPI_LONG, MPI_SUM, op2_comm(ctx)));
+  if (rc == OP2_OK) rc = OP2_MPI(MPI_Exscan(&local, first, 1, MPI_LONG, MPI_SUM, op2_comm(ctx)));
   if (ctx->mpi.rank == 0) *first = 0; /* MPI_Exscan leaves rank 0's result undefined */
   return rc;
 }
@@ -24,7 +41,7 @@ int op2_mpi_reduce_arg(op2_context *ctx, const op2_arg_desc *d, void *caller, co
                                                      [OP2_TYPE_INT] = MPI_INT,
                                                      [OP2_TYPE_LONGLONG] = MPI_LONG_LONG};
   MPI_Op op = d->acc == OP_INC ? MPI_SUM : d->acc == OP_MIN ? MPI_MIN : MPI_MAX;
-  OP2_CALL(OP2_MPI(MPI_Allreduce(mine, all, d->dim, types[d->type], op, ctx->mpi.comm)));
+  OP2_CALL(OP2_MPI(MPI_Allreduce(mine, all, d->dim, types[d->type], op, op2_comm(ctx))));
   op2_reduction_fold(d, caller, all);
   return OP2_OK;
 }

@@ -1,0 +1,33 @@
+/* Element types as the generated code spells them, a property of descriptors, and the clock jit/
+ * and runtime/ time with. */
+#include <time.h>
+
+#include "desc.h"
+
+static const struct {
+  const char *name;
+  size_t size;
+} types[OP2_TYPE_COUNT] = {
+    [OP2_TYPE_DOUBLE] = {"double", sizeof(double)},
+    [OP2_TYPE_FLOAT] = {"float", sizeof(float)},
+    [OP2_TYPE_INT] = {"int", sizeof(int)},
+    [OP2_TYPE_LONGLONG] = {"long long", sizeof(long long)},
+};
+
+size_t op2_type_size(op2_type t) {
+  return types[t].size;
+}
+
+const char *op2_type_name(op2_type t) {
+  return types[t].name;
+}
+
+int op2_is_reduction(const op2_arg_desc *d) {
+  return d->kind == OP2_ARG_GBL && (d->acc == OP_INC || d->acc == OP_MIN || d->acc == OP_MAX);
+}
+
+double op2_wall_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

@@ -1,0 +1,115 @@
+/* What jit/ and runtime/ share: the words a loop is described in (element types, argument
+ * descriptors, declared constants, a loop description), status codes, the failure record a jit
+ * call leaves for its caller, counters and a growable text buffer. jit/ knows nothing of the
+ * context, loops, statistics or MPI: runtime/ describes a loop in these terms, asks jit/ for its
+ * kernel and reports what went wrong (runtime/op2_impl.h includes this header). */
+#ifndef OP2_JIT_DESC_H
+#define OP2_JIT_DESC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "op2.h"
+
+/* ---- status codes ---- */
+enum {
+  OP2_OK = 0,
+  OP2_ERR_ARG = 1,
+  OP2_ERR_STATE = 2,
+  OP2_ERR_IO = 3,
+  OP2_ERR_JIT = 4,
+  OP2_ERR_MEM = 5
+};
+/* Early return on failure, so every internal call site stays one line. */
+#define OP2_CALL(expr)                             \
+  do {                                             \
+    int op2_status_ = (expr);                      \
+    if (op2_status_ != OP2_OK) return op2_status_; \
+  } while (0)
+
+/* ---- element types (desc.c; runtime/types.c parses OP2's spellings) ---- */
+typedef enum {
+  OP2_TYPE_DOUBLE,
+  OP2_TYPE_FLOAT,
+  OP2_TYPE_INT,
+  OP2_TYPE_LONGLONG,
+  OP2_TYPE_COUNT
+} op2_type;
+size_t op2_type_size(op2_type t);
+const char *op2_type_name(op2_type t); /* the C spelling */
+
+/* Monotonic wall clock in seconds (desc.c). */
+double op2_wall_seconds(void);
+
+/* ---- what the code generator knows of a loop ---- */
+typedef enum { OP2_ARG_DAT = 1, OP2_ARG_GBL = 2, OP2_ARG_IDX = 3 } op2_arg_kind;
+
+/* One argument: no data pointers, no names. */
+typedef struct op2_arg_desc {
+  op2_arg_kind kind;
+  op_access acc;
+  op2_type type;
+  int dim;       /* values per element (dat, gbl); 1 for idx */
+  int idx;       /* map column, -1 direct/identity, -k vector of k columns */
+  int map_arity; /* 0 when direct */
+  int map_group; /* arguments through the same map share a group; -1 when direct */
+  int dat_group; /* arguments on the same dat share a group; -1 for gbl and idx */
+  bool opt_off;  /* optional argument switched off: kernel gets NULL */
+} op2_arg_desc;
+/* A global argument reduced over elements (OP_INC, OP_MIN, OP_MAX). */
+int op2_is_reduction(const op2_arg_desc *d);
+
+/* A declared constant (op_decl_const). jit/ reads name, type, dim, data and live; values and
+ * nvalues are the runtime's record of the values it has baked (runtime/const.c). */
+typedef struct op2_const {
+  char *name;
+  op2_type type;
+  int dim;
+  void *data;   /* current value; kernels of C backends read a live constant from here */
+  void *values; /* the distinct values it has taken, while baked */
+  int nvalues;
+  bool live; /* read at run time instead of baked into kernels */
+} op2_const;
+
+/* A loop as jit/ sees it; runtime/ fills one on the stack from its loop and the declared
+ * constants (no copies). */
+typedef struct op2_loop_desc {
+  const char *name; /* the loop's, which is also the kernel function's */
+  int nargs;
+  const op2_arg_desc *desc;
+  op2_const *const *consts; /* every declared constant, in declaration order */
+  int nconsts;
+} op2_loop_desc;
+
+/* ---- what a jit call that failed says ---- */
+/* The first failure of a jit call, as its caller reports it (runtime/ with op2_error_at, so the
+ * message and, at OP2_DIAGS=2, the file and line are those of the code that found it). */
+typedef struct op2_jit_error {
+  int code; /* OP2_OK: nothing to report */
+  const char *file;
+  int line;
+  char msg[2048];
+} op2_jit_error;
+
+/* Counts of kernel builds, added to a struct the caller owns and reads. */
+typedef struct op2_jit_counters {
+  int compiles;     /* TCC compiles this process ran */
+  int disk_hits;    /* kernels loaded from the disk cache */
+  int disk_rejects; /* cache entries found but refused (corrupt, foreign, unsafe) */
+  int store_failures;
+  int cc_compiles; /* optimising compiles finished (background or synchronous) */
+  int cc_failures;
+} op2_jit_counters;
+
+/* ---- a growable text buffer (strbuf.c) ---- */
+typedef struct op2_buf {
+  char *data;
+  size_t len, cap;
+  int failed; /* an allocation failed: the content is incomplete */
+} op2_buf;
+void op2_buf_printf(op2_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void op2_buf_append(op2_buf *b, const char *s, size_t len);
+void op2_buf_free(op2_buf *b);
+
+#endif /* OP2_JIT_DESC_H */

@@ -1,0 +1,96 @@
+/* The runtime's side of jit/: the engine is made from the user's options at op_init, a loop is
+ * described to jit/ in its own terms, and what jit/ answers is turned into the runtime's state
+ * here: kernels join the context's table, loop statistics and the context's counters are
+ * updated, and a failure jit/ recorded is reported once, with op2_error_at at the file and line
+ * where jit/ found it. */
+#include <string.h>
+
+#include "op2_impl.h"
+
+static void diag_sink(int level, const char *msg) {
+  op2_diag(level, "%s", msg);
+}
+
+int op2_jit_init(op2_context *ctx) {
+  const op2_options *o = &ctx->opt;
+  op2_jit_config cfg = {.mode = o->jit_mode,
+                        .simd = o->simd,
+                        .simd_width = o->simd_width,
+                        .cache_mode = o->cache_mode,
+                        .diags = o->diags,
+                        .diag = diag_sink};
+  snprintf(cfg.cc, sizeof cfg.cc, "%s", o->cc);
+  snprintf(cfg.cflags, sizeof cfg.cflags, "%s", o->cflags);
+  snprintf(cfg.cxx, sizeof cfg.cxx, "%s", o->cxx);
+  snprintf(cfg.cache_dir, sizeof cfg.cache_dir, "%s", o->cache_dir);
+  snprintf(cfg.template_dir, sizeof cfg.template_dir, "%s", o->template_dir);
+  if (op2_jit_create(&cfg, &ctx->jit_engine) != OP2_OK)
+    return op2_error(OP2_ERR_MEM, "op_init: out of memory");
+  return OP2_OK;
+}
+
+void op2_jit_fini(op2_context *ctx) {
+  if (!ctx->jit_engine) return;
+  op2_jit_shutdown(ctx->jit_engine, (op2_kernel *const *)ctx->kernels.items, ctx->kernels.count,
+                   &ctx->jit);
+  op2_jit_destroy(ctx->jit_engine);
+  ctx->jit_engine = NULL;
+}
+
+int op2_jit_report(op2_context *ctx, int rc) {
+  if (rc == OP2_OK || !ctx->jit_engine) return rc;
+  const op2_jit_error *e = op2_jit_failure(ctx->jit_engine);
+  if (e->code != OP2_OK) op2_error_at(e->file, e->line, e->code, "%s", e->msg);
+  op2_jit_failure_clear(ctx->jit_engine);
+  return rc;
+}
+
+void op2_loop_describe(const op2_context *ctx, const op2_loop *loop, op2_loop_desc *d) {
+  *d = (op2_loop_desc){.name = loop->name,
+                       .nargs = loop->nargs,
+                       .desc = loop->desc,
+                       .consts = (op2_const *const *)ctx->consts.items,
+                       .nconsts = ctx->consts.count};
+}
+
+static void count(op2_jit_counters *to, const op2_jit_counters *add) {
+  to->compiles += add->compiles, to->disk_hits += add->disk_hits;
+  to->disk_rejects += add->disk_rejects, to->store_failures += add->store_failures;
+  to->cc_compiles += add->cc_compiles, to->cc_failures += add->cc_failures;
+}
+
+int op2_loop_kernel(op2_context *ctx, op2_loop *loop, const char *kernel_src) {
+  op2_loop_desc d;
+  op2_loop_describe(ctx, loop, &d);
+  const op2_jit_request rq = {.loop = &d,
+                              .kernel_src = kernel_src,
+                              .target = ctx->backend->target,
+                              .loaded = (op2_kernel *const *)ctx->kernels.items,
+                              .nloaded = ctx->kernels.count};
+  op2_jit_result res;
+  int rc = op2_jit_kernel(ctx->jit_engine, &rq, &res);
+  count(&ctx->jit, &res.counts);
+  if (rc != OP2_OK) return op2_jit_report(ctx, rc);
+  if (res.fresh) {
+    rc = op2_list_push(&ctx->kernels, res.kernel);
+    if (rc != OP2_OK) {
+      op2_jit_discard(ctx->jit_engine, res.kernel);
+      return rc;
+    }
+    if (res.kernel->origin == OP2_FROM_DISK)
+      loop->stats->kernels_from_disk++;
+    else
+      loop->stats->kernels_compiled++;
+  }
+  loop->kernel = res.kernel;
+  return OP2_OK;
+}
+
+void op2_jit_poll_kernel(op2_context *ctx, op2_kernel *k) {
+  op2_jit_poll(ctx->jit_engine, k, &ctx->jit);
+}
+
+void op2_jit_wait_all(op2_context *ctx) {
+  op2_jit_wait(ctx->jit_engine, (op2_kernel *const *)ctx->kernels.items, ctx->kernels.count,
+               &ctx->jit);
+}
