@@ -7,8 +7,9 @@
 
 struct op2_jit {
   op2_jit_config cfg;
-  op2_tier tcc, cc;
+  op2_tier tcc, cc, cxx;
   int cc_usable;
+  int cxx_state; /* the C++ tier (cxx.c), set up when first needed: 0 not yet, 1 usable, -1 none */
   int told_unwritable; /* the warning that the cache cannot be written is given once */
   int node_follower;   /* another process of this machine builds and stores optimised code */
   op2_background *background;

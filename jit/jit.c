@@ -83,7 +83,8 @@ void op2_kernel_free(op2_kernel *k) {
 }
 
 static int compile_failed(op2_jit *jit, const op2_loop_desc *loop, op2_kernel *k,
-                          const op2_cache_key *key, const op2_generated *gen, const char *log) {
+                          const op2_cache_key *key, const op2_generated *gen, const char *log,
+                          const char *cxx_log) {
   if (!k->source_path)
     k->source_path = op2_keep_failed_source(k->name, key, gen->source.data, gen->source.len, "c");
   /* The system compiler's messages, when it finds the error too: they name the exact line and
@@ -102,12 +103,13 @@ static int compile_failed(op2_jit *jit, const op2_loop_desc *loop, op2_kernel *k
   snprintf(own_decl, sizeof own_decl, "'%s' undeclared", loop->name);
   int err =
       op2_jit_fail(jit, OP2_ERR_JIT,
-                   "op_par_loop '%s': the kernel does not compile (generated source: %s)\n%s%s",
+                   "op_par_loop '%s': the kernel does not compile (generated source: %s)\n%s%s%s%s",
                    loop->name, k->source_path ? k->source_path : "(could not be written)", log,
                    strstr(log, own) || strstr(log, own_dl) || strstr(log, own_decl)
                        ? "the kernel source defines no function with the loop's "
                          "name (the loop name must name the kernel function)\n"
-                       : "");
+                       : "",
+                   cxx_log ? "nor as C++ (OP2_CXX):\n" : "", cxx_log ? cxx_log : "");
   free(exact);
   return err;
 }
@@ -250,8 +252,62 @@ typedef struct asking {
   op2_jit_counters *cnt;
 } asking;
 
+/* The C++ tier (cfg.cxx) for a kernel that is not C: its disk entry, else a compile now (the
+ * first call waits for it; no background tier follows). 0 when the kernel is ready; otherwise
+ * *log holds the C++ compiler's messages (NULL when there is no C++ compiler). */
+static int obtain_cxx(const asking *a, op2_kernel *k, const op2_generated *gen, const char *root,
+                      char **log) {
+  op2_jit *jit = a->jit;
+  *log = NULL;
+  if (!jit->cxx_state)
+    jit->cxx_state = op2_cxx_tier(jit->cfg.cxx, jit->cfg.cflags, &jit->cxx) ? -1 : 1;
+  if (jit->cxx_state < 0) return 1;
+  char entry[4400] = "";
+  int may_write = 0;
+  if (root &&
+      load_from_disk(jit, a->cnt, k, root, &jit->cxx, gen, entry, sizeof entry, &may_write) == 0) {
+    k->origin = OP2_FROM_DISK;
+  } else {
+    op2_build_request req;
+    op2_build_result res;
+    prepare_request(a->rq, &jit->cxx, gen, entry, may_write, &req);
+    int rc = op2_build_into_entry(&req, &res);
+    if (res.not_stored) op2_jit_cache_unwritable(jit, a->cnt, res.why);
+    if (rc != OP2_BUILD_OK) {
+      *log = res.log ? res.log : strdup(res.why);
+      res.log = NULL;
+      op2_build_result_clear(&res);
+      return 1;
+    }
+    adopt_build(k, &res, OP2_TIER_CC);
+    k->origin = OP2_FROM_COMPILE;
+    k->compile_ms = res.compile_ms;
+    a->cnt->compiles++;
+    op2_build_result_clear(&res);
+  }
+  k->tier = OP2_TIER_CC;
+  k->cxx = true;
+  if (k->origin == OP2_FROM_DISK)
+    op2_jit_diag(jit, 1, "kernel '%s' is C++: its C++ build (%s) from the cache", a->rq->loop->name,
+                 jit->cxx.path);
+  else
+    op2_jit_diag(jit, 1, "kernel '%s' is C++: compiled as C++ by %s in %.0f ms", a->rq->loop->name,
+                 jit->cxx.path, k->compile_ms);
+  return 0;
+}
+
+/* TinyCC rejected the kernel: the C++ tier gets it (unless it was tried already: *cxx_log), else
+ * the error stands. */
+static int tcc_rejected(const asking *a, op2_kernel *k, const op2_cache_key *key,
+                        const op2_generated *gen, const char *root, const char *log,
+                        char **cxx_log) {
+  if (!*cxx_log && obtain_cxx(a, k, gen, root, cxx_log) == 0) return OP2_OK;
+  return compile_failed(a->jit, a->rq->loop, k, key, gen, log, *cxx_log);
+}
+
 /* The TinyCC tier: disk entry, else compile into the entry, else compile in memory. */
-static int obtain_tcc(const asking *a, op2_kernel *k, const op2_generated *gen, const char *root) {
+static int obtain_tcc(const asking *a, op2_kernel *k, const op2_generated *gen, const char *root,
+                      char **cxx_log) {
   op2_jit *jit = a->jit;
   const op2_loop_desc *loop = a->rq->loop;
   char entry[4400] = "";
@@ -283,7 +339,7 @@ static int obtain_tcc(const asking *a, op2_kernel *k, const op2_generated *gen, 
     if (rc == OP2_BUILD_COMPILE_ERROR) {
       k->source_path = res.source_path;
       res.source_path = NULL;
-      int err = compile_failed(jit, loop, k, &key, gen, res.log ? res.log : "");
+      int err = tcc_rejected(a, k, &key, gen, root, res.log ? res.log : "", cxx_log);
       op2_build_result_clear(&res);
       return err;
     }
@@ -292,7 +348,7 @@ static int obtain_tcc(const asking *a, op2_kernel *k, const op2_generated *gen, 
   }
   double t0 = op2_wall_seconds();
   if (op2_tcc_compile(gen->source.data, NULL, &k->tcc_state, &k->fn, &log) != OP2_OK) {
-    int err = compile_failed(jit, loop, k, &key, gen, log);
+    int err = tcc_rejected(a, k, &key, gen, root, log, cxx_log);
     free(log);
     return err;
   }
@@ -447,12 +503,19 @@ static int obtain_cc(const asking *a, op2_kernel *k, const op2_generated *gen, c
 static int obtain_kernel(const asking *a, op2_kernel *k, const op2_generated *gen) {
   op2_jit *jit = a->jit;
   const char *root = op2_jit_cache_root(jit);
+  /* "::" is C++ (std::min): such a kernel goes to the C++ tier first, without a TinyCC attempt,
+   * also when it comes from the cache. Other kernels get there when TinyCC rejects them. */
+  char *cxx_log = NULL;
+  if (strstr(a->rq->kernel_src, "::") && obtain_cxx(a, k, gen, root, &cxx_log) == 0) return OP2_OK;
   char entry[4400] = "";
   int may_write = 0;
   int use_cc = jit->cfg.mode != OP2_JIT_TCC && jit->cc_usable;
-  if (use_cc && obtain_cc(a, k, gen, root, entry, sizeof entry, &may_write) == 0) return OP2_OK;
-  OP2_CALL(obtain_tcc(a, k, gen, root));
-  if (use_cc && jit->cfg.mode == OP2_JIT_TIERED) {
+  int rc = use_cc && !cxx_log ? obtain_cc(a, k, gen, root, entry, sizeof entry, &may_write) : 1;
+  if (rc == 0) return OP2_OK;
+  rc = obtain_tcc(a, k, gen, root, &cxx_log);
+  free(cxx_log);
+  if (rc != OP2_OK) return rc;
+  if (use_cc && jit->cfg.mode == OP2_JIT_TIERED && !k->cxx) {
     /* A follower with a usable cache leaves the compile to the machine's builder and loads its
      * result when told it is there (op2_jit_load_node_build). */
     if (jit->node_follower && root && jit->cfg.cache_mode != OP2_CACHE_OFF) {
@@ -519,8 +582,10 @@ int op2_jit_kernel(op2_jit *jit, const op2_jit_request *rq, op2_jit_result *res)
   k->load_ms = 1e3 * (op2_wall_seconds() - t0);
   op2_jit_diag(jit, 2, "kernel '%s': %s %s code in %.2f ms (%s)", k->name,
                k->origin == OP2_FROM_DISK ? "loaded" : "compiled",
-               k->tier == OP2_TIER_CC ? "optimised" : "TinyCC", k->load_ms,
-               k->source_path ? k->source_path : "not cached");
+               k->cxx                   ? "C++"
+               : k->tier == OP2_TIER_CC ? "optimised"
+                                        : "TinyCC",
+               k->load_ms, k->source_path ? k->source_path : "not cached");
   res->kernel = k;
   res->fresh = true;
   return OP2_OK;

@@ -28,6 +28,7 @@ typedef struct op2_kernel {
   char *name;
   op2_kernel_fn fn; /* what calls run now; swapped only between calls */
   op2_tier_id tier; /* which compiler produced fn */
+  bool cxx;         /* fn is C++ (not C: built by the C++ tier), the optimised tier, no other */
   void *dl_handle;  /* shared object holding fn, or NULL */
   void *tcc_state;  /* in-memory TinyCC code holding fn, or NULL */
   op2_kernel_origin origin;
@@ -54,6 +55,7 @@ typedef struct op2_jit_config {
   op2_jit_mode mode;
   char cc[1024];     /* optimising compiler */
   char cflags[1024]; /* its flags */
+  char cxx[1024];    /* the C++ compiler for kernels that are not C, or "off" */
   int simd;          /* OP2_SIMD: 0 off, -1 auto, else lanes per group */
   int simd_width;    /* lanes the optimised tier uses: 0 scalar */
   op2_cache_mode cache_mode;
@@ -147,6 +149,12 @@ int op2_cc_tier(const char *cc, const char *flags, op2_tier *t);
 /* Checks the syntax of the source at src_path with the system compiler `cc`; its messages go to
  * *log (malloc'ed). 0 when it finds no error. */
 int op2_cc_syntax_check(const op2_tier *cc, const char *src_path, char **log);
+/* The system compiler tier's compile (its `compile`): `cc path, flags, -o so_path, src_path`. */
+int op2_cc_compile(const op2_tier *cc, const char *source, const char *src_path,
+                   const char *so_path, char **log, char *flags_used, size_t flags_len);
+/* The C++ tier (cxx.c): the compiler `cxx` ("off": none) with the optimised tier's flags, for
+ * kernels TinyCC rejects; -1 when there is none. */
+int op2_cxx_tier(const char *cxx, const char *flags, op2_tier *t);
 void op2_tcc_release(void *tcc_state);
 /* Compiles to a shared object at so_path, or in memory when so_path is NULL. The compiler's
  * messages go to *log (malloc'ed). */

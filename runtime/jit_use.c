@@ -21,6 +21,7 @@ int op2_jit_init(op2_context *ctx) {
                         .diag = diag_sink};
   snprintf(cfg.cc, sizeof cfg.cc, "%s", o->cc);
   snprintf(cfg.cflags, sizeof cfg.cflags, "%s", o->cflags);
+  snprintf(cfg.cxx, sizeof cfg.cxx, "%s", o->cxx);
   snprintf(cfg.cache_dir, sizeof cfg.cache_dir, "%s", o->cache_dir);
   snprintf(cfg.template_dir, sizeof cfg.template_dir, "%s", o->template_dir);
   if (op2_jit_create(&cfg, &ctx->jit_engine) != OP2_OK)

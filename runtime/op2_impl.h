@@ -126,6 +126,7 @@ typedef struct op2_loop_stats {
   long calls_by_tier[2]; /* calls run on TinyCC code and on optimised code */
   double upgrade_ms;     /* worst first-call -> optimised-code delay of its kernels */
   double cc_compile_ms;  /* optimising compiles (background or from a disk hit: 0) */
+  bool cxx;              /* a kernel of the loop is C++ (built by OP2_CXX) */
   double plan_seconds;
   double halo_bytes; /* sent by halo exchanges before this loop's calls */
   long halo_messages;
@@ -200,6 +201,7 @@ typedef struct op2_options {
   op2_decl_mode mpi_decl;
   char cc[1024];           /* optimising compiler */
   char cflags[1024];       /* its flags (with the SIMD flags when simd_width > 0) */
+  char cxx[1024];          /* OP2_CXX: the C++ compiler for kernels TinyCC rejects, or "off" */
   int simd;                /* OP2_SIMD: 0 off, -1 auto, else lanes per group */
   int simd_width;          /* lanes the optimised tier uses: 0 scalar */
   char profile_json[4096]; /* where op_exit writes per-loop statistics, or "" */
@@ -316,8 +318,13 @@ struct op2_context {
   struct op2_checkpoint *checkpoint; /* checkpointing and restart (checkpoint.c), or NULL */
   struct op2_profile *profile;       /* op_profile_* sections (profile.c) */
   op2_ptr_list kernel_files;         /* texts op_kernel_file returned, freed at op_exit */
+  op2_ptr_list kernel_headers;       /* loop name -> its header's text (op_par_loop_header) */
   op2_fault_watch fault;             /* names the loop when a kernel dies by a signal (fault.c) */
 };
+
+/* The definition of function `name` in source text `text` of file `caller_file` (at file scope),
+ * under a #line naming the file; malloc'ed, or NULL when there is none (kernel_extract.c). */
+char *op2_kernel_from_caller(const char *text, const char *caller_file, const char *name);
 
 op2_context *op2_ctx(void);             /* the context, created on first use */
 int op2_require_init(const char *what); /* OP2_ERR_STATE unless op_init has run */

@@ -48,6 +48,12 @@ static __device__ inline void op2_atomic_add_longlong(long long *p, long long v)
   atomicAdd((unsigned long long *)p, (unsigned long long)v);
 }
 #define OP2_BOUNDS(threads) __launch_bounds__(threads)
+/* OP2's C++ kernels may call std::min and std::max: NVRTC compiles C++ but has no <algorithm>.
+ * (The emulator builds such kernels as C++ with the real header.) */
+namespace std {
+template <class T> __device__ inline const T &min(const T &a, const T &b) { return b < a ? b : a; }
+template <class T> __device__ inline const T &max(const T &a, const T &b) { return a < b ? b : a; }
+}
 #endif
 #ifndef OP2_BOUNDS /* emulation: blocks have no register budget */
 #define OP2_BOUNDS(threads)

@@ -1,0 +1,1 @@
+../jac1-dp/check_result.h
