@@ -24,6 +24,11 @@
 #ifndef MAX
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #endif
+/* OP2's kernels index dats declared "double:soa" as OP2_STRIDE(arr, i); they are stored
+ * element by element here. */
+#ifndef OP2_STRIDE
+#define OP2_STRIDE(arr, idx) ((arr)[idx])
+#endif
 
 /* One name per type: C, which the emulator compiles, has no overloading. */
 static __device__ inline void op2_atomic_add_double(double *p, double v) {
