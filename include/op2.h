@@ -148,17 +148,43 @@ op_arg op_arg_idx(int idx, op_map map);
 void op_par_loop_args(const char *kernel, const char *name, op_set set, int nargs,
                       const op_arg *args);
 
-/** @brief op_par_loop(kernel_source, "name", set, op_arg_dat(...), ...). */
+/**
+ * @brief op_par_loop as OP2 programs call it, with the kernel function as first argument
+ * (`op_par_loop(res, "res", edges, ...)`): the kernel's source is the header `<name>.h`, looked
+ * for in each directory of OP2_KERNEL_PATH, then the current directory, then the directory of
+ * `caller_file` (the calling source file, __FILE__). It is read once per loop name and kept until
+ * op_exit. The op_par_loop() macro calls this when its first argument is not a string.
+ */
+void op_par_loop_header(const char *caller_file, const char *name, op_set set, int nargs,
+                        const op_arg *args);
+
+/**
+ * @brief op_par_loop(kernel_source, "name", set, op_arg_dat(...), ...), or OP2's
+ * op_par_loop(kernel_function, "name", set, ...), whose source is read from "name.h" (see
+ * op_par_loop_header()).
+ */
 #ifndef __cplusplus
-#define op_par_loop(kernel, name, set, ...)                                 \
-  op_par_loop_args((kernel), (name), (set),                                 \
-                   (int)(sizeof((op_arg[]){__VA_ARGS__}) / sizeof(op_arg)), \
-                   (op_arg[]){__VA_ARGS__})
+#define OP2_LOOP_ARGS(...)                                                                  \
+  (int)(sizeof((op_arg[]){__VA_ARGS__}) / sizeof(op_arg)), (op_arg[]) { __VA_ARGS__ }
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+/* A string (array or pointer, NULL included) is the kernel's source; anything else is the kernel
+ * function, whose source is its header. Both selections take the same parameters. */
+#define OP2_KERNEL_STRING_OR(kernel, other) \
+  _Generic((kernel), char *: (kernel), const char *: (kernel), void *: (kernel), default: (other))
+#define op_par_loop(kernel, name, set, ...)                                              \
+  _Generic((kernel), char *: op_par_loop_args, const char *: op_par_loop_args,           \
+           void *: op_par_loop_args, default: op_par_loop_header)(                       \
+      OP2_KERNEL_STRING_OR(kernel, __FILE__), (name), (set), OP2_LOOP_ARGS(__VA_ARGS__))
+#else
+#define op_par_loop(kernel, name, set, ...) \
+  op_par_loop_args((kernel), (name), (set), OP2_LOOP_ARGS(__VA_ARGS__))
+#endif
 #else
 /* C++ has no compound literals (g++ refuses the address of a temporary array): the arguments
- * travel as an initializer list, which lives until the end of the full expression. */
+ * travel as an initializer list, which lives until the end of the full expression. Overloads on
+ * the first argument pick the kernel string or the kernel function. */
 #define op_par_loop(kernel, name, set, ...) \
-  op2_par_loop_list((kernel), (name), (set), {__VA_ARGS__})
+  op2_par_loop_list((kernel), (name), (set), __FILE__, {__VA_ARGS__})
 #endif
 
 /**
@@ -319,10 +345,17 @@ void op_checkpoint(void);
 
 #include <initializer_list>
 
-/* The C++ face of op_par_loop (see the macro above). */
-inline void op2_par_loop_list(const char *kernel, const char *name, op_set set,
+/* The C++ faces of op_par_loop (see the macro above): the kernel as a source string... */
+inline void op2_par_loop_list(const char *kernel, const char *name, op_set set, const char *,
                               std::initializer_list<op_arg> args) {
   op_par_loop_args(kernel, name, set, (int)args.size(), args.begin());
+}
+
+/* ... or as OP2 passes it, the kernel function itself, whose source is its header name.h. */
+template <typename R, typename... P>
+inline void op2_par_loop_list(R (*)(P...), const char *name, op_set set, const char *caller_file,
+                              std::initializer_list<op_arg> args) {
+  op_par_loop_header(caller_file, name, set, (int)args.size(), args.begin());
 }
 
 /* OP2's C++ API takes typed pointers and accepts const data for read-only globals. */

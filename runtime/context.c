@@ -124,6 +124,7 @@ void op_exit(void) {
   free_list(&ctx->plans, free_plan);
   free_list(&ctx->stats, free_stats);
   op2_profile_free(ctx);
+  free_list(&ctx->kernel_headers, free);
   free_list(&ctx->kernel_files, free);
   free_list(&ctx->consts, free_const);
   free_list(&ctx->dats, free_dat);

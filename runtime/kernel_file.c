@@ -43,38 +43,59 @@ static char *read_with_line(const char *path, const char *line_name) {
   return text;
 }
 
+/* Tries `dir`/`file_name` (just `file_name` when dir is NULL); on a miss other than "no such
+ * file" the reason is kept in *err and the search stops. */
+static char *try_dir(const char *dir, size_t dir_len, const char *file_name, char *path,
+                     size_t path_size, int *err) {
+  if (dir)
+    snprintf(path, path_size, "%.*s/%s", (int)dir_len, dir, file_name);
+  else
+    snprintf(path, path_size, "%s", file_name);
+  char *text = read_with_line(path, file_name);
+  if (!text) *err = errno;
+  return text;
+}
+
+/* The search every kernel file goes through: each directory of OP2_KERNEL_PATH (unless the
+ * name has a '/'), then the name as given (the current directory, or the path itself), then
+ * `extra_dir` when given. NULL with *err set (ENOENT: found nowhere); `path` names the last try. */
+static char *find_kernel_file(const op2_context *ctx, const char *file_name, const char *extra_dir,
+                              char *path, size_t path_size, int *err) {
+  const char *search = strchr(file_name, '/') ? "" : ctx->opt.kernel_path;
+  char *text = NULL;
+  *err = ENOENT;
+  for (const char *dir = search; !text && *err == ENOENT;) {
+    size_t n = strcspn(dir, ":");
+    if (n) text = try_dir(dir, n, file_name, path, path_size, err);
+    if (!dir[n]) break;
+    dir += n + 1;
+  }
+  if (!text && *err == ENOENT) text = try_dir(NULL, 0, file_name, path, path_size, err);
+  if (!text && *err == ENOENT && extra_dir)
+    text = try_dir(extra_dir, strlen(extra_dir), file_name, path, path_size, err);
+  return text;
+}
+
+static int usable_name(const char *file_name) {
+  return file_name && *file_name && strlen(file_name) <= 1000 && !strpbrk(file_name, "\"\\\n");
+}
+
+/* The reason a found file could not be used, for the messages below. */
+static const char *read_failure(int err) {
+  return err == EINVAL ? "it contains a NUL byte" : strerror(err);
+}
+
 const char *op_kernel_file(const char *file_name) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_kernel_file") != OP2_OK) return NULL;
-  if (!file_name || !*file_name || strlen(file_name) > 1000 || strpbrk(file_name, "\"\\\n")) {
+  if (!usable_name(file_name)) {
     op2_error(OP2_ERR_ARG, "op_kernel_file: '%s' is not a usable file name",
               file_name ? file_name : "(null)");
     return NULL;
   }
-  const char *search = strchr(file_name, '/') ? "" : ctx->opt.kernel_path;
   char path[4096];
-  char *text = NULL;
-  int err = ENOENT;
-  /* Each directory of OP2_KERNEL_PATH in turn, then the file name as given (the current
-   * directory, or the path itself when it has a '/'). */
-  for (const char *dir = search; !text;) {
-    size_t n = strcspn(dir, ":");
-    if (n) {
-      snprintf(path, sizeof path, "%.*s/%s", (int)n, dir, file_name);
-      text = read_with_line(path, file_name);
-      if (!text && errno != ENOENT) {
-        err = errno;
-        break;
-      }
-    }
-    if (!dir[n]) break;
-    dir += n + 1;
-  }
-  if (!text && err == ENOENT) {
-    snprintf(path, sizeof path, "%s", file_name);
-    text = read_with_line(path, file_name);
-    if (!text) err = errno;
-  }
+  int err;
+  char *text = find_kernel_file(ctx, file_name, NULL, path, sizeof path, &err);
   if (!text) {
     if (err == ENOENT)
       op2_error(OP2_ERR_IO,
@@ -82,7 +103,7 @@ const char *op_kernel_file(const char *file_name) {
                 file_name, *ctx->opt.kernel_path ? ctx->opt.kernel_path : "unset");
     else
       op2_error(OP2_ERR_IO, "op_kernel_file '%s': cannot read %s: %s", file_name, path,
-                err == EINVAL ? "it contains a NUL byte" : strerror(err));
+                read_failure(err));
     return NULL;
   }
   if (op2_list_push(&ctx->kernel_files, text) != OP2_OK) {
@@ -90,4 +111,74 @@ const char *op_kernel_file(const char *file_name) {
     return NULL;
   }
   return text;
+}
+
+/* A kernel header already read for a loop name (op_par_loop_header). */
+typedef struct kernel_header {
+  const char *text; /* owned by ctx->kernel_files */
+  char name[];
+} kernel_header;
+
+/* The source of loop `name` from its header name.h, read on the loop's first call only. */
+static const char *header_source(op2_context *ctx, const char *caller_file, const char *name) {
+  for (int i = 0; i < ctx->kernel_headers.count; i++) {
+    const kernel_header *h = ctx->kernel_headers.items[i];
+    if (strcmp(h->name, name) == 0) return h->text;
+  }
+  char file_name[1100], caller_dir[4096] = "", path[4096];
+  snprintf(file_name, sizeof file_name, "%s.h", name);
+  if (strlen(name) > 1000 || !usable_name(file_name)) {
+    op2_error(OP2_ERR_ARG, "op_par_loop '%s': not a name a kernel header can have", name);
+    return NULL;
+  }
+  /* The calling file's directory: where its #include "name.h" found the header. */
+  const char *slash = caller_file ? strrchr(caller_file, '/') : NULL;
+  if (slash)
+    snprintf(caller_dir, sizeof caller_dir, "%.*s", (int)(slash - caller_file), caller_file);
+  int err;
+  char *text = find_kernel_file(ctx, file_name, slash ? caller_dir : NULL, path, sizeof path, &err);
+  if (!text) {
+    if (err == ENOENT)
+      op2_error(OP2_ERR_IO,
+                "op_par_loop '%s': the kernel is a function, so its source is read from its "
+                "header %s, which is not in OP2_KERNEL_PATH (%s), the current directory%s%s",
+                name, file_name, *ctx->opt.kernel_path ? ctx->opt.kernel_path : "unset",
+                slash ? " or the directory of the calling file, " : "", caller_dir);
+    else
+      op2_error(OP2_ERR_IO, "op_par_loop '%s': cannot read kernel header %s: %s", name, path,
+                read_failure(err));
+    return NULL;
+  }
+  kernel_header *h = malloc(sizeof *h + strlen(name) + 1);
+  if (!h) {
+    free(text);
+    op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
+    return NULL;
+  }
+  h->text = text;
+  strcpy(h->name, name);
+  if (op2_list_push(&ctx->kernel_files, text) != OP2_OK) { /* reported there */
+    free(h);
+    free(text);
+    return NULL;
+  }
+  if (op2_list_push(&ctx->kernel_headers, h) != OP2_OK) {
+    free(h);
+    return NULL;
+  }
+  return text;
+}
+
+void op_par_loop_header(const char *caller_file, const char *name, op_set set, int nargs,
+                        const op_arg *args) {
+  op2_context *ctx = op2_ctx();
+  if (op2_require_init("op_par_loop") != OP2_OK) return;
+  if (!name) {
+    op2_error(OP2_ERR_ARG,
+              "op_par_loop: the loop name is NULL (with a kernel function, the "
+              "name says which header holds its source)");
+    return;
+  }
+  const char *source = header_source(ctx, caller_file, name);
+  if (source) op_par_loop_args(source, name, set, nargs, args);
 }

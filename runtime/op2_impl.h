@@ -372,6 +372,7 @@ struct op2_context {
   struct op2_checkpoint *checkpoint; /* checkpointing and restart (checkpoint.c), or NULL */
   struct op2_profile *profile;       /* op_profile_* sections (profile.c) */
   op2_ptr_list kernel_files;         /* texts op_kernel_file returned, freed at op_exit */
+  op2_ptr_list kernel_headers;       /* loop name -> its header's text (op_par_loop_header) */
   op2_fault_watch fault;             /* names the loop when a kernel dies by a signal (fault.c) */
 };
 

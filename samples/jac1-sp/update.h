@@ -1,0 +1,7 @@
+// jac1's node kernel: one Jacobi update, with the sum of squares and the largest value of u.
+inline void update(float *r, float *du, float *u, float *u_sum, float *u_max) {
+  *u += *du + alpha * (*r);
+  *du = 0.0f;
+  *u_sum += (*u) * (*u);
+  *u_max = MAX(*u_max, *u);
+}
