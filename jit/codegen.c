@@ -101,7 +101,9 @@ typedef struct file_shape {
   const char *array_qualifier;     /* for constant arrays */
   bool reads_live;                 /* live constants are read at run time, not baked */
   const char *kernel_comment;
-  bool extern_kernel; /* C99 `inline` kernels need an external declaration to link */
+  /* C99 `inline` kernels need an external declaration to link: emitted under `#ifdef` of this
+   * macro ("" always, NULL never) */
+  const char *extern_kernel_if;
 } file_shape;
 
 static const file_shape c_file = {.target = "c",
@@ -111,7 +113,7 @@ static const file_shape c_file = {.target = "c",
                                   .array_qualifier = "",
                                   .reads_live = true,
                                   .kernel_comment = "The user's kernel, as given to op_par_loop.",
-                                  .extern_kernel = true};
+                                  .extern_kernel_if = ""};
 /* scalars fold into the code as literals; arrays live in constant memory */
 static const file_shape cuda_file = {
     "cuda",
@@ -121,7 +123,8 @@ static const file_shape cuda_file = {
     "__constant__ ",
     false,
     "The user's kernel, as given to op_par_loop: a device function.",
-    false};
+    /* C++ (NVRTC) links inline functions; the emulator compiles the file as C */
+    "OP2_EMULATION"};
 
 /* The part between the kernel and the loop template. */
 typedef void (*body_fn)(op2_buf *b, const void *arg);
@@ -159,7 +162,10 @@ static int generate(const op2_context *ctx, const file_shape *shape, const char 
     op2_buf_printf(b, "#line %d \"%s.%s\"\n", count_lines(b->data, b->len) + 2, name, shape->ext);
     /* OP2's kernels are `inline`, which in C99 gives no external definition: compiled without
      * optimisation the call would not link. A non-inline declaration makes the kernel's one. */
-    if (shape->extern_kernel) op2_buf_printf(b, "extern __typeof__(%s) %s;\n", name, name);
+    const char *guard = shape->extern_kernel_if;
+    if (guard && *guard) op2_buf_printf(b, "#ifdef %s\n", guard);
+    if (guard) op2_buf_printf(b, "extern __typeof__(%s) %s;\n", name, name);
+    if (guard && *guard) op2_buf_printf(b, "#endif\n");
   }
   op2_buf_printf(b, "\n");
   body(b, arg);
