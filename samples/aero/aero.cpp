@@ -48,7 +48,7 @@ int main(int argc, char **argv) {
   double *P = (double *)calloc(nnode, sizeof(double));
   double *U = (double *)calloc(nnode, sizeof(double));
 
-  // declare sets, pointers, datasets and global constants (every rank declares the whole mesh)
+  // declare sets, pointers and datasets (every rank declares the whole mesh)
   op_set nodes = op_decl_set(nnode, "nodes");
   op_set bnodes = op_decl_set(nbnodes, "bedges");
   op_set cells = op_decl_set(ncell, "cells");
@@ -64,29 +64,12 @@ int main(int argc, char **argv) {
   op_dat p_P = op_decl_dat(nodes, 1, "double", P, "p_P");
   op_dat p_U = op_decl_dat(nodes, 1, "double", U, "p_U");
 
-  op_decl_const(1, "double", &gam);
-  op_decl_const(1, "double", &gm1);
-  op_decl_const(1, "double", &gm1i);
-  op_decl_const(1, "double", &m2);
-  op_decl_const(2, "double", wtg1);
-  op_decl_const(2, "double", xi1);
-  op_decl_const(4, "double", Ng1);
-  op_decl_const(4, "double", Ng1_xi);
-  op_decl_const(4, "double", wtg2);
-  op_decl_const(16, "double", Ng2);
-  op_decl_const(32, "double", Ng2_xi);
-  op_decl_const(1, "double", &minf);
-  op_decl_const(1, "double", &freq);
-  op_decl_const(1, "double", &kappa);
-  op_decl_const(1, "double", &nmode);
-  op_decl_const(1, "double", &mfan);
-
   op_diagnostic_output();
 
   double cpu_t1, cpu_t2, wall_t1, wall_t2;
   op_timers(&cpu_t1, &wall_t1);
-  int status = aero_iterate(nodes, bnodes, cells, pbnodes, pcell, p_xm, p_phim, p_resm, p_K, p_V,
-                            p_P, p_U);
+  int status =
+      aero_iterate(nodes, bnodes, cells, pbnodes, pcell, p_xm, p_phim, p_resm, p_K, p_V, p_P, p_U);
   op_timers(&cpu_t2, &wall_t2);
   if (phi_out) op_print_dat_to_txtfile(p_phim, phi_out);
   op_timing_output();

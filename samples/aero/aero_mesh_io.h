@@ -21,6 +21,9 @@
 extern "C" {
 #endif
 
+/* The free-stream Mach number: the potential starts as AERO_MINF * x. */
+#define AERO_MINF 0.1
+
 typedef struct {
   int nnode, ncell, nbnode;
   double *x;  /* 2 * nnode */

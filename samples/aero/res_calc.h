@@ -4,8 +4,7 @@
 // follows from the isentropic relation. The residual of corner j gains w rho (u . grad N_j); the
 // 4x4 matrix K is the derivative of those residuals with respect to the corner potentials.
 inline void res_calc(const double **x, const double **phim, double *K, double **res) {
-  for (int e = 0; e < 16; e++)
-    OP2_STRIDE(K, e) = 0.0;
+  for (int e = 0; e < 16; e++) OP2_STRIDE(K, e) = 0.0;
   for (int g = 0; g < 4; g++) {
     const double *dxi = Ng2_xi + 4 * g;        // dN_m/dxi at Gauss point g
     const double *deta = Ng2_xi + 16 + 4 * g;  // dN_m/deta
