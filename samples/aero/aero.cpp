@@ -5,18 +5,6 @@
 // when it is wrong.
 // Usage: aero [FE_grid.dat [PHI.txt]]   (PHI.txt: the final potential, op_print_dat_to_txtfile)
 // Mesh files come from aero-mesh; kernels are read from their headers (OP2_KERNEL_PATH).
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-// global constants
-double gm1, gm1i, wtg1[2], xi1[2], Ng1[4], Ng1_xi[4], wtg2[4], Ng2[16], Ng2_xi[32], minf, m2, freq,
-    kappa, nmode, mfan;
-
-#include "op_seq.h"
-
-#include "aero_mesh_io.h"
 #include "aero_run.h"
 
 int main(int argc, char **argv) {
@@ -66,14 +54,8 @@ int main(int argc, char **argv) {
 
   op_diagnostic_output();
 
-  double cpu_t1, cpu_t2, wall_t1, wall_t2;
-  op_timers(&cpu_t1, &wall_t1);
-  int status =
-      aero_iterate(nodes, bnodes, cells, pbnodes, pcell, p_xm, p_phim, p_resm, p_K, p_V, p_P, p_U);
-  op_timers(&cpu_t2, &wall_t2);
-  if (phi_out) op_print_dat_to_txtfile(p_phim, phi_out);
-  op_timing_output();
-  op_printf("Max total runtime = %f\n", wall_t2 - wall_t1);
+  int status = aero_run(nodes, bnodes, cells, pbnodes, pcell, p_xm, p_phim, p_resm, p_K, p_V, p_P,
+                        p_U, phi_out);
   op_exit();
 
   aero_mesh_free(&mesh);

@@ -2,18 +2,6 @@
 // layout, as OP2's aero_hdf5 reads them; under MPI each rank reads its part of the file and
 // op_partition distributes the cells with PT-Scotch.
 // Usage: aero_hdf5 [FE_grid.h5 [PHI.txt]]   (FE_grid.h5 from aero_to_hdf5)
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-// global constants
-double gm1, gm1i, wtg1[2], xi1[2], Ng1[4], Ng1_xi[4], wtg2[4], Ng2[16], Ng2_xi[32], minf, m2, freq,
-    kappa, nmode, mfan;
-
-#include "op_seq.h"
-
-#include "aero_mesh_io.h"
 #include "aero_run.h"
 
 int main(int argc, char **argv) {
@@ -45,14 +33,8 @@ int main(int argc, char **argv) {
   op_diagnostic_output();
   op_partition("PTSCOTCH", "KWAY", cells, pcell, p_xm);
 
-  double cpu_t1, cpu_t2, wall_t1, wall_t2;
-  op_timers(&cpu_t1, &wall_t1);
-  int status =
-      aero_iterate(nodes, bnodes, cells, pbnodes, pcell, p_xm, p_phim, p_resm, p_K, p_V, p_P, p_U);
-  op_timers(&cpu_t2, &wall_t2);
-  if (phi_out) op_print_dat_to_txtfile(p_phim, phi_out);
-  op_timing_output();
-  op_printf("Max total runtime = %f\n", wall_t2 - wall_t1);
+  int status = aero_run(nodes, bnodes, cells, pbnodes, pcell, p_xm, p_phim, p_resm, p_K, p_V, p_P,
+                        p_U, phi_out);
   op_exit();
   return status;
 }

@@ -1,9 +1,21 @@
-// What both aero programs share once their sets, maps and dats are declared: the constants, the
-// Newton iterations with their conjugate-gradient solves, and the check of the result. Included
-// by aero.cpp (mesh from FE_grid.dat) and aero_hdf5.cpp (mesh from FE_grid.h5) after op_seq.h
-// and the constants' definitions.
+// What both aero programs share: the global constants, the kernels, and once the sets, maps and
+// dats are declared, the Newton iterations with their conjugate-gradient solves and the check of
+// the result. Included once, by aero.cpp (mesh from FE_grid.dat) or aero_hdf5.cpp (FE_grid.h5).
 #ifndef AERO_RUN_H
 #define AERO_RUN_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// global constants, read by the kernels (which the program compiles too, as OP2 programs do)
+double gm1, gm1i, wtg1[2], xi1[2], Ng1[4], Ng1_xi[4], wtg2[4], Ng2[16], Ng2_xi[32], minf, m2, freq,
+    kappa, nmode, mfan;
+
+#include "op_seq.h"
+
+#include "aero_mesh_io.h"
 
 #include "dirichlet.h"
 #include "dotPV.h"
@@ -89,11 +101,14 @@ static void aero_constants(double gam) {
 
 // Newton iterations on the potential: assemble the residual R and the cells' matrices K, hold R
 // at zero on the Dirichlet nodes, solve K U = R by conjugate gradients until |R| drops by 10, and
-// step phi -= U. Prints the rms of every step (OP2's line), then PASSED or FAILED; returns 0 when
-// every solve reached its tolerance and the last step's rms shows a converged potential.
-static int aero_iterate(op_set nodes, op_set bnodes, op_set cells, op_map pbnodes, op_map pcell,
-                        op_dat p_xm, op_dat p_phim, op_dat p_resm, op_dat p_K, op_dat p_V,
-                        op_dat p_P, op_dat p_U) {
+// step phi -= U. Prints the rms of every step (OP2's line), then PASSED or FAILED, the final
+// potential to `phi_out` (unless NULL) and the timings; returns 0 when every solve reached its
+// tolerance and the last step's rms shows a converged potential.
+static int aero_run(op_set nodes, op_set bnodes, op_set cells, op_map pbnodes, op_map pcell,
+                    op_dat p_xm, op_dat p_phim, op_dat p_resm, op_dat p_K, op_dat p_V, op_dat p_P,
+                    op_dat p_U, const char *phi_out) {
+  double cpu_t1, cpu_t2, wall_t1, wall_t2;
+  op_timers(&cpu_t1, &wall_t1);
   int nnode = op_get_size(nodes), failed_solves = 0;
   double rms = 1.0, first_rms = 0.0;
   for (int iter = 1; iter <= AERO_NITER; iter++) {
@@ -161,6 +176,10 @@ static int aero_iterate(op_set nodes, op_set bnodes, op_set cells, op_map pbnode
       "their tolerance\n",
       nnode, first_rms, rms, AERO_RMS_TOL, failed_solves);
   op_printf("This test is considered %s\n", ok ? "PASSED" : "FAILED");
+  op_timers(&cpu_t2, &wall_t2);
+  if (phi_out) op_print_dat_to_txtfile(p_phim, phi_out);
+  op_timing_output();
+  op_printf("Max total runtime = %f\n", wall_t2 - wall_t1);
   return ok ? 0 : 1;
 }
 
