@@ -53,6 +53,18 @@ static __device__ inline void op2_atomic_add_longlong(long long *p, long long v)
   atomicAdd((unsigned long long *)p, (unsigned long long)v);
 }
 #define OP2_BOUNDS(threads) __launch_bounds__(threads)
+/* A read-only vector argument (op_arg_dat with idx -k, OP_READ) is an array of const T *. OP2's
+ * kernels often declare it `T **`, and C++ converts const T ** neither to T ** nor from T **: the
+ * argument converts to whichever of the two the kernel declares. */
+template <typename T> struct op2_read_vec {
+  const T **v;
+  __device__ operator const T **() const { return v; }
+  __device__ operator T **() const { return (T **)v; }
+};
+#define OP2_READ_VEC(T, v) (op2_read_vec<T>{(v)})
+#endif
+#ifndef OP2_READ_VEC /* emulation: C passes const T ** to a T ** parameter, with a warning */
+#define OP2_READ_VEC(T, v) (v)
 #endif
 #ifndef OP2_BOUNDS /* emulation: blocks have no register budget */
 #define OP2_BOUNDS(threads)
