@@ -167,12 +167,15 @@ void op_par_loop_header(const char *caller_file, const char *name, op_set set, i
 #define OP2_LOOP_ARGS(...)                                                                  \
   (int)(sizeof((op_arg[]){__VA_ARGS__}) / sizeof(op_arg)), (op_arg[]) { __VA_ARGS__ }
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-/* A string (array or pointer, NULL included) is the kernel's source; anything else is the kernel
- * function, whose source is its header. Both selections take the same parameters. */
-#define OP2_KERNEL_STRING_OR(kernel, other) \
-  _Generic((kernel), char *: (kernel), const char *: (kernel), void *: (kernel), default: (other))
+/* A string (array or pointer, NULL included; `unsigned char` too, as `xxd -i` writes it) is the
+ * kernel's source; anything else is the kernel function, whose source is its header. Both
+ * selections take the same parameters. */
+#define OP2_KERNEL_STRING_OR(kernel, other)                                               \
+  _Generic((kernel), char *: (kernel), const char *: (kernel), unsigned char *: (kernel), \
+           const unsigned char *: (kernel), void *: (kernel), default: (other))
 #define op_par_loop(kernel, name, set, ...)                                              \
   _Generic((kernel), char *: op_par_loop_args, const char *: op_par_loop_args,           \
+           unsigned char *: op_par_loop_args, const unsigned char *: op_par_loop_args,   \
            void *: op_par_loop_args, default: op_par_loop_header)(                       \
       OP2_KERNEL_STRING_OR(kernel, __FILE__), (name), (set), OP2_LOOP_ARGS(__VA_ARGS__))
 #else

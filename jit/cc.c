@@ -43,12 +43,9 @@ static void cpu_identity(char *out, size_t len) {
   free(info);
 }
 
-static int compile_cc(const op2_tier *cc, const char *source, const char *src_path,
-                      const char *so_path, char **log, char *flags_used, size_t flags_len);
-
 int op2_cc_tier(const char *cc, const char *flags, op2_tier *out) {
   memset(out, 0, sizeof *out);
-  /* One space between words: the flags are spelled here exactly as compile_cc passes them. */
+  /* One space between words: the flags are spelled here exactly as op2_cc_compile passes them. */
   char words[1024];
   snprintf(words, sizeof words, "%s", flags);
   size_t n = 0;
@@ -62,7 +59,7 @@ int op2_cc_tier(const char *cc, const char *flags, op2_tier *out) {
   snprintf(out->identity, sizeof out->identity, "%s size %lld mtime %lld, %s", out->path,
            (long long)st.st_size, (long long)st.st_mtime, cpu);
   out->name = "cc";
-  out->compile = compile_cc;
+  out->compile = op2_cc_compile;
   return 0;
 }
 
@@ -78,8 +75,8 @@ static int compiler_argv(const op2_tier *cc, char flags[1024], const char *skip,
   return argc;
 }
 
-static int compile_cc(const op2_tier *cc, const char *source, const char *src_path,
-                      const char *so_path, char **log, char *flags_used, size_t flags_len) {
+int op2_cc_compile(const op2_tier *cc, const char *source, const char *src_path,
+                   const char *so_path, char **log, char *flags_used, size_t flags_len) {
   (void)source; /* the compiler reads src_path */
   char flags[1024];
   char *argv[128];

@@ -16,8 +16,9 @@
 #include "jit.h"
 
 struct op2_jit_state {
-  op2_tier tcc, cc;
+  op2_tier tcc, cc, cxx;
   int cc_usable;
+  int cxx_state;       /* the C++ tier, set up when first needed: 0 not yet, 1 usable, -1 none */
   int told_unwritable; /* the warning that the cache cannot be written is given once */
   int node_follower;   /* another process of this machine builds and stores optimised code */
   op2_background *background;
@@ -53,7 +54,7 @@ void op2_kernel_free(op2_kernel *k) {
 }
 
 static int compile_failed(const op2_loop *loop, op2_kernel *k, const op2_cache_key *key,
-                          const op2_generated *gen, const char *log) {
+                          const op2_generated *gen, const char *log, const char *cxx_log) {
   if (!k->source_path)
     k->source_path = op2_keep_failed_source(k->name, key, gen->source.data, gen->source.len, "c");
   /* The system compiler's messages, when it finds the error too: they name the exact line and
@@ -72,12 +73,14 @@ static int compile_failed(const op2_loop *loop, op2_kernel *k, const op2_cache_k
   snprintf(own_dl, sizeof own_dl, "undefined symbol: %s\n", loop->name);
   snprintf(own_decl, sizeof own_decl, "'%s' undeclared", loop->name);
   int err = op2_error(OP2_ERR_JIT,
-                      "op_par_loop '%s': the kernel does not compile (generated source: %s)\n%s%s",
+                      "op_par_loop '%s': the kernel does not compile (generated source: %s)\n%s%s"
+                      "%s%s",
                       loop->name, k->source_path ? k->source_path : "(could not be written)", log,
                       strstr(log, own) || strstr(log, own_dl) || strstr(log, own_decl)
                           ? "the kernel source defines no function with the loop's "
                             "name (the loop name must name the kernel function)\n"
-                          : "");
+                          : "",
+                      cxx_log ? "nor as C++ (OP2_CXX):\n" : "", cxx_log ? cxx_log : "");
   free(exact);
   return err;
 }
@@ -213,6 +216,60 @@ static void adopt_build(op2_kernel *k, op2_build_result *res, op2_tier_id tier) 
   }
 }
 
+/* The C++ tier (OP2_CXX) for a kernel TinyCC rejected: its disk entry, else a compile now (the
+ * first call waits for it; no background tier follows). 0 when the kernel is ready; otherwise
+ * *log holds the C++ compiler's messages (NULL when there is no C++ compiler). */
+static int obtain_cxx(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
+                      const op2_generated *gen, const char *root, char **log) {
+  struct op2_jit_state *st = ctx->jit_state;
+  *log = NULL;
+  if (!st->cxx_state)
+    st->cxx_state = op2_cxx_tier(ctx->opt.cxx, ctx->opt.cflags, &st->cxx) ? -1 : 1;
+  if (st->cxx_state < 0) return 1;
+  char entry[4400] = "";
+  int may_write = 0;
+  if (root && load_from_disk(ctx, k, root, &st->cxx, gen, entry, sizeof entry, &may_write) == 0) {
+    k->origin = OP2_FROM_DISK;
+  } else {
+    op2_build_request req;
+    op2_build_result res;
+    prepare_request(ctx, &st->cxx, loop, gen, entry, may_write, &req);
+    int rc = op2_build_into_entry(&req, &res);
+    if (res.not_stored) op2_jit_cache_unwritable(ctx, res.why);
+    if (rc != OP2_BUILD_OK) {
+      *log = res.log ? res.log : strdup(res.why);
+      res.log = NULL;
+      op2_build_result_clear(&res);
+      return 1;
+    }
+    adopt_build(k, &res, OP2_TIER_CC);
+    k->origin = OP2_FROM_COMPILE;
+    k->compile_ms = res.compile_ms;
+    ctx->jit.compiles++;
+    op2_build_result_clear(&res);
+  }
+  k->tier = OP2_TIER_CC;
+  k->cxx = true;
+  if (k->origin == OP2_FROM_DISK)
+    op2_diag(1, "kernel '%s' is not C (TinyCC rejects it): its C++ build (%s) from the cache",
+             loop->name, st->cxx.path);
+  else
+    op2_diag(1, "kernel '%s' is not C (TinyCC rejects it): compiled as C++ by %s in %.0f ms",
+             loop->name, st->cxx.path, k->compile_ms);
+  return 0;
+}
+
+/* TinyCC rejected the kernel: the C++ tier gets it, else the error stands. */
+static int tcc_rejected(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
+                        const op2_cache_key *key, const op2_generated *gen, const char *root,
+                        const char *log) {
+  char *cxx_log;
+  if (obtain_cxx(ctx, loop, k, gen, root, &cxx_log) == 0) return OP2_OK;
+  int err = compile_failed(loop, k, key, gen, log, cxx_log);
+  free(cxx_log);
+  return err;
+}
+
 /* The TinyCC tier: disk entry, else compile into the entry, else compile in memory. */
 static int obtain_tcc(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
                       const op2_generated *gen, const char *root) {
@@ -245,7 +302,7 @@ static int obtain_tcc(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
     if (rc == OP2_BUILD_COMPILE_ERROR) {
       k->source_path = res.source_path;
       res.source_path = NULL;
-      int err = compile_failed(loop, k, &key, gen, res.log ? res.log : "");
+      int err = tcc_rejected(ctx, loop, k, &key, gen, root, res.log ? res.log : "");
       op2_build_result_clear(&res);
       return err;
     }
@@ -254,7 +311,7 @@ static int obtain_tcc(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
   }
   double t0 = op2_wall_seconds();
   if (op2_tcc_compile(gen->source.data, NULL, &k->tcc_state, &k->fn, &log) != OP2_OK) {
-    int err = compile_failed(loop, k, &key, gen, log);
+    int err = tcc_rejected(ctx, loop, k, &key, gen, root, log);
     free(log);
     return err;
   }
@@ -417,7 +474,7 @@ static int obtain_kernel(op2_context *ctx, const op2_loop *loop, op2_kernel *k,
   if (use_cc && obtain_cc(ctx, loop, k, gen, root, entry, sizeof entry, &may_write) == 0)
     return OP2_OK;
   OP2_CALL(obtain_tcc(ctx, loop, k, gen, root));
-  if (use_cc && ctx->opt.jit_mode == OP2_JIT_TIERED) {
+  if (use_cc && ctx->opt.jit_mode == OP2_JIT_TIERED && !k->cxx) {
     /* A follower with a usable cache leaves the compile to the machine's builder and loads its
      * result when told it is there (op2_jit_load_node_build). */
     if (st->node_follower && root && ctx->opt.cache_mode != OP2_CACHE_OFF) {
@@ -482,8 +539,10 @@ int op2_jit_kernel(op2_context *ctx, const op2_loop *loop, const char *kernel_sr
     loop->stats->kernels_compiled++;
   op2_diag(2, "kernel '%s': %s %s code in %.2f ms (%s)", k->name,
            k->origin == OP2_FROM_DISK ? "loaded" : "compiled",
-           k->tier == OP2_TIER_CC ? "optimised" : "TinyCC", k->load_ms,
-           k->source_path ? k->source_path : "not cached");
+           k->cxx                   ? "C++"
+           : k->tier == OP2_TIER_CC ? "optimised"
+                                    : "TinyCC",
+           k->load_ms, k->source_path ? k->source_path : "not cached");
   *out = k;
   return OP2_OK;
 }

@@ -70,6 +70,12 @@ int op2_cc_tier(const char *cc, const char *flags, op2_tier *t);
 /* Checks the syntax of the source at src_path with the system compiler `cc`; its messages go to
  * *log (malloc'ed). 0 when it finds no error. */
 int op2_cc_syntax_check(const op2_tier *cc, const char *src_path, char **log);
+/* The system compiler tier's compile (its `compile`): `cc path, flags, -o so_path, src_path`. */
+int op2_cc_compile(const op2_tier *cc, const char *source, const char *src_path,
+                   const char *so_path, char **log, char *flags_used, size_t flags_len);
+/* The C++ tier (cxx.c): the compiler `cxx` ("off": none) with the optimised tier's flags, for
+ * kernels TinyCC rejects; -1 when there is none. */
+int op2_cxx_tier(const char *cxx, const char *flags, op2_tier *t);
 void op2_tcc_release(void *tcc_state);
 /* Compiles to a shared object at so_path, or in memory when so_path is NULL. The compiler's
  * messages go to *log (malloc'ed). */

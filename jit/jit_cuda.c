@@ -205,29 +205,23 @@ static int emu_failed(const char *name, const op2_cache_key *key, const op2_buf 
   return err;
 }
 
-int op2_cuda_obtain_emu(op2_context *ctx, op2_jit_counters *cnt, const char *name,
-                        const op2_generated *gen, int use_tcc, op2_cuda_emu_build *out) {
-  memset(out, 0, sizeof *out);
-  op2_tier tier;
-  /* gcc -O2 code runs the emulation several times faster than TinyCC's; -ffp-contract=off keeps
-   * the arithmetic the CPU backends' (no fused multiply-adds). */
-  if (use_tcc || op2_cc_tier(ctx->opt.cc, "-O2 -ffp-contract=off -fPIC -shared -w", &tier) != 0)
-    op2_tcc_tier(&tier);
-  op2_buf src;
-  OP2_CALL(emu_source(ctx, gen, &src));
-  op2_cache_key key;
-  op2_cache_key_make(src.data, src.len, tier.identity, tier.flags, &key);
+/* One attempt with `tier`: the disk entry, else a compile. 0 ready; 1 the compiler rejected the
+ * source (*log, *source_path: its messages and where the source was kept, malloc'ed). */
+static int emu_attempt(op2_context *ctx, op2_jit_counters *cnt, const char *name,
+                       const op2_generated *gen, const op2_buf *src, const op2_tier *tier,
+                       op2_cuda_emu_build *out, op2_cache_key *key, char **log,
+                       char **source_path) {
+  op2_cache_key_make(src->data, src->len, tier->identity, tier->flags, key);
   const char *root = op2_jit_cache_root(ctx);
   char entry[4400] = "", why[1200];
   if (root) {
-    op2_cache_entry_dir(root, name, &key, entry, sizeof entry);
-    int rc = op2_jit_load_entry(ctx, entry, name, &key, src.data, src.len, &out->dl_handle,
+    op2_cache_entry_dir(root, name, key, entry, sizeof entry);
+    int rc = op2_jit_load_entry(ctx, entry, name, key, src->data, src->len, &out->dl_handle,
                                 &out->entry, why, sizeof why);
     if (rc == 0) {
       cnt->disk_hits++;
       out->from_disk = 1;
-      op2_buf_free(&src);
-      return OP2_OK;
+      return 0;
     }
     if (rc != 1) {
       cnt->disk_rejects++;
@@ -236,37 +230,78 @@ int op2_cuda_obtain_emu(op2_context *ctx, op2_jit_counters *cnt, const char *nam
     }
   }
   int keep = root && op2_jit_may_write(ctx, entry);
-  int rc = OP2_OK;
-  if (!keep && strcmp(tier.name, "tcc") == 0) { /* TinyCC needs no files */
-    char *log = NULL;
+  if (!keep && strcmp(tier->name, "tcc") == 0) { /* TinyCC needs no files */
     double t0 = op2_wall_seconds();
-    if (op2_tcc_compile(src.data, NULL, &out->tcc_state, &out->entry, &log) != OP2_OK)
-      rc = emu_failed(name, &key, &src, NULL, log ? log : "");
+    int rc = op2_tcc_compile(src->data, NULL, &out->tcc_state, &out->entry, log);
     out->compile_ms = 1e3 * (op2_wall_seconds() - t0);
-    free(log);
-  } else {
-    op2_build_request req = {.tier = &tier,
-                             .name = name,
-                             .target = "cuda-emu",
-                             .signature = gen->signature.data,
-                             .source = src.data,
-                             .source_len = src.len,
-                             .key = key,
-                             .keep = keep};
-    snprintf(req.entry, sizeof req.entry, "%s", entry);
-    op2_build_result res;
-    int st = op2_build_into_entry(&req, &res);
-    if (st == OP2_BUILD_OK) {
-      out->dl_handle = res.handle;
-      out->entry = res.fn;
-      out->compile_ms = res.compile_ms;
-      if (res.not_stored) op2_jit_cache_unwritable(ctx, res.why);
-    } else {
-      rc = emu_failed(name, &key, &src, res.source_path, res.log ? res.log : res.why);
-    }
-    op2_build_result_clear(&res);
+    if (rc != OP2_OK && !*log) *log = strdup("");
+    return rc == OP2_OK ? 0 : 1;
   }
-  if (rc == OP2_OK) cnt->compiles++;
+  op2_build_request req = {.tier = tier,
+                           .name = name,
+                           .target = "cuda-emu",
+                           .signature = gen->signature.data,
+                           .source = src->data,
+                           .source_len = src->len,
+                           .key = *key,
+                           .keep = keep};
+  snprintf(req.entry, sizeof req.entry, "%s", entry);
+  op2_build_result res;
+  int st = op2_build_into_entry(&req, &res);
+  if (st == OP2_BUILD_OK) {
+    out->dl_handle = res.handle;
+    out->entry = res.fn;
+    out->compile_ms = res.compile_ms;
+    if (res.not_stored) op2_jit_cache_unwritable(ctx, res.why);
+  } else {
+    *log = res.log ? res.log : strdup(res.why);
+    res.log = NULL;
+    *source_path = res.source_path;
+    res.source_path = NULL;
+  }
+  op2_build_result_clear(&res);
+  return st == OP2_BUILD_OK ? 0 : 1;
+}
+
+int op2_cuda_obtain_emu(op2_context *ctx, op2_jit_counters *cnt, const char *name,
+                        const op2_generated *gen, int use_tcc, op2_cuda_emu_build *out) {
+  memset(out, 0, sizeof *out);
+  op2_tier tier;
+  /* gcc -O2 code runs the emulation several times faster than TinyCC's; -ffp-contract=off keeps
+   * the arithmetic the CPU backends' (no fused multiply-adds). */
+  const char *flags = "-O2 -ffp-contract=off -fPIC -shared -w";
+  if (use_tcc || op2_cc_tier(ctx->opt.cc, flags, &tier) != 0) op2_tcc_tier(&tier);
+  op2_buf src;
+  OP2_CALL(emu_source(ctx, gen, &src));
+  op2_cache_key key;
+  char *log = NULL, *source_path = NULL;
+  int rc = emu_attempt(ctx, cnt, name, gen, &src, &tier, out, &key, &log, &source_path);
+  /* A kernel that is not C (OP2's C++ kernels): the same text as C++ (OP2_CXX), as the CPU
+   * backends do. */
+  op2_tier cxx;
+  if (rc != 0 && op2_cxx_tier(ctx->opt.cxx, flags, &cxx) == 0) {
+    char *cxx_log = NULL, *cxx_path = NULL;
+    op2_cuda_emu_build_release(out);
+    op2_cache_key cxx_key;
+    if (emu_attempt(ctx, cnt, name, gen, &src, &cxx, out, &cxx_key, &cxx_log, &cxx_path) == 0) {
+      rc = 0;
+      op2_diag(1, "kernel '%s' is not C: its emulated CUDA code is built as C++ by %s", name,
+               cxx.path);
+    } else {
+      op2_buf both = {0};
+      op2_buf_printf(&both, "%snor as C++ (OP2_CXX):\n%s", log, cxx_log);
+      free(log);
+      log = both.data ? both.data : strdup("");
+    }
+    free(cxx_log);
+    free(cxx_path);
+  }
+  if (rc == 0)
+    cnt->compiles += !out->from_disk;
+  else
+    rc = emu_failed(name, &key, &src, source_path, log ? log : "");
+  free(log);
+  free(source_path);
   op2_buf_free(&src);
   return rc;
 }

@@ -164,6 +164,7 @@ typedef struct op2_kernel {
   char *name;
   op2_kernel_fn fn; /* what calls run now; swapped only between calls */
   op2_tier_id tier; /* which compiler produced fn */
+  bool cxx;         /* fn is C++ (TinyCC rejected the kernel): the optimised tier, no other */
   void *dl_handle;  /* shared object holding fn, or NULL */
   void *tcc_state;  /* in-memory TinyCC code holding fn, or NULL */
   op2_kernel_origin origin;
@@ -193,6 +194,7 @@ typedef struct op2_loop_stats {
   long calls_by_tier[2]; /* calls run on TinyCC code and on optimised code */
   double upgrade_ms;     /* worst first-call -> optimised-code delay of its kernels */
   double cc_compile_ms;  /* optimising compiles (background or from a disk hit: 0) */
+  bool cxx;              /* a kernel of the loop is C++ (built by OP2_CXX) */
   double plan_seconds;
   double halo_bytes; /* sent by halo exchanges before this loop's calls */
   long halo_messages;
@@ -256,6 +258,7 @@ typedef struct op2_options {
   op2_decl_mode mpi_decl;
   char cc[1024];           /* optimising compiler */
   char cflags[1024];       /* its flags (with the SIMD flags when simd_width > 0) */
+  char cxx[1024];          /* OP2_CXX: the C++ compiler for kernels TinyCC rejects, or "off" */
   int simd;                /* OP2_SIMD: 0 off, -1 auto, else lanes per group */
   int simd_width;          /* lanes the optimised tier uses: 0 scalar */
   char profile_json[4096]; /* where op_exit writes per-loop statistics, or "" */

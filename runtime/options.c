@@ -102,6 +102,11 @@ static int parse_cc(op2_options *opt, const char *name, const char *value) {
   return parse_text(opt->cc, sizeof opt->cc, name, value);
 }
 
+static int parse_cxx(op2_options *opt, const char *name, const char *value) {
+  if (!*value) return op2_error(OP2_ERR_ARG, "option %s: empty compiler name (off: none)", name);
+  return parse_text(opt->cxx, sizeof opt->cxx, name, value);
+}
+
 static int parse_cflags(op2_options *opt, const char *name, const char *value) {
   return parse_text(opt->cflags, sizeof opt->cflags, name, value);
 }
@@ -317,6 +322,7 @@ static const struct {
     {"OP2_JIT", parse_jit},
     {"OP2_CC", parse_cc},
     {"OP2_CFLAGS", parse_cflags},
+    {"OP2_CXX", parse_cxx},
     {"OP2_SIMD", parse_simd},
     {"OP2_PROFILE_JSON", parse_profile_json},
     {"OP2_RENUMBER", parse_renumber},
@@ -360,6 +366,7 @@ int op2_options_read(op2_options *opt, int argc, char **argv, int diags) {
   opt->cache_mode = OP2_CACHE_ON;
   opt->jit_mode = OP2_JIT_TIERED;
   snprintf(opt->cc, sizeof opt->cc, "cc");
+  snprintf(opt->cxx, sizeof opt->cxx, "g++");
   /* -ffp-contract=off: no fused multiply-adds, so results match TinyCC's code bit for bit. */
   /* -fno-semantic-interposition: the kernel is an exported function of a shared object; without
    * it gcc calls it through the PLT for every element instead of inlining it. */

@@ -27,16 +27,22 @@ static void gather_kernel_facts(op2_context *ctx) {
   for (int i = 0; i < ctx->stats.count; i++) {
     op2_loop_stats *s = ctx->stats.items[i];
     s->upgrade_ms = s->cc_compile_ms = 0;
+    s->cxx = false;
     for (int j = 0; j < ctx->kernels.count; j++) {
       const op2_kernel *k = ctx->kernels.items[j];
       if (strcmp(k->name, s->name) != 0) continue;
       if (k->upgrade_ms > s->upgrade_ms) s->upgrade_ms = k->upgrade_ms;
+      if (k->cxx) s->cxx = true;
       s->cc_compile_ms += k->cc_compile_ms;
     }
   }
 }
 
 static const char *kernel_source_word(const op2_loop_stats *s) {
+  if (s->cxx) /* C++ kernels run optimised code from their first call (no TinyCC tier) */
+    return s->kernels_compiled && s->kernels_from_disk ? "C++, compiled+disk"
+           : s->kernels_compiled                       ? "C++, compiled"
+                                                       : "C++, disk cache";
   return s->kernels_compiled && s->kernels_from_disk ? "compiled+disk"
          : s->kernels_compiled                       ? "compiled"
                                                      : "disk cache";
@@ -130,6 +136,7 @@ int op2_profile_write(op2_context *ctx, const char *path) {
     cJSON_AddNumberToObject(l, "gb_per_s", s->seconds > 0 ? s->bytes / s->seconds / 1e9 : 0);
     cJSON_AddNumberToObject(l, "calls_tcc", (double)s->calls_by_tier[OP2_TIER_TCC]);
     cJSON_AddNumberToObject(l, "calls_optimised", (double)s->calls_by_tier[OP2_TIER_CC]);
+    cJSON_AddBoolToObject(l, "cxx", s->cxx);
     cJSON_AddNumberToObject(l, "jit_ms", s->jit_ms);
     cJSON_AddNumberToObject(l, "optimised_compile_ms", s->cc_compile_ms);
     cJSON_AddNumberToObject(l, "optimised_in_use_after_ms", s->upgrade_ms);

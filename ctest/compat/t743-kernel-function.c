@@ -7,6 +7,8 @@
 #include "fn_scale.h"
 
 static const char scale_array[] = "void by_array(double *y) { y[0] *= 3.0; }\n";
+/* As `xxd -i` writes a header (plus the NUL one adds). */
+static unsigned char xxd_array[] = "void by_xxd(double *y) { y[0] += 0.5; }\n";
 
 static void keep_going(const char *message, void *user) {
   (void)message;
@@ -28,7 +30,12 @@ int main(int argc, char **argv) {
                 op_arg_dat(py, -1, OP_ID, 1, "double", OP_RW));
     op_par_loop(scale_array, "by_array", set, op_arg_dat(py, -1, OP_ID, 1, "double", OP_RW));
     op_par_loop(pointer, "by_pointer", set, op_arg_dat(py, -1, OP_ID, 1, "double", OP_RW));
-    for (int i = 0; i < N; i++) want[i] = (want[i] * factor - 2.0) * 3.0 + 1.0;
+    /* unsigned char: still a string (C warns about its sign, as it always did). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpointer-sign"
+    op_par_loop(xxd_array, "by_xxd", set, op_arg_dat(py, -1, OP_ID, 1, "double", OP_RW));
+#pragma GCC diagnostic pop
+    for (int i = 0; i < N; i++) want[i] = (want[i] * factor - 2.0) * 3.0 + 1.0 + 0.5;
   }
   op_fetch_data(py, got);
   for (int i = 0; i < N; i++) CHECK(got[i] == want[i]);

@@ -61,6 +61,7 @@ static const struct bad_value {
     {"OP2_TEMPLATE_DIR", "", "option OP2_TEMPLATE_DIR: path is empty or too long"},
     {"OP2_JIT", "fast", "option OP2_JIT=fast: expected tcc, cc or tiered"},
     {"OP2_CC", "", "option OP2_CC: empty compiler name"},
+    {"OP2_CXX", "", "option OP2_CXX: empty compiler name (off: none)"},
     {"OP2_CFLAGS", long_value, "option OP2_CFLAGS: value is too long (at most 1023 characters)"},
     {"OP2_SIMD", "wide", "option OP2_SIMD=wide: expected off, auto or a lane count in [2, 64]"},
     {"OP2_PROFILE_JSON", long_value,

@@ -1,0 +1,2 @@
+/* OP2 programs include this name too: the same as op_seq.h. */
+#include "op_seq.h"
