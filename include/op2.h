@@ -102,6 +102,13 @@ void op_decl_const_spelled(int dim, const char *type, const void *data, const ch
 #define op_decl_const(...) \
   OP2_DECL_CONST_PICK(__VA_ARGS__, op_decl_const, OP2_DECL_CONST3, ~, ~)(__VA_ARGS__)
 
+/* A dat's type may carry OP2's ":soa" suffix ("double:soa"); its values stay element by element,
+ * so OP2_STRIDE(arr, i), with which OP2's kernels index such dats, is arr[i] in kernels and in
+ * programs that include the kernel headers themselves. */
+#ifndef OP2_STRIDE
+#define OP2_STRIDE(arr, idx) ((arr)[idx])
+#endif
+
 /**
  * @brief OP2's temporary dat: like op_decl_dat with zeros (`data` is ignored: OP2 programs pass a
  * typed NULL there), and op_free_dat_temp() may release it again. Declared, like every dat,

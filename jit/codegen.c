@@ -154,7 +154,9 @@ typedef struct file_shape {
   const char *preamble[3];         /* templates before the constants, NULL-terminated */
   const char *array_qualifier;     /* for constant arrays (and live constants) */
   const char *kernel_comment;
-  bool extern_kernel; /* C99 `inline` kernels need an external declaration to link */
+  /* C99 `inline` kernels need an external declaration to link: emitted under `#ifdef` of this
+   * macro ("" always, NULL never) */
+  const char *extern_kernel_if;
 } file_shape;
 
 static const file_shape c_file = {.target = "c",
@@ -163,7 +165,7 @@ static const file_shape c_file = {.target = "c",
                                   .preamble = {"c/prelude.h", NULL},
                                   .array_qualifier = "",
                                   .kernel_comment = "The user's kernel, as given to op_par_loop.",
-                                  .extern_kernel = true};
+                                  .extern_kernel_if = ""};
 /* scalars fold into the code as literals; arrays and live constants live in constant memory */
 static const file_shape cuda_file = {
     "cuda",
@@ -172,7 +174,8 @@ static const file_shape cuda_file = {
     {"cuda/prelude.h", "cuda/params.h", NULL},
     "__constant__ ",
     "The user's kernel, as given to op_par_loop: a device function.",
-    false};
+    /* C++ (NVRTC) links inline functions; the emulator compiles the file as C */
+    "OP2_EMULATION"};
 
 /* The part between the kernel and the loop template. */
 typedef void (*body_fn)(op2_buf *b, const void *arg);
@@ -210,7 +213,10 @@ static int generate(op2_jit *jit, const op2_loop_desc *loop, const file_shape *s
     op2_buf_printf(b, "#line %d \"%s.%s\"\n", count_lines(b->data, b->len) + 2, name, shape->ext);
     /* OP2's kernels are `inline`, which in C99 gives no external definition: compiled without
      * optimisation the call would not link. A non-inline declaration makes the kernel's one. */
-    if (shape->extern_kernel) op2_buf_printf(b, "extern __typeof__(%s) %s;\n", name, name);
+    const char *guard = shape->extern_kernel_if;
+    if (guard && *guard) op2_buf_printf(b, "#ifdef %s\n", guard);
+    if (guard) op2_buf_printf(b, "extern __typeof__(%s) %s;\n", name, name);
+    if (guard && *guard) op2_buf_printf(b, "#endif\n");
   }
   op2_buf_printf(b, "\n");
   body(b, arg);

@@ -334,6 +334,9 @@ static void emit_call_args(const op2_emitter *e) {
     else if (!d->map_arity)
       op2_buf_printf(b, " \\\n    %sop2_dat%d + %d * %sop2_n%s%s", ro, d->dat_group, d->dim,
                      traits_of(e->strategy)->wide, ro_end, sep);
+    else if (d->idx < 0 && d->acc == OP_READ && traits_of(e->strategy) != &c_traits)
+      /* C++ converts const T ** to neither T ** (OP2's kernels: `double **x`) nor back */
+      op2_buf_printf(b, " \\\n    OP2_READ_VEC(%s, op2_vec%d)%s", t, i, sep);
     else if (d->idx < 0)
       op2_buf_printf(b, " \\\n    op2_vec%d%s", i, sep);
     else {

@@ -31,3 +31,8 @@ OP2_MATH2(hypot) OP2_MATH2(copysign) OP2_MATH2(fdim) OP2_MATH2(remainder)
 #ifndef MAX
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #endif
+/* OP2's kernels index dats declared "double:soa" as OP2_STRIDE(arr, i); they are stored
+ * element by element here. */
+#ifndef OP2_STRIDE
+#define OP2_STRIDE(arr, idx) ((arr)[idx])
+#endif

@@ -24,6 +24,11 @@
 #ifndef MAX
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #endif
+/* OP2's kernels index dats declared "double:soa" as OP2_STRIDE(arr, i); they are stored
+ * element by element here. */
+#ifndef OP2_STRIDE
+#define OP2_STRIDE(arr, idx) ((arr)[idx])
+#endif
 
 /* One name per type: C, which the emulator compiles, has no overloading. */
 static __device__ inline void op2_atomic_add_double(double *p, double v) {
@@ -54,6 +59,22 @@ namespace std {
 template <class T> __device__ inline const T &min(const T &a, const T &b) { return b < a ? b : a; }
 template <class T> __device__ inline const T &max(const T &a, const T &b) { return a < b ? b : a; }
 }
+#endif
+/* A read-only vector argument (op_arg_dat with idx -k, OP_READ) is an array of const T *. OP2's
+ * kernels often declare it `T **`, and C++ (NVRTC, or the emulator building a C++ kernel)
+ * converts const T ** neither to T ** nor from T **: the argument converts to whichever of the two
+ * the kernel declares. C passes const T ** to a T ** parameter with a warning. */
+#ifdef __cplusplus
+extern "C++" { /* the emulator's C++ build includes this file inside extern "C" */
+template <typename T> struct op2_read_vec {
+  const T **v;
+  __device__ operator const T **() const { return v; }
+  __device__ operator T **() const { return (T **)v; }
+};
+}
+#define OP2_READ_VEC(T, v) (op2_read_vec<T>{(v)})
+#else
+#define OP2_READ_VEC(T, v) (v)
 #endif
 #ifndef OP2_BOUNDS /* emulation: blocks have no register budget */
 #define OP2_BOUNDS(threads)

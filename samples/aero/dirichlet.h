@@ -1,0 +1,4 @@
+// A node whose potential is held fixed: its entry of a vector is zero.
+inline void dirichlet(double *r) {
+  *r = 0.0;
+}

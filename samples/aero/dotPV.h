@@ -1,0 +1,4 @@
+// c2 += P.V
+inline void dotPV(const double *p, const double *v, double *c2) {
+  *c2 += (*p) * (*v);
+}

@@ -1,0 +1,4 @@
+// c3 += R.R
+inline void dotR(const double *r, double *c3) {
+  *c3 += (*r) * (*r);
+}

@@ -1,0 +1,4 @@
+// The next search direction: P = R + beta P.
+inline void updateP(const double *r, double *p, const double *beta) {
+  *p = (*r) + (*beta) * (*p);
+}
