@@ -323,6 +323,7 @@ static void queue_optimised_build(const asking *a, op2_kernel *k, const op2_gene
   job->request.signature = job->signature_copy;
   job->request.name = job->name_copy;
   job->request.target = a->rq->target; /* static storage */
+  job->request.abandon = &job->cancelled;
   job->submitted_at = op2_wall_seconds();
   if (op2_background_submit(&jit->background, job) != 0) {
     free(job->source_copy), free(job->signature_copy), free(job->name_copy), free(job);
@@ -381,6 +382,9 @@ int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt) {
     op2_jit_diag(
         jit, 2, "kernel '%s': optimised code in use %.0f ms after the first call (compile %.0f ms)",
         k->name, k->upgrade_ms, k->cc_compile_ms);
+  } else if (state == OP2_JOB_CANCELLED) {
+    op2_jit_diag(jit, 2, "kernel '%s': optimised build dropped (its loop shape was superseded)",
+                 k->name);
   } else if (state == OP2_JOB_FAILED) {
     cnt->cc_failures++;
     if (cnt->cc_failures == 1 || jit->cfg.diags >= 2)
@@ -391,6 +395,11 @@ int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt) {
   free_job(job);
   k->job = NULL;
   return state == OP2_JOB_DONE ? OP2_JIT_BUILT : OP2_JIT_BUILD_FAILED;
+}
+
+void op2_jit_cancel(op2_kernel *k) {
+  op2_bg_job *job = k->job;
+  if (job) atomic_store(&job->cancelled, 1);
 }
 
 void op2_jit_wait(op2_jit *jit, op2_kernel *const *kernels, int n, op2_jit_counters *cnt) {
@@ -444,15 +453,39 @@ static int obtain_cc(const asking *a, op2_kernel *k, const op2_generated *gen, c
   return rc == OP2_BUILD_OK ? 0 : 1;
 }
 
+/* How the constants a kernel uses stand: UNSETTLED when one it bakes has changed value already
+ * (its kernel is likely superseded soon), LIVE when it reads one at run time. */
+enum { CONSTS_STABLE, CONSTS_UNSETTLED, CONSTS_LIVE };
+static int constants_state(op2_jit *jit, const op2_jit_request *rq, int *state) {
+  op2_const **used = NULL;
+  int n = 0;
+  *state = CONSTS_STABLE;
+  if (!rq->kernel_src) return OP2_OK;
+  OP2_CALL(op2_constants_used(jit, rq->loop, rq->kernel_src, &used, &n));
+  for (int i = 0; i < n; i++)
+    if (!used[i]->live && used[i]->nvalues > 1)
+      *state = CONSTS_UNSETTLED;
+    else if (used[i]->live && *state == CONSTS_STABLE)
+      *state = CONSTS_LIVE;
+  free(used);
+  return OP2_OK;
+}
+
 static int obtain_kernel(const asking *a, op2_kernel *k, const op2_generated *gen) {
   op2_jit *jit = a->jit;
   const char *root = op2_jit_cache_root(jit);
   char entry[4400] = "";
   int may_write = 0;
   int use_cc = jit->cfg.mode != OP2_JIT_TCC && jit->cc_usable;
+  int tiered = use_cc && jit->cfg.mode == OP2_JIT_TIERED, consts;
+  OP2_CALL(constants_state(jit, a->rq, &consts));
+  /* Tiered, a loop writes at most 3 cache entries whatever its constants do (README, Constants):
+   * a kernel baking a constant that has changed runs TinyCC code built in memory, neither
+   * stored nor optimised; one reading a live constant stores its optimised build only. */
+  if (tiered && consts == CONSTS_UNSETTLED) return obtain_tcc(a, k, gen, NULL);
   if (use_cc && obtain_cc(a, k, gen, root, entry, sizeof entry, &may_write) == 0) return OP2_OK;
-  OP2_CALL(obtain_tcc(a, k, gen, root));
-  if (use_cc && jit->cfg.mode == OP2_JIT_TIERED) {
+  OP2_CALL(obtain_tcc(a, k, gen, tiered && consts == CONSTS_LIVE ? NULL : root));
+  if (tiered) {
     /* A follower with a usable cache leaves the compile to the machine's builder and loads its
      * result when told it is there (op2_jit_load_node_build). */
     if (jit->node_follower && root && jit->cfg.cache_mode != OP2_CACHE_OFF) {
