@@ -104,6 +104,31 @@ static int compile_cc(const op2_tier *cc, const char *source, const char *src_pa
  * and column through the generated file's `#line` directive. A call to an undeclared function is
  * made an error here so that it, too, is reported at its line rather than as an undefined symbol
  * at load time. */
+/* Warnings that point at real bugs, from a full compile (the uninitialised-use analysis needs the
+ * optimiser) to nowhere: the tier's flags plus these, so the cache key is untouched. A compiler
+ * that does not know one of them says so on a line that names no kernel line. */
+int op2_cc_warnings(const op2_tier *cc, const char *src_path, char **log) {
+  static const char *const warn[] = {"-Wimplicit-function-declaration",
+                                     "-Wuninitialized",
+                                     "-Wmaybe-uninitialized",
+                                     "-Wunused-value",
+                                     "-Wunused-result",
+                                     "-fno-diagnostics-show-caret"};
+  char flags[1024];
+  char *argv[140]; /* compiler_argv fills at most 120 */
+  int argc = compiler_argv(cc, flags, "-shared", argv);
+  for (size_t i = 0; i < sizeof warn / sizeof *warn; i++) argv[argc++] = (char *)warn[i];
+  argv[argc++] = "-c";
+  argv[argc++] = "-o";
+  argv[argc++] = "/dev/null";
+  argv[argc++] = (char *)src_path;
+  argv[argc] = NULL;
+  op2_buf out = {0};
+  int rc = op2_spawn_capture(cc->path, argv, &out);
+  *log = out.data ? out.data : calloc(1, 1);
+  return rc;
+}
+
 int op2_cc_syntax_check(const op2_tier *cc, const char *src_path, char **log) {
   char flags[1024];
   char *argv[128];

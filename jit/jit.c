@@ -508,6 +508,33 @@ static int obtain_kernel(const asking *a, op2_kernel *k, const op2_generated *ge
   return OP2_OK;
 }
 
+/* At OP2_DIAGS=1, once per kernel (so once per loop and its constants' values): the system
+ * compiler's warnings that point at real bugs, the lines about the user's kernel only (the
+ * generated file's #line directive names them kernel:NAME:LINE:COL). */
+static void kernel_warnings(op2_jit *jit, op2_kernel *k, const op2_generated *gen) {
+  if (jit->cfg.diags < 1 || !jit->cc_usable) return;
+  char *tmp = NULL;
+  const char *path = k->source_path;
+  if (!path) { /* built in memory: the check needs the source in a file */
+    op2_cache_key key;
+    tier_key(&jit->cc, gen, &key);
+    path = tmp = op2_keep_failed_source(k->name, &key, gen->source.data, gen->source.len, "c");
+    if (!tmp) return;
+  }
+  char *log = NULL, own[300];
+  op2_cc_warnings(&jit->cc, path, &log);
+  snprintf(own, sizeof own, "kernel:%s:", k->name);
+  for (char *line = log, *next; line && *line; line = next) {
+    next = strchr(line, '\n');
+    if (next) *next++ = '\0';
+    /* a warning, or one a newer compiler makes an error by default (implicit declarations) */
+    if (strncmp(line, own, strlen(own)) == 0 && (strstr(line, "warning:") || strstr(line, "[-W")))
+      op2_jit_diag(jit, 1, "loop '%s': %s", k->name, line);
+  }
+  free(log);
+  if (tmp) unlink(tmp), free(tmp);
+}
+
 int op2_jit_source_hash(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
                         uint64_t hash[2]) {
   op2_generated gen;
@@ -544,12 +571,14 @@ int op2_jit_kernel(op2_jit *jit, const op2_jit_request *rq, op2_jit_result *res)
   k->requested_at = t0;
   const asking a = {jit, rq, &res->counts};
   int rc = obtain_kernel(&a, k, &gen);
-  op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
   if (rc != OP2_OK) {
+    op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
     op2_kernel_free(k);
     return rc;
   }
   k->load_ms = 1e3 * (op2_wall_seconds() - t0);
+  kernel_warnings(jit, k, &gen);
+  op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
   op2_jit_diag(jit, 2, "kernel '%s': %s %s code in %.2f ms (%s)", k->name,
                k->origin == OP2_FROM_DISK ? "loaded" : "compiled",
                k->tier == OP2_TIER_CC ? "optimised" : "TinyCC", k->load_ms,

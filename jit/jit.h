@@ -147,6 +147,9 @@ int op2_cc_tier(const char *cc, const char *flags, op2_tier *t);
 /* Checks the syntax of the source at src_path with the system compiler `cc`; its messages go to
  * *log (malloc'ed). 0 when it finds no error. */
 int op2_cc_syntax_check(const op2_tier *cc, const char *src_path, char **log);
+/* Compiles the source at src_path with `cc` and warnings that point at bugs (implicit function
+ * declarations, unused values and results, uninitialised use) to nowhere; messages to *log. */
+int op2_cc_warnings(const op2_tier *cc, const char *src_path, char **log);
 void op2_tcc_release(void *tcc_state);
 /* Compiles to a shared object at so_path, or in memory when so_path is NULL. The compiler's
  * messages go to *log (malloc'ed). */
