@@ -383,8 +383,9 @@ int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt) {
         jit, 2, "kernel '%s': optimised code in use %.0f ms after the first call (compile %.0f ms)",
         k->name, k->upgrade_ms, k->cc_compile_ms);
   } else if (state == OP2_JOB_CANCELLED) {
-    op2_jit_diag(jit, 2, "kernel '%s': optimised build dropped (its loop shape was superseded)",
-                 k->name);
+    op2_jit_diag(
+        jit, 2, "kernel '%s': optimised build dropped (%s)", k->name,
+        atomic_load(&job->cancelled) ? "its loop shape was superseded" : "not started before exit");
   } else if (state == OP2_JOB_FAILED) {
     cnt->cc_failures++;
     if (cnt->cc_failures == 1 || jit->cfg.diags >= 2)
