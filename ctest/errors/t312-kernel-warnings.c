@@ -1,8 +1,6 @@
 /* Kernel warnings that point at real bugs are shown at OP2_DIAGS=1, once per loop, at the kernel's
  * own line (kernel:NAME:LINE:COL) and naming the loop; at OP2_DIAGS=0 nothing is said. Each case
  * runs in a child process whose stderr is captured. */
-#include <sys/wait.h>
-
 #include "errors_util.h"
 
 /* Line 2: getpid has no declaration in the kernel's file. */
@@ -36,34 +34,24 @@ static int count(const char *text, const char *what) {
   return n;
 }
 
-/* Runs each loop three times in a child at OP2_DIAGS=diags; what the child printed. */
+/* Each loop three times, at OP2_DIAGS=diags. */
+static void calls(const void *diags) {
+  setenv("OP2_DIAGS", diags, 1);
+  op_init(0, NULL, 0);
+  op_set s = op_decl_set(4, "cells");
+  double v[4] = {0};
+  op_dat d = op_decl_dat(s, 1, "double", v, "x");
+  for (int call = 0; call < 3; call++)
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+      op_par_loop(cases[i].src, cases[i].name, s, op_arg_dat(d, -1, OP_ID, 1, "double", OP_RW));
+  op_exit();
+}
+
+/* What the calls printed, run in a child process that must exit 0. */
 static char *run(const char *diags) {
-  char path[] = "/tmp/op2-t312-XXXXXX";
-  int fd = mkstemp(path);
-  CHECK(fd >= 0);
-  fflush(NULL);
-  pid_t pid = fork();
-  CHECK(pid >= 0);
-  if (pid == 0) {
-    dup2(fd, STDERR_FILENO);
-    setenv("OP2_DIAGS", diags, 1);
-    op_init(0, NULL, 0);
-    op_set s = op_decl_set(4, "cells");
-    double v[4] = {0};
-    op_dat d = op_decl_dat(s, 1, "double", v, "x");
-    for (int call = 0; call < 3; call++)
-      for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        op_par_loop(cases[i].src, cases[i].name, s, op_arg_dat(d, -1, OP_ID, 1, "double", OP_RW));
-    op_exit();
-    _exit(0);
-  }
-  int status = 0;
-  CHECK(waitpid(pid, &status, 0) == pid);
+  char *err;
+  int status = eu_in_child(calls, diags, &err);
   CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  close(fd);
-  char *err = eu_read_file(path);
-  unlink(path);
-  CHECK(err != NULL);
   return err;
 }
 
