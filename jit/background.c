@@ -29,10 +29,14 @@ static void *worker(void *arg) {
     bg->head = job->next;
     if (!bg->head) bg->tail = NULL;
     pthread_mutex_unlock(&bg->lock);
-    op2_build_into_entry(&job->request, &job->result);
-    atomic_store_explicit(&job->state,
-                          job->result.status == OP2_BUILD_OK ? OP2_JOB_DONE : OP2_JOB_FAILED,
-                          memory_order_release);
+    int state = OP2_JOB_CANCELLED; /* superseded before it started: not built at all */
+    if (!atomic_load(&job->cancelled)) {
+      op2_build_into_entry(&job->request, &job->result);
+      state = job->result.status == OP2_BUILD_OK          ? OP2_JOB_DONE
+              : job->result.status == OP2_BUILD_ABANDONED ? OP2_JOB_CANCELLED
+                                                          : OP2_JOB_FAILED;
+    }
+    atomic_store_explicit(&job->state, state, memory_order_release);
   }
 }
 

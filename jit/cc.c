@@ -96,21 +96,44 @@ int op2_cc_compile(const op2_tier *cc, const char *source, const char *src_path,
   return rc;
 }
 
-/* TinyCC reports an error at the end of a line on the next line and gives no column; the system
- * compiler, run syntax-only (a few milliseconds, no code generated), names the kernel's own line
- * and column through the generated file's `#line` directive. A call to an undeclared function is
- * made an error here so that it, too, is reported at its line rather than as an undefined symbol
- * at load time. */
-int op2_cc_syntax_check(const op2_tier *cc, const char *src_path, char **log) {
+/* Runs the compiler on the source at src_path with the tier's flags (no -shared) and `extra`;
+ * its messages go to *log. The cache key is untouched: nothing is stored. */
+static int run_check(const op2_tier *cc, const char *const *extra, int nextra, const char *src_path,
+                     char **log) {
   char flags[1024];
-  char *argv[128];
+  char *argv[140]; /* compiler_argv fills at most 120 */
   int argc = compiler_argv(cc, flags, "-shared", argv);
-  argv[argc++] = "-fsyntax-only";
-  argv[argc++] = "-Werror=implicit-function-declaration";
+  for (int i = 0; i < nextra; i++) argv[argc++] = (char *)extra[i];
   argv[argc++] = (char *)src_path;
   argv[argc] = NULL;
   op2_buf out = {0};
   int rc = op2_spawn_capture(cc->path, argv, &out);
   *log = out.data ? out.data : calloc(1, 1);
   return rc;
+}
+
+/* TinyCC reports an error at the end of a line on the next line and gives no column; the system
+ * compiler, run syntax-only (a few milliseconds, no code generated), names the kernel's own line
+ * and column through the generated file's `#line` directive. A call to an undeclared function is
+ * made an error here so that it, too, is reported at its line rather than as an undefined symbol
+ * at load time. */
+int op2_cc_syntax_check(const op2_tier *cc, const char *src_path, char **log) {
+  static const char *const extra[] = {"-fsyntax-only", "-Werror=implicit-function-declaration"};
+  return run_check(cc, extra, 2, src_path, log);
+}
+
+/* Warnings that point at real bugs, from a full compile (the uninitialised-use analysis needs the
+ * optimiser) to nowhere. A compiler that does not know one of them says so on a line that names
+ * no kernel line. */
+int op2_cc_warnings(const op2_tier *cc, const char *src_path, char **log) {
+  static const char *const extra[] = {"-Wimplicit-function-declaration",
+                                      "-Wuninitialized",
+                                      "-Wmaybe-uninitialized",
+                                      "-Wunused-value",
+                                      "-Wunused-result",
+                                      "-fno-diagnostics-show-caret",
+                                      "-c",
+                                      "-o",
+                                      "/dev/null"};
+  return run_check(cc, extra, (int)(sizeof extra / sizeof *extra), src_path, log);
 }

@@ -379,6 +379,7 @@ static void queue_optimised_build(const asking *a, op2_kernel *k, const op2_gene
   job->request.signature = job->signature_copy;
   job->request.name = job->name_copy;
   job->request.target = a->rq->target; /* static storage */
+  job->request.abandon = &job->cancelled;
   job->submitted_at = op2_wall_seconds();
   if (op2_background_submit(&jit->background, job) != 0) {
     free(job->source_copy), free(job->signature_copy), free(job->name_copy), free(job);
@@ -437,6 +438,10 @@ int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt) {
     op2_jit_diag(
         jit, 2, "kernel '%s': optimised code in use %.0f ms after the first call (compile %.0f ms)",
         k->name, k->upgrade_ms, k->cc_compile_ms);
+  } else if (state == OP2_JOB_CANCELLED) {
+    op2_jit_diag(
+        jit, 2, "kernel '%s': optimised build dropped (%s)", k->name,
+        atomic_load(&job->cancelled) ? "its loop shape was superseded" : "not started before exit");
   } else if (state == OP2_JOB_FAILED) {
     cnt->cc_failures++;
     if (cnt->cc_failures == 1 || jit->cfg.diags >= 2)
@@ -447,6 +452,11 @@ int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt) {
   free_job(job);
   k->job = NULL;
   return state == OP2_JOB_DONE ? OP2_JIT_BUILT : OP2_JIT_BUILD_FAILED;
+}
+
+void op2_jit_cancel(op2_kernel *k) {
+  op2_bg_job *job = k->job;
+  if (job) atomic_store(&job->cancelled, 1);
 }
 
 void op2_jit_wait(op2_jit *jit, op2_kernel *const *kernels, int n, op2_jit_counters *cnt) {
@@ -500,6 +510,24 @@ static int obtain_cc(const asking *a, op2_kernel *k, const op2_generated *gen, c
   return rc == OP2_BUILD_OK ? 0 : 1;
 }
 
+/* How the constants a kernel uses stand: UNSETTLED when one it bakes has changed value already
+ * (its kernel is likely superseded soon), LIVE when it reads one at run time. */
+enum { CONSTS_STABLE, CONSTS_UNSETTLED, CONSTS_LIVE };
+static int constants_state(op2_jit *jit, const op2_jit_request *rq, int *state) {
+  op2_const **used = NULL;
+  int n = 0;
+  *state = CONSTS_STABLE;
+  if (!rq->kernel_src) return OP2_OK;
+  OP2_CALL(op2_constants_used(jit, rq->loop, rq->kernel_src, &used, &n));
+  for (int i = 0; i < n; i++)
+    if (!used[i]->live && used[i]->nvalues > 1)
+      *state = CONSTS_UNSETTLED;
+    else if (used[i]->live && *state == CONSTS_STABLE)
+      *state = CONSTS_LIVE;
+  free(used);
+  return OP2_OK;
+}
+
 static int obtain_kernel(const asking *a, op2_kernel *k, const op2_generated *gen) {
   op2_jit *jit = a->jit;
   const char *root = op2_jit_cache_root(jit);
@@ -510,12 +538,21 @@ static int obtain_kernel(const asking *a, op2_kernel *k, const op2_generated *ge
   char entry[4400] = "";
   int may_write = 0;
   int use_cc = jit->cfg.mode != OP2_JIT_TCC && jit->cc_usable;
-  int rc = use_cc && !cxx_log ? obtain_cc(a, k, gen, root, entry, sizeof entry, &may_write) : 1;
-  if (rc == 0) return OP2_OK;
-  rc = obtain_tcc(a, k, gen, root, &cxx_log);
+  int tiered = use_cc && jit->cfg.mode == OP2_JIT_TIERED, consts;
+  int rc = constants_state(jit, a->rq, &consts);
+  /* Tiered, a loop writes at most 3 cache entries whatever its constants do (README, Constants):
+   * a kernel baking a constant that has changed runs TinyCC code built in memory, neither
+   * stored nor optimised; one reading a live constant stores its optimised build only. */
+  if (rc == OP2_OK && tiered && consts == CONSTS_UNSETTLED)
+    rc = obtain_tcc(a, k, gen, NULL, &cxx_log);
+  else if (rc == OP2_OK && use_cc && !cxx_log &&
+           obtain_cc(a, k, gen, root, entry, sizeof entry, &may_write) == 0)
+    return OP2_OK;
+  else if (rc == OP2_OK)
+    rc = obtain_tcc(a, k, gen, tiered && consts == CONSTS_LIVE ? NULL : root, &cxx_log);
   free(cxx_log);
-  if (rc != OP2_OK) return rc;
-  if (use_cc && jit->cfg.mode == OP2_JIT_TIERED && !k->cxx) {
+  if (rc != OP2_OK || consts == CONSTS_UNSETTLED) return rc;
+  if (tiered && !k->cxx) {
     /* A follower with a usable cache leaves the compile to the machine's builder and loads its
      * result when told it is there (op2_jit_load_node_build). */
     if (jit->node_follower && root && jit->cfg.cache_mode != OP2_CACHE_OFF) {
@@ -536,6 +573,33 @@ static int obtain_kernel(const asking *a, op2_kernel *k, const op2_generated *ge
     }
   }
   return OP2_OK;
+}
+
+/* At OP2_DIAGS=1, once per kernel (so once per loop and its constants' values): the system
+ * compiler's warnings that point at real bugs, the lines about the user's kernel only (the
+ * generated file's #line directive names them kernel:NAME:LINE:COL). */
+static void kernel_warnings(op2_jit *jit, op2_kernel *k, const op2_generated *gen) {
+  if (jit->cfg.diags < 1 || !jit->cc_usable) return;
+  char *tmp = NULL;
+  const char *path = k->source_path;
+  if (!path) { /* built in memory: the check needs the source in a file */
+    op2_cache_key key;
+    tier_key(&jit->cc, gen, &key);
+    path = tmp = op2_keep_failed_source(k->name, &key, gen->source.data, gen->source.len, "c");
+    if (!tmp) return;
+  }
+  char *log = NULL, own[300];
+  op2_cc_warnings(&jit->cc, path, &log);
+  snprintf(own, sizeof own, "kernel:%s:", k->name);
+  for (char *line = log, *next; line && *line; line = next) {
+    next = strchr(line, '\n');
+    if (next) *next++ = '\0';
+    /* a warning, or one a newer compiler makes an error by default (implicit declarations) */
+    if (strncmp(line, own, strlen(own)) == 0 && (strstr(line, "warning:") || strstr(line, "[-W")))
+      op2_jit_diag(jit, 1, "loop '%s': %s", k->name, line);
+  }
+  free(log);
+  if (tmp) unlink(tmp), free(tmp);
 }
 
 int op2_jit_source_hash(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
@@ -574,12 +638,14 @@ int op2_jit_kernel(op2_jit *jit, const op2_jit_request *rq, op2_jit_result *res)
   k->requested_at = t0;
   const asking a = {jit, rq, &res->counts};
   int rc = obtain_kernel(&a, k, &gen);
-  op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
   if (rc != OP2_OK) {
+    op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
     op2_kernel_free(k);
     return rc;
   }
   k->load_ms = 1e3 * (op2_wall_seconds() - t0);
+  kernel_warnings(jit, k, &gen);
+  op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
   op2_jit_diag(jit, 2, "kernel '%s': %s %s code in %.2f ms (%s)", k->name,
                k->origin == OP2_FROM_DISK ? "loaded" : "compiled",
                k->cxx                   ? "C++"

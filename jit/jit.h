@@ -155,6 +155,9 @@ int op2_cc_compile(const op2_tier *cc, const char *source, const char *src_path,
 /* The C++ tier (cxx.c): the compiler `cxx` ("off": none) with the optimised tier's flags, for
  * kernels TinyCC rejects; -1 when there is none. */
 int op2_cxx_tier(const char *cxx, const char *flags, op2_tier *t);
+/* Compiles the source at src_path with `cc` and warnings that point at bugs (implicit function
+ * declarations, unused values and results, uninitialised use) to nowhere; messages to *log. */
+int op2_cc_warnings(const op2_tier *cc, const char *src_path, char **log);
 void op2_tcc_release(void *tcc_state);
 /* Compiles to a shared object at so_path, or in memory when so_path is NULL. The compiler's
  * messages go to *log (malloc'ed). */
@@ -183,7 +186,12 @@ void op2_jit_cache_unwritable(op2_jit *jit, op2_jit_counters *cnt, const char *w
 
 /* Building into an entry (store.c): thread-safe, touches no library state. NOT_STORED: not even
  * a private build directory could be made. */
-enum { OP2_BUILD_OK = 0, OP2_BUILD_COMPILE_ERROR = -1, OP2_BUILD_NOT_STORED = 1 };
+enum {
+  OP2_BUILD_OK = 0,
+  OP2_BUILD_COMPILE_ERROR = -1,
+  OP2_BUILD_NOT_STORED = 1,
+  OP2_BUILD_ABANDONED = 2
+};
 typedef struct op2_build_request {
   const op2_tier *tier;
   char entry[4400]; /* the cache entry directory when keep */
@@ -191,7 +199,8 @@ typedef struct op2_build_request {
   const char *source;
   size_t source_len;
   op2_cache_key key;
-  int keep; /* 0: build in a private temporary directory removed once loaded */
+  int keep;                   /* 0: build in a private temporary directory removed once loaded */
+  const _Atomic int *abandon; /* set while compiling: nothing is loaded or stored, if not NULL */
 } op2_build_request;
 typedef struct op2_build_result {
   int status;
@@ -212,6 +221,7 @@ typedef struct op2_bg_job {
   op2_build_result result;
   char *source_copy, *signature_copy, *name_copy;
   _Atomic int state;
+  _Atomic int cancelled; /* op2_jit_cancel: not built if not started, not stored if running */
   double submitted_at;
   struct op2_bg_job *next;
 } op2_bg_job;
@@ -223,6 +233,9 @@ void op2_background_stop(op2_background **bg);
  * background build. Finished and failed optimised builds are counted in *cnt. */
 enum { OP2_JIT_NO_BUILD, OP2_JIT_BUILDING, OP2_JIT_BUILT, OP2_JIT_BUILD_FAILED };
 int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt);
+/* The kernel's loop shape was superseded (a constant changed): its optimised build is dropped if
+ * it has not started and not stored if it is running; op2_jit_poll collects it. */
+void op2_jit_cancel(op2_kernel *k);
 /* Sharing a machine's optimised builds (runtime/mpi/node_build.c decides who builds): a follower
  * never runs the optimising compiler in tiered mode nor writes the cache; its kernels wait
  * (awaiting_peer) until it is told the builder is done, then load the builder's entry if it is

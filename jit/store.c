@@ -13,7 +13,7 @@
 
 #include "jit.h"
 
-enum { BUILT, COMPILER_FAILED, NOT_WRITTEN, NOT_LOADED };
+enum { BUILT, COMPILER_FAILED, NOT_WRITTEN, NOT_LOADED, ABANDONED };
 
 typedef struct built {
   char flags[1024]; /* what the compiler received */
@@ -47,6 +47,11 @@ static int compile_in(const op2_build_request *req, const op2_entry *d, op2_buil
     return says_disk_full(res->log) ? NOT_WRITTEN : COMPILER_FAILED;
   }
   res->compile_ms = 1e3 * (op2_wall_seconds() - t0);
+  if (req->abandon && atomic_load(req->abandon)) { /* superseded while compiling */
+    unlinkat(d->fd, tmp, 0);
+    snprintf(res->why, sizeof res->why, "superseded");
+    return ABANDONED;
+  }
   /* Loaded before it is published: an object that cannot load (an undefined symbol, or one
    * truncated by a full disk) never becomes a cache entry. */
   struct stat st;
@@ -142,6 +147,7 @@ int op2_build_into_entry(const op2_build_request *req, op2_build_result *res) {
     int opened = build_kept(req, res, &rc);
     if (opened == 0 && rc == BUILT) return res->status = OP2_BUILD_OK;
     if (opened == 0 && rc == COMPILER_FAILED) return res->status = OP2_BUILD_COMPILE_ERROR;
+    if (opened == 0 && rc == ABANDONED) return res->status = OP2_BUILD_ABANDONED;
     if (res->handle) { /* loaded, but the entry could not be completed */
       res->not_stored = 1;
       return res->status = OP2_BUILD_OK;
@@ -159,6 +165,7 @@ int op2_build_into_entry(const op2_build_request *req, op2_build_result *res) {
   }
   if (rc == BUILT) return res->status = OP2_BUILD_OK;
   if (rc == NOT_WRITTEN) return res->status = OP2_BUILD_NOT_STORED;
+  if (rc == ABANDONED) return res->status = OP2_BUILD_ABANDONED;
   if (rc == NOT_LOADED) { /* the loader's reason is the compiler's last message */
     op2_buf log = {0};
     if (res->log) op2_buf_printf(&log, "%s", res->log);

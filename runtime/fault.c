@@ -1,10 +1,12 @@
 /* A fatal signal inside a kernel (SIGSEGV, SIGFPE, SIGBUS, SIGILL) names the loop before the
  * process dies: its name, its set, the element range being run and the generated source's path.
  * The element range, not the element: recording each element index would cost a store per element
- * in every generated loop, while the range costs one store per run and on the seq backend without
- * MPI the range of a failing kernel can be bisected by the user with a smaller set. The handler
- * writes with write(2) only, restores the handler that was there before op_init and re-raises the
- * signal, so the process ends by that signal (or the program's own handler runs). */
+ * in every generated loop (a volatile index slot stops the compiler vectorising the loop: a direct
+ * `y += a * x` loop ran 3x slower at -O3 -march=native), while the range costs one store per run
+ * and on the seq backend without MPI the range of a failing kernel can be bisected by the user
+ * with a smaller set. The handler writes with write(2) only, restores the handler that was there
+ * before op_init and re-raises the signal, so the process ends by that signal (or the program's
+ * own handler runs). */
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>

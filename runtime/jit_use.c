@@ -59,6 +59,17 @@ static void count(op2_jit_counters *to, const op2_jit_counters *add) {
   to->cc_compiles += add->cc_compiles, to->cc_failures += add->cc_failures;
 }
 
+/* A new kernel for a loop supersedes the kernels of its other shapes (a constant changed): their
+ * optimised builds are not worth finishing, nor storing (README, Constants). */
+static void cancel_superseded_builds(op2_context *ctx, const op2_loop *loop, const op2_kernel *k) {
+  for (int i = 0; i < ctx->loops.count; i++) {
+    const op2_loop *l = ctx->loops.items[i];
+    if (l != loop && l->kernel && l->kernel != k && l->kernel->job && l->set == loop->set &&
+        strcmp(l->name, loop->name) == 0)
+      op2_jit_cancel(l->kernel);
+  }
+}
+
 int op2_loop_kernel(op2_context *ctx, op2_loop *loop, const char *kernel_src) {
   op2_loop_desc d;
   op2_loop_describe(ctx, loop, &d);
@@ -77,6 +88,7 @@ int op2_loop_kernel(op2_context *ctx, op2_loop *loop, const char *kernel_src) {
       op2_jit_discard(ctx->jit_engine, res.kernel);
       return rc;
     }
+    cancel_superseded_builds(ctx, loop, res.kernel);
     if (res.kernel->origin == OP2_FROM_DISK)
       loop->stats->kernels_from_disk++;
     else

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -31,6 +32,29 @@ static inline char *eu_read_file(const char *path) {
   fclose(f);
   if (buf) buf[len] = '\0';
   return buf;
+}
+
+/* Runs body(arg) in a child process with stderr in a file, the child exiting 0 after it; returns
+ * the child's wait status and what it printed (*err, malloc'ed). */
+static inline int eu_in_child(void (*body)(const void *), const void *arg, char **err) {
+  char path[] = "/tmp/op2-child-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  fflush(NULL);
+  pid_t pid = fork();
+  CHECK(pid >= 0);
+  if (pid == 0) {
+    dup2(fd, STDERR_FILENO);
+    body(arg);
+    _exit(0);
+  }
+  int status = 0;
+  CHECK(waitpid(pid, &status, 0) == pid);
+  close(fd);
+  *err = eu_read_file(path);
+  CHECK(*err != NULL);
+  unlink(path);
+  return status;
 }
 
 static inline int eu_is_file(const char *path) {

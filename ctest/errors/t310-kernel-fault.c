@@ -32,29 +32,23 @@ static void users_handler(int sig) {
   _exit(sig == SIGFPE ? 42 : 43);
 }
 
+typedef struct fault_case {
+  void (*body)(void);
+  int user_handler;
+} fault_case;
+
+static void run_case(const void *arg) {
+  const fault_case *c = arg;
+  if (c->user_handler) signal(SIGFPE, users_handler);
+  op_init(0, NULL, 0);
+  c->body();
+  op_exit();
+}
+
 /* Runs body in a child with stderr in a file; returns the wait status and what it printed. */
 static int in_child(void (*body)(void), int user_handler, char **err) {
-  char path[] = "/tmp/op2-t310-XXXXXX";
-  int fd = mkstemp(path);
-  CHECK(fd >= 0);
-  fflush(NULL);
-  pid_t pid = fork();
-  CHECK(pid >= 0);
-  if (pid == 0) {
-    dup2(fd, STDERR_FILENO);
-    if (user_handler) signal(SIGFPE, users_handler);
-    op_init(0, NULL, 0);
-    body();
-    op_exit();
-    _exit(0);
-  }
-  int status = 0;
-  CHECK(waitpid(pid, &status, 0) == pid);
-  close(fd);
-  *err = eu_read_file(path);
-  CHECK(*err != NULL);
-  unlink(path);
-  return status;
+  const fault_case c = {body, user_handler};
+  return eu_in_child(run_case, &c, err);
 }
 
 static void expect_death(void (*body)(void), int sig, const char *loop, const char *set,

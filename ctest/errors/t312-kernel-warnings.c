@@ -1,0 +1,75 @@
+/* Kernel warnings that point at real bugs are shown at OP2_DIAGS=1, once per loop, at the kernel's
+ * own line (kernel:NAME:LINE:COL) and naming the loop; at OP2_DIAGS=0 nothing is said. Each case
+ * runs in a child process whose stderr is captured. */
+#include "errors_util.h"
+
+/* Line 2: getpid has no declaration in the kernel's file. */
+static const char implicit_src[] =
+    "static void implicit(double *x) {\n"
+    "  x[0] += 0.0 * getpid();\n"
+    "}\n";
+/* Line 2: a comparison whose value is thrown away (meant `=`). */
+static const char unused_src[] =
+    "static void unused(double *x) {\n"
+    "  x[0] == 1.0;\n"
+    "}\n";
+/* Line 3: y is read before it is set. */
+static const char uninit_src[] =
+    "static void uninit(double *x) {\n"
+    "  double y;\n"
+    "  x[0] += y;\n"
+    "}\n";
+
+static const struct {
+  const char *src, *name, *where, *what;
+} cases[] = {
+    {implicit_src, "implicit", "loop 'implicit': kernel:implicit:2:", "getpid"},
+    {unused_src, "unused", "loop 'unused': kernel:unused:2:", "[-Wunused-value]"},
+    {uninit_src, "uninit", "loop 'uninit': kernel:uninit:3:", "uninitialized"},
+};
+
+static int count(const char *text, const char *what) {
+  int n = 0;
+  for (const char *p = text; (p = strstr(p, what)); p += strlen(what)) n++;
+  return n;
+}
+
+/* Each loop three times, at OP2_DIAGS=diags. */
+static void calls(const void *diags) {
+  setenv("OP2_DIAGS", diags, 1);
+  op_init(0, NULL, 0);
+  op_set s = op_decl_set(4, "cells");
+  double v[4] = {0};
+  op_dat d = op_decl_dat(s, 1, "double", v, "x");
+  for (int call = 0; call < 3; call++)
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+      op_par_loop(cases[i].src, cases[i].name, s, op_arg_dat(d, -1, OP_ID, 1, "double", OP_RW));
+  op_exit();
+}
+
+/* What the calls printed, run in a child process that must exit 0. */
+static char *run(const char *diags) {
+  char *err;
+  int status = eu_in_child(calls, diags, &err);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  return err;
+}
+
+int main(void) {
+  char *quiet = run("0");
+  char *told = run("1");
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    CHECK(!strstr(quiet, cases[i].where));
+    /* one line: at the kernel's line, naming the loop and the warning, once for three calls */
+    CHECK_EQ_INT(count(told, cases[i].where), 1);
+    const char *line = strstr(told, cases[i].where);
+    const char *end = strchr(line, '\n');
+    CHECK(end != NULL);
+    char text[1000];
+    snprintf(text, sizeof text, "%.*s", (int)(end - line), line);
+    CHECK_CONTAINS(text, cases[i].what);
+  }
+  printf("at OP2_DIAGS=1:\n%s", told);
+  free(quiet), free(told);
+  return 0;
+}
