@@ -65,6 +65,10 @@ CONFIGS = [
     ("openmp-tiered-warm", "openmp", "tiered", "warm", "off"),
     ("openmp-simd-cold", "openmp", "tiered", "cold", "auto"),
     ("openmp-simd-warm", "openmp", "tiered", "warm", "auto"),
+    ("seq-simd8-cold", "seq", "tiered", "cold", "8"),
+    ("seq-simd8-warm", "seq", "tiered", "warm", "8"),
+    ("openmp-simd8-cold", "openmp", "tiered", "cold", "8"),
+    ("openmp-simd8-warm", "openmp", "tiered", "warm", "8"),
     ("openmp-tune-cold", "openmp", "tiered", "cold", "off"),
     ("openmp-tune-warm", "openmp", "tiered", "warm", "off"),
     ("cuda-emu-tiered-cold", "cuda-emu", "tiered", "cold", "off"),
@@ -75,8 +79,10 @@ CONFIGS = [
 # Configurations run with OP2_TUNE=on (every other one with OP2_TUNE=off): the cold run tunes
 # (its trial calls count in its time) and writes the records, the warm run starts from them.
 TUNED = ("openmp-tune-cold", "openmp-tune-warm", "cuda-emu-tune-cold", "cuda-emu-tune-warm")
-# Not run unless named in --configs: the CUDA emulator's times say nothing of a GPU's.
-OPT_IN = ("cuda-emu-tiered-cold", "cuda-emu-tiered-warm", "cuda-emu-tune-cold",
+# Not run unless named in --configs: the CUDA emulator's times say nothing of a GPU's; simd8 runs
+# every loop SIMD keeps exact in groups of 8, also those OP2_SIMD=auto's cost rule leaves scalar.
+OPT_IN = ("seq-simd8-cold", "seq-simd8-warm", "openmp-simd8-cold", "openmp-simd8-warm",
+          "cuda-emu-tiered-cold", "cuda-emu-tiered-warm", "cuda-emu-tune-cold",
           "cuda-emu-tune-warm")
 # The harness sets these; any other OP2_* variable (OP2_CFLAGS, OP2_CC, ...) passes through.
 HARNESS_OPTIONS = ("OP2_BACKEND", "OP2_JIT", "OP2_CACHE_DIR", "OP2_CACHE", "OP2_PROFILE_JSON",
@@ -701,7 +707,8 @@ def main():
             if name not in wanted:
                 continue
             tune = "on" if name in TUNED else "off"
-            kind = "tune" if tune == "on" else jit if simd == "off" else "simd"
+            kind = ("tune" if tune == "on" else jit if simd == "off" else
+                    "simd" if simd == "auto" else "simd" + simd)
             cold_name = "%s-%s-cold" % (backend, kind)
             reps = []
             for i in range(args.repeat):

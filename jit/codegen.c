@@ -257,16 +257,19 @@ static void simd_body(op2_buf *b, const void *arg) {
   free(tmpl);
 }
 
+/* The scalar loop's source (no SIMD loop in it). */
+static int scalar_source(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
+                         op2_generated *out) {
+  memset(out, 0, sizeof *out);
+  OP2_CALL(op2_signature_describe(jit, loop, c_file.target, &out->signature));
+  op2_emitter e = {&out->source, loop, OP2_EMIT_C_RANGE, NULL};
+  return generate(jit, loop, &c_file, loop->name, kernel_src, "c/loop.c", arg_macros_body, &e, out);
+}
+
 int op2_codegen_c_simd(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
                        op2_generated *out, char *why, size_t whylen) {
   why[0] = '\0';
-  if (op2_simd_check(loop, why, whylen) != 0) {
-    memset(out, 0, sizeof *out);
-    OP2_CALL(op2_signature_describe(jit, loop, c_file.target, &out->signature));
-    op2_emitter e = {&out->source, loop, OP2_EMIT_C_RANGE, NULL};
-    return generate(jit, loop, &c_file, loop->name, kernel_src, "c/loop.c", arg_macros_body, &e,
-                    out);
-  }
+  if (op2_simd_check(loop, why, whylen) != 0) return scalar_source(jit, loop, kernel_src, out);
   memset(out, 0, sizeof *out);
   OP2_CALL(op2_signature_describe(jit, loop, c_file.target, &out->signature));
   op2_buf_printf(&out->signature, "variant simd\n");
@@ -278,7 +281,10 @@ int op2_codegen_c(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_sr
                   op2_generated *out) {
   if (jit->cfg.simd != 0) {
     char why[300];
-    int rc = op2_codegen_c_simd(jit, loop, kernel_src, out, why, sizeof why);
+    /* auto picks the loops where SIMD pays; a given width runs every loop it keeps exact */
+    int rc = jit->cfg.simd < 0 && jit->cfg.simd_width && op2_simd_pays(loop, why, sizeof why) != 0
+                 ? scalar_source(jit, loop, kernel_src, out)
+                 : op2_codegen_c_simd(jit, loop, kernel_src, out, why, sizeof why);
     if (rc == OP2_OK && jit->cfg.mode != OP2_JIT_TCC) {
       if (why[0])
         op2_jit_diag(jit, 2, "loop '%s': the optimised tier runs the scalar loop: %s", loop->name,
@@ -294,10 +300,7 @@ int op2_codegen_c(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_sr
     }
     return rc;
   }
-  memset(out, 0, sizeof *out);
-  OP2_CALL(op2_signature_describe(jit, loop, c_file.target, &out->signature));
-  op2_emitter e = {&out->source, loop, OP2_EMIT_C_RANGE, NULL};
-  return generate(jit, loop, &c_file, loop->name, kernel_src, "c/loop.c", arg_macros_body, &e, out);
+  return scalar_source(jit, loop, kernel_src, out);
 }
 
 static void cuda_body(op2_buf *b, const void *arg) {

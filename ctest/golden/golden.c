@@ -206,6 +206,20 @@ static void check_simd_refused(const char *name, const char *reason) {
   op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
 }
 
+/* OP2_SIMD=auto's cost rule: NULL when the loop should run in groups, else a part of the reason
+ * it stays scalar. */
+static void check_simd_pays(const char *name, const char *reason) {
+  op2_loop *loop = loop_named(name);
+  char why[300] = "";
+  op2_loop_desc d;
+  op2_loop_describe(op2_ctx(), loop, &d);
+  int rc = op2_simd_pays(&d, why, sizeof why);
+  if (reason ? rc == 0 || !strstr(why, reason) : rc != 0)
+    fprintf(stderr, "golden: loop %s: cost rule gave %d '%s', expected '%s'\n", name, rc, why,
+            reason ? reason : "(groups)");
+  CHECK(reason ? rc != 0 && strstr(why, reason) != NULL : rc == 0);
+}
+
 /* Golden files no case produced any more: a removed case must remove its file. */
 static void find_stale(void) {
   DIR *d = opendir(golden_dir);
@@ -352,6 +366,9 @@ int main(int argc, char **argv) {
   check_simd_refused("node_rw", "argument 0 writes through a map (OP_RW)");
   check_simd_refused("read_inc", "arguments 0 and 1 reach the same dat");
   check_simd_refused("reduce", "argument 2 is a floating-point OP_INC reduction");
+  check_simd_pays("direct", NULL);
+  check_simd_pays("reduce_lanes", NULL);
+  check_simd_pays("edge_inc", "argument 3 adds through a map (OP_INC)");
   if (!updating) find_stale();
   op_exit();
   if (updating) return 0;
