@@ -184,6 +184,7 @@ typedef struct op2_build_request {
   size_t source_len;
   op2_cache_key key;
   int keep; /* 0: build in a private temporary directory removed once loaded */
+  struct op2_loaded_objects *known; /* the engine's loaded objects (op2_load_object_fd) */
 } op2_build_request;
 typedef struct op2_build_result {
   int status;
