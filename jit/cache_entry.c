@@ -318,6 +318,15 @@ static int mapped_file(const void *p, dev_t *dev, ino_t *ino) {
   return rc;
 }
 
+/* The file a loaded object came from: the engine's table knows its own objects; any other is
+ * looked up in /proc/self/maps (30+ KB of text, so never for the engine's own). */
+static int object_file(op2_loaded_objects *known, void *handle, dev_t *dev, ino_t *ino) {
+  if (op2_loaded_objects_find(known, handle, dev, ino)) return 0;
+  struct link_map *lm = NULL;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm) return -1;
+  return mapped_file(lm->l_ld, dev, ino);
+}
+
 /* The object is loaded through /proc/self/fd/N of the descriptor whose bytes were verified: the
  * loader opens the very inode that was checked, whatever happens to the names in the entry
  * meanwhile. glibc recognises an already loaded object by the name it was opened under (and by
@@ -325,8 +334,8 @@ static int mapped_file(const void *p, dev_t *dev, ino_t *ino) {
  * name (asked with RTLD_NOLOAD) that is another file makes us move to another descriptor number
  * first. No other thread can load under our name between the question and the dlopen: it would
  * need our open descriptor. */
-int op2_load_object_fd(int fd, const char *what, const char *symbol, void **handle, void **sym,
-                       char *why, size_t whylen) {
+int op2_load_object_fd(op2_loaded_objects *known, int fd, const char *what, const char *symbol,
+                       void **handle, void **sym, char *why, size_t whylen) {
   struct stat st;
   if (fstat(fd, &st) != 0)
     return snprintf(why, whylen, "cannot load %s: %s", what, strerror(errno)), -1;
@@ -336,11 +345,9 @@ int op2_load_object_fd(int fd, const char *what, const char *symbol, void **hand
     snprintf(name, sizeof name, "/proc/self/fd/%d", cur);
     void *old = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
     if (!old) break;
-    struct link_map *lm = NULL;
     dev_t dev = 0;
     ino_t ino = 0;
-    int same = dlinfo(old, RTLD_DI_LINKMAP, &lm) == 0 && lm &&
-               mapped_file(lm->l_ld, &dev, &ino) == 0 && dev == st.st_dev && ino == st.st_ino;
+    int same = object_file(known, old, &dev, &ino) == 0 && dev == st.st_dev && ino == st.st_ino;
     dlclose(old);
     if (same) break; /* this very file is loaded already: dlopen hands that copy back */
     int next = fcntl(fd, F_DUPFD_CLOEXEC, cur + 1);
@@ -358,6 +365,7 @@ int op2_load_object_fd(int fd, const char *what, const char *symbol, void **hand
     dlclose(h);
     return snprintf(why, whylen, "%s has no %s symbol", what, symbol), -1;
   }
+  op2_loaded_objects_add(known, h, st.st_dev, st.st_ino);
   *handle = h;
   *sym = s;
   return 0;

@@ -7,6 +7,7 @@
 #ifndef OP2_CACHE_ENTRY_H
 #define OP2_CACHE_ENTRY_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -119,8 +120,32 @@ void op2_entry_verified_clear(op2_entry_verified *v);
 /* Stores the manifest last: an entry without one is never loaded. */
 int op2_entry_write_manifest(const op2_entry *e, const op2_manifest *m, char *why, size_t whylen);
 
-/* Loads the shared object open at `fd` and finds `symbol`. */
-int op2_load_object_fd(int fd, const char *what, const char *symbol, void **handle, void **sym,
-                       char *why, size_t whylen);
+/* The objects an engine loaded itself, with the device and inode each was loaded from, so that
+ * loading the next one need not read /proc/self/maps to learn who holds a descriptor's name
+ * (loaded_objects.c). Thread-safe: the background tier loads too. */
+typedef struct op2_loaded_object {
+  void *handle;
+  uintptr_t addr, ld; /* the link map's base and dynamic section: a handle address reused by
+                       * another object loaded elsewhere is not taken for ours */
+  dev_t dev;
+  ino_t ino;
+} op2_loaded_object;
+typedef struct op2_loaded_objects {
+  pthread_mutex_t lock;
+  op2_loaded_object *v;
+  int n, cap;
+} op2_loaded_objects;
+void op2_loaded_objects_init(op2_loaded_objects *t);
+void op2_loaded_objects_destroy(op2_loaded_objects *t);
+/* 1 when `handle` is an object of the table (*dev, *ino set), 0 when unknown. */
+int op2_loaded_objects_find(op2_loaded_objects *t, void *handle, dev_t *dev, ino_t *ino);
+/* Records a loaded object (replacing what the table said of its handle); no-op when t is NULL or
+ * memory is short (the object is then merely unknown). */
+void op2_loaded_objects_add(op2_loaded_objects *t, void *handle, dev_t dev, ino_t ino);
+
+/* Loads the shared object open at `fd` and finds `symbol`. `known` (may be NULL) is the table of
+ * the caller's engine: it is asked first, and the object loaded is added to it. */
+int op2_load_object_fd(op2_loaded_objects *known, int fd, const char *what, const char *symbol,
+                       void **handle, void **sym, char *why, size_t whylen);
 
 #endif /* OP2_CACHE_ENTRY_H */

@@ -3,6 +3,7 @@
 #ifndef OP2_JIT_ENGINE_H
 #define OP2_JIT_ENGINE_H
 
+#include "cache_entry.h"
 #include "jit.h"
 
 struct op2_jit {
@@ -13,6 +14,7 @@ struct op2_jit {
   int told_unwritable; /* the warning that the cache cannot be written is given once */
   int node_follower;   /* another process of this machine builds and stores optimised code */
   op2_background *background;
+  op2_loaded_objects *loaded; /* the objects this engine loaded: see op2_load_object_fd */
   op2_jit_error failure;
 };
 

@@ -21,6 +21,8 @@ int op2_jit_create(const op2_jit_config *cfg, op2_jit **out) {
   *out = jit;
   if (!jit) return OP2_ERR_MEM;
   jit->cfg = *cfg;
+  if (!(jit->loaded = malloc(sizeof *jit->loaded))) return free(jit), *out = NULL, OP2_ERR_MEM;
+  op2_loaded_objects_init(jit->loaded);
   op2_tcc_tier(&jit->tcc);
   if (cfg->mode != OP2_JIT_TCC) {
     jit->cc_usable = op2_cc_tier(cfg->cc, cfg->cflags, &jit->cc) == 0;
@@ -34,6 +36,8 @@ int op2_jit_create(const op2_jit_config *cfg, op2_jit **out) {
 void op2_jit_destroy(op2_jit *jit) {
   if (!jit) return;
   op2_background_stop(&jit->background);
+  op2_loaded_objects_destroy(jit->loaded);
+  free(jit->loaded);
   free(jit);
 }
 
@@ -178,7 +182,8 @@ int op2_jit_load_entry(const op2_jit *jit, const char *entry, const char *name,
   op2_entry_verified v;
   void *sym;
   int rc = op2_jit_entry_lookup(jit, entry, &ex, &v, why, whylen);
-  if (rc == 0 && op2_load_object_fd(v.bin_fd, entry, "op2_loop", handle, &sym, why, whylen) != 0)
+  if (rc == 0 &&
+      op2_load_object_fd(jit->loaded, v.bin_fd, entry, "op2_loop", handle, &sym, why, whylen) != 0)
     rc = -1;
   op2_entry_verified_clear(&v);
   if (rc == 0) *fn = (op2_kernel_fn)sym;
@@ -217,8 +222,9 @@ static int load_from_disk(op2_jit *jit, op2_jit_counters *cnt, op2_kernel *k, co
 
 /* Fills a build request: into the cache entry when we may write it, otherwise into a private
  * temporary directory removed once the object is loaded. */
-static void prepare_request(const op2_jit_request *rq, const op2_tier *t, const op2_generated *gen,
-                            const char *entry, int may_write, op2_build_request *req) {
+static void prepare_request(const op2_jit *jit, const op2_jit_request *rq, const op2_tier *t,
+                            const op2_generated *gen, const char *entry, int may_write,
+                            op2_build_request *req) {
   memset(req, 0, sizeof *req);
   req->tier = t;
   req->name = rq->loop->name;
@@ -229,6 +235,7 @@ static void prepare_request(const op2_jit_request *rq, const op2_tier *t, const 
   tier_key(t, gen, &req->key);
   snprintf(req->entry, sizeof req->entry, "%s", may_write ? entry : "");
   req->keep = may_write;
+  req->known = jit->loaded;
 }
 
 static void adopt_build(op2_kernel *k, op2_build_result *res, op2_tier_id tier) {
@@ -270,7 +277,7 @@ static int obtain_cxx(const asking *a, op2_kernel *k, const op2_generated *gen, 
   } else {
     op2_build_request req;
     op2_build_result res;
-    prepare_request(a->rq, &jit->cxx, gen, entry, may_write, &req);
+    prepare_request(jit, a->rq, &jit->cxx, gen, entry, may_write, &req);
     int rc = op2_build_into_entry(&req, &res);
     if (res.not_stored) op2_jit_cache_unwritable(jit, a->cnt, res.why);
     if (rc != OP2_BUILD_OK) {
@@ -326,7 +333,7 @@ static int obtain_tcc(const asking *a, op2_kernel *k, const op2_generated *gen, 
   if (may_write) {
     op2_build_request req;
     op2_build_result res;
-    prepare_request(a->rq, &jit->tcc, gen, entry, 1, &req);
+    prepare_request(jit, a->rq, &jit->tcc, gen, entry, 1, &req);
     int rc = op2_build_into_entry(&req, &res);
     if (rc != OP2_BUILD_NOT_STORED) a->cnt->compiles++;
     if (res.not_stored) op2_jit_cache_unwritable(jit, a->cnt, res.why);
@@ -372,7 +379,7 @@ static void queue_optimised_build(const asking *a, op2_kernel *k, const op2_gene
     free(job->source_copy), free(job->signature_copy), free(job->name_copy), free(job);
     return;
   }
-  prepare_request(a->rq, &jit->cc, gen, entry, may_write, &job->request);
+  prepare_request(jit, a->rq, &jit->cc, gen, entry, may_write, &job->request);
   memcpy(job->source_copy, gen->source.data, gen->source.len + 1);
   /* The job must not point into anything the main thread may free or change. */
   job->request.source = job->source_copy;
@@ -493,7 +500,7 @@ static int obtain_cc(const asking *a, op2_kernel *k, const op2_generated *gen, c
   if (jit->cfg.mode != OP2_JIT_CC) return 1;
   op2_build_request req;
   op2_build_result res;
-  prepare_request(a->rq, &jit->cc, gen, entry, *may_write, &req);
+  prepare_request(jit, a->rq, &jit->cc, gen, entry, *may_write, &req);
   int rc = op2_build_into_entry(&req, &res);
   if (res.not_stored) op2_jit_cache_unwritable(jit, a->cnt, res.why);
   if (rc == OP2_BUILD_OK) {

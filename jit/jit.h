@@ -201,6 +201,7 @@ typedef struct op2_build_request {
   op2_cache_key key;
   int keep;                   /* 0: build in a private temporary directory removed once loaded */
   const _Atomic int *abandon; /* set while compiling: nothing is loaded or stored, if not NULL */
+  struct op2_loaded_objects *known; /* the engine's loaded objects (op2_load_object_fd) */
 } op2_build_request;
 typedef struct op2_build_result {
   int status;

@@ -245,7 +245,8 @@ static int emu_attempt(op2_jit *jit, op2_jit_counters *cnt, const char *name,
                            .source = src->data,
                            .source_len = src->len,
                            .key = *key,
-                           .keep = keep};
+                           .keep = keep,
+                           .known = jit->loaded};
   snprintf(req.entry, sizeof req.entry, "%s", entry);
   op2_build_result res;
   int st = op2_build_into_entry(&req, &res);

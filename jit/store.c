@@ -60,7 +60,7 @@ static int compile_in(const op2_build_request *req, const op2_entry *d, op2_buil
   void *sym = NULL;
   int fd = op2_entry_open_file(d, tmp, &st, res->why, sizeof res->why);
   int ok = fd >= 0 && op2_read_fd(fd, &data, &len) == 0 &&
-           op2_load_object_fd(fd, tmp_path, "op2_loop", &res->handle, &sym, res->why,
+           op2_load_object_fd(req->known, fd, tmp_path, "op2_loop", &res->handle, &sym, res->why,
                               sizeof res->why) == 0;
   if (fd >= 0) close(fd);
   if (data) op2_hash_hex64(data, len, b->bin_xxh3);

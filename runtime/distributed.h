@@ -39,9 +39,14 @@ void op2_mpi_node_init(op2_context *ctx);
 int op2_mpi_node_kernel(op2_context *ctx, op2_kernel *k);
 int op2_mpi_node_progress(op2_context *ctx);
 void op2_mpi_node_finish(op2_context *ctx);
-/* The ranks of this machine wait for each other (a barrier of the node's ranks): a backend's
- * per-node build is made by the node's first rank before the others look for it. */
-int op2_mpi_node_wait(op2_context *ctx);
+/* One build per machine of what every rank of the node needs (a backend's kernel module):
+ * `build(ctx, arg)` runs on the node's first rank, which stores its result in the shared disk
+ * cache; the node's other ranks wait for its outcome (told whether it built or not, so a failed
+ * build never leaves them waiting) and then run `build` themselves, which finds the stored
+ * result, or, after a failure, builds and so reports the same error. Every rank of the node calls
+ * this for every build, in the same order. Returns build's status (or a failure to tell it). */
+typedef int (*op2_node_build_fn)(op2_context *ctx, void *arg);
+int op2_mpi_node_build(op2_context *ctx, op2_node_build_fn build, void *arg);
 
 /* Data out (gather.c): values of global indices [first, first+count) into out, from their
  * owners. OP2_FETCH_DECLARED: this rank's declared block; OP2_FETCH_BLOCK: its uniform block;

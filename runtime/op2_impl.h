@@ -387,6 +387,9 @@ void *op2_aligned_alloc(size_t bytes); /* zeroed, 64-byte aligned; NULL on failu
  * failure (`failed`, a write error, close or rename) removes it, so no partial file is left.
  * 0, or -1 with errno set. */
 int op2_file_commit(FILE *f, int failed, const char *tmp, const char *final_name);
+/* Elements low..high of `dat` in the user's order into `out` (output.c; collective under MPI,
+ * inside the caller's step). Reports its failure; the caller propagates it. */
+int op2_fetch_idx(op2_context *ctx, op_dat dat, void *out, int low, int high);
 
 /* The backend API. Included here for now so that files which include op2_impl.h keep compiling
  * unchanged; a backend includes backend.h itself. */

@@ -8,7 +8,7 @@
 #include "op2_impl.h"
 #include "distributed.h"
 
-static int fetch_idx(op2_context *ctx, op_dat dat, void *out, int low, int high) {
+int op2_fetch_idx(op2_context *ctx, op_dat dat, void *out, int low, int high) {
   if (!dat || !out)
     return op2_error(OP2_ERR_ARG, "op_fetch_data: %s is NULL", dat ? "output buffer" : "dat");
   /* A whole mesh declared on every rank counts once only after this (collective). */
@@ -40,7 +40,7 @@ void op_fetch_data_idx(op_dat dat, void *out, int low, int high) {
   if (op2_require_init("op_fetch_data") != OP2_OK) return;
   op2_context *ctx = op2_ctx();
   op2_mpi_step(ctx, "op_fetch_data_idx");
-  op2_mpi_step_end(ctx, fetch_idx(ctx, dat, out, low, high));
+  op2_mpi_step_end(ctx, op2_fetch_idx(ctx, dat, out, low, high));
 }
 
 static int fetch(op2_context *ctx, op_dat dat, void *out) {
@@ -59,7 +59,7 @@ static int fetch(op2_context *ctx, op_dat dat, void *out) {
     memcpy(out, dat->data, (size_t)dat->set->size * dat->elem_bytes);
     return OP2_OK;
   }
-  return fetch_idx(ctx, dat, out, 0, dat->set->size - 1);
+  return op2_fetch_idx(ctx, dat, out, 0, dat->set->size - 1);
 }
 
 /* What the rank declared comes back to it: its block, or under MPI with the whole mesh declared on

@@ -43,7 +43,7 @@ static int print_bin(op2_context *ctx, op_dat dat, const char *file_name) {
                : op2_error(OP2_ERR_MEM, "op_print_dat_to_binfile '%s': out of memory", dat->name);
   rc = op2_mpi_agree(ctx, rc, "op_print_dat_to_binfile"); /* before the collective fetch */
   /* every element in the user's order (collective under MPI) */
-  if (rc == OP2_OK) op_fetch_data_idx(dat, all, 0, count - 1);
+  if (rc == OP2_OK) rc = op2_fetch_idx(ctx, dat, all, 0, count - 1); /* its failure: no file */
   if (rc == OP2_OK && ctx->mpi.rank == 0 && write_bin(file_name, count, dat->dim, all, bytes) != 0)
     rc = op2_error(OP2_ERR_IO, "op_print_dat_to_binfile '%s': cannot write %s: %s", dat->name,
                    file_name, strerror(errno));

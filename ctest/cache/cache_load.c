@@ -37,7 +37,7 @@ static void *load(const char *path, int expect_fd, void **handle) {
   if (expect_fd >= 0) CHECK_EQ_INT(fd, expect_fd); /* the number an earlier load used */
   char why[600];
   void *sym = NULL;
-  if (op2_load_object_fd(fd, path, "op2_loop", handle, &sym, why, sizeof why) != 0)
+  if (op2_load_object_fd(NULL, fd, path, "op2_loop", handle, &sym, why, sizeof why) != 0)
     fprintf(stderr, "%s\n", why);
   CHECK(sym != NULL);
   close(fd);

@@ -481,6 +481,19 @@ static int loop_module(op2_context *ctx, op2_cuda_state *st, const op2_loop *loo
   return OP2_OK;
 }
 
+typedef struct {
+  op2_cuda_state *st;
+  op2_loop *loop;
+  const op2_cuda_layout *lay;
+} module_job;
+
+static int build_module(op2_context *ctx, void *arg) {
+  module_job *j = arg;
+  return loop_module(ctx, j->st, j->loop, j->lay, (cuda_module **)&j->loop->backend_kernel);
+}
+
+/* One build per machine (runtime/mpi/): its first rank compiles into the disk cache and the
+ * others then load that entry. */
 int op2_cuda_prepare(op2_context *ctx, op2_loop *loop) {
   op2_cuda_state *st = state(ctx);
   op2_cuda_layout lay;
@@ -488,17 +501,8 @@ int op2_cuda_prepare(op2_context *ctx, op2_loop *loop) {
   op2_loop_describe(ctx, loop, &d);
   OP2_CALL(op2_jit_report(ctx, op2_cuda_layout_make(ctx->jit_engine, &d, st->asked, &lay)));
   lay.max_threads = st->block_size;
-  cuda_module **m = (cuda_module **)&loop->backend_kernel;
-  if (ctx->mpi.node_size < 2) return loop_module(ctx, st, loop, &lay, m);
-  /* One build per machine: its first rank compiles into the disk cache while the others wait,
-   * then they load that entry (or, if it could not be stored or the build failed, build it
-   * themselves and so report the same error). Every rank of the node comes here for every new
-   * loop shape, in the same order. */
-  int rc = ctx->mpi.node_rank == 0 ? loop_module(ctx, st, loop, &lay, m) : OP2_OK;
-  int waited = op2_mpi_node_wait(ctx);
-  if (ctx->mpi.node_rank == 0) return rc != OP2_OK ? rc : waited;
-  OP2_CALL(waited);
-  return loop_module(ctx, st, loop, &lay, m);
+  module_job job = {st, loop, &lay};
+  return op2_mpi_node_build(ctx, build_module, &job);
 }
 
 static int upload_plan(op2_cuda_state *st, cuda_loop *cl) {

@@ -89,6 +89,14 @@ static int uniform_block(const op2_context *ctx, op_set set, long g) {
 }
 
 int op2_mpi_fetch(op2_context *ctx, op_dat dat, void *out, long first, long count, int mode) {
+  if (ctx->opt.fault[0]) /* the same option on every rank: all agree, or none */
+    OP2_CALL(op2_mpi_agree(
+        ctx,
+        op2_fault(ctx, "gather")
+            ? op2_error(OP2_ERR_STATE, "gathering dat '%s': failure injected by OP2_FAULT",
+                        dat->name)
+            : OP2_OK,
+        "a gather of dat values"));
   switch (mode) {
     case OP2_FETCH_DECLARED:
       return redistribute(ctx, dat, first, count, declarer, out);

@@ -140,7 +140,15 @@ void op2_mpi_node_finish(op2_context *ctx) {
   m->node_count = m->node_cap = m->node_nsends = m->node_kernels = 0;
 }
 
-int op2_mpi_node_wait(op2_context *ctx) {
-  if (ctx->mpi.node_size < 2) return OP2_OK;
-  return OP2_MPI(MPI_Barrier(ctx->mpi.comms->node_comm));
+int op2_mpi_node_build(op2_context *ctx, op2_node_build_fn build, void *arg) {
+  op2_mpi *m = &ctx->mpi;
+  if (m->node_size < 2) return build(ctx, arg);
+  int rc = OP2_OK, built_here = 0;
+  if (m->node_rank == 0) built_here = (rc = build(ctx, arg)) == OP2_OK;
+  /* Reached by the first rank whatever its build did: the followers always hear the outcome. */
+  int told = OP2_MPI(MPI_Bcast(&built_here, 1, MPI_INT, 0, m->comms->node_comm));
+  if (m->node_rank == 0) return rc != OP2_OK ? rc : told;
+  OP2_CALL(told);
+  if (!built_here) op2_diag(2, "the node's first rank did not build: building here");
+  return build(ctx, arg);
 }

@@ -1,0 +1,57 @@
+/* The objects an engine loaded, with the file each came from (see cache_entry.h). */
+#include <dlfcn.h>
+#include <link.h>
+#include <stdlib.h>
+
+#include "cache_entry.h"
+
+void op2_loaded_objects_init(op2_loaded_objects *t) {
+  pthread_mutex_init(&t->lock, NULL);
+  t->v = NULL;
+  t->n = t->cap = 0;
+}
+
+void op2_loaded_objects_destroy(op2_loaded_objects *t) {
+  pthread_mutex_destroy(&t->lock);
+  free(t->v);
+  t->v = NULL;
+  t->n = t->cap = 0;
+}
+
+static int link_of(void *handle, uintptr_t *addr, uintptr_t *ld) {
+  struct link_map *lm = NULL;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm) return -1;
+  *addr = (uintptr_t)lm->l_addr, *ld = (uintptr_t)lm->l_ld;
+  return 0;
+}
+
+int op2_loaded_objects_find(op2_loaded_objects *t, void *handle, dev_t *dev, ino_t *ino) {
+  uintptr_t addr, ld;
+  if (!t || link_of(handle, &addr, &ld) != 0) return 0;
+  int found = 0;
+  pthread_mutex_lock(&t->lock);
+  for (int i = 0; i < t->n && !found; i++)
+    if (t->v[i].handle == handle && t->v[i].addr == addr && t->v[i].ld == ld)
+      *dev = t->v[i].dev, *ino = t->v[i].ino, found = 1;
+  pthread_mutex_unlock(&t->lock);
+  return found;
+}
+
+void op2_loaded_objects_add(op2_loaded_objects *t, void *handle, dev_t dev, ino_t ino) {
+  uintptr_t addr, ld;
+  if (!t || link_of(handle, &addr, &ld) != 0) return;
+  op2_loaded_object o = {handle, addr, ld, dev, ino};
+  pthread_mutex_lock(&t->lock);
+  int i = 0;
+  while (i < t->n && t->v[i].handle != handle) i++;
+  if (i == t->n && t->n == t->cap) {
+    int cap = t->cap ? 2 * t->cap : 32;
+    op2_loaded_object *grown = realloc(t->v, sizeof *grown * (size_t)cap);
+    if (grown) t->v = grown, t->cap = cap;
+  }
+  if (i < t->cap) {
+    t->v[i] = o;
+    if (i == t->n) t->n++;
+  }
+  pthread_mutex_unlock(&t->lock);
+}
