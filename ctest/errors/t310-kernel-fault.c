@@ -13,7 +13,7 @@ static const char *out_of_range_src =
 static const char *divide_src = "static void divide(int *a) { a[0] = 100 / a[0]; }\n";
 /* Divides by zero at the element whose x is 1234, and only there. */
 static const char *at_1234_src =
-    "static void at_1234(const int *x, int *y) { y[0] = 1 / (x[0] - 1234); }\n";
+    "static void at_1234(const int *x, int *y) { y[0] = x[0] / (x[0] - 1234); }\n";
 /* Faults at the third element it runs, and never again: the re-run finds no element. */
 static const char *once_src =
     "static void once(int *a) {\n"
