@@ -3,8 +3,12 @@
 #include "backend.h"
 
 static int run_seq(op2_context *ctx, const op2_exec *exec) {
-  (void)ctx;
+  /* A fatal signal in the kernel jumps back here, and the range is re-run one element at a time
+   * to name the faulting element (fault.c). Armed once per run, never per element. */
+  if (sigsetjmp(ctx->fault.recover, 0)) op2_fault_find_element(ctx, exec);
+  op2_fault_arm(&ctx->fault, exec);
   exec->loop->kernel->fn(exec->arg_ptrs, exec->map_ptrs, exec->begin, exec->end);
+  op2_fault_disarm(&ctx->fault);
   return OP2_OK;
 }
 

@@ -4,6 +4,8 @@
 #ifndef OP2_IMPL_H
 #define OP2_IMPL_H
 
+#include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -269,15 +271,36 @@ typedef struct op2_ptr_list {
 } op2_ptr_list;
 int op2_list_push(op2_ptr_list *l, void *item);
 
-/* The kernel run in progress, for the fatal-signal handler, and the handlers it replaced. */
+/* The kernel run in progress, for the fatal-signal handler, and the handlers it replaced. The
+ * seq backend arms a recovery point once per run (`armed` names the run, `armer` its thread):
+ * a fault there jumps back to `recover` and the backend re-runs the range one element at a time
+ * with `element` set, so the report names the element (fault.c). */
 #define OP2_FAULT_SIGNALS 4
 typedef struct op2_fault_watch {
   const struct op2_exec *volatile running;
+  const struct op2_exec *volatile armed;
+  pthread_t armer;
+  sigjmp_buf recover;
+  volatile int caught;      /* the signal that jumped back to `recover` */
+  volatile bool one_by_one; /* re-running the range alone, now at `element` */
+  volatile int element;
   struct sigaction previous[OP2_FAULT_SIGNALS];
   bool installed;
 } op2_fault_watch;
 void op2_fault_install(op2_context *ctx);
 void op2_fault_remove(op2_context *ctx);
+/* Arms the recovery point for exec on this thread; call right after sigsetjmp(w->recover, 0)
+ * returned 0, and op2_fault_disarm when the run returns. */
+static inline void op2_fault_arm(op2_fault_watch *w, const struct op2_exec *exec) {
+  w->armer = pthread_self();
+  w->armed = exec;
+}
+static inline void op2_fault_disarm(op2_fault_watch *w) {
+  w->armed = NULL;
+}
+/* After a fault jumped back to the recovery point: re-runs exec's range one element at a time so
+ * that the fault, met again, names its element; never returns (the process dies by the signal). */
+_Noreturn void op2_fault_find_element(op2_context *ctx, const struct op2_exec *exec);
 
 /* Auto-tuning this process (tune.c): records read, written and ignored, trial calls. */
 typedef struct op2_tune_counters {

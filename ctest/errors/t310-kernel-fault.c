@@ -1,7 +1,7 @@
 /* A kernel that dies by a signal names its loop first: each case runs in a child process whose
  * stderr is captured; the child must die by the signal itself (not exit), and its last words must
- * name the loop, the set, the element range and the generated source. A handler the program
- * installed before op_init still runs afterwards. */
+ * name the loop, the set, the faulting element (seq backend; the range on others) and the
+ * generated source. A handler the program installed before op_init still runs afterwards. */
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -11,6 +11,23 @@
 static const char *out_of_range_src =
     "static void far_write(double *x) { x[(long)1 << 40] = 1.0; }\n";
 static const char *divide_src = "static void divide(int *a) { a[0] = 100 / a[0]; }\n";
+/* Divides by zero at the element whose x is 1234, and only there. */
+static const char *at_1234_src =
+    "static void at_1234(const int *x, int *y) { y[0] = x[0] / (x[0] - 1234); }\n";
+/* Faults at the third element it runs, and never again: the re-run finds no element. */
+static const char *once_src =
+    "static void once(int *a) {\n"
+    "  static int runs;\n"
+    "  static volatile int zero;\n"
+    "  if (runs++ == 2) a[0] = 1 / zero;\n"
+    "}\n";
+
+static void run_once(void) {
+  op_set s = op_decl_set(4, "cells");
+  int v[4] = {1, 2, 3, 4};
+  op_dat d = op_decl_dat(s, 1, "int", v, "a");
+  op_par_loop(once_src, "once", s, op_arg_dat(d, -1, OP_ID, 1, "int", OP_RW));
+}
 
 static void run_far_write(void) {
   op_set s = op_decl_set(4, "cells");
@@ -24,6 +41,22 @@ static void run_divide(void) {
   int v[4] = {1, 2, 0, 4};
   op_dat d = op_decl_dat(s, 1, "int", v, "a");
   op_par_loop(divide_src, "divide", s, op_arg_dat(d, -1, OP_ID, 1, "int", OP_RW));
+}
+
+/* 5000 elements, x = the element's index: only element 1234 faults. */
+static void run_at_1234(void) {
+  op_set s = op_decl_set(5000, "cells");
+  int *x = malloc(sizeof(int) * 5000), *y = calloc(5000, sizeof(int));
+  for (int e = 0; e < 5000; e++) x[e] = e;
+  op_dat dx = op_decl_dat(s, 1, "int", x, "x");
+  op_dat dy = op_decl_dat(s, 1, "int", y, "y");
+  op_par_loop(at_1234_src, "at_1234", s, op_arg_dat(dx, -1, OP_ID, 1, "int", OP_READ),
+              op_arg_dat(dy, -1, OP_ID, 1, "int", OP_WRITE));
+}
+
+/* The same on the openmp backend (run_case selects it), which names the range. */
+static void run_at_1234_openmp(void) {
+  run_at_1234();
 }
 
 static void users_handler(int sig) {
@@ -40,6 +73,7 @@ typedef struct fault_case {
 static void run_case(const void *arg) {
   const fault_case *c = arg;
   if (c->user_handler) signal(SIGFPE, users_handler);
+  if (c->body == run_at_1234_openmp) setenv("OP2_BACKEND", "openmp", 1);
   op_init(0, NULL, 0);
   c->body();
   op_exit();
@@ -52,7 +86,7 @@ static int in_child(void (*body)(void), int user_handler, char **err) {
 }
 
 static void expect_death(void (*body)(void), int sig, const char *loop, const char *set,
-                         const char *range) {
+                         const char *where) {
   char *err;
   int status = in_child(body, 0, &err);
 #ifdef __SANITIZE_ADDRESS__
@@ -68,8 +102,7 @@ static void expect_death(void (*body)(void), int sig, const char *loop, const ch
     exit(1);
   }
   char want[200];
-  snprintf(want, sizeof want, "in the kernel of loop '%s' on set '%s', elements %s", loop, set,
-           range);
+  snprintf(want, sizeof want, "in the kernel of loop '%s' on set '%s', %s (", loop, set, where);
   CHECK_CONTAINS(err, want);
   CHECK_CONTAINS(err, "generated source: ");
   /* The path named exists and holds the kernel. */
@@ -87,8 +120,11 @@ static void expect_death(void (*body)(void), int sig, const char *loop, const ch
 }
 
 int main(void) {
-  expect_death(run_far_write, SIGSEGV, "far_write", "cells", "0 to 3");
-  expect_death(run_divide, SIGFPE, "divide", "cells", "0 to 3");
+  expect_death(run_far_write, SIGSEGV, "far_write", "cells", "element 0");
+  expect_death(run_divide, SIGFPE, "divide", "cells", "element 2");
+  expect_death(run_at_1234, SIGFPE, "at_1234", "cells", "element 1234");
+  expect_death(run_once, SIGFPE, "once", "cells", "elements 0 to 3");
+  expect_death(run_at_1234_openmp, SIGFPE, "at_1234", "cells", "elements 0 to 4999");
   /* The program's own handler runs after the message, and decides. */
   char *err;
   int status = in_child(run_divide, 1, &err);
