@@ -5,14 +5,10 @@
  * Every "@PHI@" in COMMAND becomes the path of a file the command must write its final potential
  * to (op_print_dat_to_txtfile: "size dim", then one value per line). The command must exit 0 and
  * print "PASSED"; each value must be within TOL of the reference. */
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../samples/aero/aero_mesh_io.h"
-#include "test.h"
-
-extern char **environ;
+#include "command.h"
 
 /* Gradients of the four bilinear shape functions (corner m = p + 2q at (p, q)) at (xi, eta). */
 static void shape_gradients(double xi, double eta, double dxi[4], double deta[4]) {
@@ -130,27 +126,15 @@ int main(int argc, char **argv) {
   for (int a = 0; cmd[a]; a++)
     if (strcmp(cmd[a], "@PHI@") == 0) cmd[a] = path;
 
-  int out[2];
-  CHECK(pipe(out) == 0);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  posix_spawn_file_actions_addclose(&fa, out[0]);
   pid_t pid;
-  CHECK(posix_spawnp(&pid, cmd[0], &fa, NULL, cmd, environ) == 0);
-  posix_spawn_file_actions_destroy(&fa);
-  close(out[1]);
-  FILE *r = fdopen(out[0], "r");
+  FILE *r = command_start(cmd, &pid);
   char line[1024];
   int passed = 0;
   while (fgets(line, sizeof line, r)) {
     fputs(line, stdout);
     if (strstr(line, "This test is considered PASSED")) passed++;
   }
-  fclose(r);
-  int status;
-  CHECK(waitpid(pid, &status, 0) == pid);
-  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  command_finish(r, pid);
   CHECK_EQ_INT(passed, 1); /* printed once, on rank 0 */
 
   FILE *f = fopen(path, "r");

@@ -3,13 +3,9 @@
  * COMMAND... The sample prints ` ITER  RMS` every 100 iterations on rank 0 only: exactly ITERATIONS
  * / 100 such lines must appear, each within REL_TOL of the reference, and the command must succeed.
  */
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "test.h"
-
-extern char **environ;
+#include "command.h"
 
 int main(int argc, char **argv) {
   CHECK(argc >= 7 && strcmp(argv[5], "--") == 0);
@@ -29,17 +25,8 @@ int main(int argc, char **argv) {
   fclose(f);
   CHECK(nref > 0);
 
-  int out[2];
-  CHECK(pipe(out) == 0);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  posix_spawn_file_actions_addclose(&fa, out[0]);
   pid_t pid;
-  CHECK(posix_spawnp(&pid, argv[6], &fa, NULL, argv + 6, environ) == 0);
-  posix_spawn_file_actions_destroy(&fa);
-  close(out[1]);
-  FILE *r = fdopen(out[0], "r");
+  FILE *r = command_start(argv + 6, &pid);
   int compared = 0, last = 0;
   while (fgets(line, sizeof line, r)) {
     fputs(line, stdout);
@@ -56,10 +43,7 @@ int main(int argc, char **argv) {
       last = it;
     }
   }
-  fclose(r);
-  int status;
-  CHECK(waitpid(pid, &status, 0) == pid);
-  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  command_finish(r, pid);
   CHECK_EQ_INT(compared, iters / 100);
   CHECK_EQ_INT(last, iters / 100 * 100);
   return 0;
