@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "kernel_lanes.h"
 #include "engine.h"
 
 static void emit_value(op2_buf *b, op2_type t, const void *data, int k) {
@@ -240,13 +241,22 @@ static void arg_macros_body(op2_buf *b, const void *arg) {
 typedef struct simd_parts {
   op2_jit *jit;
   const op2_loop_desc *loop;
+  const char *kernel_src;
 } simd_parts;
 
 static void simd_body(op2_buf *b, const void *arg) {
   const simd_parts *p = arg;
-  op2_emitter scalar = {b, p->loop, OP2_EMIT_C_RANGE, NULL};
-  op2_emitter simd = {b, p->loop, OP2_EMIT_C_SIMD, NULL};
+  op2_emitter scalar = {b, p->loop, OP2_EMIT_C_RANGE, NULL, 0};
+  op2_emitter simd = {b, p->loop, OP2_EMIT_C_SIMD, NULL, 0};
   op2_emit_arg_macros(&scalar);
+  /* The kernel's copy for component-major lane arrays, where it can be made. */
+  op2_buf_printf(b, "#ifdef OP2_SIMD_W\n");
+  simd.lanes_cm = op2_kernel_lanes(p->kernel_src, p->loop->name, op2_simd_lanes_wanted(p->loop), b);
+  op2_buf_printf(b, "#line %d \"%s.c\"\n#endif\n", count_lines(b->data, b->len) + 2, p->loop->name);
+  if (simd.lanes_cm)
+    op2_buf_printf(b, "#define OP2_SIMD_KERNEL op2_lanes_%s\n\n", p->loop->name);
+  else
+    op2_buf_printf(b, "#define OP2_SIMD_KERNEL OP2_KERNEL\n\n");
   op2_emit_simd_macros(&simd);
   char *tmpl = op2_template_load(p->jit, "c/loop_simd.c");
   if (!tmpl) {
@@ -262,7 +272,7 @@ static int scalar_source(op2_jit *jit, const op2_loop_desc *loop, const char *ke
                          op2_generated *out) {
   memset(out, 0, sizeof *out);
   OP2_CALL(op2_signature_describe(jit, loop, c_file.target, &out->signature));
-  op2_emitter e = {&out->source, loop, OP2_EMIT_C_RANGE, NULL};
+  op2_emitter e = {&out->source, loop, OP2_EMIT_C_RANGE, NULL, 0};
   return generate(jit, loop, &c_file, loop->name, kernel_src, "c/loop.c", arg_macros_body, &e, out);
 }
 
@@ -273,7 +283,7 @@ int op2_codegen_c_simd(op2_jit *jit, const op2_loop_desc *loop, const char *kern
   memset(out, 0, sizeof *out);
   OP2_CALL(op2_signature_describe(jit, loop, c_file.target, &out->signature));
   op2_buf_printf(&out->signature, "variant simd\n");
-  simd_parts parts = {jit, loop};
+  simd_parts parts = {jit, loop, kernel_src};
   return generate(jit, loop, &c_file, loop->name, kernel_src, "c/loop.c", simd_body, &parts, out);
 }
 
@@ -327,7 +337,7 @@ int op2_codegen_cuda(op2_jit *jit, const op2_loop_desc *loop, const char *kernel
   memset(out, 0, sizeof *out);
   OP2_CALL(op2_signature_describe(jit, loop, cuda_file.target, &out->signature));
   op2_buf_printf(&out->signature, "strategy %s\n", op2_cuda_strategy_name(lay->strategy));
-  op2_emitter e = {&out->source, loop, strategies[lay->strategy], lay};
+  op2_emitter e = {&out->source, loop, strategies[lay->strategy], lay, 0};
   return generate(jit, loop, &cuda_file, loop->name, kernel_src,
                   lay->strategy == OP2_CUDA_HIER ? "cuda/hierarchical.cu" : "cuda/elementwise.cu",
                   cuda_body, &e, out);

@@ -447,12 +447,15 @@ void op2_emit_arg_macros(const op2_emitter *e) {
   op2_buf_printf(e->b, "\n\n");
 }
 
-/* ---- SIMD: lane-major groups of OP2_SIMD_W elements ----
- * Every dat argument is copied into a local array indexed [lane][component] with indexed loads
- * (gcc vectorises `dat[dim * map[..] + k]` gathers, not loads through pointers into the dat), the
- * kernel runs on all lanes in one `#pragma omp simd` loop, and what the kernel wrote is put back
- * lane by lane, that is in element order. Indirect increments start from zero in their lane and
- * are added afterwards, so each location receives the same additions in the same order as in the
+/* ---- SIMD: groups of OP2_SIMD_W elements ----
+ * Direct arguments are used in place: lane l's data is the dat's row op2_n0 + l, and the
+ * vectorised loop reads and writes it with (strided) vector accesses. Indirect arguments are
+ * copied into local arrays with indexed loads (gcc vectorises `dat[dim * map[..] + k]` gathers,
+ * not loads through pointers into the dat): component-major, [component][lane], where the
+ * kernel's copy can index them so (kernel_lanes.c), else [lane][component]. The kernel runs on
+ * all lanes in one `#pragma omp simd` loop, and what it wrote through a map is put back lane by
+ * lane, that is in element order. Indirect increments start from zero in their lane and are
+ * added afterwards, so each location receives the same additions in the same order as in the
  * scalar loop. Reductions: OP_INC lanes start from zero and are folded into the running value
  * lane by lane after every group, which for a kernel adding once per element is the scalar
  * order; OP_MIN/OP_MAX lanes start from the running value. */
@@ -499,13 +502,13 @@ int op2_simd_check(const op2_loop_desc *loop, char *why, size_t len) {
 }
 
 /* Measured (gcc 12, AVX-512, Airfoil res_calc on 45k cells, seq, CPU time per call): scalar
- * 0.95 ms, groups of 8 lanes 1.10-1.36 ms, of 4 lanes 1.12-1.28 ms. A loop adding through a map
- * pays for a copy loop gathering every argument into lane-major arrays, the transposes the
- * vectorised lane loop needs to read [lane][component] arrays and write its increments back
- * into them, then a scalar scatter in element order; for a kernel of res_calc's size (about 50
- * flops per element, 2 divisions, no square root) that costs more than the vector arithmetic
- * saves. Loops without indirect increments (adt_calc: gathers, square roots, a direct write)
- * gain about 2x, so the rule is on indirect OP_INC alone. */
+ * 0.95 ms, groups of 8 lanes 1.10-1.36 ms, of 4 lanes 1.12-1.28 ms with lane-major arrays. With
+ * component-major arrays (720k cells, 60 iterations, seq) groups of 8 take what the scalar loop
+ * takes (15.2-15.6 against 15.1-15.4 ms a call): the copy loop's scalar loads and stores into the
+ * lane arrays, the wide loads that then wait for those stores, and the scalar scatter in element
+ * order cost as much as the vector arithmetic saves on a kernel of res_calc's size (about 50
+ * flops per element, 2 divisions). Loops without indirect increments (adt_calc: gathers, square
+ * roots, a direct write) gain about 2.4x, so the rule is on indirect OP_INC alone. */
 int op2_simd_pays(const op2_loop_desc *loop, char *why, size_t len) {
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
@@ -520,15 +523,35 @@ int op2_simd_pays(const op2_loop_desc *loop, char *why, size_t len) {
   return 0;
 }
 
-/* The lane array of argument i at map column c (vectors: [lane][column][component]). */
-static void lane_data(const op2_arg_desc *d, int i, int c, const char *lane, char *out,
+static int is_direct_dat(const op2_arg_desc *d) {
+  return d->kind == OP2_ARG_DAT && !d->map_arity;
+}
+
+static int is_component_major(const op2_emitter *e, int i) {
+  return i < 64 && (e->lanes_cm >> i & 1);
+}
+
+uint64_t op2_simd_lanes_wanted(const op2_loop_desc *loop) {
+  uint64_t want = 0;
+  for (int i = 0; i < loop->nargs && i < 64; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (!d->opt_off && d->kind == OP2_ARG_DAT && d->map_arity && d->idx >= 0)
+      want |= (uint64_t)1 << i;
+  }
+  return want;
+}
+
+/* Component op2_k of argument i's lane copy at map column c, lane op2_l. */
+static void lane_data(const op2_emitter *e, const op2_arg_desc *d, int i, int c, char *out,
                       size_t len) {
   int lo, hi;
   op2_arg_columns(d, &lo, &hi);
-  if (d->idx < 0 && d->map_arity)
-    snprintf(out, len, "op2_g%d[%s][%d]", i, lane, c - lo);
+  if (is_component_major(e, i))
+    snprintf(out, len, "op2_g%d[op2_k][op2_l]", i);
+  else if (d->idx < 0 && d->map_arity)
+    snprintf(out, len, "op2_g%d[op2_l][%d][op2_k]", i, c - lo);
   else
-    snprintf(out, len, "op2_g%d[%s]", i, lane);
+    snprintf(out, len, "op2_g%d[op2_l][op2_k]", i);
 }
 
 /* The global data of argument i at map column c, element op2_n. */
@@ -553,9 +576,13 @@ static void emit_simd_gather(const op2_emitter *e) {
       op2_buf_printf(b, " \\\n    int op2_idx%d[OP2_SIMD_W];", i);
     else if (op2_is_reduction(d))
       op2_buf_printf(b, " \\\n    %s op2_rl%d[OP2_SIMD_W][%d];", t, i, d->dim);
-    else if (d->kind == OP2_ARG_DAT && d->idx < 0 && d->map_arity)
+    else if (d->kind != OP2_ARG_DAT || is_direct_dat(d))
+      continue;
+    else if (is_component_major(e, i))
+      op2_buf_printf(b, " \\\n    %s op2_g%d[%d][OP2_SIMD_W];", t, i, d->dim);
+    else if (d->idx < 0)
       op2_buf_printf(b, " \\\n    %s op2_g%d[OP2_SIMD_W][%d][%d];", t, i, hi - lo, d->dim);
-    else if (d->kind == OP2_ARG_DAT)
+    else
       op2_buf_printf(b, " \\\n    %s op2_g%d[OP2_SIMD_W][%d];", t, i, d->dim);
   }
   op2_buf_printf(b,
@@ -583,19 +610,18 @@ static void emit_simd_gather(const op2_emitter *e) {
         op2_buf_printf(b, "(%s)0;", t);
       else
         op2_buf_printf(b, "op2_red%d[op2_k];", i);
-    } else if (d->kind == OP2_ARG_DAT) {
+    } else if (d->kind == OP2_ARG_DAT && d->map_arity) {
       int lo, hi;
       op2_arg_columns(d, &lo, &hi);
       for (int c = lo; c < hi; c++) {
-        lane_data(d, i, c, "op2_l", lane, sizeof lane);
+        lane_data(e, d, i, c, lane, sizeof lane);
         global_data(d, c, global, sizeof global);
-        if (d->map_arity && d->acc == OP_INC)
-          op2_buf_printf(b, " \\\n    for (int op2_k = 0; op2_k < %d; op2_k++) %s[op2_k] = (%s)0;",
-                         d->dim, lane, t);
-        else /* direct writes too: a kernel that leaves a component unwritten keeps its value */
-          op2_buf_printf(
-              b, " \\\n    for (int op2_k = 0; op2_k < %d; op2_k++) %s[op2_k] = (%s)[op2_k];",
-              d->dim, lane, global);
+        if (d->acc == OP_INC)
+          op2_buf_printf(b, " \\\n    for (int op2_k = 0; op2_k < %d; op2_k++) %s = (%s)0;", d->dim,
+                         lane, t);
+        else
+          op2_buf_printf(b, " \\\n    for (int op2_k = 0; op2_k < %d; op2_k++) %s = (%s)[op2_k];",
+                         d->dim, lane, global);
       }
     }
   }
@@ -636,8 +662,14 @@ static void emit_simd_call_args(const op2_emitter *e) {
       op2_buf_printf(b, " \\\n        op2_rl%d[op2_l]%s", i, sep);
     else if (d->kind == OP2_ARG_GBL)
       op2_buf_printf(b, " \\\n        op2_arg%d%s", i, sep);
-    else if (d->idx < 0 && d->map_arity)
+    else if (is_direct_dat(d)) /* in place, read-only data as const as in the scalar loop */
+      op2_buf_printf(b, " \\\n        (%s%s *)(op2_dat%d + %d * (op2_n0 + op2_l))%s",
+                     d->acc == OP_READ ? "const " : "", op2_type_name(d->type), d->dat_group,
+                     d->dim, sep);
+    else if (d->idx < 0)
       op2_buf_printf(b, " \\\n        op2_vec%d%s", i, sep);
+    else if (is_component_major(e, i))
+      op2_buf_printf(b, " \\\n        &op2_g%d[0][op2_l]%s", i, sep);
     else
       op2_buf_printf(b, " \\\n        op2_g%d[op2_l]%s", i, sep);
   }
@@ -665,16 +697,15 @@ static void emit_simd_scatter(const op2_emitter *e) {
       op2_buf_printf(b, fold, i, i, i, i);
       continue;
     }
-    if (d->kind != OP2_ARG_DAT) continue;
+    if (d->kind != OP2_ARG_DAT || is_direct_dat(d)) continue;
     int lo, hi;
     op2_arg_columns(d, &lo, &hi);
-    for (int c = lo; c < hi; c++) {
+    for (int c = lo; c < hi; c++) { /* writes through a map never reach here (op2_simd_check) */
       char lane[96], global[96];
-      lane_data(d, i, c, "op2_l", lane, sizeof lane);
+      lane_data(e, d, i, c, lane, sizeof lane);
       global_data(d, c, global, sizeof global);
-      op2_buf_printf(b,
-                     " \\\n    for (int op2_k = 0; op2_k < %d; op2_k++) (%s)[op2_k] %s= %s[op2_k];",
-                     d->dim, global, d->map_arity && d->acc == OP_INC ? "+" : "", lane);
+      op2_buf_printf(b, " \\\n    for (int op2_k = 0; op2_k < %d; op2_k++) (%s)[op2_k] += %s;",
+                     d->dim, global, lane);
     }
   }
   op2_buf_printf(b, " \\\n    }\n\n");

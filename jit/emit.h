@@ -9,6 +9,8 @@
 #ifndef OP2_EMIT_H
 #define OP2_EMIT_H
 
+#include <stdint.h>
+
 #include "jit.h"
 #include "../templates/cuda/params.h"
 
@@ -18,9 +20,10 @@ typedef enum op2_emit_strategy {
                             registers and added to global memory atomically */
   OP2_EMIT_CUDA_GLOBAL,  /* CUDA, a thread per element of one colour: data used in place */
   OP2_EMIT_CUDA_HIER,    /* CUDA, blocks staged in shared memory, thread colours take turns */
-  OP2_EMIT_C_SIMD,       /* C, optimised tier: groups of OP2_SIMD_W elements gathered into
-                            lane-major local arrays, the kernel run on every lane under
-                            `#pragma omp simd`, writes and increments scattered in element order */
+  OP2_EMIT_C_SIMD,       /* C, optimised tier: groups of OP2_SIMD_W elements, direct data in
+                            place, indirect data gathered into local lane arrays, the kernel run
+                            on every lane under `#pragma omp simd`, increments scattered in
+                            element order */
 } op2_emit_strategy;
 
 /* ---- how a loop runs on the GPU (emit_cuda.c) ---- */
@@ -78,6 +81,8 @@ typedef struct op2_emitter {
   const op2_loop_desc *loop;
   op2_emit_strategy strategy;
   const op2_cuda_layout *lay; /* CUDA strategies only */
+  uint64_t lanes_cm; /* SIMD: arguments (bit i) gathered component-major, [component][lane],
+                        for the kernel's copy op2_lanes_NAME (kernel_lanes.c) */
 } op2_emitter;
 
 /* OP2_KERNEL, OP2_DECLARE, OP2_ELEMENT and OP2_CALL_ARGS, then what follows the call: OP2_FINISH
@@ -86,6 +91,9 @@ void op2_emit_arg_macros(const op2_emitter *e);
 /* SIMD: OP2_SIMD_GATHER, OP2_SIMD_LANE, OP2_SIMD_CALL_ARGS and OP2_SIMD_SCATTER (the names
  * templates/c/loop_simd.c expects), after the C macros of the same loop. */
 void op2_emit_simd_macros(const op2_emitter *e);
+/* SIMD: the arguments that may be gathered component-major (bit i: argument i), single columns
+ * of indirect dats; the kernel's copy decides which of them it can take that way. */
+uint64_t op2_simd_lanes_wanted(const op2_loop_desc *loop);
 /* 0 when the SIMD strategy gives the scalar loop's results for this loop, else -1 and why not. */
 int op2_simd_check(const op2_loop_desc *loop, char *why, size_t len);
 /* OP2_SIMD=auto's cost rule: 0 when SIMD groups are expected to beat the scalar loop, else -1

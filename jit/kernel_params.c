@@ -11,7 +11,7 @@
 
 /* The source with comments and the contents of string and character literals blanked, so that
  * neither can be mistaken for code. Same length as the source. */
-static char *blank_comments(const char *src) {
+char *op2_kernel_source_blank(const char *src) {
   size_t n = strlen(src);
   char *out = malloc(n + 1);
   if (!out) return NULL;
@@ -35,16 +35,16 @@ static char *blank_comments(const char *src) {
   return out;
 }
 
-static int is_ident(char c) {
+int op2_is_ident_char(char c) {
   return isalnum((unsigned char)c) || c == '_';
 }
 
 /* The start of the parameter list of the definition of `name`: just after its '(' with the
  * matching ')' at *close, followed by '{'. NULL when there is none. */
-static const char *find_definition(const char *code, const char *name, const char **close) {
+const char *op2_kernel_find_definition(const char *code, const char *name, const char **close) {
   size_t len = strlen(name);
   for (const char *p = strstr(code, name); p; p = strstr(p + 1, name)) {
-    if ((p > code && is_ident(p[-1])) || is_ident(p[len])) continue;
+    if ((p > code && op2_is_ident_char(p[-1])) || op2_is_ident_char(p[len])) continue;
     const char *q = p + len;
     while (isspace((unsigned char)*q)) q++;
     if (*q != '(') continue;
@@ -97,9 +97,9 @@ static int parse_param(const char *b, const char *e, op2_kernel_param *p, char *
       if (c < e) c++;
       if (p->depth == 0) p->pointee_const = const_before_star;
       p->depth++;
-    } else if (is_ident(*c)) {
+    } else if (op2_is_ident_char(*c)) {
       const char *w0 = c;
-      while (c < e && is_ident(*c)) c++;
+      while (c < e && op2_is_ident_char(*c)) c++;
       char w[64];
       snprintf(w, sizeof w, "%.*s", (int)(c - w0), w0);
       if (is_qualifier(w)) {
@@ -133,13 +133,13 @@ static int parse_param(const char *b, const char *e, op2_kernel_param *p, char *
 int op2_kernel_params_parse(const char *source, const char *name, op2_kernel_param *out, int *count,
                             char *why, size_t why_len) {
   *count = 0;
-  char *code = blank_comments(source);
+  char *code = op2_kernel_source_blank(source);
   if (!code) {
     snprintf(why, why_len, "out of memory");
     return -1;
   }
   const char *close = NULL;
-  const char *open = find_definition(code, name, &close);
+  const char *open = op2_kernel_find_definition(code, name, &close);
   int rc = 0;
   if (!open) {
     snprintf(why, why_len, "no definition of '%s(...) {' found", name);

@@ -25,4 +25,13 @@ int op2_kernel_params_parse(const char *source, const char *name, op2_kernel_par
  * A declaration that cannot be read is skipped (said at OP2_DIAGS=2). */
 int op2_kernel_params_check(op2_jit *jit, const char *source, const op2_loop_desc *loop);
 
+/* Reading kernel source, shared with kernel_lanes.c. */
+/* The source with comments and the contents of string and character literals blanked, so that
+ * neither can be mistaken for code; same length as the source. NULL when out of memory. */
+char *op2_kernel_source_blank(const char *src);
+int op2_is_ident_char(char c);
+/* In blanked code: just after the '(' of the definition of `name` (its matching ')' at *close,
+ * followed by '{'), or NULL. */
+const char *op2_kernel_find_definition(const char *code, const char *name, const char **close);
+
 #endif

@@ -15,8 +15,9 @@ enum { NE = 40000, NN = 10000, NC = 20000 };
     }                                        \
   }
 /* The reference calls go through untyped wrappers, so one driver serves every type. */
-#define EDGE_KERNEL(NAME, T, D)                             \
-  KERNEL_OF(INC_EDGE, NAME, T, D)                           \
+#define EDGE_KERNEL(NAME, T, D) EDGE_KERNEL_OF(INC_EDGE, NAME, T, D)
+#define EDGE_KERNEL_OF(CODE, NAME, T, D)                    \
+  KERNEL_OF(CODE, NAME, T, D)                               \
   static void NAME##_ref(const void *w, void *a, void *b) { \
     NAME(w, a, b);                                          \
   }
@@ -24,6 +25,22 @@ EDGE_KERNEL(inc_edge_d1, double, 1)
 EDGE_KERNEL(inc_edge_d4, double, 4)
 EDGE_KERNEL(inc_edge_i1, int, 1)
 EDGE_KERNEL(inc_edge_i4, int, 4)
+
+/* Parameters in the forms the SIMD strategy's kernel copy tells apart (jit/kernel_lanes.c): `a`
+ * indexed and dereferenced (gathered component-major), `b` handed to a helper and stepped
+ * through (left lane-major): both layouts in one group of lanes. */
+#define MIXED_EDGE(NAME, T, D)               \
+  static void NAME##_half(T *t, T v) {       \
+    t[0] += v / (T)2;                        \
+  }                                          \
+  static void NAME(const T *w, T *a, T *b) { \
+    *a += w[0] * (T)3;                       \
+    a[D - 1] += *w;                          \
+    NAME##_half(b, w[D - 1]);                \
+    T *b1 = b + (D - 1);                     \
+    *b1 += (T)1;                             \
+  }
+EDGE_KERNEL_OF(MIXED_EDGE, inc_edge_mixed, double, 2)
 
 /* Four columns of an arity-4 map, each its own argument, plus a second dat through the same
  * map: the increments of one cell land on up to four distinct nodes of two dats. */
@@ -127,6 +144,7 @@ int main(int argc, char **argv) {
   check_edges(&m, inc_edge_d4_src, "inc_edge_d4", 0, 4, inc_edge_d4_ref, 2);
   check_edges(&m, inc_edge_i1_src, "inc_edge_i1", 1, 1, inc_edge_i1_ref, 3);
   check_edges(&m, inc_edge_i4_src, "inc_edge_i4", 1, 4, inc_edge_i4_ref, 4);
+  check_edges(&m, inc_edge_mixed_src, "inc_edge_mixed", 0, 2, inc_edge_mixed_ref, 7);
   check_cells(&m, inc_cell_d1_src, "inc_cell_d1", 0, 1, inc_cell_d1_ref, 5);
   check_cells(&m, inc_cell_i4_src, "inc_cell_i4", 1, 4, inc_cell_i4_ref, 6);
   rm_mesh_free(&m);

@@ -1,7 +1,8 @@
 /* op2jit SIMD loop for the optimised tier (compiled only where the compiler's flags define
  * OP2_SIMD_W, the lanes per group: -fopenmp-simd -fno-math-errno -DOP2_SIMD_W=W; TinyCC skips it).
  * Besides the scalar loop's macros, the code generator defines:
- *   OP2_SIMD_GATHER     lane-major local copies of a group's data (increments: zero)
+ *   OP2_SIMD_KERNEL     the kernel, or its copy indexing component-major lane arrays
+ *   OP2_SIMD_GATHER     local copies of a group's indirect data (increments: zero)
  *   OP2_SIMD_LANE       per lane, inside the vectorised loop: vector arguments' pointer arrays
  *   OP2_SIMD_CALL_ARGS  the kernel's arguments for lane op2_l
  *   OP2_SIMD_SCATTER    writes and increments put back, reductions folded, in element order
@@ -22,7 +23,7 @@ __attribute__((flatten)) void op2_loop(void *const *op2_args, const int *const *
 #pragma omp simd
       for (int op2_l = 0; op2_l < OP2_SIMD_W; op2_l++) {
         OP2_SIMD_LANE
-        OP2_KERNEL(OP2_SIMD_CALL_ARGS);
+        OP2_SIMD_KERNEL(OP2_SIMD_CALL_ARGS);
       }
       OP2_SIMD_SCATTER
     }

@@ -1,0 +1,15 @@
+/* The kernel's copy for component-major lane arrays (kernel_lanes.c explains why). */
+#ifndef OP2_KERNEL_LANES_H
+#define OP2_KERNEL_LANES_H
+
+#include <stdint.h>
+
+#include "desc.h"
+
+/* Appends to `out` a definition `static void op2_lanes_NAME(...)`: kernel `name` of `source` with
+ * every parameter p whose bit is set in `want` (bit i: parameter i) and that is only ever used as
+ * p[e] or *p indexed p[(e) * OP2_SIMD_W] and p[0]. Returns the bits of the parameters rewritten;
+ * 0, with nothing appended, when none could be (or the definition is not understood). */
+uint64_t op2_kernel_lanes(const char *source, const char *name, uint64_t want, op2_buf *out);
+
+#endif
