@@ -292,7 +292,12 @@ int op2_codegen_c(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_sr
   if (jit->cfg.simd != 0) {
     char why[300];
     /* auto picks the loops where SIMD pays; a given width runs every loop it keeps exact */
-    int rc = jit->cfg.simd < 0 && jit->cfg.simd_width && op2_simd_pays(loop, why, sizeof why) != 0
+    uint64_t lanes =
+        jit->cfg.simd < 0 && jit->cfg.simd_width
+            ? op2_kernel_lanes_which(kernel_src, loop->name, op2_simd_lanes_wanted(loop))
+            : 0;
+    int rc = jit->cfg.simd < 0 && jit->cfg.simd_width &&
+                     op2_simd_pays(loop, lanes, jit->cfg.simd_width, why, sizeof why) != 0
                  ? scalar_source(jit, loop, kernel_src, out)
                  : op2_codegen_c_simd(jit, loop, kernel_src, out, why, sizeof why);
     if (rc == OP2_OK && jit->cfg.mode != OP2_JIT_TCC) {

@@ -501,28 +501,6 @@ int op2_simd_check(const op2_loop_desc *loop, char *why, size_t len) {
   return 0;
 }
 
-/* Measured (gcc 12, AVX-512, Airfoil res_calc on 45k cells, seq, CPU time per call): scalar
- * 0.95 ms, groups of 8 lanes 1.10-1.36 ms, of 4 lanes 1.12-1.28 ms with lane-major arrays. With
- * component-major arrays (720k cells, 60 iterations, seq) groups of 8 take what the scalar loop
- * takes (15.2-15.6 against 15.1-15.4 ms a call): the copy loop's scalar loads and stores into the
- * lane arrays, the wide loads that then wait for those stores, and the scalar scatter in element
- * order cost as much as the vector arithmetic saves on a kernel of res_calc's size (about 50
- * flops per element, 2 divisions). Loops without indirect increments (adt_calc: gathers, square
- * roots, a direct write) gain about 2.4x, so the rule is on indirect OP_INC alone. */
-int op2_simd_pays(const op2_loop_desc *loop, char *why, size_t len) {
-  for (int i = 0; i < loop->nargs; i++) {
-    const op2_arg_desc *d = &loop->desc[i];
-    if (d->opt_off || d->kind != OP2_ARG_DAT || !d->map_arity || d->acc != OP_INC) continue;
-    snprintf(why, len,
-             "argument %d adds through a map (OP_INC): with OP2_SIMD=auto such loops stay "
-             "scalar, the gathers and the element-order scatter cost more than the vector "
-             "arithmetic gains (OP2_SIMD=W runs them in groups)",
-             i);
-    return -1;
-  }
-  return 0;
-}
-
 static int is_direct_dat(const op2_arg_desc *d) {
   return d->kind == OP2_ARG_DAT && !d->map_arity;
 }
@@ -539,6 +517,36 @@ uint64_t op2_simd_lanes_wanted(const op2_loop_desc *loop) {
       want |= (uint64_t)1 << i;
   }
   return want;
+}
+
+/* A component-major argument whose element rows (2 or 4 doubles) templates/c/loop_simd.c moves
+ * to and from its lane array whole: op2_rows_to_lanes_D, op2_lanes_to_rows_D, op2_add_row_D. */
+static int moved_by_rows(const op2_emitter *e, const op2_arg_desc *d, int i) {
+  return is_component_major(e, i) && d->type == OP2_TYPE_DOUBLE && (d->dim == 2 || d->dim == 4);
+}
+
+/* Measured (gcc 12, AVX-512, Airfoil res_calc on 720k cells, seq, 60 iterations, ms a call):
+ * scalar 14.4-16.6; groups of 8 with every argument copied one double at a time 15.2-15.6, the
+ * same: the copies and the element-order scatter made 44 scalar stores per element, and the
+ * store port cost what the vector arithmetic saved. With rows of 2 and 4 doubles moved whole
+ * (moved_by_rows) 8.6-10.6. So a loop adding through a map runs in groups under auto only when
+ * each such argument's rows are moved whole: component-major, double, dim 2 or 4, 8 lanes. */
+int op2_simd_pays(const op2_loop_desc *loop, uint64_t lanes_cm, int width, char *why, size_t len) {
+  op2_emitter e = {NULL, loop, OP2_EMIT_C_SIMD, NULL, lanes_cm};
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (d->opt_off || d->kind != OP2_ARG_DAT || !d->map_arity || d->acc != OP_INC) continue;
+    if (width == 8 && moved_by_rows(&e, d, i)) continue;
+    snprintf(why, len,
+             "argument %d adds through a map (OP_INC) and its rows cannot be moved whole (that "
+             "needs 8 lanes, double, dim 2 or 4, and a kernel indexing the parameter p[e] or *p "
+             "only): with OP2_SIMD=auto such loops stay scalar, the gathers and the "
+             "element-order scatter cost more than the vector arithmetic gains (OP2_SIMD=W runs "
+             "them in groups)",
+             i);
+    return -1;
+  }
+  return 0;
 }
 
 /* Component op2_k of argument i's lane copy at map column c, lane op2_l. */
@@ -578,9 +586,19 @@ static void emit_simd_gather(const op2_emitter *e) {
       op2_buf_printf(b, " \\\n    %s op2_rl%d[OP2_SIMD_W][%d];", t, i, d->dim);
     else if (d->kind != OP2_ARG_DAT || is_direct_dat(d))
       continue;
-    else if (is_component_major(e, i))
+    else if (is_component_major(e, i)) {
       op2_buf_printf(b, " \\\n    %s op2_g%d[%d][OP2_SIMD_W];", t, i, d->dim);
-    else if (d->idx < 0)
+      if (moved_by_rows(e, d, i) && d->acc == OP_INC)
+        op2_buf_printf(b,
+                       " \\\n    for (int op2_k = 0; op2_k < %d; op2_k++) for (int op2_l = 0; "
+                       "op2_l < OP2_SIMD_W; op2_l++) op2_g%d[op2_k][op2_l] = 0.0;",
+                       d->dim, i);
+      else if (moved_by_rows(e, d, i))
+        op2_buf_printf(b,
+                       " \\\n    op2_rows_to_lanes_%d(op2_g%d, op2_dat%d, op2_map%d + %d * "
+                       "op2_n0 + %d, %d);",
+                       d->dim, i, d->dat_group, d->map_group, d->map_arity, d->idx, d->map_arity);
+    } else if (d->idx < 0)
       op2_buf_printf(b, " \\\n    %s op2_g%d[OP2_SIMD_W][%d][%d];", t, i, hi - lo, d->dim);
     else
       op2_buf_printf(b, " \\\n    %s op2_g%d[OP2_SIMD_W][%d];", t, i, d->dim);
@@ -610,7 +628,7 @@ static void emit_simd_gather(const op2_emitter *e) {
         op2_buf_printf(b, "(%s)0;", t);
       else
         op2_buf_printf(b, "op2_red%d[op2_k];", i);
-    } else if (d->kind == OP2_ARG_DAT && d->map_arity) {
+    } else if (d->kind == OP2_ARG_DAT && d->map_arity && !moved_by_rows(e, d, i)) {
       int lo, hi;
       op2_arg_columns(d, &lo, &hi);
       for (int c = lo; c < hi; c++) {
@@ -680,9 +698,27 @@ static void emit_simd_call_args(const op2_emitter *e) {
 static void emit_simd_scatter(const op2_emitter *e) {
   const op2_loop_desc *loop = e->loop;
   op2_buf *b = e->b;
+  int any = 0;
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    any |= !d->opt_off && d->acc != OP_READ && (op2_is_reduction(d) || op2_is_indirect_dat(d));
+  }
+  op2_buf_printf(b, "#define OP2_SIMD_SCATTER");
+  if (!any) {
+    op2_buf_printf(b, "\n\n");
+    return;
+  }
+  /* rows of increments out of their lane arrays first, then every lane's in element order */
+  for (int i = 0; i < loop->nargs; i++) {
+    const op2_arg_desc *d = &loop->desc[i];
+    if (!d->opt_off && d->acc == OP_INC && moved_by_rows(e, d, i))
+      op2_buf_printf(
+          b, " \\\n    double op2_r%d[OP2_SIMD_W][%d]; op2_lanes_to_rows_%d(op2_r%d, op2_g%d);", i,
+          d->dim, d->dim, i, i);
+  }
   op2_buf_printf(b,
-                 "#define OP2_SIMD_SCATTER \\\n    for (int op2_l = 0; op2_l < OP2_SIMD_W; "
-                 "op2_l++) { \\\n    const int op2_n = op2_n0 + op2_l; (void)op2_n;");
+                 " \\\n    for (int op2_l = 0; op2_l < OP2_SIMD_W; op2_l++) { \\\n"
+                 "    const int op2_n = op2_n0 + op2_l; (void)op2_n;");
   emit_map_indices(e);
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
@@ -702,8 +738,12 @@ static void emit_simd_scatter(const op2_emitter *e) {
     op2_arg_columns(d, &lo, &hi);
     for (int c = lo; c < hi; c++) { /* writes through a map never reach here (op2_simd_check) */
       char lane[96], global[96];
-      lane_data(e, d, i, c, lane, sizeof lane);
       global_data(d, c, global, sizeof global);
+      if (moved_by_rows(e, d, i)) {
+        op2_buf_printf(b, " \\\n    op2_add_row_%d(%s, op2_r%d[op2_l]);", d->dim, global, i);
+        continue;
+      }
+      lane_data(e, d, i, c, lane, sizeof lane);
       op2_buf_printf(b, " \\\n    for (int op2_k = 0; op2_k < %d; op2_k++) (%s)[op2_k] += %s;",
                      d->dim, global, lane);
     }

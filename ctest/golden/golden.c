@@ -21,6 +21,7 @@
 #include "test.h"
 #include "runtime/op2_impl.h"
 #include "jit/emit.h" /* the CUDA generator is built without the CUDA toolkit too */
+#include "jit/kernel_lanes.h"
 
 static const char *golden_dir, *scratch_dir;
 static int updating, failures, checked;
@@ -206,14 +207,15 @@ static void check_simd_refused(const char *name, const char *reason) {
   op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
 }
 
-/* OP2_SIMD=auto's cost rule: NULL when the loop should run in groups, else a part of the reason
- * it stays scalar. */
-static void check_simd_pays(const char *name, const char *reason) {
+/* OP2_SIMD=auto's cost rule for groups of `width`: NULL when the loop should run in groups, else
+ * a part of the reason it stays scalar. */
+static void check_simd_pays(const char *name, int width, const char *reason) {
   op2_loop *loop = loop_named(name);
-  char why[300] = "";
+  char why[400] = "";
   op2_loop_desc d;
   op2_loop_describe(op2_ctx(), loop, &d);
-  int rc = op2_simd_pays(&d, why, sizeof why);
+  uint64_t lanes = op2_kernel_lanes_which(loop->key_blob, name, op2_simd_lanes_wanted(&d));
+  int rc = op2_simd_pays(&d, lanes, width, why, sizeof why);
   if (reason ? rc == 0 || !strstr(why, reason) : rc != 0)
     fprintf(stderr, "golden: loop %s: cost rule gave %d '%s', expected '%s'\n", name, rc, why,
             reason ? reason : "(groups)");
@@ -366,9 +368,12 @@ int main(int argc, char **argv) {
   check_simd_refused("node_rw", "argument 0 writes through a map (OP_RW)");
   check_simd_refused("read_inc", "arguments 0 and 1 reach the same dat");
   check_simd_refused("reduce", "argument 2 is a floating-point OP_INC reduction");
-  check_simd_pays("direct", NULL);
-  check_simd_pays("reduce_lanes", NULL);
-  check_simd_pays("edge_inc", "argument 3 adds through a map (OP_INC)");
+  check_simd_pays("direct", 8, NULL);
+  check_simd_pays("reduce_lanes", 8, NULL);
+  /* increments through a map: groups only where whole rows move (8 lanes, dim 2 or 4) */
+  check_simd_pays("edge_inc", 8, NULL);
+  check_simd_pays("edge_inc", 4, "argument 3 adds through a map (OP_INC)");
+  check_simd_pays("cell_vec", 8, "argument 1 adds through a map (OP_INC)");
   if (!updating) find_stale();
   op_exit();
   if (updating) return 0;

@@ -42,6 +42,12 @@ KERNEL(
       r1[1] += fabs(flux);
     })
 
+/* Rows of 4 doubles through both columns (SIMD groups of 8 move them with register shuffles). */
+KERNEL(
+    read_rows4, static void read_rows4(const double *a, const double *b, double *out) {
+      for (int k = 0; k < 4; k++) out[k] = a[k] * (double)(k + 1) - b[3 - k];
+    })
+
 int main(int argc, char **argv) {
   op_init(argc, argv, 0);
   rm_mesh m;
@@ -128,6 +134,21 @@ int main(int argc, char **argv) {
     CHECK(fabs(got[2 * c] - r[2 * c]) <= 1e-12 * (1 + r[2 * c + 1]));
     CHECK_NEAR(got[2 * c + 1], r[2 * c + 1], 1e-12);
   }
+
+  /* rows of 4 */
+  double *q4 = rm_doubles(4 * NC, -1, 1, &rng);
+  double *want4 = rm_alloc(4 * NE * sizeof *want4), *got4 = rm_alloc(4 * NE * sizeof *got4);
+  op_dat dq4 = op_decl_dat(m.cells, 4, "double", q4, "q4");
+  op_dat dout4 = op_decl_dat(m.edges, 4, "double", NULL, "out4");
+  op_par_loop(read_rows4_src, "read_rows4", m.edges,
+              op_arg_dat(dq4, 0, pecell, 4, "double", OP_READ),
+              op_arg_dat(dq4, 1, pecell, 4, "double", OP_READ),
+              op_arg_dat(dout4, -1, OP_ID, 4, "double", OP_WRITE));
+  for (int e = 0; e < NE; e++)
+    read_rows4(q4 + 4 * e2c[2 * e], q4 + 4 * e2c[2 * e + 1], want4 + 4 * e);
+  op_fetch_data(dout4, got4);
+  rm_check_same(got4, want4, 4 * NE, sizeof *got4, "read_rows4");
+  free(q4), free(want4), free(got4);
 
   /* reading never writes */
   double *xgot = rm_alloc(2 * NN * sizeof *xgot);

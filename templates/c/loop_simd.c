@@ -9,6 +9,100 @@
  * The scalar loop (templates/c/loop.c, following) becomes op2_loop_scalar and runs the
  * remainder, starting from the reductions this loop has written back. */
 #ifdef OP2_SIMD_W
+/* Moving rows of 2 or 4 doubles (an element's data) to and from component-major lane arrays
+ * g[component][lane]. For groups of 8 these are register transposes: one wide load or add per
+ * row, a few shuffles, one store per component. Copied one double at a time, a group of
+ * Airfoil's res_calc made 44 scalar stores per element, and the store port, not the
+ * arithmetic, set its speed. Each add is the same IEEE addition the scalar loop makes. */
+#if OP2_SIMD_W == 8 && defined(__has_builtin)
+#if __has_builtin(__builtin_shufflevector)
+#define OP2_ROWS_IN_REGISTERS 1
+#endif
+#endif
+#ifdef OP2_ROWS_IN_REGISTERS
+typedef double op2_v8d __attribute__((vector_size(64), aligned(8)));
+typedef double op2_v4d __attribute__((vector_size(32), aligned(8)));
+typedef double op2_v2d __attribute__((vector_size(16), aligned(8)));
+#define OP2_SHUF __builtin_shufflevector
+
+static inline void op2_rows_to_lanes_2(double (*restrict g)[8], const double *restrict base,
+                                       const int *restrict idx, int stride) {
+  op2_v2d r[8];
+  for (int l = 0; l < 8; l++) r[l] = *(const op2_v2d *)(base + 2 * idx[l * stride]);
+  op2_v4d p0 = OP2_SHUF(r[0], r[1], 0, 1, 2, 3), p1 = OP2_SHUF(r[2], r[3], 0, 1, 2, 3);
+  op2_v4d p2 = OP2_SHUF(r[4], r[5], 0, 1, 2, 3), p3 = OP2_SHUF(r[6], r[7], 0, 1, 2, 3);
+  op2_v8d a = OP2_SHUF(p0, p1, 0, 1, 2, 3, 4, 5, 6, 7), b = OP2_SHUF(p2, p3, 0, 1, 2, 3, 4, 5, 6, 7);
+  *(op2_v8d *)g[0] = OP2_SHUF(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+  *(op2_v8d *)g[1] = OP2_SHUF(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
+}
+
+static inline void op2_rows_to_lanes_4(double (*restrict g)[8], const double *restrict base,
+                                       const int *restrict idx, int stride) {
+  op2_v4d r[8];
+  for (int l = 0; l < 8; l++) r[l] = *(const op2_v4d *)(base + 4 * idx[l * stride]);
+  /* rows in pairs, then components 0,1 and 2,3 of lanes 0-3 and 4-7, then whole components */
+  op2_v8d a01 = OP2_SHUF(r[0], r[1], 0, 1, 2, 3, 4, 5, 6, 7);
+  op2_v8d a23 = OP2_SHUF(r[2], r[3], 0, 1, 2, 3, 4, 5, 6, 7);
+  op2_v8d a45 = OP2_SHUF(r[4], r[5], 0, 1, 2, 3, 4, 5, 6, 7);
+  op2_v8d a67 = OP2_SHUF(r[6], r[7], 0, 1, 2, 3, 4, 5, 6, 7);
+  op2_v8d b0 = OP2_SHUF(a01, a23, 0, 4, 8, 12, 1, 5, 9, 13);
+  op2_v8d b1 = OP2_SHUF(a01, a23, 2, 6, 10, 14, 3, 7, 11, 15);
+  op2_v8d c0 = OP2_SHUF(a45, a67, 0, 4, 8, 12, 1, 5, 9, 13);
+  op2_v8d c1 = OP2_SHUF(a45, a67, 2, 6, 10, 14, 3, 7, 11, 15);
+  *(op2_v8d *)g[0] = OP2_SHUF(b0, c0, 0, 1, 2, 3, 8, 9, 10, 11);
+  *(op2_v8d *)g[1] = OP2_SHUF(b0, c0, 4, 5, 6, 7, 12, 13, 14, 15);
+  *(op2_v8d *)g[2] = OP2_SHUF(b1, c1, 0, 1, 2, 3, 8, 9, 10, 11);
+  *(op2_v8d *)g[3] = OP2_SHUF(b1, c1, 4, 5, 6, 7, 12, 13, 14, 15);
+}
+
+static inline void op2_lanes_to_rows_2(double (*restrict r)[2], double (*restrict g)[8]) {
+  op2_v8d k0 = *(const op2_v8d *)g[0], k1 = *(const op2_v8d *)g[1];
+  *(op2_v8d *)r[0] = OP2_SHUF(k0, k1, 0, 8, 1, 9, 2, 10, 3, 11);
+  *(op2_v8d *)r[4] = OP2_SHUF(k0, k1, 4, 12, 5, 13, 6, 14, 7, 15);
+}
+
+static inline void op2_lanes_to_rows_4(double (*restrict r)[4], double (*restrict g)[8]) {
+  op2_v8d k0 = *(const op2_v8d *)g[0], k1 = *(const op2_v8d *)g[1];
+  op2_v8d k2 = *(const op2_v8d *)g[2], k3 = *(const op2_v8d *)g[3];
+  op2_v8d t0 = OP2_SHUF(k0, k1, 0, 8, 1, 9, 2, 10, 3, 11);
+  op2_v8d t1 = OP2_SHUF(k0, k1, 4, 12, 5, 13, 6, 14, 7, 15);
+  op2_v8d t2 = OP2_SHUF(k2, k3, 0, 8, 1, 9, 2, 10, 3, 11);
+  op2_v8d t3 = OP2_SHUF(k2, k3, 4, 12, 5, 13, 6, 14, 7, 15);
+  *(op2_v8d *)r[0] = OP2_SHUF(t0, t2, 0, 1, 8, 9, 2, 3, 10, 11);
+  *(op2_v8d *)r[2] = OP2_SHUF(t0, t2, 4, 5, 12, 13, 6, 7, 14, 15);
+  *(op2_v8d *)r[4] = OP2_SHUF(t1, t3, 0, 1, 8, 9, 2, 3, 10, 11);
+  *(op2_v8d *)r[6] = OP2_SHUF(t1, t3, 4, 5, 12, 13, 6, 7, 14, 15);
+}
+
+static inline void op2_add_row_2(double *restrict p, const double *restrict r) {
+  *(op2_v2d *)p = *(op2_v2d *)p + *(const op2_v2d *)r;
+}
+
+static inline void op2_add_row_4(double *restrict p, const double *restrict r) {
+  *(op2_v4d *)p = *(op2_v4d *)p + *(const op2_v4d *)r;
+}
+#undef OP2_SHUF
+#else
+#define OP2_ROWS_GENERIC(D)                                                                      \
+  static inline void op2_rows_to_lanes_##D(double (*restrict g)[OP2_SIMD_W],                     \
+                                           const double *restrict base, const int *restrict idx, \
+                                           int stride) {                                         \
+    for (int l = 0; l < OP2_SIMD_W; l++)                                                         \
+      for (int k = 0; k < D; k++) g[k][l] = base[D * idx[l * stride] + k];                       \
+  }                                                                                              \
+  static inline void op2_lanes_to_rows_##D(double (*restrict r)[D],                              \
+                                           double (*restrict g)[OP2_SIMD_W]) {                   \
+    for (int l = 0; l < OP2_SIMD_W; l++)                                                         \
+      for (int k = 0; k < D; k++) r[l][k] = g[k][l];                                             \
+  }                                                                                              \
+  static inline void op2_add_row_##D(double *restrict p, const double *restrict r) {             \
+    for (int k = 0; k < D; k++) p[k] += r[k];                                                    \
+  }
+OP2_ROWS_GENERIC(2)
+OP2_ROWS_GENERIC(4)
+#undef OP2_ROWS_GENERIC
+#endif
+
 void op2_loop_scalar(void *const *op2_args, const int *const *op2_maps, int op2_begin,
                      int op2_end);
 /* flatten: the kernel must be inlined into the lane loop for it to vectorise, and gcc's inliner
