@@ -616,6 +616,9 @@ def main():
     p.add_argument("--sweep-min-iterations", type=int, default=10)
     p.add_argument("--sweep-max-iterations", type=int, default=100)
     p.add_argument("--keep-meshes", action="store_true", help="keep generated sweep meshes")
+    p.add_argument("--layout", action="store_true",
+                   help="also compare dat layouts (AoS, the library's, against SoA) with "
+                        "BUILD/bench/layout on the run's mesh")
     p.add_argument("--out", default=os.path.join(BENCH_DIR, "results"),
                    help="results directory (default bench/results)")
     args = p.parse_args()
@@ -781,6 +784,9 @@ def main():
             r.pop("loops", None)
         result["configurations"] = all_runs
 
+    if args.layout:
+        failures += run_layout(build, mesh, workdir, result)
+
     if args.sweep:
         rows = sweep(args, exe, mesh_gen, baseline_exe, workdir)
         result["sweep"] = rows
@@ -798,6 +804,29 @@ def main():
     if failures:
         log("bench: %d run(s) failed or disagreed with the baseline's rms" % failures)
     return 1 if failures else 0
+
+
+def run_layout(build, mesh, workdir, result):
+    """bench/layout.c: res_calc and adt_calc in groups of 8 with AoS dats (op_par_loop) and SoA
+    dats (the same lane loop written here), in one process. Returns 1 on failure."""
+    exe = os.path.join(build, "bench", "layout")
+    if not os.access(exe, os.X_OK):
+        fail("%s not found: build first" % exe)
+    log("\ndat layout (seq, groups of 8 lanes, 40 timed calls of each loop):")
+    env = dict(os.environ, OP2_CACHE_DIR=os.path.join(workdir, "cache-layout"))
+    out, _, rc = run_process([exe, mesh, "40"], env, os.path.join(workdir, "layout.log"))
+    sys.stdout.write(out)
+    rows = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 5 and f[0] in ("adt_calc", "res_calc"):
+            rows[f[0]] = {"aos_ms": float(f[1]), "soa_ms": float(f[2]), "soa_over_aos": float(f[3]),
+                          "results": f[4]}
+    result["layout"] = rows
+    if rc != 0 or len(rows) != 2:
+        log("bench: the layout benchmark failed or its results differ (see layout.log)")
+        return 1
+    return 0
 
 
 def reference_rms(mesh, counts):
