@@ -430,7 +430,8 @@ SWEEP_CELLS = [50000, 100000, 200000, 400000, 800000, 1600000, 3200000]
 def sweep(args, exe, mesh_gen, baseline_exe, workdir):
     mdir = os.path.join(workdir, "meshes")
     os.makedirs(mdir, exist_ok=True)
-    caches = {b: os.path.join(workdir, "cache-sweep-" + b) for b in ("seq", "openmp")}
+    caches = {(b, simd): os.path.join(workdir, "cache-sweep-%s-%s" % (b, simd))
+              for b in ("seq", "openmp") for simd in ("off", "auto")}
     rows = []
     log("\nsize sweep (warm kernel cache; iterations scaled to about %.0e cell-iterations per "
         "run):" % args.sweep_work)
@@ -448,27 +449,30 @@ def sweep(args, exe, mesh_gen, baseline_exe, workdir):
         counts = mesh_counts(mesh)
         iters = int(min(args.sweep_max_iterations,
                         max(args.sweep_min_iterations, round(args.sweep_work / counts["ncell"]))))
-        series = [("baseline", None)] + [(b + "-tiered", b) for b in ("seq", "openmp")]
-        for label, backend in series:
+        series = [("baseline", None, None)] + [
+            (b + "-" + kind, b, simd) for kind, simd in (("tiered", "off"), ("simd", "auto"))
+            for b in ("seq", "openmp")]
+        for label, backend, simd in series:
             tag = "sweep-%d-%s" % (target, label)
             if backend is None:
                 run = run_baseline(baseline_exe, mesh, iters, workdir, tag)
             else:
-                if backend not in warmed:
+                cache = caches[(backend, simd)]
+                if (backend, simd) not in warmed:
                     # Fills the cache with optimised builds so sweep runs measure steady state.
                     # A process that exits drops queued background compiles, so this may take
                     # a few rounds; each finishes at least the compile in progress.
                     for attempt in range(6):
-                        w = run_airfoil(exe, mesh, 100, backend, "tiered", args.threads,
-                                        caches[backend], workdir, "sweep-warmup-%s-%d" % (
-                                            backend, attempt))
+                        w = run_airfoil(exe, mesh, 100, backend, "tiered", args.threads, cache,
+                                        workdir, "sweep-warmup-%s-%d" % (label, attempt),
+                                        simd=simd)
                         if "error" in w:
                             break
                         if all(l.get("calls_tcc", 0) == 0 for l in w["loops"].values()):
                             break
-                    warmed.add(backend)
-                run = run_airfoil(exe, mesh, iters, backend, "tiered", args.threads,
-                                  caches[backend], workdir, tag)
+                    warmed.add((backend, simd))
+                run = run_airfoil(exe, mesh, iters, backend, "tiered", args.threads, cache,
+                                  workdir, tag, simd=simd)
             row = {"cells": counts["ncell"], "edges": counts["nedge"], "iterations": iters,
                    "config": label}
             if "error" in run:
@@ -491,6 +495,17 @@ def sweep(args, exe, mesh_gen, baseline_exe, workdir):
             os.remove(mesh)
     if not args.keep_meshes:
         shutil.rmtree(mdir, ignore_errors=True)
+    # The target: res_calc's ns per edge within +-15% of its median over all sizes.
+    log("\nsweep flatness (res_calc ns/edge, largest deviation from the configuration's median):")
+    for label in sorted({r["config"] for r in rows}):
+        v = sorted(r["res_calc_ns_per_edge"] for r in rows
+                   if r["config"] == label and r.get("res_calc_ns_per_edge"))
+        if len(v) < 2:
+            continue
+        med = v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+        dev = max(abs(x - med) for x in v) / med
+        log("  %-14s median %7.2f, min %7.2f, max %7.2f: %+5.1f%%  %s" % (
+            label, med, v[0], v[-1], 100 * dev, "PASS" if dev <= 0.15 else "MISS"))
     return rows
 
 
@@ -502,7 +517,8 @@ def write_svg(rows, path):
             series.setdefault(r["config"], []).append(r)
     if not series:
         return False
-    colours = {"baseline": "#444444", "seq-tiered": "#1f77b4", "openmp-tiered": "#d62728"}
+    colours = {"baseline": "#444444", "seq-tiered": "#1f77b4", "openmp-tiered": "#d62728",
+               "seq-simd": "#17becf", "openmp-simd": "#ff7f0e"}
     w, h, pad = 420, 300, 55
     cells = [r["cells"] for s in series.values() for r in s]
     lo, hi = math.log10(min(cells)), math.log10(max(cells))
