@@ -9,9 +9,10 @@
  * p[(e) * OP2_SIMD_W] where the user wrote p[e], and p[0] for *p.
  *
  * Only a parameter used in nothing but these two forms is rewritten; any other use (pointer
- * arithmetic, passing it on, a macro, a declaration that could shadow it) leaves that argument
- * lane-major, which is always correct. Arithmetic is untouched, so results are bit for bit the
- * same in either layout. */
+ * arithmetic, passing it on, a declaration that could shadow it), no use at all, or its name in
+ * a #define leaves that argument lane-major, which is always correct; a preprocessor line in the
+ * body or a second definition of the kernel (#ifdef variants) leaves them all so. Arithmetic is
+ * untouched, so results are bit for bit the same in either layout. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +108,7 @@ static int maybe_declarator(const rewriter *r, size_t at) {
 static int rewrite_param(rewriter *r, const char *name) {
   const char *c = r->code;
   size_t len = strlen(name);
-  int first = r->nedits;
+  int first = r->nedits, uses = 0;
   for (size_t i = r->body + 1; i + len <= r->end; i++) {
     if (strncmp(c + i, name, len) != 0 || op2_is_ident_char(c[i + len]) ||
         op2_is_ident_char(c[i - 1]))
@@ -139,7 +140,23 @@ static int rewrite_param(rewriter *r, const char *name) {
       r->nedits = first;
       return -1;
     }
+    uses++;
     i += len - 1;
+  }
+  return uses ? 0 : -1; /* unused in the body: maybe used through a macro, left alone */
+}
+
+/* Whether identifier `name` appears in a #define of the source: a macro the body uses could
+ * index the parameter where the rewrite cannot see it. */
+static int in_a_macro(const char *code, const char *name) {
+  size_t len = strlen(name);
+  for (const char *d = strstr(code, "define"); d; d = strstr(d + 1, "define")) {
+    const char *h = d;
+    while (h > code && (h[-1] == ' ' || h[-1] == '\t')) h--;
+    if (h == code || h[-1] != '#') continue;
+    for (const char *e = d; *e && !(*e == '\n' && e[-1] != '\\'); e++)
+      if (strncmp(e, name, len) == 0 && !op2_is_ident_char(e[-1]) && !op2_is_ident_char(e[len]))
+        return 1;
   }
   return 0;
 }
@@ -179,8 +196,11 @@ uint64_t op2_kernel_lanes(const char *source, const char *name, uint64_t want, o
     if (code[r.end] == '}' && --depth == 0) break;
   }
   if (!code[r.end] || memchr(code + r.body, '#', r.end - r.body)) goto out;
+  /* a second definition (#ifdef variants): the one compiled may not be the one read here */
+  const char *other_close;
+  if (op2_kernel_find_definition(code + r.end, name, &other_close)) goto out;
   for (int p = 0; p < nparams && p < 64; p++) {
-    if (!(want >> p & 1) || params[p].depth != 1) continue;
+    if (!(want >> p & 1) || params[p].depth != 1 || in_a_macro(code, params[p].name)) continue;
     int rc = rewrite_param(&r, params[p].name);
     if (rc == -2) {
       done = 0;

@@ -61,8 +61,17 @@ int main(void) {
   /* member names are not the parameter */
   CHECK(lanes("void k(double *a, double *b) { struct { double a; } s = {1}; b[0] = s.a; }") == 2);
 
-  /* Nothing copied: no definition, a value returned, a preprocessor line in the body, a
-   * vector argument (double **) or a scalar parameter. */
+  /* unused, or named in a macro the body may use: left alone */
+  CHECK(lanes("void k(double *a, double *b) { b[0] = 1; }") == 2);
+  CHECK(lanes("#define A1 a[1]\nvoid k(double *a, double *b) { b[0] = a[0] + A1; }") == 2);
+  CHECK(lanes("#define A(i) \\\n  a[i]\nvoid k(double *a, double *b) { b[0] = A(0); }") == 2);
+
+  /* Nothing copied: two definitions (only one of them is compiled), no definition, a value
+   * returned, a preprocessor line in the body, a vector argument (double **) or a scalar parameter.
+   */
+  CHECK(lanes("#ifdef X\nvoid k(double *a) { a[0] = 1; }\n#else\nvoid k(double *a) { a[0] = "
+              "2; }\n#endif\n") == 0 &&
+        out.len == 0);
   CHECK(lanes("void k(double *a);") == 0 && out.len == 0);
   CHECK(lanes("int k(double *a) { a[0] = 1; return 0; }") == 0 && out.len == 0);
   CHECK(lanes("void k(double *a) {\n#define A a[0]\n  A = 1;\n}\n") == 0 && out.len == 0);
