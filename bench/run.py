@@ -49,6 +49,12 @@ TARGETS = {
     "jit_first_call_ms": 5.0,
     "warm_load_ms": 0.5,
     "jit_plan_share": 0.01,
+    # SIMD (issue 11): whole runs against the baseline, the two compute loops against the same
+    # backend's scalar configuration of the same run, the two copy loops against STREAM
+    "openmp_simd_ratio": 0.40,
+    "seq_simd_ratio": 0.80,
+    "simd_gflops_gain": 1.8,
+    "simd_stream_share": 0.80,
 }
 
 # name, backend, OP2_JIT, cache state, OP2_SIMD. Warm runs reuse the cache their cold run
@@ -398,6 +404,28 @@ def evaluate_targets(by_name):
                                                                  100 * t["stream_share"]),
                              None if v is None else v >= t["stream_share"],
                              fmt(None if v is None else 100 * v, "%.1f%%")))
+    for name, key in (("openmp-simd-warm", "openmp_simd_ratio"),
+                      ("seq-simd-warm", "seq_simd_ratio")):
+        r = by_name.get(name)
+        v = r.get("ratio_to_baseline") if r else None
+        out.append(check("%s <= %.2fx baseline" % (name, t[key]),
+                         None if v is None else v <= t[key], fmt(v, "%.3fx")))
+    for backend in ("seq", "openmp"):
+        simd, scalar = by_name.get(backend + "-simd-warm"), by_name.get(backend + "-tiered-warm")
+        for loop in ("adt_calc", "res_calc"):
+            a, b = ((r or {}).get("per_loop", {}).get(loop, {}).get("gflop_per_s")
+                    for r in (simd, scalar))
+            v = a / b if a and b else None
+            out.append(check("%s-simd-warm %s GFLOP/s >= %.1fx %s-tiered-warm" % (
+                backend, loop, t["simd_gflops_gain"], backend),
+                None if v is None else v >= t["simd_gflops_gain"], fmt(v, "%.2fx")))
+    r = by_name.get("openmp-simd-warm")
+    for loop in ("save_soln", "update"):
+        d = r["per_loop"].get(loop) if r and "per_loop" in r else None
+        v = d.get("stream_share") if d else None
+        out.append(check("openmp-simd-warm %s >= %.0f%% of STREAM triad" % (
+            loop, 100 * t["simd_stream_share"]), None if v is None else v >= t["simd_stream_share"],
+            fmt(None if v is None else 100 * v, "%.1f%%")))
     for name in ("seq-tcc", "seq-tiered-cold", "openmp-tcc", "openmp-tiered-cold"):
         r = by_name.get(name)
         worst = max(((d.get("jit_ms", 0), l) for l, d in r["per_loop"].items()),
