@@ -116,7 +116,9 @@ static int rewrite_param(rewriter *r, const char *name) {
     size_t prev = skip_space_back(c, r->body, i);
     if (c[prev - 1] == '.' || (c[prev - 1] == '>' && c[prev - 2] == '-')) continue; /* member */
     size_t next = skip_space(c, i + len, r->end);
-    int ok = !maybe_declarator(r, i) && !op2_is_ident_char(c[prev - 1]);
+    /* &p[e] would hand on a pointer into the lane arrays, where p[e + 1] is the next lane's */
+    int address = c[prev - 1] == '&' && c[prev - 2] != '&';
+    int ok = !maybe_declarator(r, i) && !op2_is_ident_char(c[prev - 1]) && !address;
     if (ok && c[next] == '[') {
       size_t close = matching_bracket(c, next, r->end);
       ok = close && add_edit(r, next + 1, OPEN, 0, "(") == 0 &&

@@ -48,6 +48,8 @@ int main(void) {
   /* Uses that leave a parameter lane-major; the others are still rewritten. */
   CHECK(lanes("void k(double *a, double *b) { double *p = a + 1; b[0] = *p; }") == 2);
   CHECK(lanes("void k(double *a, double *b) { h(a); b[0] = 1; }") == 2);
+  CHECK(lanes("void k(double *a, double *b) { h(&a[1]); b[0] = 1; }") == 2);
+  CHECK(lanes("void k(double *a, double *b) { b[0] = b[1] > 0 && a[1] > 0; }") == 3);
   CHECK(lanes("void k(double *a, double *b) { b[0] = *a++; }") == 2);
   CHECK(lanes("void k(double *a, double *b) { b[0] = OP2_STRIDE(a, 1); }") == 2);
   CHECK(lanes("void k(double *a, double *b) { b[0] = sizeof a; }") == 2);
