@@ -292,7 +292,9 @@ static int partition_owners(op2_context *ctx, const holders *h, const char *lib,
   if (lib && strcmp(lib, "PTSCOTCH") == 0) {
     int *xadj = NULL;
     long *adjncy = NULL;
+    double t_step = op2_wall_seconds();
     int rc = primary_graph(ctx, h, prime, pm, &xadj, &adjncy);
+    op2_mpi_step_time(ctx, &t_step, "graph of the primary set");
     long *vtxdist = h->first + (size_t)prime->index * (ctx->mpi.size + 1);
     int *part = malloc(sizeof(int) * ((size_t)prime->size + 1));
     int *block = malloc(sizeof(int) * ((size_t)prime->size + 1));
@@ -302,18 +304,22 @@ static int partition_owners(op2_context *ctx, const holders *h, const char *lib,
       rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
     /* every rank must enter the collectives below, or none */
     rc = op2_mpi_agree(ctx, rc, "partitioning");
+    /* The quality figures cost two more walks of the graph with messages: only for the report. */
+    int report = ctx->opt.diags >= 1;
     if (rc == OP2_OK &&
         op2_ptscotch_kway(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy, ctx->mpi.size,
-                          ctx->opt.ptscotch_check, part, &q, err, sizeof err) != 0)
+                          ctx->opt.ptscotch_check, part, report ? &q : NULL, err, sizeof err) != 0)
       rc = op2_error(OP2_ERR_STATE, "op_partition PTSCOTCH on set '%s': %s", prime->name, err);
+    op2_mpi_step_time(ctx, &t_step, "PT-Scotch k-way");
     rc = op2_mpi_agree(ctx, rc, "partitioning");
     for (int v = 0; rc == OP2_OK && v < prime->size; v++) block[v] = me;
-    if (rc == OP2_OK && op2_partition_quality_of(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy,
-                                                 ctx->mpi.size, block, &qb) != 0)
+    if (rc == OP2_OK && report &&
+        op2_partition_quality_of(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy, ctx->mpi.size,
+                                 block, &qb) != 0)
       qb.edge_cut = -1;
     free(xadj), free(adjncy), free(block);
     if (rc != OP2_OK) return free(part), rc;
-    if (me == 0)
+    if (me == 0 && report)
       op2_diag(1,
                "partition of '%s' (PT-Scotch k-way, %d parts): edge cut %ld (declared blocks: "
                "%ld), parts %ld..%ld elements, imbalance %.3f",
@@ -346,22 +352,36 @@ static int partition_owners(op2_context *ctx, const holders *h, const char *lib,
 
 /* ---- moving elements to their owners ---- */
 
-static int cmp_record(const void *x, const void *y, void *rb) {
-  (void)rb;
-  long a = op2_record_global(x), b = op2_record_global(y);
-  return (a > b) - (a < b);
+/* The records' order by global index: records from each source arrive in increasing global
+ * order, and with declared blocks the sources' ranges follow each other, so usually they are
+ * sorted already and nothing is sorted; otherwise (global, position) pairs are, not the records. */
+static int records_order(const char *records, long n, size_t rb, long **order) {
+  *order = NULL;
+  long prev = -1, e = 0;
+  for (; e < n && op2_record_global(records + e * rb) > prev; e++)
+    prev = op2_record_global(records + e * rb);
+  if (e == n) return OP2_OK;
+  pair *by = malloc(sizeof(pair) * ((size_t)n + 1));
+  *order = malloc(sizeof(long) * ((size_t)n + 1));
+  if (!by || !*order) return free(by), op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  for (long k = 0; k < n; k++) by[k] = (pair){op2_record_global(records + k * rb), k};
+  qsort(by, (size_t)n, sizeof(pair), cmp_pair);
+  for (long k = 0; k < n; k++) (*order)[k] = by[k].b;
+  free(by);
+  return OP2_OK;
 }
 
-/* Replaces the set's dats and map rows by the records given (n of them, sorted by global index):
- * the set then holds exactly those elements, orig[] their global indices. */
+/* Replaces the set's dats and map rows by the records given (n of them, in any order): the set
+ * then holds exactly those elements in increasing global order, orig[] their global indices. */
 int op2_set_adopt_records(op2_context *ctx, op_set set, long n, char *records, int halo_rows) {
   size_t rb = op2_record_bytes(ctx, set);
-  qsort_r(records, (size_t)n, rb, cmp_record, NULL);
+  long *order;
+  OP2_CALL(records_order(records, n, rb, &order));
   char **dat_data = calloc((size_t)ctx->dats.count + 1, sizeof(char *));
   int **map_values = calloc((size_t)ctx->maps.count + 1, sizeof(int *));
   int *orig = malloc(sizeof(int) * ((size_t)n + (size_t)halo_rows + 1));
   if (!dat_data || !map_values || !orig)
-    return op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+    return free(order), op2_error(OP2_ERR_MEM, "partitioning: out of memory");
   for (int i = 0; i < ctx->dats.count; i++) {
     op_dat d = ctx->dats.items[i];
     if (d->set == set) dat_data[i] = op2_aligned_alloc(((size_t)n + halo_rows) * d->elem_bytes);
@@ -372,9 +392,11 @@ int op2_set_adopt_records(op2_context *ctx, op_set set, long n, char *records, i
       map_values[i] = op2_aligned_alloc(((size_t)n + halo_rows) * (size_t)m->dim * sizeof(int));
   }
   for (long e = 0; e < n; e++) {
-    orig[e] = (int)op2_record_global(records + e * rb);
-    op2_record_unpack(ctx, set, records + e * rb, (int)e, dat_data, map_values);
+    const char *rec = records + (order ? order[e] : e) * rb;
+    orig[e] = (int)op2_record_global(rec);
+    op2_record_unpack(ctx, set, rec, (int)e, dat_data, map_values);
   }
+  free(order);
   for (int i = 0; i < ctx->dats.count; i++) {
     op_dat d = ctx->dats.items[i];
     if (d->set != set) continue;
@@ -430,13 +452,16 @@ int op2_mpi_prepare(op2_context *ctx) {
 /* Prepares, gives every element its owner, moves the elements and builds the halos. Local
  * failures are carried to the next collective (which agrees on them), never returned early. */
 static int distribute(op2_context *ctx, const char *lib, op_set prime, op_map prime_map) {
+  double t_step = op2_wall_seconds();
   OP2_CALL(op2_mpi_prepare(ctx));
+  op2_mpi_step_time(ctx, &t_step, "declaration check");
   holders h;
   OP2_CALL(holders_init(ctx, &h));
   int **owner = calloc((size_t)ctx->sets.count + 1, sizeof(int *));
   int rc = owner ? OP2_OK : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
   if (rc == OP2_OK) rc = partition_owners(ctx, &h, lib, prime, prime_map, owner);
   /* partition_owners ends in collectives every rank passed, or fails locally after them */
+  op2_mpi_step_time(ctx, &t_step, "ownership");
   rc = op2_mpi_agree(ctx, rc, "partitioning");
   for (int s = 0; rc == OP2_OK && s < ctx->sets.count; s++)
     rc = migrate(ctx, rc, ctx->sets.items[s], owner[s]);
@@ -452,8 +477,16 @@ static int distribute(op2_context *ctx, const char *lib, op_set prime, op_map pr
   }
   free(owner), free(h.first);
   rc = op2_mpi_agree(ctx, rc, "distribution");
+  op2_mpi_step_time(ctx, &t_step, "migration");
   if (rc == OP2_OK) rc = op2_halo_build(ctx);
+  op2_mpi_step_time(ctx, &t_step, "halos");
   return rc;
+}
+
+void op2_mpi_step_time(const op2_context *ctx, double *t, const char *step) {
+  double now = op2_wall_seconds();
+  if (ctx->mpi.rank == 0) op2_diag(2, "distribution: %s %.3f s", step, now - *t);
+  *t = now;
 }
 
 /* Diagnostics once distributed: halo sizes per set (collective, printed by rank 0). */
