@@ -58,6 +58,9 @@ void op2_mpi_step_time(const op2_context *ctx, double *t, const char *step);
 /* Global -> local index of the elements a rank holds of a set (global_index.c). A global index
  * listed twice keeps its first local index; find returns -1 for one not held. */
 typedef struct op2_global_index {
+  int *dense; /* span entries from global lo, or NULL: then the hash table */
+  int lo;
+  long span;
   struct {
     int global, local;
   } * slots;
