@@ -234,23 +234,28 @@ static int nonexec_halo(op2_context *ctx, op_set t, const op2_global_index *know
   long u = 0;
   for (long k = 0; k < n; k++)
     if (k == 0 || want[k] != want[k - 1]) want[u++] = want[k];
-  int *owner = malloc(sizeof(int) * ((size_t)u + 1)),
-      *local = malloc(sizeof(int) * ((size_t)u + 1));
+  int *owner = malloc(sizeof(int) * ((size_t)u + 1));
   int *counts = malloc(sizeof(int) * 2 * (size_t)p);
-  if (!owner || !local || !counts) return op2_error(OP2_ERR_MEM, "halo: out of memory");
-  int rc = op2_dir_query(ctx, &w->dir, u, want, owner, local);
+  if (!owner || !counts) return op2_error(OP2_ERR_MEM, "halo: out of memory");
+  /* The directory of step 1 says who owns each element (owners did not change since; local
+   * indices did, in step 3). */
+  int rc = op2_dir_query(ctx, &w->dir, u, want, owner, NULL);
   void *grouped = NULL, *asked = NULL;
   long nasked = 0;
   /* import order: by owner rank, then global index (want is sorted and grouping is stable) */
   if (rc == OP2_OK) rc = op2_group_by_rank(p, u, want, owner, sizeof(long), &grouped, counts);
   if (rc == OP2_OK) rc = list_from_counts(&t->halo->imp_nonexec, p, counts, NULL);
-  /* the owners answer with local indices: ask with (global) and they look it up in their table;
-   * the directory already told us the local index, so send that instead */
-  int *locals_grouped = NULL;
-  if (rc == OP2_OK)
-    rc = op2_group_by_rank(p, u, local, owner, sizeof(int), (void **)&locals_grouped, counts);
-  rc = op2_alltoallv(ctx, rc, locals_grouped, counts, sizeof(int), &asked, counts + p, &nasked);
-  if (rc == OP2_OK) rc = list_from_counts(&t->halo->exp_nonexec, p, counts + p, asked);
+  /* the owners get the globals asked of them and export those elements: their local indices */
+  rc = op2_alltoallv(ctx, rc, grouped, counts, sizeof(long), &asked, counts + p, &nasked);
+  int *local = rc == OP2_OK ? malloc(sizeof(int) * ((size_t)nasked + 1)) : NULL;
+  if (rc == OP2_OK && !local) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
+  for (long k = 0; rc == OP2_OK && k < nasked; k++) {
+    local[k] = op2_global_index_find(known, (int)((long *)asked)[k]);
+    if (local[k] < 0 || local[k] >= t->size)
+      rc = op2_error(OP2_ERR_STATE, "halo: set '%s': element %ld asked of its owner, not owned",
+                     t->name, ((long *)asked)[k]);
+  }
+  if (rc == OP2_OK) rc = list_from_counts(&t->halo->exp_nonexec, p, counts + p, local);
   if (rc == OP2_OK) {
     int *orig = realloc(t->orig, sizeof(int) * ((size_t)t->size + t->exec_size + (size_t)u + 1));
     if (!orig)
@@ -261,8 +266,7 @@ static int nonexec_halo(op2_context *ctx, op_set t, const op2_global_index *know
       t->nonexec_size = (int)u;
     }
   }
-  free(grouped), free(asked), free(locals_grouped), free(want), free(owner), free(local),
-      free(counts);
+  free(grouped), free(asked), free(want), free(owner), free(local), free(counts);
   return rc;
 }
 
@@ -290,16 +294,8 @@ int op2_halo_build(op2_context *ctx) {
     rc = target_owners(ctx, m, &w[m->to->index], &w[m->from->index].target_owner[i]);
   }
   op2_mpi_step_time(ctx, &t_step, "halo: owners of map targets");
-  for (int s = 0; rc == OP2_OK && s < ns; s++) { /* step 3, then a directory of the new order */
-    op_set set = ctx->sets.items[s];
-    rc = put_core_first(ctx, set, &w[s], me);
-    long *g = malloc(sizeof(long) * ((size_t)set->size + 1));
-    if (!g) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
-    for (int e = 0; rc == OP2_OK && e < set->size; e++) g[e] = set->orig[e];
-    op2_dir_free(&w[s].dir);
-    if (rc == OP2_OK) rc = op2_dir_build(ctx, set->global_size, set->size, g, &w[s].dir);
-    free(g);
-  }
+  for (int s = 0; rc == OP2_OK && s < ns; s++) /* step 3 */
+    rc = put_core_first(ctx, ctx->sets.items[s], &w[s], me);
   op2_mpi_step_time(ctx, &t_step, "halo: core first");
   for (int s = 0; rc == OP2_OK && s < ns; s++) /* steps 4-5 */
     rc = exec_halo(ctx, ctx->sets.items[s], &w[s]);
