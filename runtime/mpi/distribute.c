@@ -352,51 +352,74 @@ static int partition_owners(op2_context *ctx, const holders *h, const char *lib,
 
 /* ---- moving elements to their owners ---- */
 
-/* The records' order by global index: records from each source arrive in increasing global
- * order, and with declared blocks the sources' ranges follow each other, so usually they are
- * sorted already and nothing is sorted; otherwise (global, position) pairs are, not the records. */
-static int records_order(const char *records, long n, size_t rb, long **order) {
-  *order = NULL;
-  long prev = -1, e = 0;
-  for (; e < n && op2_record_global(records + e * rb) > prev; e++)
-    prev = op2_record_global(records + e * rb);
-  if (e == n) return OP2_OK;
-  pair *by = malloc(sizeof(pair) * ((size_t)n + 1));
-  *order = malloc(sizeof(long) * ((size_t)n + 1));
-  if (!by || !*order) return free(by), op2_error(OP2_ERR_MEM, "partitioning: out of memory");
-  for (long k = 0; k < n; k++) by[k] = (pair){op2_record_global(records + k * rb), k};
-  qsort(by, (size_t)n, sizeof(pair), cmp_pair);
-  for (long k = 0; k < n; k++) (*order)[k] = by[k].b;
-  free(by);
-  return OP2_OK;
-}
-
-/* Replaces the set's dats and map rows by the records given (n of them, in any order): the set
- * then holds exactly those elements in increasing global order, orig[] their global indices. */
-int op2_set_adopt_records(op2_context *ctx, op_set set, long n, char *records, int halo_rows) {
-  size_t rb = op2_record_bytes(ctx, set);
-  long *order;
-  OP2_CALL(records_order(records, n, rb, &order));
-  char **dat_data = calloc((size_t)ctx->dats.count + 1, sizeof(char *));
-  int **map_values = calloc((size_t)ctx->maps.count + 1, sizeof(int *));
-  int *orig = malloc(sizeof(int) * ((size_t)n + (size_t)halo_rows + 1));
-  if (!dat_data || !map_values || !orig)
-    return free(order), op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+/* One element's rows from the set's current arrays into the new ones (an element that stays). */
+static void copy_element(const op2_context *ctx, op_set set, int from, int e, char **dat_data,
+                         int **map_values) {
   for (int i = 0; i < ctx->dats.count; i++) {
     op_dat d = ctx->dats.items[i];
-    if (d->set == set) dat_data[i] = op2_aligned_alloc(((size_t)n + halo_rows) * d->elem_bytes);
+    if (d->set == set)
+      memcpy(dat_data[i] + (size_t)e * d->elem_bytes, d->data + (size_t)from * d->elem_bytes,
+             d->elem_bytes);
   }
   for (int i = 0; i < ctx->maps.count; i++) {
     op_map m = ctx->maps.items[i];
     if (m->from == set)
-      map_values[i] = op2_aligned_alloc(((size_t)n + halo_rows) * (size_t)m->dim * sizeof(int));
+      memcpy(map_values[i] + (size_t)e * m->dim, m->values + (size_t)from * m->dim,
+             sizeof(int) * (size_t)m->dim);
   }
+}
+
+/* Replaces the set's dats and map rows by its new elements: those that stay (stay[], local
+ * indices in the current arrays) and the records received (grouped by source rank, recv_counts),
+ * in increasing global order; orig[] gets their global indices. With declared blocks, records
+ * from lower ranks, the staying elements, then records from higher ranks are in order already;
+ * otherwise (global, where) pairs are sorted, never the records. */
+static int adopt(op2_context *ctx, op_set set, const int *stay, long nstay, const char *records,
+                 const int *recv_counts) {
+  size_t rb = op2_record_bytes(ctx, set);
+  long below = 0, nrecv = 0;
+  for (int q = 0; q < ctx->mpi.size; q++) {
+    if (q < ctx->mpi.rank) below += recv_counts[q];
+    nrecv += recv_counts[q];
+  }
+  long n = nstay + nrecv, k = 0;
+  pair *by = malloc(sizeof(pair) * ((size_t)n + 1)); /* b: record index, or -1 - stay index */
+  char **dat_data = calloc((size_t)ctx->dats.count + 1, sizeof(char *));
+  int **map_values = calloc((size_t)ctx->maps.count + 1, sizeof(int *));
+  int *orig = malloc(sizeof(int) * ((size_t)n + 1));
+  int rc = by && dat_data && map_values && orig
+               ? OP2_OK
+               : op2_error(OP2_ERR_MEM, "distribution: out of memory");
+  for (int i = 0; rc == OP2_OK && i < ctx->dats.count; i++) {
+    op_dat d = ctx->dats.items[i];
+    if (d->set == set && !(dat_data[i] = op2_aligned_alloc((size_t)n * d->elem_bytes + 1)))
+      rc = op2_error(OP2_ERR_MEM, "distribution: out of memory");
+  }
+  for (int i = 0; rc == OP2_OK && i < ctx->maps.count; i++) {
+    op_map m = ctx->maps.items[i];
+    if (m->from == set &&
+        !(map_values[i] = op2_aligned_alloc((size_t)n * (size_t)m->dim * sizeof(int) + 1)))
+      rc = op2_error(OP2_ERR_MEM, "distribution: out of memory");
+  }
+  if (rc != OP2_OK) {
+    for (int i = 0; dat_data && i < ctx->dats.count; i++) free(dat_data[i]);
+    for (int i = 0; map_values && i < ctx->maps.count; i++) free(map_values[i]);
+    free(by), free(dat_data), free(map_values), free(orig);
+    return rc;
+  }
+  for (long r = 0; r < below; r++) by[k++] = (pair){op2_record_global(records + r * rb), r};
+  for (long e = 0; e < nstay; e++) by[k++] = (pair){set->decl_first + stay[e], -1 - e};
+  for (long r = below; r < nrecv; r++) by[k++] = (pair){op2_record_global(records + r * rb), r};
+  int sorted = 1;
+  for (long e = 1; sorted && e < n; e++) sorted = by[e - 1].a < by[e].a;
+  if (!sorted) qsort(by, (size_t)n, sizeof(pair), cmp_pair);
   for (long e = 0; e < n; e++) {
-    const char *rec = records + (order ? order[e] : e) * rb;
-    orig[e] = (int)op2_record_global(rec);
-    op2_record_unpack(ctx, set, rec, (int)e, dat_data, map_values);
+    orig[e] = (int)by[e].a;
+    if (by[e].b >= 0)
+      op2_record_unpack(ctx, set, records + by[e].b * rb, (int)e, dat_data, map_values);
+    else
+      copy_element(ctx, set, stay[-1 - by[e].b], (int)e, dat_data, map_values);
   }
-  free(order);
   for (int i = 0; i < ctx->dats.count; i++) {
     op_dat d = ctx->dats.items[i];
     if (d->set != set) continue;
@@ -412,26 +435,33 @@ int op2_set_adopt_records(op2_context *ctx, op_set set, long n, char *records, i
   free(set->orig);
   set->orig = orig;
   set->size = set->core_size = (int)n;
-  free(dat_data), free(map_values);
+  free(by), free(dat_data), free(map_values);
   return OP2_OK;
 }
 
-/* Collective: every rank calls it with its status so far (see op2_ship). */
+/* Collective: every rank calls it with its status so far (see op2_ship). Only the elements that
+ * leave travel as records; those that stay are copied once. */
 static int migrate(op2_context *ctx, int status, op_set set, const int *owner) {
-  long n = set->size;
-  int *local = malloc(sizeof(int) * ((size_t)n + 1));
+  long n = set->size, nleave = 0, nstay = 0;
+  int *stay = malloc(sizeof(int) * ((size_t)n + 1)), *local = malloc(sizeof(int) * ((size_t)n + 1));
+  int *dest = malloc(sizeof(int) * ((size_t)n + 1));
   long *global = malloc(sizeof(long) * ((size_t)n + 1));
   int *counts = malloc(sizeof(int) * (size_t)ctx->mpi.size);
   int rc = status;
-  if (rc == OP2_OK && (!local || !global || !counts))
+  if (rc == OP2_OK && (!stay || !local || !dest || !global || !counts))
     rc = op2_error(OP2_ERR_MEM, "distribution: out of memory");
-  for (long e = 0; rc == OP2_OK && e < n; e++) local[e] = (int)e, global[e] = set->decl_first + e;
+  for (long e = 0; rc == OP2_OK && e < n; e++) {
+    if (owner[e] == ctx->mpi.rank) {
+      stay[nstay++] = (int)e;
+      continue;
+    }
+    local[nleave] = (int)e, global[nleave] = set->decl_first + e, dest[nleave++] = owner[e];
+  }
   char *recv = NULL;
   long nrecv;
-  rc = op2_ship(ctx, rc, set, n, local, global, owner, &recv, counts, &nrecv);
-  free(local), free(global), free(counts);
-  if (rc == OP2_OK) rc = op2_set_adopt_records(ctx, set, nrecv, recv, 0);
-  free(recv);
+  rc = op2_ship(ctx, rc, set, nleave, local, global, dest, &recv, counts, &nrecv);
+  if (rc == OP2_OK) rc = adopt(ctx, set, stay, nstay, recv, counts);
+  free(stay), free(local), free(dest), free(global), free(counts), free(recv);
   return rc;
 }
 

@@ -12,8 +12,6 @@
 
 #include "op2_mpi.h"
 
-int op2_set_adopt_records(op2_context *ctx, op_set set, long n, char *records, int halo_rows);
-
 static int cmp_long(const void *x, const void *y) {
   long a = *(const long *)x, b = *(const long *)y;
   return (a > b) - (a < b);
