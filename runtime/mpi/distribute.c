@@ -228,17 +228,21 @@ static int inherit(op2_context *ctx, const holders *h, op_map m, int **owner) {
     int *own = malloc(sizeof(int) * ((size_t)t->size + 1));
     if (rc == OP2_OK && (!items || !dest || !own))
       rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+    /* the lowest owner reaching each target: targets held here need no message */
+    for (int e = 0; rc == OP2_OK && e < t->size; e++) own[e] = -1;
+    long nsend = 0;
     for (long k = 0; rc == OP2_OK && k < n; k++) {
-      items[k] = (pair){m->values[k], owner[m->from->index][k / d]};
-      dest[k] = holder_of(h, p, t, m->values[k]);
+      int o = owner[m->from->index][k / d], q = holder_of(h, p, t, m->values[k]);
+      int *x = q == me ? &own[m->values[k] - t->decl_first] : NULL;
+      if (x && (*x < 0 || o < *x)) *x = o;
+      if (!x) items[nsend] = (pair){m->values[k], o}, dest[nsend++] = q;
     }
     void *grouped = NULL, *recv;
     long nrecv;
-    if (rc == OP2_OK) rc = op2_group_by_rank(p, n, items, dest, sizeof(pair), &grouped, counts);
+    if (rc == OP2_OK) rc = op2_group_by_rank(p, nsend, items, dest, sizeof(pair), &grouped, counts);
     rc = op2_alltoallv(ctx, rc, grouped, counts, sizeof(pair), &recv, counts + p, &nrecv);
     free(items), free(dest), free(grouped);
     if (rc != OP2_OK) return free(own), free(counts), rc; /* every rank returns here */
-    for (int e = 0; e < t->size; e++) own[e] = -1;
     const pair *in = recv;
     for (long k = 0; k < nrecv; k++) {
       int *o = &own[in[k].a - t->decl_first];
@@ -251,19 +255,26 @@ static int inherit(op2_context *ctx, const holders *h, op_map m, int **owner) {
   } else {
     op_set f = m->from, t = m->to;
     long n = f->size;
-    long *ask = malloc(sizeof(long) * ((size_t)n + 1));
+    long *ask = malloc(sizeof(long) * ((size_t)n + 1)),
+         *at = malloc(sizeof(long) * ((size_t)n + 1));
     int *dest = malloc(sizeof(int) * ((size_t)n + 1));
     int *own = malloc(sizeof(int) * ((size_t)n + 1));
     long *fill = calloc((size_t)p + 1, sizeof(long));
-    if (rc == OP2_OK && (!ask || !dest || !own || !fill))
+    if (rc == OP2_OK && (!ask || !at || !dest || !own || !fill))
       rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+    /* each element takes the owner of its first target: targets held here need no message */
+    long nask = 0;
     for (long e = 0; rc == OP2_OK && e < n; e++) {
-      ask[e] = m->values[e * d];
-      dest[e] = holder_of(h, p, t, ask[e]);
+      long g = m->values[e * d];
+      int q = holder_of(h, p, t, g);
+      if (q == me)
+        own[e] = owner[t->index][g - t->decl_first];
+      else
+        ask[nask] = g, dest[nask] = q, at[nask++] = e;
     }
     void *grouped = NULL, *questions = NULL, *back;
     long nq, nback;
-    if (rc == OP2_OK) rc = op2_group_by_rank(p, n, ask, dest, sizeof(long), &grouped, counts);
+    if (rc == OP2_OK) rc = op2_group_by_rank(p, nask, ask, dest, sizeof(long), &grouped, counts);
     rc = op2_alltoallv(ctx, rc, grouped, counts, sizeof(long), &questions, counts + p, &nq);
     int asked = rc == OP2_OK; /* every rank asked: every rank answers */
     int *answers = asked ? malloc(sizeof(int) * ((size_t)nq + 1)) : NULL;
@@ -274,13 +285,13 @@ static int inherit(op2_context *ctx, const holders *h, op_map m, int **owner) {
     if (asked) rc = op2_alltoallv(ctx, rc, answers, counts + p, sizeof(int), &back, counts, &nback);
     if (asked && rc == OP2_OK) {
       for (int q = 0; q < p; q++) fill[q + 1] = fill[q] + counts[q];
-      for (long e = 0; e < n; e++) own[e] = ((int *)back)[fill[dest[e]]++];
+      for (long j = 0; j < nask; j++) own[at[j]] = ((int *)back)[fill[dest[j]]++];
       free(back);
       owner[f->index] = own;
     } else {
       free(own);
     }
-    free(grouped), free(fill), free(answers), free(ask), free(dest);
+    free(grouped), free(fill), free(answers), free(ask), free(at), free(dest);
   }
   free(counts);
   return rc;
