@@ -182,32 +182,45 @@ static int primary_graph(op2_context *ctx, const holders *h, op_set prime, op_ma
     free(recv);
   }
 #undef ADD_PAIR
-  /* send each pair to the holder of its first element */
+  /* each pair goes to the holder of its first element: pairs held here stay (compacted to the
+   * front of pairs), the others travel */
+  pair *out = malloc(sizeof(pair) * ((size_t)npairs + 1));
   int *dest = malloc(sizeof(int) * ((size_t)npairs + 1));
   int *counts = malloc(sizeof(int) * 2 * (size_t)p);
-  if (rc == OP2_OK && (!dest || !counts))
+  if (rc == OP2_OK && (!out || !dest || !counts))
     rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
-  for (long i = 0; rc == OP2_OK && i < npairs; i++) dest[i] = holder_of(h, p, prime, pairs[i].a);
+  long nkeep = 0, nout = 0;
+  for (long i = 0; rc == OP2_OK && i < npairs; i++) {
+    int q = holder_of(h, p, prime, pairs[i].a);
+    if (q == ctx->mpi.rank)
+      pairs[nkeep++] = pairs[i];
+    else
+      out[nout] = pairs[i], dest[nout++] = q;
+  }
   void *grouped = NULL, *recv;
   long nrecv;
-  if (rc == OP2_OK) rc = op2_group_by_rank(p, npairs, pairs, dest, sizeof(pair), &grouped, counts);
+  if (rc == OP2_OK) rc = op2_group_by_rank(p, nout, out, dest, sizeof(pair), &grouped, counts);
   rc = op2_alltoallv(ctx, rc, grouped, counts, sizeof(pair), &recv, counts + p, &nrecv);
-  free(pairs), free(dest), free(counts), free(grouped);
-  if (rc != OP2_OK) return rc; /* every rank returns here */
-  pair *in = recv;
+  free(out), free(dest), free(counts), free(grouped);
+  if (rc != OP2_OK) return free(pairs), rc; /* every rank returns here */
+  const pair *in[2] = {pairs, recv};
+  long nin[2] = {nkeep, nrecv};
   int n = prime->size;
   *xadj = calloc((size_t)n + 1, sizeof(int));
-  *adjncy = malloc(sizeof(long) * ((size_t)nrecv + 1));
-  if (!*xadj || !*adjncy) return free(recv), op2_error(OP2_ERR_MEM, "partitioning: out of memory");
-  for (long i = 0; i < nrecv; i++) (*xadj)[in[i].a - prime->decl_first + 1]++;
-  for (int v = 0; v < n; v++) (*xadj)[v + 1] += (*xadj)[v];
+  *adjncy = malloc(sizeof(long) * ((size_t)(nkeep + nrecv) + 1));
   int *fill = calloc((size_t)n + 1, sizeof(int));
-  if (!fill) return free(recv), op2_error(OP2_ERR_MEM, "partitioning: out of memory");
-  for (long i = 0; i < nrecv; i++) {
-    int v = (int)(in[i].a - prime->decl_first);
-    (*adjncy)[(*xadj)[v] + fill[v]++] = in[i].b;
-  }
-  free(fill), free(recv);
+  if (!*xadj || !*adjncy || !fill)
+    return free(pairs), free(recv), free(fill),
+           op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  for (int s = 0; s < 2; s++)
+    for (long i = 0; i < nin[s]; i++) (*xadj)[in[s][i].a - prime->decl_first + 1]++;
+  for (int v = 0; v < n; v++) (*xadj)[v + 1] += (*xadj)[v];
+  for (int s = 0; s < 2; s++)
+    for (long i = 0; i < nin[s]; i++) {
+      int v = (int)(in[s][i].a - prime->decl_first);
+      (*adjncy)[(*xadj)[v] + fill[v]++] = in[s][i].b;
+    }
+  free(fill), free(recv), free(pairs);
   return OP2_OK;
 }
 
