@@ -55,6 +55,7 @@ TARGETS = {
     "seq_simd_ratio": 0.80,
     "simd_gflops_gain": 1.8,
     "simd_stream_share": 0.80,
+    "mpi_openmp_process_ratio": 1.05,
 }
 
 # name, backend, OP2_JIT, cache state, OP2_SIMD. Warm runs reuse the cache their cold run
@@ -81,6 +82,10 @@ CONFIGS = [
     ("cuda-emu-tiered-warm", "cuda-emu", "tiered", "warm", "off"),
     ("cuda-emu-tune-cold", "cuda-emu", "tiered", "cold", "off"),
     ("cuda-emu-tune-warm", "cuda-emu", "tiered", "warm", "off"),
+    ("mpi-tiered-cold", "mpi", "tiered", "cold", "off"),
+    ("mpi-tiered-warm", "mpi", "tiered", "warm", "off"),
+    ("mpi-simd-cold", "mpi", "tiered", "cold", "auto"),
+    ("mpi-simd-warm", "mpi", "tiered", "warm", "auto"),
 ]
 # Configurations run with OP2_TUNE=on (every other one with OP2_TUNE=off): the cold run tunes
 # (its trial calls count in its time) and writes the records, the warm run starts from them.
@@ -89,7 +94,19 @@ TUNED = ("openmp-tune-cold", "openmp-tune-warm", "cuda-emu-tune-cold", "cuda-emu
 # every loop SIMD keeps exact in groups of 8, also those OP2_SIMD=auto's cost rule leaves scalar.
 OPT_IN = ("seq-simd8-cold", "seq-simd8-warm", "openmp-simd8-cold", "openmp-simd8-warm",
           "cuda-emu-tiered-cold", "cuda-emu-tiered-warm", "cuda-emu-tune-cold",
-          "cuda-emu-tune-warm")
+          "cuda-emu-tune-warm", "mpi-tiered-cold", "mpi-tiered-warm", "mpi-simd-cold",
+          "mpi-simd-warm")
+# MPI configurations: Airfoil under `MPIRUN -np RANKS --bind-to none`, one thread per rank
+# (OP2_BACKEND=seq on each rank), compared with the openmp configuration of the same JIT and SIMD
+# setting, which is run too when not named.
+MPI_TWIN = {"mpi-tiered-cold": "openmp-tiered-cold", "mpi-tiered-warm": "openmp-tiered-warm",
+            "mpi-simd-cold": "openmp-simd-cold", "mpi-simd-warm": "openmp-simd-warm"}
+# MPI against OpenMP: both add increments in another order than seq, within rounding of each
+# other.
+MPI_RMS_TOLERANCE = 1e-12
+# Open MPI as root, shared-memory transport only; the caller's own OMPI_* values win.
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+           "OMPI_MCA_pml": "ob1", "OMPI_MCA_btl": "self,vader"}
 # The harness sets these; any other OP2_* variable (OP2_CFLAGS, OP2_CC, ...) passes through.
 HARNESS_OPTIONS = ("OP2_BACKEND", "OP2_JIT", "OP2_CACHE_DIR", "OP2_CACHE", "OP2_PROFILE_JSON",
                    "OP2_SIMD", "OP2_TUNE")
@@ -210,14 +227,21 @@ def run_baseline(exe, mesh, iterations, workdir, tag="baseline"):
 
 
 def run_airfoil(exe, mesh, iterations, backend, jit, threads, cache, workdir, tag, simd="off",
-                tune="off"):
+                tune="off", mpi=None):
+    """mpi: (launcher, ranks) for backend "mpi": each rank runs the seq backend on one thread.
+    The profile is rank 0's; process_wall includes the launcher and the mesh distribution."""
     prof = os.path.join(workdir, tag + ".json")
     env = base_env()
-    env.update({"OP2_BACKEND": backend, "OP2_JIT": jit, "OP2_CACHE_DIR": cache, "OP2_SIMD": simd,
-                "OP2_PROFILE_JSON": prof, "OP2_TUNE": tune,
-                "OMP_NUM_THREADS": str(threads if backend == "openmp" else 1)})
-    out, pwall, rc = run_process([exe, mesh, str(iterations)], env,
-                                 os.path.join(workdir, tag + ".log"))
+    env.update({"OP2_BACKEND": "seq" if backend == "mpi" else backend, "OP2_JIT": jit,
+                "OP2_CACHE_DIR": cache, "OP2_SIMD": simd, "OP2_PROFILE_JSON": prof,
+                "OP2_TUNE": tune, "OMP_NUM_THREADS": str(threads if backend == "openmp" else 1)})
+    cmd = [exe, mesh, str(iterations)]
+    if backend == "mpi":
+        for k, v in MPI_ENV.items():
+            env.setdefault(k, v)
+        cmd = [mpi[0], "-np", str(mpi[1]), "--bind-to", "none"] + cmd
+        threads = mpi[1]
+    out, pwall, rc = run_process(cmd, env, os.path.join(workdir, tag + ".log"))
     if rc != 0:
         return {"name": tag, "error": "exit %d" % rc}
     rms, wall = parse_output(out)
@@ -227,7 +251,8 @@ def run_airfoil(exe, mesh, iterations, backend, jit, threads, cache, workdir, ta
     except (OSError, ValueError) as e:
         return {"name": tag, "error": "no profile: %s" % e}
     return {"name": tag, "backend": backend, "jit": jit, "simd": simd, "tune": tune,
-            "threads": threads if backend == "openmp" else 1, "wall": wall,
+            "threads": threads if backend in ("openmp", "mpi") else 1,
+            "ranks": mpi[1] if backend == "mpi" else 1, "wall": wall,
             "process_wall": pwall, "rms": rms,
             "loops": {l["name"]: l for l in profile["loops"]}, "profile": profile}
 
@@ -365,6 +390,34 @@ def print_tune_ratios(runs):
                 100 * work / 1e3 / t["wall"]))
 
 
+def mpi_ratios(runs):
+    """(mpi run, its openmp twin, wall ratio, process ratio) for each mpi configuration run."""
+    by = {r["name"]: r for r in runs if "error" not in r}
+    out = []
+    for m, o in MPI_TWIN.items():
+        a, b = by.get(m), by.get(o)
+        if a and b and a.get("wall") and b.get("wall"):
+            out.append((a, b, a["wall"] / b["wall"], a["process_wall"] / b["process_wall"]))
+    return out
+
+
+def print_mpi_ratios(runs):
+    rows = mpi_ratios(runs)
+    if not rows:
+        return
+    log("\nMPI (%d ranks x 1 thread) against OpenMP (same JIT and SIMD setting, same run): "
+        "wall = the timed loop region; process = the whole process, launcher, mesh reading and "
+        "distribution included; outside = process - wall" % rows[0][0]["ranks"])
+    log("%-18s %-20s %9s %9s %11s %11s %14s" % ("mpi", "openmp", "wall", "process",
+                                               "mpi outside", "omp outside", "rms rel diff"))
+    for a, b, w, p in rows:
+        d = rms_diff(a["rms"], b["rms"])
+        log("%-18s %-20s %8.3fx %8.3fx %10.3fs %10.3fs %14s" % (
+            a["name"], b["name"], w, p, a["process_wall"] - a["wall"],
+            b["process_wall"] - b["wall"],
+            "-" if d is None else "%.2e%s" % (d, "  MISMATCH" if d > MPI_RMS_TOLERANCE else "")))
+
+
 def print_matrix(title, runs, cell, loops=LOOPS):
     log("\n%-20s" % title + "".join(" %14s" % l for l in loops))
     for r in runs:
@@ -440,6 +493,10 @@ def evaluate_targets(by_name):
         out.append(check("%s warm-cache load <= %.1f ms per loop" % (name, t["warm_load_ms"]),
                          None if worst is None else worst[0] <= t["warm_load_ms"],
                          "-" if worst is None else "worst %.3f ms (%s)" % worst))
+    for a, b, w, p in mpi_ratios(list(by_name.values())):
+        out.append(check("%s process <= %.2fx %s" % (a["name"], t["mpi_openmp_process_ratio"],
+                                                      b["name"]),
+                         p <= t["mpi_openmp_process_ratio"], "%.3fx" % p))
     for name in ("seq-tiered-cold", "openmp-tiered-cold"):
         r = by_name.get(name)
         v = r.get("jit_plan_share_100_iterations") if r else None
@@ -645,6 +702,10 @@ def main():
                    help="Airfoil iterations (default 200; rms is printed every 100)")
     p.add_argument("--quick", action="store_true", help="45k mesh, 200 iterations")
     p.add_argument("--threads", type=int, default=2, help="OMP_NUM_THREADS for openmp (2)")
+    p.add_argument("--ranks", type=int, default=None,
+                   help="MPI ranks of the mpi configurations (default: --threads)")
+    p.add_argument("--mpirun", default="mpirun",
+                   help="the MPI launcher of the mpi configurations (default mpirun)")
     p.add_argument("--repeat", type=int, default=1,
                    help="run each configuration this many times and keep the fastest (1)")
     p.add_argument("--configs", default=",".join(c[0] for c in CONFIGS if c[0] not in OPT_IN),
@@ -670,12 +731,22 @@ def main():
         args.mesh_cells = 45000
         args.iterations = args.iterations or 200
     args.iterations = args.iterations or 200
-    if args.iterations < 1 or args.repeat < 1 or args.threads < 1:
-        fail("--iterations, --repeat and --threads must be positive")
+    args.ranks = args.ranks or args.threads
+    if args.iterations < 1 or args.repeat < 1 or args.threads < 1 or args.ranks < 1:
+        fail("--iterations, --repeat, --threads and --ranks must be positive")
     wanted = [c.strip() for c in args.configs.split(",") if c.strip()]
     unknown = [c for c in wanted if c not in [x[0] for x in CONFIGS]]
     if unknown:
         fail("unknown configuration(s): %s" % ", ".join(unknown))
+    # An mpi configuration is reported against its openmp twin of the same run.
+    wanted += [MPI_TWIN[c] for c in wanted if c in MPI_TWIN and MPI_TWIN[c] not in wanted]
+    mpi = None
+    if any(c in MPI_TWIN for c in wanted):
+        launcher = shutil.which(args.mpirun)
+        if not launcher:
+            fail("%s not found: the mpi configurations need an MPI launcher (--mpirun)" %
+                 args.mpirun)
+        mpi = (launcher, args.ranks)
     args.sweep_cells = [int(float(c)) for c in args.sweep_cells.split(",") if c.strip()]
     if args.sweep_only:
         args.sweep = True
@@ -765,10 +836,10 @@ def main():
                     # The cold run was not asked for; fill the cache without reporting it.
                     log("  %s (warming the cache)" % cold_name)
                     run_airfoil(exe, mesh, args.iterations, backend, jit, args.threads, cache,
-                                workdir, cold_name + suffix + "-unreported", simd, tune)
+                                workdir, cold_name + suffix + "-unreported", simd, tune, mpi)
                 log("  %s%s" % (name, "" if args.repeat == 1 else " #%d" % (i + 1)))
                 reps.append(run_airfoil(exe, mesh, args.iterations, backend, jit, args.threads,
-                                        cache, workdir, name + suffix, simd, tune))
+                                        cache, workdir, name + suffix, simd, tune, mpi))
             run = best_of(reps)
             run["name"] = name
             if state == "warm" and "error" not in run:
@@ -812,6 +883,7 @@ def main():
                          lambda d, r: (d.get("tune") or "-").replace("coloured, part size ",
                                                                      "colour/"))
             print_tune_ratios(runs)
+        print_mpi_ratios(runs)
         log("\n%s" % "STREAM reference: triad at the run's thread count (%s GB/s)." % ", ".join(
             "%d thread%s %.2f" % (t, "" if t == 1 else "s", g) for t, g in sorted(
                 stream_ref.items())))
@@ -822,6 +894,11 @@ def main():
         if "baseline_vs_published_rms_max_rel_diff" in result:
             log("baseline rms vs ../shared/meshes/airfoil_rms.txt: max rel diff %.2e" %
                 result["baseline_vs_published_rms_max_rel_diff"])
+        result["mpi_vs_openmp"] = [
+            {"mpi": a["name"], "openmp": b["name"], "wall_ratio": w, "process_ratio": p,
+             "rms_max_rel_diff": rms_diff(a["rms"], b["rms"])} for a, b, w, p in mpi_ratios(runs)]
+        failures += sum(1 for m in result["mpi_vs_openmp"]
+                        if (m["rms_max_rel_diff"] or 0) > MPI_RMS_TOLERANCE)
         result["targets_report"] = evaluate_targets({r["name"]: r for r in runs})
         for r in all_runs:
             r["rms"] = {str(k): v for k, v in r.get("rms", {}).items()}

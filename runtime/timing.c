@@ -139,10 +139,14 @@ void op_timing_output(void) {
 }
 
 int op2_profile_write(op2_context *ctx, const char *path) {
+  /* Under MPI every rank would write the same file at once (a mix of two documents): rank 0
+   * writes its own statistics, op_timing_output has the slowest rank's. */
+  if (ctx->mpi.size > 1 && ctx->mpi.rank != 0) return OP2_OK;
   gather_kernel_facts(ctx);
   cJSON *root = cJSON_CreateObject();
   cJSON_AddStringToObject(root, "backend", ctx->backend->name);
   cJSON_AddNumberToObject(root, "threads", ctx->nthreads ? ctx->nthreads : 1);
+  cJSON_AddNumberToObject(root, "ranks", ctx->mpi.size > 1 ? ctx->mpi.size : 1);
   cJSON_AddNumberToObject(root, "kernels_compiled", ctx->jit.compiles);
   cJSON_AddNumberToObject(root, "kernels_from_disk", ctx->jit.disk_hits);
   cJSON_AddNumberToObject(root, "cache_entries_refused", ctx->jit.disk_rejects);

@@ -52,7 +52,9 @@ int op2_alltoallv(op2_context *ctx, int status, const void *send, const int *sen
   return OP2_OK;
 }
 
-/* Groups items by destination: returns a buffer ordered by rank and the per-rank counts. */
+/* Groups items by destination: returns a buffer ordered by rank and the per-rank counts. The
+ * distribution steps group millions of 4-, 8- and 16-byte items: a copy of a size known at compile
+ * time is a move, not a call. */
 int op2_group_by_rank(int p, long n, const void *items, const int *dest, size_t item_bytes,
                       void **grouped, int *counts) {
   long *fill = calloc((size_t)p + 1, sizeof(long));
@@ -65,9 +67,21 @@ int op2_group_by_rank(int p, long n, const void *items, const int *dest, size_t 
   memset(counts, 0, sizeof(int) * (size_t)p);
   for (long i = 0; i < n; i++) counts[dest[i]]++;
   for (int q = 0; q < p; q++) fill[q + 1] = fill[q] + counts[q];
-  for (long i = 0; i < n; i++)
-    memcpy((char *)*grouped + (size_t)fill[dest[i]]++ * item_bytes,
-           (const char *)items + (size_t)i * item_bytes, item_bytes);
+#define GROUP(BYTES)                                               \
+  do {                                                             \
+    for (long i = 0; i < n; i++)                                   \
+      memcpy((char *)*grouped + (size_t)fill[dest[i]]++ * (BYTES), \
+             (const char *)items + (size_t)i * (BYTES), (BYTES));  \
+  } while (0)
+  if (item_bytes == 4)
+    GROUP(4);
+  else if (item_bytes == 8)
+    GROUP(8);
+  else if (item_bytes == 16)
+    GROUP(16);
+  else
+    GROUP(item_bytes);
+#undef GROUP
   free(fill);
   return OP2_OK;
 }

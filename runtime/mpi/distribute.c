@@ -182,32 +182,45 @@ static int primary_graph(op2_context *ctx, const holders *h, op_set prime, op_ma
     free(recv);
   }
 #undef ADD_PAIR
-  /* send each pair to the holder of its first element */
+  /* each pair goes to the holder of its first element: pairs held here stay (compacted to the
+   * front of pairs), the others travel */
+  pair *out = malloc(sizeof(pair) * ((size_t)npairs + 1));
   int *dest = malloc(sizeof(int) * ((size_t)npairs + 1));
   int *counts = malloc(sizeof(int) * 2 * (size_t)p);
-  if (rc == OP2_OK && (!dest || !counts))
+  if (rc == OP2_OK && (!out || !dest || !counts))
     rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
-  for (long i = 0; rc == OP2_OK && i < npairs; i++) dest[i] = holder_of(h, p, prime, pairs[i].a);
+  long nkeep = 0, nout = 0;
+  for (long i = 0; rc == OP2_OK && i < npairs; i++) {
+    int q = holder_of(h, p, prime, pairs[i].a);
+    if (q == ctx->mpi.rank)
+      pairs[nkeep++] = pairs[i];
+    else
+      out[nout] = pairs[i], dest[nout++] = q;
+  }
   void *grouped = NULL, *recv;
   long nrecv;
-  if (rc == OP2_OK) rc = op2_group_by_rank(p, npairs, pairs, dest, sizeof(pair), &grouped, counts);
+  if (rc == OP2_OK) rc = op2_group_by_rank(p, nout, out, dest, sizeof(pair), &grouped, counts);
   rc = op2_alltoallv(ctx, rc, grouped, counts, sizeof(pair), &recv, counts + p, &nrecv);
-  free(pairs), free(dest), free(counts), free(grouped);
-  if (rc != OP2_OK) return rc; /* every rank returns here */
-  pair *in = recv;
+  free(out), free(dest), free(counts), free(grouped);
+  if (rc != OP2_OK) return free(pairs), rc; /* every rank returns here */
+  const pair *in[2] = {pairs, recv};
+  long nin[2] = {nkeep, nrecv};
   int n = prime->size;
   *xadj = calloc((size_t)n + 1, sizeof(int));
-  *adjncy = malloc(sizeof(long) * ((size_t)nrecv + 1));
-  if (!*xadj || !*adjncy) return free(recv), op2_error(OP2_ERR_MEM, "partitioning: out of memory");
-  for (long i = 0; i < nrecv; i++) (*xadj)[in[i].a - prime->decl_first + 1]++;
-  for (int v = 0; v < n; v++) (*xadj)[v + 1] += (*xadj)[v];
+  *adjncy = malloc(sizeof(long) * ((size_t)(nkeep + nrecv) + 1));
   int *fill = calloc((size_t)n + 1, sizeof(int));
-  if (!fill) return free(recv), op2_error(OP2_ERR_MEM, "partitioning: out of memory");
-  for (long i = 0; i < nrecv; i++) {
-    int v = (int)(in[i].a - prime->decl_first);
-    (*adjncy)[(*xadj)[v] + fill[v]++] = in[i].b;
-  }
-  free(fill), free(recv);
+  if (!*xadj || !*adjncy || !fill)
+    return free(pairs), free(recv), free(fill),
+           op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  for (int s = 0; s < 2; s++)
+    for (long i = 0; i < nin[s]; i++) (*xadj)[in[s][i].a - prime->decl_first + 1]++;
+  for (int v = 0; v < n; v++) (*xadj)[v + 1] += (*xadj)[v];
+  for (int s = 0; s < 2; s++)
+    for (long i = 0; i < nin[s]; i++) {
+      int v = (int)(in[s][i].a - prime->decl_first);
+      (*adjncy)[(*xadj)[v] + fill[v]++] = in[s][i].b;
+    }
+  free(fill), free(recv), free(pairs);
   return OP2_OK;
 }
 
@@ -228,17 +241,21 @@ static int inherit(op2_context *ctx, const holders *h, op_map m, int **owner) {
     int *own = malloc(sizeof(int) * ((size_t)t->size + 1));
     if (rc == OP2_OK && (!items || !dest || !own))
       rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+    /* the lowest owner reaching each target: targets held here need no message */
+    for (int e = 0; rc == OP2_OK && e < t->size; e++) own[e] = -1;
+    long nsend = 0;
     for (long k = 0; rc == OP2_OK && k < n; k++) {
-      items[k] = (pair){m->values[k], owner[m->from->index][k / d]};
-      dest[k] = holder_of(h, p, t, m->values[k]);
+      int o = owner[m->from->index][k / d], q = holder_of(h, p, t, m->values[k]);
+      int *x = q == me ? &own[m->values[k] - t->decl_first] : NULL;
+      if (x && (*x < 0 || o < *x)) *x = o;
+      if (!x) items[nsend] = (pair){m->values[k], o}, dest[nsend++] = q;
     }
     void *grouped = NULL, *recv;
     long nrecv;
-    if (rc == OP2_OK) rc = op2_group_by_rank(p, n, items, dest, sizeof(pair), &grouped, counts);
+    if (rc == OP2_OK) rc = op2_group_by_rank(p, nsend, items, dest, sizeof(pair), &grouped, counts);
     rc = op2_alltoallv(ctx, rc, grouped, counts, sizeof(pair), &recv, counts + p, &nrecv);
     free(items), free(dest), free(grouped);
     if (rc != OP2_OK) return free(own), free(counts), rc; /* every rank returns here */
-    for (int e = 0; e < t->size; e++) own[e] = -1;
     const pair *in = recv;
     for (long k = 0; k < nrecv; k++) {
       int *o = &own[in[k].a - t->decl_first];
@@ -251,19 +268,26 @@ static int inherit(op2_context *ctx, const holders *h, op_map m, int **owner) {
   } else {
     op_set f = m->from, t = m->to;
     long n = f->size;
-    long *ask = malloc(sizeof(long) * ((size_t)n + 1));
+    long *ask = malloc(sizeof(long) * ((size_t)n + 1)),
+         *at = malloc(sizeof(long) * ((size_t)n + 1));
     int *dest = malloc(sizeof(int) * ((size_t)n + 1));
     int *own = malloc(sizeof(int) * ((size_t)n + 1));
     long *fill = calloc((size_t)p + 1, sizeof(long));
-    if (rc == OP2_OK && (!ask || !dest || !own || !fill))
+    if (rc == OP2_OK && (!ask || !at || !dest || !own || !fill))
       rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+    /* each element takes the owner of its first target: targets held here need no message */
+    long nask = 0;
     for (long e = 0; rc == OP2_OK && e < n; e++) {
-      ask[e] = m->values[e * d];
-      dest[e] = holder_of(h, p, t, ask[e]);
+      long g = m->values[e * d];
+      int q = holder_of(h, p, t, g);
+      if (q == me)
+        own[e] = owner[t->index][g - t->decl_first];
+      else
+        ask[nask] = g, dest[nask] = q, at[nask++] = e;
     }
     void *grouped = NULL, *questions = NULL, *back;
     long nq, nback;
-    if (rc == OP2_OK) rc = op2_group_by_rank(p, n, ask, dest, sizeof(long), &grouped, counts);
+    if (rc == OP2_OK) rc = op2_group_by_rank(p, nask, ask, dest, sizeof(long), &grouped, counts);
     rc = op2_alltoallv(ctx, rc, grouped, counts, sizeof(long), &questions, counts + p, &nq);
     int asked = rc == OP2_OK; /* every rank asked: every rank answers */
     int *answers = asked ? malloc(sizeof(int) * ((size_t)nq + 1)) : NULL;
@@ -274,13 +298,13 @@ static int inherit(op2_context *ctx, const holders *h, op_map m, int **owner) {
     if (asked) rc = op2_alltoallv(ctx, rc, answers, counts + p, sizeof(int), &back, counts, &nback);
     if (asked && rc == OP2_OK) {
       for (int q = 0; q < p; q++) fill[q + 1] = fill[q] + counts[q];
-      for (long e = 0; e < n; e++) own[e] = ((int *)back)[fill[dest[e]]++];
+      for (long j = 0; j < nask; j++) own[at[j]] = ((int *)back)[fill[dest[j]]++];
       free(back);
       owner[f->index] = own;
     } else {
       free(own);
     }
-    free(grouped), free(fill), free(answers), free(ask), free(dest);
+    free(grouped), free(fill), free(answers), free(ask), free(at), free(dest);
   }
   free(counts);
   return rc;
@@ -292,7 +316,9 @@ static int partition_owners(op2_context *ctx, const holders *h, const char *lib,
   if (lib && strcmp(lib, "PTSCOTCH") == 0) {
     int *xadj = NULL;
     long *adjncy = NULL;
+    double t_step = op2_wall_seconds();
     int rc = primary_graph(ctx, h, prime, pm, &xadj, &adjncy);
+    op2_mpi_step_time(ctx, &t_step, "graph of the primary set");
     long *vtxdist = h->first + (size_t)prime->index * (ctx->mpi.size + 1);
     int *part = malloc(sizeof(int) * ((size_t)prime->size + 1));
     int *block = malloc(sizeof(int) * ((size_t)prime->size + 1));
@@ -302,18 +328,22 @@ static int partition_owners(op2_context *ctx, const holders *h, const char *lib,
       rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
     /* every rank must enter the collectives below, or none */
     rc = op2_mpi_agree(ctx, rc, "partitioning");
+    /* The quality figures cost two more walks of the graph with messages: only for the report. */
+    int report = ctx->opt.diags >= 1;
     if (rc == OP2_OK &&
         op2_ptscotch_kway(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy, ctx->mpi.size,
-                          ctx->opt.ptscotch_check, part, &q, err, sizeof err) != 0)
+                          ctx->opt.ptscotch_check, part, report ? &q : NULL, err, sizeof err) != 0)
       rc = op2_error(OP2_ERR_STATE, "op_partition PTSCOTCH on set '%s': %s", prime->name, err);
+    op2_mpi_step_time(ctx, &t_step, "PT-Scotch k-way");
     rc = op2_mpi_agree(ctx, rc, "partitioning");
     for (int v = 0; rc == OP2_OK && v < prime->size; v++) block[v] = me;
-    if (rc == OP2_OK && op2_partition_quality_of(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy,
-                                                 ctx->mpi.size, block, &qb) != 0)
+    if (rc == OP2_OK && report &&
+        op2_partition_quality_of(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy, ctx->mpi.size,
+                                 block, &qb) != 0)
       qb.edge_cut = -1;
     free(xadj), free(adjncy), free(block);
     if (rc != OP2_OK) return free(part), rc;
-    if (me == 0)
+    if (me == 0 && report)
       op2_diag(1,
                "partition of '%s' (PT-Scotch k-way, %d parts): edge cut %ld (declared blocks: "
                "%ld), parts %ld..%ld elements, imbalance %.3f",
@@ -346,34 +376,73 @@ static int partition_owners(op2_context *ctx, const holders *h, const char *lib,
 
 /* ---- moving elements to their owners ---- */
 
-static int cmp_record(const void *x, const void *y, void *rb) {
-  (void)rb;
-  long a = op2_record_global(x), b = op2_record_global(y);
-  return (a > b) - (a < b);
-}
-
-/* Replaces the set's dats and map rows by the records given (n of them, sorted by global index):
- * the set then holds exactly those elements, orig[] their global indices. */
-int op2_set_adopt_records(op2_context *ctx, op_set set, long n, char *records, int halo_rows) {
-  size_t rb = op2_record_bytes(ctx, set);
-  qsort_r(records, (size_t)n, rb, cmp_record, NULL);
-  char **dat_data = calloc((size_t)ctx->dats.count + 1, sizeof(char *));
-  int **map_values = calloc((size_t)ctx->maps.count + 1, sizeof(int *));
-  int *orig = malloc(sizeof(int) * ((size_t)n + (size_t)halo_rows + 1));
-  if (!dat_data || !map_values || !orig)
-    return op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+/* One element's rows from the set's current arrays into the new ones (an element that stays). */
+static void copy_element(const op2_context *ctx, op_set set, int from, int e, char **dat_data,
+                         int **map_values) {
   for (int i = 0; i < ctx->dats.count; i++) {
     op_dat d = ctx->dats.items[i];
-    if (d->set == set) dat_data[i] = op2_aligned_alloc(((size_t)n + halo_rows) * d->elem_bytes);
+    if (d->set == set)
+      memcpy(dat_data[i] + (size_t)e * d->elem_bytes, d->data + (size_t)from * d->elem_bytes,
+             d->elem_bytes);
   }
   for (int i = 0; i < ctx->maps.count; i++) {
     op_map m = ctx->maps.items[i];
     if (m->from == set)
-      map_values[i] = op2_aligned_alloc(((size_t)n + halo_rows) * (size_t)m->dim * sizeof(int));
+      memcpy(map_values[i] + (size_t)e * m->dim, m->values + (size_t)from * m->dim,
+             sizeof(int) * (size_t)m->dim);
   }
+}
+
+/* Replaces the set's dats and map rows by its new elements: those that stay (stay[], local
+ * indices in the current arrays) and the records received (grouped by source rank, recv_counts),
+ * in increasing global order; orig[] gets their global indices. With declared blocks, records
+ * from lower ranks, the staying elements, then records from higher ranks are in order already;
+ * otherwise (global, where) pairs are sorted, never the records. */
+static int adopt(op2_context *ctx, op_set set, const int *stay, long nstay, const char *records,
+                 const int *recv_counts) {
+  size_t rb = op2_record_bytes(ctx, set);
+  long below = 0, nrecv = 0;
+  for (int q = 0; q < ctx->mpi.size; q++) {
+    if (q < ctx->mpi.rank) below += recv_counts[q];
+    nrecv += recv_counts[q];
+  }
+  long n = nstay + nrecv, k = 0;
+  pair *by = malloc(sizeof(pair) * ((size_t)n + 1)); /* b: record index, or -1 - stay index */
+  char **dat_data = calloc((size_t)ctx->dats.count + 1, sizeof(char *));
+  int **map_values = calloc((size_t)ctx->maps.count + 1, sizeof(int *));
+  int *orig = malloc(sizeof(int) * ((size_t)n + 1));
+  int rc = by && dat_data && map_values && orig
+               ? OP2_OK
+               : op2_error(OP2_ERR_MEM, "distribution: out of memory");
+  for (int i = 0; rc == OP2_OK && i < ctx->dats.count; i++) {
+    op_dat d = ctx->dats.items[i];
+    if (d->set == set && !(dat_data[i] = op2_aligned_alloc((size_t)n * d->elem_bytes + 1)))
+      rc = op2_error(OP2_ERR_MEM, "distribution: out of memory");
+  }
+  for (int i = 0; rc == OP2_OK && i < ctx->maps.count; i++) {
+    op_map m = ctx->maps.items[i];
+    if (m->from == set &&
+        !(map_values[i] = op2_aligned_alloc((size_t)n * (size_t)m->dim * sizeof(int) + 1)))
+      rc = op2_error(OP2_ERR_MEM, "distribution: out of memory");
+  }
+  if (rc != OP2_OK) {
+    for (int i = 0; dat_data && i < ctx->dats.count; i++) free(dat_data[i]);
+    for (int i = 0; map_values && i < ctx->maps.count; i++) free(map_values[i]);
+    free(by), free(dat_data), free(map_values), free(orig);
+    return rc;
+  }
+  for (long r = 0; r < below; r++) by[k++] = (pair){op2_record_global(records + r * rb), r};
+  for (long e = 0; e < nstay; e++) by[k++] = (pair){set->decl_first + stay[e], -1 - e};
+  for (long r = below; r < nrecv; r++) by[k++] = (pair){op2_record_global(records + r * rb), r};
+  int sorted = 1;
+  for (long e = 1; sorted && e < n; e++) sorted = by[e - 1].a < by[e].a;
+  if (!sorted) qsort(by, (size_t)n, sizeof(pair), cmp_pair);
   for (long e = 0; e < n; e++) {
-    orig[e] = (int)op2_record_global(records + e * rb);
-    op2_record_unpack(ctx, set, records + e * rb, (int)e, dat_data, map_values);
+    orig[e] = (int)by[e].a;
+    if (by[e].b >= 0)
+      op2_record_unpack(ctx, set, records + by[e].b * rb, (int)e, dat_data, map_values);
+    else
+      copy_element(ctx, set, stay[-1 - by[e].b], (int)e, dat_data, map_values);
   }
   for (int i = 0; i < ctx->dats.count; i++) {
     op_dat d = ctx->dats.items[i];
@@ -390,26 +459,33 @@ int op2_set_adopt_records(op2_context *ctx, op_set set, long n, char *records, i
   free(set->orig);
   set->orig = orig;
   set->size = set->core_size = (int)n;
-  free(dat_data), free(map_values);
+  free(by), free(dat_data), free(map_values);
   return OP2_OK;
 }
 
-/* Collective: every rank calls it with its status so far (see op2_ship). */
+/* Collective: every rank calls it with its status so far (see op2_ship). Only the elements that
+ * leave travel as records; those that stay are copied once. */
 static int migrate(op2_context *ctx, int status, op_set set, const int *owner) {
-  long n = set->size;
-  int *local = malloc(sizeof(int) * ((size_t)n + 1));
+  long n = set->size, nleave = 0, nstay = 0;
+  int *stay = malloc(sizeof(int) * ((size_t)n + 1)), *local = malloc(sizeof(int) * ((size_t)n + 1));
+  int *dest = malloc(sizeof(int) * ((size_t)n + 1));
   long *global = malloc(sizeof(long) * ((size_t)n + 1));
   int *counts = malloc(sizeof(int) * (size_t)ctx->mpi.size);
   int rc = status;
-  if (rc == OP2_OK && (!local || !global || !counts))
+  if (rc == OP2_OK && (!stay || !local || !dest || !global || !counts))
     rc = op2_error(OP2_ERR_MEM, "distribution: out of memory");
-  for (long e = 0; rc == OP2_OK && e < n; e++) local[e] = (int)e, global[e] = set->decl_first + e;
+  for (long e = 0; rc == OP2_OK && e < n; e++) {
+    if (owner[e] == ctx->mpi.rank) {
+      stay[nstay++] = (int)e;
+      continue;
+    }
+    local[nleave] = (int)e, global[nleave] = set->decl_first + e, dest[nleave++] = owner[e];
+  }
   char *recv = NULL;
   long nrecv;
-  rc = op2_ship(ctx, rc, set, n, local, global, owner, &recv, counts, &nrecv);
-  free(local), free(global), free(counts);
-  if (rc == OP2_OK) rc = op2_set_adopt_records(ctx, set, nrecv, recv, 0);
-  free(recv);
+  rc = op2_ship(ctx, rc, set, nleave, local, global, dest, &recv, counts, &nrecv);
+  if (rc == OP2_OK) rc = adopt(ctx, set, stay, nstay, recv, counts);
+  free(stay), free(local), free(dest), free(global), free(counts), free(recv);
   return rc;
 }
 
@@ -430,13 +506,16 @@ int op2_mpi_prepare(op2_context *ctx) {
 /* Prepares, gives every element its owner, moves the elements and builds the halos. Local
  * failures are carried to the next collective (which agrees on them), never returned early. */
 static int distribute(op2_context *ctx, const char *lib, op_set prime, op_map prime_map) {
+  double t_step = op2_wall_seconds();
   OP2_CALL(op2_mpi_prepare(ctx));
+  op2_mpi_step_time(ctx, &t_step, "declaration check");
   holders h;
   OP2_CALL(holders_init(ctx, &h));
   int **owner = calloc((size_t)ctx->sets.count + 1, sizeof(int *));
   int rc = owner ? OP2_OK : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
   if (rc == OP2_OK) rc = partition_owners(ctx, &h, lib, prime, prime_map, owner);
   /* partition_owners ends in collectives every rank passed, or fails locally after them */
+  op2_mpi_step_time(ctx, &t_step, "ownership");
   rc = op2_mpi_agree(ctx, rc, "partitioning");
   for (int s = 0; rc == OP2_OK && s < ctx->sets.count; s++)
     rc = migrate(ctx, rc, ctx->sets.items[s], owner[s]);
@@ -452,8 +531,16 @@ static int distribute(op2_context *ctx, const char *lib, op_set prime, op_map pr
   }
   free(owner), free(h.first);
   rc = op2_mpi_agree(ctx, rc, "distribution");
+  op2_mpi_step_time(ctx, &t_step, "migration");
   if (rc == OP2_OK) rc = op2_halo_build(ctx);
+  op2_mpi_step_time(ctx, &t_step, "halos");
   return rc;
+}
+
+void op2_mpi_step_time(const op2_context *ctx, double *t, const char *step) {
+  double now = op2_wall_seconds();
+  if (ctx->mpi.rank == 0) op2_diag(2, "distribution: %s %.3f s", step, now - *t);
+  *t = now;
 }
 
 /* Diagnostics once distributed: halo sizes per set (collective, printed by rank 0). */

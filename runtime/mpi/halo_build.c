@@ -12,31 +12,6 @@
 
 #include "op2_mpi.h"
 
-int op2_set_adopt_records(op2_context *ctx, op_set set, long n, char *records, int halo_rows);
-
-typedef struct gl {
-  long global;
-  int local;
-} gl;
-
-static int cmp_gl(const void *x, const void *y) {
-  const gl *a = x, *b = y;
-  return (a->global > b->global) - (a->global < b->global);
-}
-
-static int find_local(const gl *table, long n, long g) {
-  long lo = 0, hi = n - 1;
-  while (lo <= hi) {
-    long mid = (lo + hi) / 2;
-    if (table[mid].global == g) return table[mid].local;
-    if (table[mid].global < g)
-      lo = mid + 1;
-    else
-      hi = mid - 1;
-  }
-  return -1;
-}
-
 static int cmp_long(const void *x, const void *y) {
   long a = *(const long *)x, b = *(const long *)y;
   return (a > b) - (a < b);
@@ -45,8 +20,33 @@ static int cmp_long(const void *x, const void *y) {
 /* Per-set working state while the halos are built. */
 typedef struct set_work {
   op2_directory dir;
-  int **target_owner; /* per map from this set (context map index): owner rank of each entry */
+  op2_global_index owned; /* this rank's elements of the set, until step 3 reorders them */
+  int **target_owner;     /* per map from this set (context map index): owner rank of each entry */
 } set_work;
+
+/* Step 2: the owner rank of every entry of a map. Most targets are this rank's own: they need no
+ * message, and only the others are asked of the directory (collective: every rank asks, maybe
+ * nothing). */
+static int target_owners(op2_context *ctx, op_map m, const set_work *to, int **out) {
+  long n = (long)m->from->size * m->dim, nq = 0;
+  int *own = malloc(sizeof(int) * ((size_t)n + 1)), *answer = NULL;
+  long *ask = malloc(sizeof(long) * ((size_t)n + 1)), *at = malloc(sizeof(long) * ((size_t)n + 1));
+  int rc = own && ask && at ? OP2_OK : op2_error(OP2_ERR_MEM, "halo: out of memory");
+  for (long k = 0; rc == OP2_OK && k < n; k++) {
+    if (op2_global_index_find(&to->owned, m->values[k]) >= 0)
+      own[k] = ctx->mpi.rank;
+    else
+      ask[nq] = m->values[k], at[nq++] = k;
+  }
+  if (rc == OP2_OK && !(answer = malloc(sizeof(int) * ((size_t)nq + 1))))
+    rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
+  if (rc == OP2_OK) rc = op2_dir_query(ctx, &to->dir, nq, ask, answer, NULL);
+  for (long q = 0; rc == OP2_OK && q < nq; q++) own[at[q]] = answer[q];
+  free(ask), free(at), free(answer);
+  if (rc != OP2_OK) free(own), own = NULL;
+  *out = own;
+  return rc;
+}
 
 /* Step 3: reorder owned elements so that core elements come first; returns new->old order. */
 static int put_core_first(op2_context *ctx, op_set set, set_work *w, int me) {
@@ -208,7 +208,7 @@ static int exec_halo(op2_context *ctx, op_set set, set_work *w) {
 }
 
 /* Step 6: targets referenced by owned and exec rows that are neither owned nor exec halo here. */
-static int nonexec_halo(op2_context *ctx, op_set t, const gl *known, long nknown,
+static int nonexec_halo(op2_context *ctx, op_set t, const op2_global_index *known,
                         const set_work *w) {
   int p = ctx->mpi.size;
   long cap = 1024, n = 0;
@@ -219,7 +219,7 @@ static int nonexec_halo(op2_context *ctx, op_set t, const gl *known, long nknown
     if (m->to != t) continue;
     size_t entries = ((size_t)m->from->size + (size_t)m->from->exec_size) * (size_t)m->dim;
     for (size_t k = 0; k < entries; k++) {
-      if (find_local(known, nknown, m->values[k]) >= 0) continue;
+      if (op2_global_index_find(known, m->values[k]) >= 0) continue;
       if (n == cap) {
         long *nw = realloc(want, sizeof(long) * (size_t)(cap *= 2));
         if (!nw) return free(want), op2_error(OP2_ERR_MEM, "halo: out of memory");
@@ -232,23 +232,28 @@ static int nonexec_halo(op2_context *ctx, op_set t, const gl *known, long nknown
   long u = 0;
   for (long k = 0; k < n; k++)
     if (k == 0 || want[k] != want[k - 1]) want[u++] = want[k];
-  int *owner = malloc(sizeof(int) * ((size_t)u + 1)),
-      *local = malloc(sizeof(int) * ((size_t)u + 1));
+  int *owner = malloc(sizeof(int) * ((size_t)u + 1));
   int *counts = malloc(sizeof(int) * 2 * (size_t)p);
-  if (!owner || !local || !counts) return op2_error(OP2_ERR_MEM, "halo: out of memory");
-  int rc = op2_dir_query(ctx, &w->dir, u, want, owner, local);
+  if (!owner || !counts) return op2_error(OP2_ERR_MEM, "halo: out of memory");
+  /* The directory of step 1 says who owns each element (owners did not change since; local
+   * indices did, in step 3). */
+  int rc = op2_dir_query(ctx, &w->dir, u, want, owner, NULL);
   void *grouped = NULL, *asked = NULL;
   long nasked = 0;
   /* import order: by owner rank, then global index (want is sorted and grouping is stable) */
   if (rc == OP2_OK) rc = op2_group_by_rank(p, u, want, owner, sizeof(long), &grouped, counts);
   if (rc == OP2_OK) rc = list_from_counts(&t->halo->imp_nonexec, p, counts, NULL);
-  /* the owners answer with local indices: ask with (global) and they look it up in their table;
-   * the directory already told us the local index, so send that instead */
-  int *locals_grouped = NULL;
-  if (rc == OP2_OK)
-    rc = op2_group_by_rank(p, u, local, owner, sizeof(int), (void **)&locals_grouped, counts);
-  rc = op2_alltoallv(ctx, rc, locals_grouped, counts, sizeof(int), &asked, counts + p, &nasked);
-  if (rc == OP2_OK) rc = list_from_counts(&t->halo->exp_nonexec, p, counts + p, asked);
+  /* the owners get the globals asked of them and export those elements: their local indices */
+  rc = op2_alltoallv(ctx, rc, grouped, counts, sizeof(long), &asked, counts + p, &nasked);
+  int *local = rc == OP2_OK ? malloc(sizeof(int) * ((size_t)nasked + 1)) : NULL;
+  if (rc == OP2_OK && !local) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
+  for (long k = 0; rc == OP2_OK && k < nasked; k++) {
+    local[k] = op2_global_index_find(known, (int)((long *)asked)[k]);
+    if (local[k] < 0 || local[k] >= t->size)
+      rc = op2_error(OP2_ERR_STATE, "halo: set '%s': element %ld asked of its owner, not owned",
+                     t->name, ((long *)asked)[k]);
+  }
+  if (rc == OP2_OK) rc = list_from_counts(&t->halo->exp_nonexec, p, counts + p, local);
   if (rc == OP2_OK) {
     int *orig = realloc(t->orig, sizeof(int) * ((size_t)t->size + t->exec_size + (size_t)u + 1));
     if (!orig)
@@ -259,18 +264,8 @@ static int nonexec_halo(op2_context *ctx, op_set t, const gl *known, long nknown
       t->nonexec_size = (int)u;
     }
   }
-  free(grouped), free(asked), free(locals_grouped), free(want), free(owner), free(local),
-      free(counts);
+  free(grouped), free(asked), free(want), free(owner), free(local), free(counts);
   return rc;
-}
-
-/* A sorted (global, local) table of everything this rank holds of a set. */
-static gl *local_table(op_set set, long n) {
-  gl *t = malloc(sizeof(gl) * ((size_t)n + 1));
-  if (!t) return NULL;
-  for (long e = 0; e < n; e++) t[e] = (gl){set->orig[e], (int)e};
-  qsort(t, (size_t)n, sizeof(gl), cmp_gl);
-  return t;
 }
 
 int op2_halo_build(op2_context *ctx) {
@@ -278,6 +273,7 @@ int op2_halo_build(op2_context *ctx) {
   set_work *w = calloc((size_t)ns + 1, sizeof(set_work));
   if (!w) return op2_error(OP2_ERR_MEM, "halo: out of memory");
   int rc = OP2_OK;
+  double t_step = op2_wall_seconds();
   for (int s = 0; rc == OP2_OK && s < ns; s++) { /* step 1 */
     op_set set = ctx->sets.items[s];
     set->halo = calloc(1, sizeof(op2_halo));
@@ -285,56 +281,47 @@ int op2_halo_build(op2_context *ctx) {
     if (!set->halo || !g) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
     for (int e = 0; rc == OP2_OK && e < set->size; e++) g[e] = set->orig[e];
     if (rc == OP2_OK) rc = op2_dir_build(ctx, set->global_size, set->size, g, &w[s].dir);
+    if (rc == OP2_OK) rc = op2_global_index_build(&w[s].owned, set->orig, set->size);
     free(g);
     w[s].target_owner = calloc((size_t)ctx->maps.count + 1, sizeof(int *));
     if (!w[s].target_owner) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
   }
+  op2_mpi_step_time(ctx, &t_step, "halo: directories");
   for (int i = 0; rc == OP2_OK && i < ctx->maps.count; i++) { /* step 2 */
     op_map m = ctx->maps.items[i];
-    long n = (long)m->from->size * m->dim;
-    long *g = malloc(sizeof(long) * ((size_t)n + 1));
-    int *own = malloc(sizeof(int) * ((size_t)n + 1));
-    if (!g || !own) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
-    for (long k = 0; rc == OP2_OK && k < n; k++) g[k] = m->values[k];
-    if (rc == OP2_OK) rc = op2_dir_query(ctx, &w[m->to->index].dir, n, g, own, NULL);
-    w[m->from->index].target_owner[i] = own;
-    free(g);
+    rc = target_owners(ctx, m, &w[m->to->index], &w[m->from->index].target_owner[i]);
   }
-  for (int s = 0; rc == OP2_OK && s < ns; s++) { /* step 3, then a directory of the new order */
-    op_set set = ctx->sets.items[s];
-    rc = put_core_first(ctx, set, &w[s], me);
-    long *g = malloc(sizeof(long) * ((size_t)set->size + 1));
-    if (!g) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
-    for (int e = 0; rc == OP2_OK && e < set->size; e++) g[e] = set->orig[e];
-    op2_dir_free(&w[s].dir);
-    if (rc == OP2_OK) rc = op2_dir_build(ctx, set->global_size, set->size, g, &w[s].dir);
-    free(g);
-  }
+  op2_mpi_step_time(ctx, &t_step, "halo: owners of map targets");
+  for (int s = 0; rc == OP2_OK && s < ns; s++) /* step 3 */
+    rc = put_core_first(ctx, ctx->sets.items[s], &w[s], me);
+  op2_mpi_step_time(ctx, &t_step, "halo: core first");
   for (int s = 0; rc == OP2_OK && s < ns; s++) /* steps 4-5 */
     rc = exec_halo(ctx, ctx->sets.items[s], &w[s]);
+  op2_mpi_step_time(ctx, &t_step, "halo: exec halos");
   for (int s = 0; rc == OP2_OK && s < ns; s++) { /* step 6 */
     op_set set = ctx->sets.items[s];
-    long nknown = (long)set->size + set->exec_size;
-    gl *known = local_table(set, nknown);
-    rc = known ? nonexec_halo(ctx, set, known, nknown, &w[s]) : OP2_ERR_MEM;
-    free(known);
+    op2_global_index known;
+    rc = op2_global_index_build(&known, set->orig, (long)set->size + set->exec_size);
+    if (rc == OP2_OK) rc = nonexec_halo(ctx, set, &known, &w[s]);
+    op2_global_index_free(&known);
   }
+  op2_mpi_step_time(ctx, &t_step, "halo: non-exec halos");
   for (int i = 0; rc == OP2_OK && i < ctx->maps.count; i++) { /* step 7 */
     op_map m = ctx->maps.items[i];
     op_set t = m->to;
-    long nt = (long)t->size + t->exec_size + t->nonexec_size;
-    gl *table = local_table(t, nt);
-    if (!table) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
+    op2_global_index table;
+    rc = op2_global_index_build(&table, t->orig, (long)t->size + t->exec_size + t->nonexec_size);
     size_t entries = ((size_t)m->from->size + (size_t)m->from->exec_size) * (size_t)m->dim;
     for (size_t k = 0; rc == OP2_OK && k < entries; k++) {
-      int l = find_local(table, nt, m->values[k]);
+      int l = op2_global_index_find(&table, m->values[k]);
       if (l < 0)
         rc = op2_error(OP2_ERR_STATE, "halo: map '%s' target %d missing", m->name, m->values[k]);
       else
         m->values[k] = l;
     }
-    free(table);
+    op2_global_index_free(&table);
   }
+  op2_mpi_step_time(ctx, &t_step, "halo: map values to local indices");
   for (int i = 0; rc == OP2_OK && i < ctx->dats.count; i++) { /* room for the non-exec halo */
     op_dat d = ctx->dats.items[i];
     op_set set = d->set;
@@ -351,6 +338,7 @@ int op2_halo_build(op2_context *ctx) {
   }
   for (int s = 0; s < ns; s++) {
     op2_dir_free(&w[s].dir);
+    op2_global_index_free(&w[s].owned);
     for (int i = 0; w[s].target_owner && i < ctx->maps.count; i++) free(w[s].target_owner[i]);
     free(w[s].target_owner);
   }

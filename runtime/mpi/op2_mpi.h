@@ -52,6 +52,24 @@ int op2_dir_query(op2_context *ctx, const op2_directory *dir, long n, const long
                   int *rank_out, int *local_out);
 void op2_dir_free(op2_directory *dir);
 
+/* OP2_DIAGS=2: rank 0 says how long the distribution step since *t took; *t becomes now. */
+void op2_mpi_step_time(const op2_context *ctx, double *t, const char *step);
+
+/* Global -> local index of the elements a rank holds of a set (global_index.c). A global index
+ * listed twice keeps its first local index; find returns -1 for one not held. */
+typedef struct op2_global_index {
+  int *dense; /* span entries from global lo, or NULL: then the hash table */
+  int lo;
+  long span;
+  struct {
+    int global, local;
+  } * slots;
+  size_t mask;
+} op2_global_index;
+int op2_global_index_build(op2_global_index *ix, const int *globals, long n);
+int op2_global_index_find(const op2_global_index *ix, int g);
+void op2_global_index_free(op2_global_index *ix);
+
 /* Element records (records.c). */
 size_t op2_record_bytes(const op2_context *ctx, op_set set);
 void op2_record_pack(const op2_context *ctx, op_set set, int e, long global, char *rec);

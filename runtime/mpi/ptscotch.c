@@ -167,6 +167,20 @@ static void sym_free(sym_graph *g) {
   g->adj = NULL;
 }
 
+/* A mesh graph's rows are short (a cell's few neighbours, each twice after symmetrising):
+ * insertion sort, without qsort's call per comparison; long rows go to qsort. */
+static void sort_row(long *a, long n) {
+  if (n > 32) {
+    qsort(a, (size_t)n, sizeof(long), cmp_long);
+    return;
+  }
+  for (long i = 1; i < n; i++) {
+    long v = a[i], j = i;
+    for (; j > 0 && a[j - 1] > v; j--) a[j] = a[j - 1];
+    a[j] = v;
+  }
+}
+
 /* Collective. Every arc u->v of the input yields u->v at u's owner and v->u at v's owner; the
  * reverse arcs of remote vertices travel in one all-to-all. Sorting the rows makes the result
  * independent of the order (and repetition) in which the caller gave the edges. */
@@ -285,7 +299,7 @@ static int symmetrise(MPI_Comm comm, const char *who, int nlocal, const long *vt
     long w = 0, start = 0;
     for (int i = 0; i < nlocal; i++) {
       const long end = x[i + 1];
-      qsort(adj + start, (size_t)(end - start), sizeof(long), cmp_long);
+      sort_row(adj + start, end - start);
       x[i] = w;
       for (long j = start; j < end; j++)
         if (w == x[i] || adj[w - 1] != adj[j]) adj[w++] = adj[j];
