@@ -454,11 +454,14 @@ void op2_emit_arg_macros(const op2_emitter *e) {
  * not loads through pointers into the dat): component-major, [component][lane], where the
  * kernel's copy can index them so (kernel_lanes.c), else [lane][component]. The kernel runs on
  * all lanes in one `#pragma omp simd` loop, and what it wrote through a map is put back lane by
- * lane, that is in element order. Indirect increments start from zero in their lane and are
- * added afterwards, so each location receives the same additions in the same order as in the
- * scalar loop. Reductions: OP_INC lanes start from zero and are folded into the running value
- * lane by lane after every group, which for a kernel adding once per element is the scalar
- * order; OP_MIN/OP_MAX lanes start from the running value. */
+ * lane, that is in element order. Indirect increments start from -0.0 in their lane (x + -0.0
+ * is x for every x, +0.0 included, where +0.0 would turn a -0.0 increment into +0.0) and are
+ * added afterwards, so for a kernel adding to each component once per element each location
+ * receives the same additions in the same order as in the scalar loop, bit for bit. A kernel
+ * adding twice to one component gets its two terms summed first: within rounding of the scalar
+ * loop, not identical (the same holds for reductions). Reductions: OP_INC lanes start from -0.0
+ * and are folded into the running value lane by lane after every group; OP_MIN/OP_MAX lanes
+ * start from the running value. */
 
 int op2_simd_check(const op2_loop_desc *loop, char *why, size_t len) {
   for (int i = 0; i < loop->nargs; i++) {
@@ -591,7 +594,7 @@ static void emit_simd_gather(const op2_emitter *e) {
       if (moved_by_rows(e, d, i) && d->acc == OP_INC)
         op2_buf_printf(b,
                        " \\\n    for (int op2_k = 0; op2_k < %d; op2_k++) for (int op2_l = 0; "
-                       "op2_l < OP2_SIMD_W; op2_l++) op2_g%d[op2_k][op2_l] = 0.0;",
+                       "op2_l < OP2_SIMD_W; op2_l++) op2_g%d[op2_k][op2_l] = -0.0;",
                        d->dim, i);
       else if (moved_by_rows(e, d, i))
         op2_buf_printf(b,
@@ -625,7 +628,7 @@ static void emit_simd_gather(const op2_emitter *e) {
           b, " \\\n    for (int op2_k = 0; op2_k < %d; op2_k++) op2_rl%d[op2_l][op2_k] = ", d->dim,
           i);
       if (d->acc == OP_INC)
-        op2_buf_printf(b, "(%s)0;", t);
+        op2_buf_printf(b, "-(%s)0;", t);
       else
         op2_buf_printf(b, "op2_red%d[op2_k];", i);
     } else if (d->kind == OP2_ARG_DAT && d->map_arity && !moved_by_rows(e, d, i)) {
@@ -635,7 +638,7 @@ static void emit_simd_gather(const op2_emitter *e) {
         lane_data(e, d, i, c, lane, sizeof lane);
         global_data(d, c, global, sizeof global);
         if (d->acc == OP_INC)
-          op2_buf_printf(b, " \\\n    for (int op2_k = 0; op2_k < %d; op2_k++) %s = (%s)0;", d->dim,
+          op2_buf_printf(b, " \\\n    for (int op2_k = 0; op2_k < %d; op2_k++) %s = -(%s)0;", d->dim,
                          lane, t);
         else
           op2_buf_printf(b, " \\\n    for (int op2_k = 0; op2_k < %d; op2_k++) %s = (%s)[op2_k];",

@@ -62,6 +62,34 @@ EDGE_KERNEL_OF(MIXED_EDGE, inc_edge_mixed, double, 2)
 CELL_KERNEL(inc_cell_d1, double, 1)
 CELL_KERNEL(inc_cell_i4, int, 4)
 
+/* Signed zeros: nodes start at -0.0 and receive -0.0, +0.0 and whole numbers, sums exact in any
+ * order, so every backend must give plain C's bits; a SIMD lane starting from +0.0 would turn
+ * -0.0 + -0.0 into +0.0. */
+KERNEL(
+    zero_inc, static void zero_inc(const double *w, double *a, double *b) {
+      a[0] += -0.0 * w[0];
+      b[0] -= 0.0 * w[0];
+      a[1] += 0.0 * w[0];
+      b[1] += w[0];
+    })
+
+static void check_signed_zeros(const rm_mesh *m) {
+  double *w = rm_alloc(NE * sizeof *w), *node = rm_alloc(2 * NN * sizeof *node);
+  double *got = rm_alloc(2 * NN * sizeof *got);
+  for (int e = 0; e < NE; e++) w[e] = (double)(1 + e % 5);
+  for (int i = 0; i < 2 * NN; i++) node[i] = -0.0;
+  op_dat dw = op_decl_dat(m->edges, 1, "double", w, "w_zero");
+  op_dat dn = op_decl_dat(m->nodes, 2, "double", node, "node_zero");
+  op_par_loop(zero_inc_src, "zero_inc", m->edges, op_arg_dat(dw, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_dat(dn, 0, m->pedge, 2, "double", OP_INC),
+              op_arg_dat(dn, 1, m->pedge, 2, "double", OP_INC));
+  for (int e = 0; e < NE; e++)
+    zero_inc(w + e, node + 2 * m->edge_nodes[2 * e], node + 2 * m->edge_nodes[2 * e + 1]);
+  op_fetch_data(dn, got);
+  rm_check_same(got, node, 2 * (size_t)NN, sizeof *got, "zero_inc");
+  free(w), free(node), free(got);
+}
+
 typedef void (*edge_fn)(const void *w, void *a, void *b);
 typedef void (*cell_fn)(const void *w, void *p0, void *p1, void *p2, void *p3, void *q);
 
@@ -145,6 +173,7 @@ int main(int argc, char **argv) {
   check_edges(&m, inc_edge_i1_src, "inc_edge_i1", 1, 1, inc_edge_i1_ref, 3);
   check_edges(&m, inc_edge_i4_src, "inc_edge_i4", 1, 4, inc_edge_i4_ref, 4);
   check_edges(&m, inc_edge_mixed_src, "inc_edge_mixed", 0, 2, inc_edge_mixed_ref, 7);
+  check_signed_zeros(&m);
   check_cells(&m, inc_cell_d1_src, "inc_cell_d1", 0, 1, inc_cell_d1_ref, 5);
   check_cells(&m, inc_cell_i4_src, "inc_cell_i4", 1, 4, inc_cell_i4_ref, 6);
   rm_mesh_free(&m);
