@@ -127,7 +127,7 @@ static void emit_reduction_start(const op2_emitter *e, int i, const op2_arg_desc
                  "op2_red%d[op2_k] = ",
                  t, i, d->dim, d->dim, i);
   if (d->acc == OP_INC && traits_of(e->strategy)->red_from_zero) {
-    op2_buf_printf(e->b, "(%s)0;", t);
+    op2_buf_printf(e->b, "-(%s)0;", t); /* -0.0: a sum of -0.0 terms stays -0.0 */
   } else {
     char expr[64];
     snprintf(expr, sizeof expr, "op2_arg%d[op2_k]", i);
@@ -232,11 +232,17 @@ static void emit_indirect_element(const op2_emitter *e, int i, const op2_arg_des
   int vector = d->idx < 0;
   placement p = place(e, d);
   char ptr[160];
-  if (p == IN_REGISTERS) {
+  if (p == IN_REGISTERS) { /* from -0.0: x + -0.0 is x for every x, +0.0 would turn -0.0 to +0.0 */
     if (vector)
-      op2_buf_printf(b, " \\\n    %s op2_inc%d[%d][%d] = {{0}};", t, i, hi - lo, d->dim);
+      op2_buf_printf(b, " \\\n    %s op2_inc%d[%d][%d] = {", t, i, hi - lo, d->dim);
     else
-      op2_buf_printf(b, " \\\n    %s op2_inc%d[%d] = {0};", t, i, d->dim);
+      op2_buf_printf(b, " \\\n    %s op2_inc%d[%d] = ", t, i, d->dim);
+    for (int c = 0; c < (vector ? hi - lo : 1); c++) {
+      op2_buf_printf(b, "%s{", c ? ", " : "");
+      for (int k = 0; k < d->dim; k++) op2_buf_printf(b, "%s-(%s)0", k ? ", " : "", t);
+      op2_buf_printf(b, "}");
+    }
+    op2_buf_printf(b, "%s;", vector ? "}" : "");
   }
   if (vector) {
     op2_buf_printf(b, " \\\n    %s%s *op2_vec%d[%d] = {", d->acc == OP_READ ? "const " : "", t, i,
@@ -638,8 +644,8 @@ static void emit_simd_gather(const op2_emitter *e) {
         lane_data(e, d, i, c, lane, sizeof lane);
         global_data(d, c, global, sizeof global);
         if (d->acc == OP_INC)
-          op2_buf_printf(b, " \\\n    for (int op2_k = 0; op2_k < %d; op2_k++) %s = -(%s)0;", d->dim,
-                         lane, t);
+          op2_buf_printf(b, " \\\n    for (int op2_k = 0; op2_k < %d; op2_k++) %s = -(%s)0;",
+                         d->dim, lane, t);
         else
           op2_buf_printf(b, " \\\n    for (int op2_k = 0; op2_k < %d; op2_k++) %s = (%s)[op2_k];",
                          d->dim, lane, global);

@@ -219,7 +219,7 @@ void op2_emit_cuda_stage(const op2_emitter *e) {
     op2_buf_printf(b, " { \\\n    OP2_TOUCH(OP2_ACCESS_ST, op2_sh%d + op2_k, %d);", gi,
                    (int)op2_type_size(d->type));
     if (gr->mode == OP2_STAGE_INC) {
-      op2_buf_printf(b, " op2_sh%d[op2_k] = (%s)0;", gi, t);
+      op2_buf_printf(b, " op2_sh%d[op2_k] = -(%s)0;", gi, t); /* -0.0 + x is x, signs kept */
     } else {
       op2_buf_printf(b,
                      " \\\n    op2_sh%d[op2_k] = OP2_LDG(op2_dat%d[%d * (size_t)OP2_LDG("
