@@ -236,22 +236,23 @@ static void arg_macros_body(op2_buf *b, const void *arg) {
   op2_emit_arg_macros(arg);
 }
 
-/* SIMD: the scalar loop's macros, the SIMD macros and the SIMD loop, which renames the scalar
- * loop (the template that follows) to run the remainder. */
+/* SIMD: the scalar loop's macros, the kernel's copy for component-major lane arrays (made
+ * once, by simd_source), the SIMD macros and the SIMD loop, which renames the scalar loop (the
+ * template that follows) to run the remainder. */
 typedef struct simd_parts {
   op2_jit *jit;
   const op2_loop_desc *loop;
-  const char *kernel_src;
+  const op2_buf *lanes_copy; /* op2_kernel_lanes' text, empty when no parameter was rewritten */
+  uint64_t lanes_cm;
 } simd_parts;
 
 static void simd_body(op2_buf *b, const void *arg) {
   const simd_parts *p = arg;
   op2_emitter scalar = {b, p->loop, OP2_EMIT_C_RANGE, NULL, 0};
-  op2_emitter simd = {b, p->loop, OP2_EMIT_C_SIMD, NULL, 0};
+  op2_emitter simd = {b, p->loop, OP2_EMIT_C_SIMD, NULL, p->lanes_cm};
   op2_emit_arg_macros(&scalar);
-  /* The kernel's copy for component-major lane arrays, where it can be made. */
   op2_buf_printf(b, "#ifdef OP2_SIMD_W\n");
-  simd.lanes_cm = op2_kernel_lanes(p->kernel_src, p->loop->name, op2_simd_lanes_wanted(p->loop), b);
+  if (p->lanes_copy->len) op2_buf_append(b, p->lanes_copy->data, p->lanes_copy->len);
   op2_buf_printf(b, "#line %d \"%s.c\"\n#endif\n", count_lines(b->data, b->len) + 2, p->loop->name);
   if (simd.lanes_cm)
     op2_buf_printf(b, "#define OP2_SIMD_KERNEL op2_lanes_%s\n\n", p->loop->name);
@@ -276,30 +277,45 @@ static int scalar_source(op2_jit *jit, const op2_loop_desc *loop, const char *ke
   return generate(jit, loop, &c_file, loop->name, kernel_src, "c/loop.c", arg_macros_body, &e, out);
 }
 
-int op2_codegen_c_simd(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
-                       op2_generated *out, char *why, size_t whylen) {
+/* The SIMD source, or the scalar one with the reason in `why` when SIMD would not be exact or,
+ * with cost_width (OP2_SIMD=auto's groups), would not pay. The kernel's lane copy is made once
+ * here: the cost rule needs to know which arguments it takes component-major. */
+static int simd_source(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
+                       op2_generated *out, char *why, size_t whylen, int cost_width) {
   why[0] = '\0';
   if (op2_simd_check(loop, why, whylen) != 0) return scalar_source(jit, loop, kernel_src, out);
-  memset(out, 0, sizeof *out);
-  OP2_CALL(op2_signature_describe(jit, loop, c_file.target, &out->signature));
-  op2_buf_printf(&out->signature, "variant simd\n");
-  simd_parts parts = {jit, loop, kernel_src};
-  return generate(jit, loop, &c_file, loop->name, kernel_src, "c/loop.c", simd_body, &parts, out);
+  op2_buf copy = {0};
+  uint64_t lanes = op2_kernel_lanes(kernel_src, loop->name, op2_simd_lanes_wanted(loop), &copy);
+  int rc;
+  if (copy.failed) {
+    rc = op2_jit_fail(jit, OP2_ERR_MEM, "out of memory generating the kernel for '%s'", loop->name);
+  } else if (cost_width && op2_simd_pays(loop, lanes, cost_width, why, whylen) != 0) {
+    rc = scalar_source(jit, loop, kernel_src, out);
+  } else {
+    memset(out, 0, sizeof *out);
+    rc = op2_signature_describe(jit, loop, c_file.target, &out->signature);
+    if (rc == OP2_OK) {
+      op2_buf_printf(&out->signature, "variant simd\n");
+      simd_parts parts = {jit, loop, &copy, lanes};
+      rc = generate(jit, loop, &c_file, loop->name, kernel_src, "c/loop.c", simd_body, &parts, out);
+    }
+  }
+  op2_buf_free(&copy);
+  return rc;
+}
+
+int op2_codegen_c_simd(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
+                       op2_generated *out, char *why, size_t whylen) {
+  return simd_source(jit, loop, kernel_src, out, why, whylen, 0);
 }
 
 int op2_codegen_c(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
                   op2_generated *out) {
   if (jit->cfg.simd != 0) {
-    char why[300];
-    /* auto picks the loops where SIMD pays; a given width runs every loop it keeps exact */
-    uint64_t lanes =
-        jit->cfg.simd < 0 && jit->cfg.simd_width
-            ? op2_kernel_lanes_which(kernel_src, loop->name, op2_simd_lanes_wanted(loop))
-            : 0;
-    int rc = jit->cfg.simd < 0 && jit->cfg.simd_width &&
-                     op2_simd_pays(loop, lanes, jit->cfg.simd_width, why, sizeof why) != 0
-                 ? scalar_source(jit, loop, kernel_src, out)
-                 : op2_codegen_c_simd(jit, loop, kernel_src, out, why, sizeof why);
+    char why[400];
+    /* auto applies the cost rule to its width; a given width runs every loop it keeps exact */
+    int cost_width = jit->cfg.simd < 0 ? jit->cfg.simd_width : 0;
+    int rc = simd_source(jit, loop, kernel_src, out, why, sizeof why, cost_width);
     if (rc == OP2_OK && jit->cfg.mode != OP2_JIT_TCC) {
       if (why[0])
         op2_jit_diag(jit, 2, "loop '%s': the optimised tier runs the scalar loop: %s", loop->name,

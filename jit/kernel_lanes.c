@@ -231,10 +231,3 @@ out:
   free(code);
   return done;
 }
-
-uint64_t op2_kernel_lanes_which(const char *source, const char *name, uint64_t want) {
-  op2_buf scratch = {0};
-  uint64_t done = op2_kernel_lanes(source, name, want, &scratch);
-  op2_buf_free(&scratch);
-  return done;
-}

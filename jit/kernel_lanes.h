@@ -12,7 +12,4 @@
  * 0, with nothing appended, when none could be (or the definition is not understood). */
 uint64_t op2_kernel_lanes(const char *source, const char *name, uint64_t want, op2_buf *out);
 
-/* The bits op2_kernel_lanes would return, without keeping the copy. */
-uint64_t op2_kernel_lanes_which(const char *source, const char *name, uint64_t want);
-
 #endif

@@ -214,7 +214,9 @@ static void check_simd_pays(const char *name, int width, const char *reason) {
   char why[400] = "";
   op2_loop_desc d;
   op2_loop_describe(op2_ctx(), loop, &d);
-  uint64_t lanes = op2_kernel_lanes_which(loop->key_blob, name, op2_simd_lanes_wanted(&d));
+  op2_buf copy = {0};
+  uint64_t lanes = op2_kernel_lanes(loop->key_blob, name, op2_simd_lanes_wanted(&d), &copy);
+  op2_buf_free(&copy);
   int rc = op2_simd_pays(&d, lanes, width, why, sizeof why);
   if (reason ? rc == 0 || !strstr(why, reason) : rc != 0)
     fprintf(stderr, "golden: loop %s: cost rule gave %d '%s', expected '%s'\n", name, rc, why,
