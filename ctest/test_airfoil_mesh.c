@@ -578,6 +578,61 @@ static void test_generator(const char *exe) {
 
 /* ---- OP2's mesh ------------------------------------------------------------------------- */
 
+/* Parts of a read by several processes: for every part count, the parts' records in order are
+ * the whole file's, each part names the whole mesh's counts and where its block starts. */
+static int same_slice(const char *path, const char *what, int np, int k, const void *part,
+                      const void *whole, long first, long count, size_t row) {
+  if (memcmp(part, (const char *)whole + (size_t)first * row, (size_t)count * row) == 0) return 0;
+  fail("%s: part %d of %d: %s differ from the whole read's", path, k, np, what);
+  return 1;
+}
+
+static void check_parts(const char *path, const airfoil_mesh *m) {
+  char err[512] = "";
+  for (int np = 1; np <= 5; np++) {
+    long next[4] = {0, 0, 0, 0};
+    for (int k = 0; k < np; k++) {
+      airfoil_mesh_part p;
+      if (airfoil_mesh_read_part(path, k, np, &p, err, sizeof err) != 0) {
+        fail("%s: part %d of %d: %s", path, k, np, err);
+        return;
+      }
+      const airfoil_mesh *l = &p.local;
+      long first[4] = {p.first_node, p.first_cell, p.first_edge, p.first_bedge};
+      int count[4] = {l->nnode, l->ncell, l->nedge, l->nbedge};
+      int bad = p.nnode != m->nnode || p.ncell != m->ncell || p.nedge != m->nedge ||
+                p.nbedge != m->nbedge;
+      if (bad) fail("%s: part %d of %d: whole-mesh counts differ", path, k, np);
+      for (int s = 0; s < 4; s++) {
+        if (first[s] != next[s]) {
+          fail("%s: part %d of %d: section %d starts at %ld, expected %ld", path, k, np, s,
+               first[s], next[s]);
+          bad = 1;
+        }
+        next[s] = first[s] + count[s];
+      }
+      if (!bad)
+        bad =
+            same_slice(path, "nodes", np, k, l->x, m->x, first[0], count[0], 2 * sizeof(double)) ||
+            same_slice(path, "cells", np, k, l->cell, m->cell, first[1], count[1],
+                       4 * sizeof(int)) ||
+            same_slice(path, "edges", np, k, l->edge, m->edge, first[2], count[2],
+                       2 * sizeof(int)) ||
+            same_slice(path, "edge cells", np, k, l->ecell, m->ecell, first[2], count[2],
+                       2 * sizeof(int)) ||
+            same_slice(path, "boundary edges", np, k, l->bedge, m->bedge, first[3], count[3],
+                       2 * sizeof(int)) ||
+            same_slice(path, "boundary cells", np, k, l->becell, m->becell, first[3], count[3],
+                       sizeof(int)) ||
+            same_slice(path, "bounds", np, k, l->bound, m->bound, first[3], count[3], sizeof(int));
+      airfoil_mesh_free(&p.local);
+      if (bad) return;
+    }
+    if (next[0] != m->nnode || next[1] != m->ncell || next[2] != m->nedge || next[3] != m->nbedge)
+      fail("%s: the %d parts together do not cover the mesh", path, np);
+  }
+}
+
 static void test_op2_mesh(const char *path) {
   airfoil_mesh m;
   if (read_mesh(path, &m)) return;
@@ -588,6 +643,7 @@ static void test_op2_mesh(const char *path) {
    * cut faces names the nodes of one side only. Airfoil sees coordinates, not node numbers. */
   check_mesh(path, &m, 100);
   check_freestream(path, &m);
+  check_parts(path, &m);
   airfoil_mesh_free(&m);
 }
 
@@ -617,6 +673,27 @@ static void expect_error(const char *file, const char *text, int line, const cha
   snprintf(want, sizeof want, "%s:%d: ", path, line);
   if (strncmp(err, want, strlen(want)) != 0 || strstr(err, what) == NULL)
     fail("%s: error \"%s\", expected it to start \"%s\" and mention \"%s\"", path, err, want, what);
+  /* Read in parts, each part sees the faults of its own records only: the one first in reading
+   * order (the lowest part on a tie) must say what the whole read said. */
+  for (int np = 2; np <= 5; np++) {
+    char first[512] = "", e[512];
+    long first_order = -1;
+    for (int k = 0; k < np; k++) {
+      airfoil_mesh_part p;
+      if (airfoil_mesh_read_part(path, k, np, &p, e, sizeof e) == 0) {
+        airfoil_mesh_free(&p.local);
+        continue;
+      }
+      if (p.local.x != NULL) fail("%s: failed part %d of %d left records", path, k, np);
+      if (first_order < 0 || p.error_order < first_order) {
+        first_order = p.error_order;
+        snprintf(first, sizeof first, "%s", e);
+      }
+    }
+    if (strcmp(first, err) != 0)
+      fail("%s: in %d parts the first fault reads \"%s\", the whole read \"%s\"", path, np, first,
+           err);
+  }
 }
 
 static void test_bad_input(void) {

@@ -1,7 +1,7 @@
 /* Airfoil: OP2's standard benchmark, a 2D inviscid flow solver on an unstructured quadrilateral
  * mesh around a NACA0012 aerofoil, written against op2jit with kernels as source strings.
  * Usage: airfoil MESH [ITERATIONS]   (MESH in new_grid.dat format, plain or gzipped)
- * Under mpirun rank 0 reads the mesh and each rank declares its block; PT-Scotch partitions.
+ * Under mpirun every rank reads the mesh and declares its block; PT-Scotch partitions.
  * AIRFOIL_CHECKPOINT=FILE checkpoints at the start of every iteration (AIRFOIL_CHECKPOINT_POLICY,
  * default "manual", may say "time:SECONDS") and restarts from FILE when it holds a checkpoint. */
 #include <math.h>
@@ -13,7 +13,7 @@
 
 #include "flow.h"
 #include "kernels.h"
-#include "mesh_scatter.h"
+#include "mesh_block.h"
 
 typedef struct airfoil_mesh_handles {
   op_set nodes, edges, bedges, cells;
@@ -21,9 +21,9 @@ typedef struct airfoil_mesh_handles {
   op_dat p_bound, p_x, p_q, p_qold, p_adt, p_res;
 } airfoil_mesh_handles;
 
-/* new_grid.dat: rank 0 reads, each rank declares its block; the flow starts at free stream. */
+/* new_grid.dat: each rank reads and declares its block; the flow starts at free stream. */
 static int declare_from_dat(const char *path, airfoil_mesh_handles *h, double *ncell) {
-  airfoil_block block;
+  airfoil_mesh_part block;
   char err[1024] = "";
   if (airfoil_mesh_read_block(path, &block, err, sizeof err) != 0) {
     if (op_is_root()) fprintf(stderr, "airfoil: %s\n", err);

@@ -96,10 +96,32 @@ typedef struct {
   size_t line_start, header_end, limit; /* limit == header_end: a bad header, read no further */
 } read_state;
 
+/* is_text for n bytes at once, without a branch per byte: 0x09..0x0d and 0x20..0x7e. */
+static int all_text(const char *p, size_t n) {
+  unsigned bad = 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)p[i];
+    bad |= ((unsigned char)(c - 0x20) >= 0x5f) & ((unsigned char)(c - 0x09) >= 5);
+  }
+  return !bad;
+}
+
 /* Checks the bytes buf[from, to) as they arrive, so that input that is no mesh (binary data,
  * /dev/zero, a stream without end) stops the read early. */
 static int check_bytes(const char *path, const char *buf, size_t from, size_t to, read_state *r,
                        char *err, size_t errlen) {
+  /* The common case, text past the header: only line lengths to follow, a line at a time. At
+   * anything else the byte-by-byte loop below takes over from the current line. */
+  if (r->line > 1 && all_text(buf + from, to - from)) {
+    for (;;) {
+      const char *nl = memchr(buf + from, '\n', to - from);
+      size_t end = nl ? (size_t)(nl - buf) : to;
+      if (end - r->line_start > MAX_LINE) break;
+      if (nl == NULL) return 0;
+      r->line++;
+      r->line_start = from = end + 1;
+    }
+  }
   for (size_t i = from; i < to; i++) {
     unsigned char c = (unsigned char)buf[i];
     if (!is_text(c)) {
@@ -129,7 +151,8 @@ static int check_bytes(const char *path, const char *buf, size_t from, size_t to
 }
 
 /* Whole-file buffer, NUL-terminated so strtod cannot run past the end. */
-static int slurp(const char *path, char **out, size_t *outlen, char *err, size_t errlen) {
+static int slurp(const char *path, char **out, size_t *outlen, long *err_order, char *err,
+                 size_t errlen) {
   errno = 0;
   gzFile g = gzopen(path, "rb");
   if (g == NULL) {
@@ -163,6 +186,7 @@ static int slurp(const char *path, char **out, size_t *outlen, char *err, size_t
               "%s:%d: more data than the header's counts allow (%d bytes a line at most): this "
               "is not an Airfoil mesh file",
               path, line, (int)MAX_LINE);
+      r.line = line;
       bad = 1;
     }
     len = r.limit; /* a bad header: the parser says what is wrong with it */
@@ -181,7 +205,10 @@ static int slurp(const char *path, char **out, size_t *outlen, char *err, size_t
     buf = NULL;
   }
   gzclose_r(g);
-  if (buf == NULL) return -1;
+  if (buf == NULL) {
+    *err_order = 2L * r.line; /* the line every message above names */
+    return -1;
+  }
   buf[len] = '\0';
   *out = buf;
   *outlen = len;
@@ -194,6 +221,7 @@ typedef struct {
   int line;
   char *err;
   size_t errlen;
+  long err_order; /* where the fault lies in reading order (airfoil_mesh_part.error_order) */
 } scanner;
 
 /* Records are named in messages as "<what> <idx>"; idx < 0 names a record without an index. */
@@ -203,6 +231,7 @@ static int fail(scanner *s, const char *what, long long idx, const char *fmt, ..
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  s->err_order = 2L * s->line;
   if (idx >= 0)
     set_err(s->err, s->errlen, "%s:%d: %s %lld: %s", s->path, s->line, what, idx, msg);
   else
@@ -291,6 +320,7 @@ static const char *const section_name[4] = {"node", "cell", "edge", "boundary ed
 
 static int begin_record(scanner *s, int section, long long expected, long long found) {
   if (s->p < s->end) return 0;
+  s->err_order = 2L * s->line + 1; /* after a fault in the line's own record */
   set_err(s->err, s->errlen, "%s:%d: unexpected end of file: expected %lld %s lines, found %lld",
           s->path, s->line, expected, section_name[section], found);
   return -1;
@@ -320,7 +350,32 @@ static int check_index(scanner *s, const char *what, long long idx, const char *
   return 0;
 }
 
-static int parse(scanner *s, airfoil_mesh *m) {
+/* Record i of a section of n belongs to part p of np when it lies in [n*p/np, n*(p+1)/np). */
+static int part_begin(int n, int part, int nparts) {
+  return (int)((long long)n * part / nparts);
+}
+
+/* A record of another part: its line is passed over unread, as the parser would leave it. */
+static void skip_line(scanner *s) {
+  const char *nl = memchr(s->p, '\n', (size_t)(s->end - s->p));
+  if (nl == NULL) {
+    s->p = s->end;
+    return;
+  }
+  s->p = nl + 1;
+  s->line++;
+}
+
+/* Records [lo, hi) of each section are this part's; every other record's line is skipped. */
+typedef struct {
+  int lo[4], hi[4];
+} part_range;
+
+static int mine(const part_range *r, int section, int i) {
+  return i >= r->lo[section] && i < r->hi[section];
+}
+
+static int parse(scanner *s, airfoil_mesh_part *part, int which, int nparts) {
   static const char *const count_name[4] = {"nnode", "ncell", "nedge", "nbedge"};
   int counts[4];
   if (s->p == s->end)
@@ -330,54 +385,85 @@ static int parse(scanner *s, airfoil_mesh *m) {
     if (counts[k] < 0)
       return fail(s, "header", -1, "%s = %d is negative", count_name[k], counts[k]);
   next_line(s);
+  part_range r;
+  for (int k = 0; k < 4; k++) {
+    r.lo[k] = part_begin(counts[k], which, nparts);
+    r.hi[k] = part_begin(counts[k], which + 1, nparts);
+  }
   long long room = room_for(s, counts);
-  if (airfoil_mesh_alloc(m, at_most(counts[0], room), at_most(counts[1], room),
-                         at_most(counts[2], room), at_most(counts[3], room)))
+  airfoil_mesh *m = &part->local;
+  if (airfoil_mesh_alloc(m, at_most(r.hi[0] - r.lo[0], room), at_most(r.hi[1] - r.lo[1], room),
+                         at_most(r.hi[2] - r.lo[2], room), at_most(r.hi[3] - r.lo[3], room)))
     return fail(s, "header", -1, "out of memory for the mesh");
-  m->nnode = counts[0];
-  m->ncell = counts[1];
-  m->nedge = counts[2];
-  m->nbedge = counts[3];
+  int nnode = counts[0], ncell = counts[1], nedge = counts[2], nbedge = counts[3];
+  part->nnode = nnode, part->ncell = ncell, part->nedge = nedge, part->nbedge = nbedge;
+  part->first_node = r.lo[0], part->first_cell = r.lo[1];
+  part->first_edge = r.lo[2], part->first_bedge = r.lo[3];
+  m->nnode = r.hi[0] - r.lo[0];
+  m->ncell = r.hi[1] - r.lo[1];
+  m->nedge = r.hi[2] - r.lo[2];
+  m->nbedge = r.hi[3] - r.lo[3];
 
-  for (int i = 0; i < m->nnode; i++) {
-    if (begin_record(s, 0, m->nnode, i) || read_doubles(s, "node", i, m->x + 2 * i, 2)) return -1;
+  for (int i = 0; i < nnode; i++) {
+    if (begin_record(s, 0, nnode, i)) return -1;
+    if (!mine(&r, 0, i)) {
+      skip_line(s);
+      continue;
+    }
+    if (read_doubles(s, "node", i, m->x + 2 * (i - r.lo[0]), 2)) return -1;
     next_line(s);
   }
 
-  for (int i = 0; i < m->ncell; i++) {
-    int *c = m->cell + 4 * i;
-    if (begin_record(s, 1, m->ncell, i) || read_ints(s, "cell", i, c, 4)) return -1;
+  for (int i = 0; i < ncell; i++) {
+    if (begin_record(s, 1, ncell, i)) return -1;
+    if (!mine(&r, 1, i)) {
+      skip_line(s);
+      continue;
+    }
+    int *c = m->cell + 4 * (i - r.lo[1]);
+    if (read_ints(s, "cell", i, c, 4)) return -1;
     for (int k = 0; k < 4; k++)
-      if (check_index(s, "cell", i, "node", c[k], m->nnode)) return -1;
+      if (check_index(s, "cell", i, "node", c[k], nnode)) return -1;
     next_line(s);
   }
 
-  for (int i = 0; i < m->nedge; i++) {
+  for (int i = 0; i < nedge; i++) {
     int f[4];
-    if (begin_record(s, 2, m->nedge, i) || read_ints(s, "edge", i, f, 4)) return -1;
-    if (check_index(s, "edge", i, "node", f[0], m->nnode) ||
-        check_index(s, "edge", i, "node", f[1], m->nnode) ||
-        check_index(s, "edge", i, "cell", f[2], m->ncell) ||
-        check_index(s, "edge", i, "cell", f[3], m->ncell))
+    if (begin_record(s, 2, nedge, i)) return -1;
+    if (!mine(&r, 2, i)) {
+      skip_line(s);
+      continue;
+    }
+    if (read_ints(s, "edge", i, f, 4)) return -1;
+    if (check_index(s, "edge", i, "node", f[0], nnode) ||
+        check_index(s, "edge", i, "node", f[1], nnode) ||
+        check_index(s, "edge", i, "cell", f[2], ncell) ||
+        check_index(s, "edge", i, "cell", f[3], ncell))
       return -1;
     next_line(s);
-    memcpy(m->edge + 2 * i, f, 2 * sizeof(int));
-    memcpy(m->ecell + 2 * i, f + 2, 2 * sizeof(int));
+    memcpy(m->edge + 2 * (i - r.lo[2]), f, 2 * sizeof(int));
+    memcpy(m->ecell + 2 * (i - r.lo[2]), f + 2, 2 * sizeof(int));
   }
 
-  for (int i = 0; i < m->nbedge; i++) {
+  for (int i = 0; i < nbedge; i++) {
     int f[4];
-    if (begin_record(s, 3, m->nbedge, i) || read_ints(s, "boundary edge", i, f, 4)) return -1;
-    if (check_index(s, "boundary edge", i, "node", f[0], m->nnode) ||
-        check_index(s, "boundary edge", i, "node", f[1], m->nnode) ||
-        check_index(s, "boundary edge", i, "cell", f[2], m->ncell))
+    if (begin_record(s, 3, nbedge, i)) return -1;
+    if (!mine(&r, 3, i)) {
+      skip_line(s);
+      continue;
+    }
+    if (read_ints(s, "boundary edge", i, f, 4)) return -1;
+    if (check_index(s, "boundary edge", i, "node", f[0], nnode) ||
+        check_index(s, "boundary edge", i, "node", f[1], nnode) ||
+        check_index(s, "boundary edge", i, "cell", f[2], ncell))
       return -1;
     if (f[3] != AIRFOIL_BOUND_WALL && f[3] != AIRFOIL_BOUND_FARFIELD)
       return fail(s, "boundary edge", i, "bound %d is neither 1 (wall) nor 2 (far field)", f[3]);
     next_line(s);
-    memcpy(m->bedge + 2 * i, f, 2 * sizeof(int));
-    m->becell[i] = f[2];
-    m->bound[i] = f[3];
+    int j = i - r.lo[3];
+    memcpy(m->bedge + 2 * j, f, 2 * sizeof(int));
+    m->becell[j] = f[2];
+    m->bound[j] = f[3];
   }
 
   for (; s->p < s->end; s->p++) {
@@ -390,15 +476,30 @@ static int parse(scanner *s, airfoil_mesh *m) {
   return 0;
 }
 
-int airfoil_mesh_read(const char *path, airfoil_mesh *m, char *err, size_t errlen) {
-  memset(m, 0, sizeof *m);
+int airfoil_mesh_read_part(const char *path, int which, int nparts, airfoil_mesh_part *part,
+                           char *err, size_t errlen) {
+  memset(part, 0, sizeof *part);
+  if (nparts < 1 || which < 0 || which >= nparts) {
+    set_err(err, errlen, "%s: part %d of %d does not exist", path, which, nparts);
+    return -1;
+  }
   char *buf;
   size_t len;
-  if (slurp(path, &buf, &len, err, errlen)) return -1;
-  scanner s = {path, buf, buf + len, 1, err, errlen};
-  int rc = parse(&s, m);
+  if (slurp(path, &buf, &len, &part->error_order, err, errlen)) return -1;
+  scanner s = {path, buf, buf + len, 1, err, errlen, 0};
+  int rc = parse(&s, part, which, nparts);
   free(buf);
-  if (rc) airfoil_mesh_free(m);
+  if (rc) {
+    airfoil_mesh_free(&part->local);
+    part->error_order = s.err_order;
+  }
+  return rc;
+}
+
+int airfoil_mesh_read(const char *path, airfoil_mesh *m, char *err, size_t errlen) {
+  airfoil_mesh_part whole;
+  int rc = airfoil_mesh_read_part(path, 0, 1, &whole, err, errlen);
+  *m = whole.local;
   return rc;
 }
 

@@ -36,6 +36,25 @@ int airfoil_mesh_alloc(airfoil_mesh *m, int nnode, int ncell, int nedge, int nbe
  * holds "FILE:LINE: problem" (or "FILE: problem" when no line is involved). */
 int airfoil_mesh_read(const char *path, airfoil_mesh *m, char *err, size_t errlen);
 
+/* One part of a mesh read by several processes, each reading the file and keeping part `which`
+ * of `nparts`: records [n*which/nparts, n*(which+1)/nparts) of each section of n records. Lines
+ * of other parts are skipped unread, so a fault in them is that part's to report. Map values stay
+ * indices into the whole mesh. */
+typedef struct {
+  airfoil_mesh local;                                   /* this part's records */
+  long nnode, ncell, nedge, nbedge;                     /* the whole mesh's counts */
+  long first_node, first_cell, first_edge, first_bedge; /* index of local record 0 */
+  /* On failure, where the fault lies in reading order: twice its line, plus one when it is a
+   * record missing at the end of the file (after a fault in the last line's own record). */
+  long error_order;
+} airfoil_mesh_part;
+
+/* Returns 0, or -1 with *part's arrays empty and err as airfoil_mesh_read's. Reading part p of n
+ * for every p and taking the failure with the lowest error_order (the lowest part on a tie)
+ * gives airfoil_mesh_read's message for the whole file. */
+int airfoil_mesh_read_part(const char *path, int which, int nparts, airfoil_mesh_part *part,
+                           char *err, size_t errlen);
+
 /* Writes atomically (a temporary file next to path, renamed over it), gzip-compressed when path
  * ends in ".gz". Coordinates are printed with 17 significant digits so reading them back gives
  * the same doubles. Returns 0 on success, else -1 with a message in err. */
