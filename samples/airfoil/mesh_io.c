@@ -371,8 +371,13 @@ typedef struct {
   int lo[4], hi[4];
 } part_range;
 
-static int mine(const part_range *r, int section, int i) {
-  return i >= r->lo[section] && i < r->hi[section];
+/* Before record i of a section of n: -1 when the file has ended (err set), 0 when the record is
+ * another part's (its line skipped), 1 when it is this part's to read. */
+static int next_record(scanner *s, const part_range *r, int section, int n, int i) {
+  if (begin_record(s, section, n, i)) return -1;
+  if (i >= r->lo[section] && i < r->hi[section]) return 1;
+  skip_line(s);
+  return 0;
 }
 
 static int parse(scanner *s, airfoil_mesh_part *part, int which, int nparts) {
@@ -405,21 +410,17 @@ static int parse(scanner *s, airfoil_mesh_part *part, int which, int nparts) {
   m->nbedge = r.hi[3] - r.lo[3];
 
   for (int i = 0; i < nnode; i++) {
-    if (begin_record(s, 0, nnode, i)) return -1;
-    if (!mine(&r, 0, i)) {
-      skip_line(s);
-      continue;
-    }
+    int read = next_record(s, &r, 0, nnode, i);
+    if (read < 0) return -1;
+    if (read == 0) continue;
     if (read_doubles(s, "node", i, m->x + 2 * (i - r.lo[0]), 2)) return -1;
     next_line(s);
   }
 
   for (int i = 0; i < ncell; i++) {
-    if (begin_record(s, 1, ncell, i)) return -1;
-    if (!mine(&r, 1, i)) {
-      skip_line(s);
-      continue;
-    }
+    int read = next_record(s, &r, 1, ncell, i);
+    if (read < 0) return -1;
+    if (read == 0) continue;
     int *c = m->cell + 4 * (i - r.lo[1]);
     if (read_ints(s, "cell", i, c, 4)) return -1;
     for (int k = 0; k < 4; k++)
@@ -429,11 +430,9 @@ static int parse(scanner *s, airfoil_mesh_part *part, int which, int nparts) {
 
   for (int i = 0; i < nedge; i++) {
     int f[4];
-    if (begin_record(s, 2, nedge, i)) return -1;
-    if (!mine(&r, 2, i)) {
-      skip_line(s);
-      continue;
-    }
+    int read = next_record(s, &r, 2, nedge, i);
+    if (read < 0) return -1;
+    if (read == 0) continue;
     if (read_ints(s, "edge", i, f, 4)) return -1;
     if (check_index(s, "edge", i, "node", f[0], nnode) ||
         check_index(s, "edge", i, "node", f[1], nnode) ||
@@ -447,11 +446,9 @@ static int parse(scanner *s, airfoil_mesh_part *part, int which, int nparts) {
 
   for (int i = 0; i < nbedge; i++) {
     int f[4];
-    if (begin_record(s, 3, nbedge, i)) return -1;
-    if (!mine(&r, 3, i)) {
-      skip_line(s);
-      continue;
-    }
+    int read = next_record(s, &r, 3, nbedge, i);
+    if (read < 0) return -1;
+    if (read == 0) continue;
     if (read_ints(s, "boundary edge", i, f, 4)) return -1;
     if (check_index(s, "boundary edge", i, "node", f[0], nnode) ||
         check_index(s, "boundary edge", i, "node", f[1], nnode) ||
