@@ -289,7 +289,7 @@ static int simd_source(op2_jit *jit, const op2_loop_desc *loop, const char *kern
   int rc;
   if (copy.failed) {
     rc = op2_jit_fail(jit, OP2_ERR_MEM, "out of memory generating the kernel for '%s'", loop->name);
-  } else if (cost_width && op2_simd_pays(loop, lanes, cost_width, why, whylen) != 0) {
+  } else if (cost_width && op2_simd_pays(loop, kernel_src, lanes, cost_width, why, whylen) != 0) {
     rc = scalar_source(jit, loop, kernel_src, out);
   } else {
     memset(out, 0, sizeof *out);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "kernel_lanes.h"
 
 /* What differs between targets in the macros, as data rather than branches. */
 typedef struct target_traits {
@@ -464,10 +465,11 @@ void op2_emit_arg_macros(const op2_emitter *e) {
  * is x for every x, +0.0 included, where +0.0 would turn a -0.0 increment into +0.0) and are
  * added afterwards, so for a kernel adding to each component once per element each location
  * receives the same additions in the same order as in the scalar loop, bit for bit. A kernel
- * adding twice to one component gets its two terms summed first: within rounding of the scalar
- * loop, not identical (the same holds for reductions). Reductions: OP_INC lanes start from -0.0
- * and are folded into the running value lane by lane after every group; OP_MIN/OP_MAX lanes
- * start from the running value. */
+ * adding twice to one component gets its two terms summed first, and two arguments reaching one
+ * element add in argument order: within rounding of the scalar loop, not identical (the same
+ * holds for reductions). OP2_SIMD=auto runs such loops scalar (op2_simd_pays). Reductions: OP_INC
+ * lanes start from -0.0 and are folded into the running value lane by lane after every group;
+ * OP_MIN/OP_MAX lanes start from the running value. */
 
 int op2_simd_check(const op2_loop_desc *loop, char *why, size_t len) {
   for (int i = 0; i < loop->nargs; i++) {
@@ -540,11 +542,27 @@ static int moved_by_rows(const op2_emitter *e, const op2_arg_desc *d, int i) {
  * store port cost what the vector arithmetic saved. With rows of 2 and 4 doubles moved whole
  * (moved_by_rows) 8.6-10.6. So a loop adding through a map runs in groups under auto only when
  * each such argument's rows are moved whole: component-major, double, dim 2 or 4, 8 lanes. */
-int op2_simd_pays(const op2_loop_desc *loop, uint64_t lanes_cm, int width, char *why, size_t len) {
+int op2_simd_pays(const op2_loop_desc *loop, const char *kernel_src, uint64_t lanes_cm, int width,
+                  char *why, size_t len) {
   op2_emitter e = {NULL, loop, OP2_EMIT_C_SIMD, NULL, lanes_cm};
+  int group[64];
+  for (int i = 0; i < 64; i++) group[i] = i < loop->nargs ? loop->desc[i].dat_group : -1;
+  uint64_t adds_once =
+      op2_kernel_adds_once(kernel_src, loop->name, op2_simd_lanes_wanted(loop), group);
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
     if (d->opt_off || d->kind != OP2_ARG_DAT || !d->map_arity || d->acc != OP_INC) continue;
+    if (width == 8 && moved_by_rows(&e, d, i) && (i >= 64 || !(adds_once >> i & 1))) {
+      snprintf(why, len,
+               "argument %d adds through a map (OP_INC) and the kernel may add to one of its "
+               "components more than once on a path (what it can tell apart: statements "
+               "p[N] += e; and *p += e; with N a literal, outside loops): in groups the terms "
+               "would be summed before they reach the row, within rounding of the scalar loop but "
+               "not bit for bit, so with OP2_SIMD=auto it stays scalar (OP2_SIMD=W runs it in "
+               "groups)",
+               i);
+      return -1;
+    }
     if (width == 8 && moved_by_rows(&e, d, i)) continue;
     snprintf(why, len,
              "argument %d adds through a map (OP_INC) and its rows cannot be moved whole (that "

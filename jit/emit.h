@@ -96,10 +96,12 @@ void op2_emit_simd_macros(const op2_emitter *e);
 uint64_t op2_simd_lanes_wanted(const op2_loop_desc *loop);
 /* 0 when the SIMD strategy gives the scalar loop's results for this loop, else -1 and why not. */
 int op2_simd_check(const op2_loop_desc *loop, char *why, size_t len);
-/* OP2_SIMD=auto's cost rule: 0 when SIMD groups of `width` lanes, with the arguments `lanes_cm`
- * component-major, are expected to beat the scalar loop, else -1 and why not (the loop stays
- * scalar; an explicit width runs it in groups all the same). */
-int op2_simd_pays(const op2_loop_desc *loop, uint64_t lanes_cm, int width, char *why, size_t len);
+/* OP2_SIMD=auto's rule: 0 when SIMD groups of `width` lanes, with the arguments `lanes_cm`
+ * component-major, are expected to beat the scalar loop and give its results bit for bit (the
+ * kernel, of `kernel_src`, adding through a map as op2_kernel_adds_once can prove), else -1 and
+ * why not (the loop stays scalar; an explicit width runs it in groups all the same). */
+int op2_simd_pays(const op2_loop_desc *loop, const char *kernel_src, uint64_t lanes_cm, int width,
+                  char *why, size_t len);
 /* Hierarchical: OP2_INC_ADD, the increment registers added into shared memory. */
 void op2_emit_inc_add(const op2_emitter *e);
 /* CUDA: OP2_STAGE_IN and OP2_STAGE_OUT (hierarchical), OP2_REDUCE (emit_cuda.c). */

@@ -169,38 +169,55 @@ static int by_position(const void *a, const void *b) {
   return x->order - y->order;
 }
 
-uint64_t op2_kernel_lanes(const char *source, const char *name, uint64_t want, op2_buf *out) {
-  op2_kernel_param params[OP2_PARAMS_MAX];
-  int nparams = 0;
-  char why[200];
-  if (!want || !source ||
-      op2_kernel_params_parse(source, name, params, &nparams, why, sizeof why) != 0)
-    return 0;
-  char *code = op2_kernel_source_blank(source);
-  if (!code) return 0;
-  rewriter r = {code, 0, 0, NULL, 0, 0};
-  uint64_t done = 0;
+/* The kernel's one definition in the blanked `code`: the offset of its parameter list's '(' in
+ * *open, of its body's braces in *body and *end. -1 when it is not a void function with a body
+ * free of preprocessor lines, or when the source defines it twice (#ifdef variants: the one
+ * compiled may not be the one read here). */
+static int find_body(const char *code, const char *name, size_t *open, size_t *body, size_t *end) {
   const char *close = NULL;
-  const char *open = op2_kernel_find_definition(code, name, &close);
-  if (!open) goto out;
+  const char *at = op2_kernel_find_definition(code, name, &close);
+  if (!at) return -1;
   /* the kernel must return void: the copy is declared here, not copied from the source */
-  size_t name_at = (size_t)(open - code);
+  size_t name_at = (size_t)(at - code);
   while (name_at > 0 && code[name_at - 1] != '(') name_at--;
   name_at = skip_space_back(code, 0, name_at - 1) - strlen(name);
   size_t ret = skip_space_back(code, 0, name_at);
   if (ret < 4 || strncmp(code + ret - 4, "void", 4) != 0 ||
       (ret > 4 && op2_is_ident_char(code[ret - 5])))
-    goto out;
-  r.body = (size_t)(strchr(close, '{') - code);
+    return -1;
+  *open = (size_t)(at - code);
+  *body = (size_t)(strchr(close, '{') - code);
   int depth = 0;
-  for (r.end = r.body; code[r.end]; r.end++) {
-    if (code[r.end] == '{') depth++;
-    if (code[r.end] == '}' && --depth == 0) break;
+  for (*end = *body; code[*end]; (*end)++) {
+    if (code[*end] == '{') depth++;
+    if (code[*end] == '}' && --depth == 0) break;
   }
-  if (!code[r.end] || memchr(code + r.body, '#', r.end - r.body)) goto out;
-  /* a second definition (#ifdef variants): the one compiled may not be the one read here */
+  if (!code[*end] || memchr(code + *body, '#', *end - *body)) return -1;
   const char *other_close;
-  if (op2_kernel_find_definition(code + r.end, name, &other_close)) goto out;
+  return op2_kernel_find_definition(code + *end, name, &other_close) ? -1 : 0;
+}
+
+/* The kernel's parameters and its source with comments and strings blanked, or NULL (nothing
+ * wanted, or a kernel the parameter parser does not understand). */
+static char *read_kernel(const char *source, const char *name, uint64_t want,
+                         op2_kernel_param *params, int *nparams) {
+  char why[200];
+  if (!want || !source ||
+      op2_kernel_params_parse(source, name, params, nparams, why, sizeof why) != 0)
+    return NULL;
+  return op2_kernel_source_blank(source);
+}
+
+uint64_t op2_kernel_lanes(const char *source, const char *name, uint64_t want, op2_buf *out) {
+  op2_kernel_param params[OP2_PARAMS_MAX];
+  int nparams = 0;
+  char *code = read_kernel(source, name, want, params, &nparams);
+  if (!code) return 0;
+  rewriter r = {code, 0, 0, NULL, 0, 0};
+  uint64_t done = 0;
+  size_t open_at;
+  if (find_body(code, name, &open_at, &r.body, &r.end) != 0) goto out;
+  const char *open = code + open_at;
   for (int p = 0; p < nparams && p < 64; p++) {
     if (!(want >> p & 1) || params[p].depth != 1 || in_a_macro(code, params[p].name)) continue;
     int rc = rewrite_param(&r, params[p].name);
@@ -230,4 +247,207 @@ out:
   free(r.edits);
   free(code);
   return done;
+}
+
+/* ---- how often a kernel adds to each component of a parameter -------------------------------
+ * In a group of lanes an OP_INC argument's lane starts from -0.0 and the kernel adds into it;
+ * the sum then goes onto the element's row. For one addition per component that is the scalar
+ * loop's `row + term`, bit for bit; for two it is `row + (t1 + t2)` where the scalar loop does
+ * `(row + t1) + t2`. OP2_SIMD=auto keeps results bit for bit, so it runs such an argument in
+ * groups only when the kernel provably adds to each component at most once on every path:
+ * statements `p[N] += e;`, `p[N] -= e;`, `*p += e;` with N a literal, and no other use of p;
+ * sequences add up, the two branches of an if count their larger one, and a loop, switch or
+ * goto anywhere near p counts as many times. */
+
+enum { ONCE_COMPONENTS = 64 };
+
+typedef struct once_scan {
+  const char *code;
+  size_t end; /* the body's closing '}' */
+  const char *name;
+  size_t len;
+  size_t first[ONCE_COMPONENTS], last[ONCE_COMPONENTS]; /* offsets of the additions, +1; 0: none */
+} once_scan;
+
+static int keyword_at(const char *c, size_t i, size_t hi, const char *word) {
+  size_t n = strlen(word);
+  return i + n <= hi && strncmp(c + i, word, n) == 0 && !op2_is_ident_char(c[i + n]) &&
+         !op2_is_ident_char(c[i - 1]);
+}
+
+/* Occurrences of the parameter's name in code[from, to), members (s.p, s->p) not counted. */
+static int mentions(const once_scan *s, size_t from, size_t to) {
+  int n = 0;
+  for (size_t i = from; i + s->len <= to; i++) {
+    if (strncmp(s->code + i, s->name, s->len) != 0 || op2_is_ident_char(s->code[i + s->len]) ||
+        op2_is_ident_char(s->code[i - 1]))
+      continue;
+    size_t prev = skip_space_back(s->code, 0, i);
+    if (s->code[prev - 1] == '.' || (s->code[prev - 1] == '>' && s->code[prev - 2] == '-'))
+      continue;
+    n++;
+  }
+  return n;
+}
+
+/* After the bracket group opening at `open` ('(' or '{'), or 0 when it does not close. */
+static size_t after_group(const char *c, size_t open, size_t hi) {
+  int depth = 0;
+  for (size_t i = open; i < hi; i++) {
+    if (strchr("([{", c[i])) depth++;
+    if (strchr(")]}", c[i]) && --depth == 0) return i + 1;
+  }
+  return 0;
+}
+
+/* After the ';' ending the expression statement at i, or 0. */
+static size_t after_expression(const char *c, size_t i, size_t hi) {
+  for (int depth = 0; i < hi; i++) {
+    if (strchr("([{", c[i])) depth++;
+    if (strchr(")]}", c[i]) && --depth < 0) return 0;
+    if (c[i] == ';' && depth == 0) return i + 1;
+  }
+  return 0;
+}
+
+static size_t after_statement(const once_scan *s, size_t i);
+
+/* keyword ( ... ) statement */
+static size_t after_header_and_statement(const once_scan *s, size_t i, size_t word) {
+  i = skip_space(s->code, i + word, s->end);
+  if (s->code[i] != '(') return 0;
+  i = after_group(s->code, i, s->end);
+  return i ? after_statement(s, i) : 0;
+}
+
+/* Where the statement at i ends, without looking inside; 0 when it is not understood. */
+static size_t after_statement(const once_scan *s, size_t i) {
+  const char *c = s->code;
+  i = skip_space(c, i, s->end);
+  if (c[i] == '{') return after_group(c, i, s->end);
+  if (keyword_at(c, i, s->end, "if")) {
+    i = after_header_and_statement(s, i, 2);
+    size_t e = i ? skip_space(c, i, s->end) : 0;
+    return e && keyword_at(c, e, s->end, "else") ? after_statement(s, e + 4) : i;
+  }
+  if (keyword_at(c, i, s->end, "for") || keyword_at(c, i, s->end, "while"))
+    return after_header_and_statement(s, i, c[i] == 'f' ? 3 : 5);
+  if (keyword_at(c, i, s->end, "switch")) return after_header_and_statement(s, i, 6);
+  if (keyword_at(c, i, s->end, "do")) {
+    i = after_statement(s, i + 2);
+    i = i ? skip_space(c, i, s->end) : 0;
+    if (!i || !keyword_at(c, i, s->end, "while")) return 0;
+    return after_expression(c, i, s->end);
+  }
+  return after_expression(c, i, s->end);
+}
+
+/* The component the statement at [i, e) adds to, when it is `p[N] op= ...;` or `*p op= ...;`
+ * with op + or - and p nowhere else in it; -1 otherwise. */
+static int added_component(const once_scan *s, size_t i, size_t e) {
+  const char *c = s->code;
+  int deref = c[i] == '*';
+  if (deref) i = skip_space(c, i + 1, e);
+  if (strncmp(c + i, s->name, s->len) != 0 || op2_is_ident_char(c[i + s->len])) return -1;
+  size_t at = skip_space(c, i + s->len, e);
+  long component = 0;
+  if (!deref) {
+    if (c[at] != '[') return -1;
+    size_t close = matching_bracket(c, at, e), k = skip_space(c, at + 1, close);
+    if (!close || !isdigit((unsigned char)c[k])) return -1;
+    char *stop;
+    component = strtol(c + k, &stop, 10);
+    while (strchr("uUlL", *stop) && stop < c + close) stop++;
+    if (skip_space(c, (size_t)(stop - c), close) != close) return -1;
+    at = skip_space(c, close + 1, e);
+  }
+  if (!(c[at] == '+' || c[at] == '-') || c[at + 1] != '=' || component >= ONCE_COMPONENTS)
+    return -1;
+  return mentions(s, at + 2, e) ? -1 : (int)component;
+}
+
+/* Adds to n[] what the statement at *i adds on its costliest path and moves *i past it; -1 when
+ * the statement is not understood or may add more than that. */
+static int count_adds(once_scan *s, size_t *i, unsigned char *n) {
+  const char *c = s->code;
+  size_t at = skip_space(c, *i, s->end);
+  if (c[at] == '{') {
+    for (at++;;) {
+      at = skip_space(c, at, s->end);
+      if (at > s->end) return -1;
+      if (c[at] == '}') break;
+      if (count_adds(s, &at, n) != 0) return -1;
+    }
+    *i = at + 1;
+    return 0;
+  }
+  if (keyword_at(c, at, s->end, "if")) {
+    size_t cond = skip_space(c, at + 2, s->end), body = 0;
+    if (c[cond] != '(' || !(body = after_group(c, cond, s->end)) || mentions(s, cond, body))
+      return -1;
+    unsigned char then[ONCE_COMPONENTS] = {0}, other[ONCE_COMPONENTS] = {0};
+    if (count_adds(s, &body, then) != 0) return -1;
+    size_t e = skip_space(c, body, s->end);
+    if (keyword_at(c, e, s->end, "else")) {
+      body = e + 4;
+      if (count_adds(s, &body, other) != 0) return -1;
+    }
+    for (int k = 0; k < ONCE_COMPONENTS; k++)
+      if ((n[k] += then[k] > other[k] ? then[k] : other[k]) > 1) return -1;
+    *i = body;
+    return 0;
+  }
+  size_t e = after_statement(s, at);
+  if (!e || keyword_at(c, at, s->end, "else")) return -1;
+  int loop = keyword_at(c, at, s->end, "for") || keyword_at(c, at, s->end, "while") ||
+             keyword_at(c, at, s->end, "do") || keyword_at(c, at, s->end, "switch");
+  if (mentions(s, at, e)) {
+    int k = loop ? -1 : added_component(s, at, e);
+    if (k < 0 || ++n[k] > 1) return -1;
+    if (!s->first[k]) s->first[k] = at + 1;
+    s->last[k] = at + 1;
+  }
+  *i = e;
+  return 0;
+}
+
+/* Two parameters reaching one dat may reach one element (an edge whose two ends are one node):
+ * groups add the earlier parameter's row first, so on a component both add to, every addition
+ * of the earlier one must come first in the text (which is the order of every path, there being
+ * no loops). */
+static int same_order(const once_scan *a, const once_scan *b) {
+  for (int k = 0; k < ONCE_COMPONENTS; k++)
+    if (a->first[k] && b->first[k] && a->last[k] > b->first[k]) return 0;
+  return 1;
+}
+
+uint64_t op2_kernel_adds_once(const char *source, const char *name, uint64_t which,
+                              const int *group) {
+  op2_kernel_param params[OP2_PARAMS_MAX];
+  int nparams = 0;
+  char *code = read_kernel(source, name, which, params, &nparams);
+  if (!code) return 0;
+  uint64_t once = 0;
+  size_t open, body, end;
+  once_scan *scans = calloc(64, sizeof *scans);
+  /* a label anywhere lets a goto repeat what follows it; macros may hide uses */
+  if (scans && find_body(code, name, &open, &body, &end) == 0 && !strstr(code + body, "goto")) {
+    for (int p = 0; p < nparams && p < 64; p++) {
+      if (!(which >> p & 1) || params[p].depth != 1 || in_a_macro(code, params[p].name)) continue;
+      once_scan *s = &scans[p];
+      *s = (once_scan){
+          .code = code, .end = end, .name = params[p].name, .len = strlen(params[p].name)};
+      unsigned char n[ONCE_COMPONENTS] = {0};
+      size_t at = body;
+      if (count_adds(s, &at, n) == 0 && at == end + 1) once |= (uint64_t)1 << p;
+    }
+    for (int p = 0; group && p < nparams && p < 64; p++)
+      for (int q = p + 1; group[p] >= 0 && q < nparams && q < 64; q++)
+        if ((once >> p & 1) && (once >> q & 1) && group[q] == group[p] &&
+            !same_order(&scans[p], &scans[q]))
+          once &= ~((uint64_t)1 << p | (uint64_t)1 << q);
+  }
+  free(scans);
+  free(code);
+  return once;
 }

@@ -20,6 +20,72 @@ static void expect_text(const char *needle) {
   }
 }
 
+/* op2_kernel_adds_once for every parameter of kernel k: the mask of those added to at most once
+ * per component on every path. */
+static uint64_t once(const char *src) {
+  return op2_kernel_adds_once(src, "k", ~(uint64_t)0, NULL);
+}
+
+static void check_adds_once(void) {
+  /* Airfoil's res_calc and bres_calc: literal components, each once; bres_calc in two branches */
+  CHECK(once("void k(const double *q, double *r1, double *r2) {\n"
+             "  double f = q[0] * 2;\n  r1[0] += f;\n  r2[0] -= f;\n  f = q[1];\n"
+             "  r1[1] += f;\n  r2[1] -= f;\n  *r1 += 0;\n}\n") == 4); /* *r1 is r1[0] */
+  CHECK(once("void k(const double *q, double *r1, double *r2) {\n"
+             "  r1[0] += q[0];\n  r2[0] -= q[0];\n  r1[1] += q[1];\n  r2[1] -= q[1];\n}\n") == 6);
+  CHECK(once("void k(const int *b, double *r) {\n"
+             "  if (*b == 1) {\n    r[1] += 1;\n    r[2] += 2;\n  } else {\n"
+             "    r[0] += 3;\n    r[1] += 4;\n    r[2] += 5;\n    r[3] += 6;\n  }\n}\n") == 2);
+  CHECK(once("void k(double *r) { if (r[0] > 0) r[0] += 1; }") == 0); /* read in a condition */
+  CHECK(once("void k(double *r, int c) { if (c) r[0] += 1; else if (c > 1) r[0] -= 1; }") == 1);
+  /* a loop not touching the parameter is fine; one that does counts as many times */
+  CHECK(
+      once("void k(double *r) { double s = 0; for (int i = 0; i < 3; i++) s += i; r[0] += s; }") ==
+      1);
+  CHECK(once("void k(double *r) { for (int i = 0; i < 4; i++) r[i] += 1; }") == 0);
+  CHECK(once("void k(double *r) { for (int i = 0; i < 1; i++) { r[0] += 1; } }") == 0);
+  CHECK(once("void k(double *r) { int i = 0; while (i++ < 2) r[1] += 1; }") == 0);
+  CHECK(once("void k(double *r) { int i = 0; do r[1] += 1; while (i++ < 2); }") == 0);
+  CHECK(once("void k(double *r, int c) { switch (c) { case 0: r[0] += 1; } }") == 0);
+  CHECK(once("void k(double *r) { again: r[0] += 1; if (r) goto again; }") == 0);
+  /* twice on one path, however written */
+  CHECK(once("void k(double *r, double *s) { r[0] += 1; r[0] += 2; s[0] += 1; }") == 2);
+  CHECK(once("void k(double *r) { *r += 1; r[0] -= 2; }") == 0);
+  CHECK(once("void k(double *r, int c) { if (c) r[1] += 1; r[1] += 2; }") == 0);
+  CHECK(once("void k(double *r) { r[0] += 1, r[1] += 2; }") == 0);
+  /* anything but `p[N] += e;` and `*p += e;`: a computed index, an assignment, a read, a call
+   * (a scalar parameter read anywhere is not "added once" either) */
+  CHECK(once("void k(double *r, int i) { r[i] += 1; }") == 0);
+  CHECK(once("void k(double *r) { r[0] = r[0] + 1; }") == 0);
+  CHECK(once("void k(double *r) { r[0] += r[1]; }") == 0);
+  CHECK(once("void k(double *r) { r[0] *= 2; }") == 0);
+  CHECK(once("void k(double *r) { h(r); }") == 0);
+  CHECK(once("void k(double *r) { r[1] += 1; }") == 1);
+  CHECK(once("void k(double *r) { r[1u] += 1; }") == 1);
+  CHECK(once("#define R r[0]\nvoid k(double *r) { r[1] += 1; }") == 0);
+  /* Parameters of one dat (group) may reach one element: groups add the first one's row first,
+   * so on every component both add to, the first one's additions must come first. */
+  int same[3] = {-1, 0, 0}, apart[3] = {-1, 0, 1};
+  const char *in_order =
+      "void k(const double *q, double *r1, double *r2) {\n"
+      "  r1[0] += q[0];\n  r2[0] -= q[0];\n  r1[1] += q[1];\n  r2[1] -= q[1];\n}\n";
+  CHECK(op2_kernel_adds_once(in_order, "k", ~(uint64_t)0, same) == 6);
+  const char *swapped =
+      "void k(const double *q, double *r1, double *r2) {\n"
+      "  r1[0] += q[0];\n  r2[1] -= q[0];\n  r1[1] += q[1];\n}\n";
+  CHECK(op2_kernel_adds_once(swapped, "k", ~(uint64_t)0, same) == 0);
+  CHECK(op2_kernel_adds_once(swapped, "k", ~(uint64_t)0, apart) == 6);
+  CHECK(op2_kernel_adds_once(swapped, "k", ~(uint64_t)0, NULL) == 6);
+  /* in two branches: the text's order is every path's */
+  const char *branches =
+      "void k(const int *c, double *r1, double *r2) {\n"
+      "  if (*c) r2[0] += 1; else r1[0] += 1;\n  r2[1] += 1;\n}\n";
+  CHECK(op2_kernel_adds_once(branches, "k", ~(uint64_t)0, same) == 0);
+  /* unused: never added to */
+  CHECK(once("void k(double *r, double *s) { s[0] += 1; }") == 3);
+  CHECK(once("void k(double *r);") == 0);
+}
+
 int main(void) {
   /* Indexing and dereference, nested subscripts, comments and strings untouched. */
   CHECK(lanes("static inline void k(const double *a, double *b, const int *c) {\n"
@@ -79,5 +145,6 @@ int main(void) {
   CHECK(lanes("void k(double *a) {\n#define A a[0]\n  A = 1;\n}\n") == 0 && out.len == 0);
   CHECK(lanes("void k(double **a, int n) { a[0][0] = n; }") == 0 && out.len == 0);
   op2_buf_free(&out);
+  check_adds_once();
   return 0;
 }
