@@ -99,7 +99,7 @@ OPT_IN = ("seq-simd8-cold", "seq-simd8-warm", "openmp-simd8-cold", "openmp-simd8
 # The warm mpi configurations run by default when the launcher is there (their target is one of
 # issue 11's); the cold ones only add the JIT's first calls, which the openmp ones show already.
 MPI_DEFAULT = ("mpi-tiered-warm", "mpi-simd-warm")
-# MPI configurations: Airfoil under `MPIRUN -np RANKS --bind-to none`, one thread per rank
+# MPI configurations: Airfoil under `MPIRUN -np RANKS --bind-to BIND`, one thread per rank
 # (OP2_BACKEND=seq on each rank), compared with the openmp configuration of the same JIT and SIMD
 # setting, which is run too when not named.
 MPI_TWIN = {"mpi-tiered-cold": "openmp-tiered-cold", "mpi-tiered-warm": "openmp-tiered-warm",
@@ -242,7 +242,7 @@ def run_airfoil(exe, mesh, iterations, backend, jit, threads, cache, workdir, ta
     if backend == "mpi":
         for k, v in MPI_ENV.items():
             env.setdefault(k, v)
-        cmd = [mpi[0], "-np", str(mpi[1]), "--bind-to", "none"] + cmd
+        cmd = [mpi[0], "-np", str(mpi[1]), "--bind-to", mpi[2]] + cmd
         threads = mpi[1]
     out, pwall, rc = run_process(cmd, env, os.path.join(workdir, tag + ".log"))
     if rc != 0:
@@ -724,6 +724,10 @@ def main():
                    help="MPI ranks of the mpi configurations (default: --threads)")
     p.add_argument("--mpirun", default="mpirun",
                    help="the MPI launcher of the mpi configurations (default mpirun)")
+    p.add_argument("--mpi-bind", default="core", choices=("core", "none"),
+                   help="the launcher's --bind-to for the mpi configurations: each rank runs one "
+                        "thread, so core (Open MPI's own default for 2 ranks) unless the machine "
+                        "has fewer cores than ranks (default core)")
     p.add_argument("--repeat", type=int, default=1,
                    help="run each configuration this many times and keep the fastest (1)")
     p.add_argument("--configs",
@@ -776,7 +780,9 @@ def main():
         if not launcher:
             fail("%s not found: the mpi configurations need an MPI launcher (--mpirun)" %
                  args.mpirun)
-        mpi = (launcher, args.ranks)
+        # more ranks than cores cannot each have its own
+        bind = args.mpi_bind if args.ranks <= (os.cpu_count() or 1) else "none"
+        mpi = (launcher, args.ranks, bind)
     args.sweep_cells = [int(float(c)) for c in args.sweep_cells.split(",") if c.strip()]
     if args.sweep_only:
         args.sweep = True
@@ -803,6 +809,8 @@ def main():
     result = {"timestamp": stamp, "machine": info, "compiler": cc_version,
               "mesh": mesh, "mesh_counts": counts, "iterations": args.iterations,
               "openmp_threads": args.threads, "repeat": args.repeat,
+              "mpi_launch": {"launcher": mpi[0], "ranks": mpi[1], "bind_to": mpi[2]}
+              if mpi else None,
               "op2_environment": passthrough, "targets": TARGETS,
               "flops_per_element": FLOPS_PER_ELEMENT,
               "bytes_per_call_model": bytes_per_call(counts)}
