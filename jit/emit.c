@@ -556,7 +556,8 @@ int op2_simd_pays(const op2_loop_desc *loop, const char *kernel_src, uint64_t la
       snprintf(why, len,
                "argument %d adds through a map (OP_INC) and the kernel may add to one of its "
                "components more than once on a path (what it can tell apart: statements "
-               "p[N] += e; and *p += e; with N a literal, outside loops): in groups the terms "
+               "p[N] += e; and *p += e; with N a literal, or p[v] += e; in a loop "
+               "for (int v = A; v < B; v++) with A, B literals): in groups the terms "
                "would be summed before they reach the row, within rounding of the scalar loop but "
                "not bit for bit, so with OP2_SIMD=auto it stays scalar (OP2_SIMD=W runs it in "
                "groups)",

@@ -255,9 +255,10 @@ out:
  * loop's `row + term`, bit for bit; for two it is `row + (t1 + t2)` where the scalar loop does
  * `(row + t1) + t2`. OP2_SIMD=auto keeps results bit for bit, so it runs such an argument in
  * groups only when the kernel provably adds to each component at most once on every path:
- * statements `p[N] += e;`, `p[N] -= e;`, `*p += e;` with N a literal, and no other use of p;
- * sequences add up, the two branches of an if count their larger one, and a loop, switch or
- * goto anywhere near p counts as many times. */
+ * statements `p[N] += e;`, `p[N] -= e;`, `*p += e;` with N a literal, or `p[v] += e;` directly
+ * in a counted loop `for (int v = A; v < B; v++)` (components A..B-1 once each), and no other
+ * use of p; sequences add up, the two branches of an if count their larger one, and any other
+ * loop, a switch or a goto anywhere near p counts as many times. */
 
 enum { ONCE_COMPONENTS = 64 };
 
@@ -342,28 +343,138 @@ static size_t after_statement(const once_scan *s, size_t i) {
   return after_expression(c, i, s->end);
 }
 
+/* An integer literal at *i (decimal, maybe with u/l suffixes) below ONCE_COMPONENTS + 1; moves
+ * *i past it. -1 when there is none. */
+static long literal_at(const char *c, size_t *i) {
+  if (!isdigit((unsigned char)c[*i])) return -1;
+  char *stop;
+  long v = strtol(c + *i, &stop, 10);
+  while (strchr("uUlL", *stop) && *stop) stop++;
+  *i = (size_t)(stop - c);
+  return v <= ONCE_COMPONENTS ? v : -1;
+}
+
+/* The identifier at c + i, of length *len (0 when there is none). */
+static int word_at(const char *c, size_t i, const char *word, size_t len) {
+  return strncmp(c + i, word, len) == 0 && !op2_is_ident_char(c[i + len]);
+}
+
 /* The component the statement at [i, e) adds to, when it is `p[N] op= ...;` or `*p op= ...;`
- * with op + or - and p nowhere else in it; -1 otherwise. */
-static int added_component(const once_scan *s, size_t i, size_t e) {
+ * with op + or - and p nowhere else in it: N, or ONCE_COMPONENTS when the subscript is the
+ * identifier `var` (a counted loop's variable, when var is not NULL); -1 otherwise. */
+static int added_component(const once_scan *s, size_t i, size_t e, const char *var, size_t vlen) {
   const char *c = s->code;
   int deref = c[i] == '*';
   if (deref) i = skip_space(c, i + 1, e);
-  if (strncmp(c + i, s->name, s->len) != 0 || op2_is_ident_char(c[i + s->len])) return -1;
+  if (!word_at(c, i, s->name, s->len)) return -1;
   size_t at = skip_space(c, i + s->len, e);
   long component = 0;
   if (!deref) {
     if (c[at] != '[') return -1;
     size_t close = matching_bracket(c, at, e), k = skip_space(c, at + 1, close);
-    if (!close || !isdigit((unsigned char)c[k])) return -1;
-    char *stop;
-    component = strtol(c + k, &stop, 10);
-    while (strchr("uUlL", *stop) && stop < c + close) stop++;
-    if (skip_space(c, (size_t)(stop - c), close) != close) return -1;
+    if (!close) return -1;
+    if (var && word_at(c, k, var, vlen)) {
+      component = ONCE_COMPONENTS;
+      k += vlen;
+    } else if ((component = literal_at(c, &k)) < 0 || component == ONCE_COMPONENTS) {
+      return -1;
+    }
+    if (skip_space(c, k, close) != close) return -1;
     at = skip_space(c, close + 1, e);
   }
-  if (!(c[at] == '+' || c[at] == '-') || c[at + 1] != '=' || component >= ONCE_COMPONENTS)
-    return -1;
+  if (!(c[at] == '+' || c[at] == '-') || c[at + 1] != '=') return -1;
   return mentions(s, at + 2, e) ? -1 : (int)component;
+}
+
+/* Whether the body [from, to) may change variable v: an assignment, ++ or --, or its address. */
+static int changes(const char *c, size_t from, size_t to, const char *v, size_t len) {
+  for (size_t i = from; i + len <= to; i++) {
+    if (!word_at(c, i, v, len) || op2_is_ident_char(c[i - 1])) continue;
+    size_t a = skip_space(c, i + len, to), b = skip_space_back(c, from, i);
+    char x = c[a], y = c[a + 1];
+    if ((x == '=' && y != '=') || (strchr("+-*/%&|^", x) && y == '=') ||
+        ((x == '<' || x == '>') && y == x && c[a + 2] == '=') || (x == '+' && y == '+') ||
+        (x == '-' && y == '-'))
+      return 1;
+    if (b > from + 1 &&
+        ((c[b - 1] == '+' && c[b - 2] == '+') || (c[b - 1] == '-' && c[b - 2] == '-')))
+      return 1;
+    if (b > from && c[b - 1] == '&' && !(b > from + 1 && c[b - 2] == '&')) return 1;
+  }
+  return 0;
+}
+
+/* `for (int v = A; v < B; v++) body` (or v <= B, ++v, v += 1) with A and B literals, v not
+ * changed in the body, and p only in statements `p[v] op= e;` directly in the body (one at
+ * most): components A..B-1 get one addition each. Adds them to n[] and returns 0, or -1 when the
+ * loop is not of that form. */
+static int counted_loop(once_scan *s, size_t at, size_t e, unsigned char *n) {
+  static const char *const types[] = {"int", "unsigned", "long", "short", "signed", "size_t"};
+  const char *c = s->code;
+  size_t i = skip_space(c, at + 3, e);
+  if (c[i] != '(') return -1;
+  i = skip_space(c, i + 1, e);
+  for (size_t t = 0; t < sizeof types / sizeof *types; t++)
+    if (word_at(c, i, types[t], strlen(types[t])))
+      i = skip_space(c, i + strlen(types[t]), e), t = 0;
+  const char *v = c + i;
+  size_t len = 0;
+  while (op2_is_ident_char(v[len])) len++;
+  if (!len || isdigit((unsigned char)*v)) return -1;
+  i = skip_space(c, i + len, e);
+  if (c[i] != '=') return -1;
+  i = skip_space(c, i + 1, e);
+  long lo = literal_at(c, &i);
+  i = skip_space(c, i, e);
+  if (lo < 0 || c[i] != ';') return -1;
+  i = skip_space(c, i + 1, e);
+  if (!word_at(c, i, v, len)) return -1;
+  i = skip_space(c, i + len, e);
+  int inclusive = c[i] == '<' && c[i + 1] == '=';
+  if (c[i] != '<' || c[i + 1] == '<') return -1;
+  i = skip_space(c, i + 1 + inclusive, e);
+  long hi = literal_at(c, &i);
+  i = skip_space(c, i, e);
+  if (hi < 0 || c[i] != ';') return -1;
+  hi += inclusive;
+  i = skip_space(c, i + 1, e);
+  if (c[i] == '+' && c[i + 1] == '+') {
+    i = skip_space(c, i + 2, e);
+    if (!word_at(c, i, v, len)) return -1;
+    i += len;
+  } else {
+    if (!word_at(c, i, v, len)) return -1;
+    i = skip_space(c, i + len, e);
+    if (c[i] == '+' && c[i + 1] == '+') {
+      i += 2;
+    } else {
+      size_t k = skip_space(c, i + 2, e);
+      if (c[i] != '+' || c[i + 1] != '=' || literal_at(c, &k) != 1) return -1;
+      i = k;
+    }
+  }
+  i = skip_space(c, i, e);
+  if (c[i] != ')' || hi > ONCE_COMPONENTS) return -1;
+  size_t body = skip_space(c, i + 1, e), body_end = e;
+  if (changes(c, body, e, v, len)) return -1;
+  int block = c[body] == '{';
+  if (block) body++, body_end = e - 1; /* inside the braces */
+  size_t added = 0;
+  for (size_t st = skip_space(c, body, body_end); st < body_end; st = skip_space(c, st, body_end)) {
+    size_t se = after_statement(s, st);
+    if (!se || se > body_end) return -1;
+    if (mentions(s, st, se)) {
+      if (added || added_component(s, st, se, v, len) != ONCE_COMPONENTS) return -1;
+      added = st + 1;
+    }
+    st = se;
+  }
+  for (long k = lo; added && k < hi; k++) {
+    if (++n[k] > 1) return -1;
+    if (!s->first[k]) s->first[k] = added;
+    s->last[k] = added;
+  }
+  return 0;
 }
 
 /* Adds to n[] what the statement at *i adds on its costliest path and moves *i past it; -1 when
@@ -401,8 +512,10 @@ static int count_adds(once_scan *s, size_t *i, unsigned char *n) {
   if (!e || keyword_at(c, at, s->end, "else")) return -1;
   int loop = keyword_at(c, at, s->end, "for") || keyword_at(c, at, s->end, "while") ||
              keyword_at(c, at, s->end, "do") || keyword_at(c, at, s->end, "switch");
-  if (mentions(s, at, e)) {
-    int k = loop ? -1 : added_component(s, at, e);
+  if (mentions(s, at, e) && keyword_at(c, at, s->end, "for")) {
+    if (counted_loop(s, at, e, n) != 0) return -1;
+  } else if (mentions(s, at, e)) {
+    int k = loop ? -1 : added_component(s, at, e, NULL, 0);
     if (k < 0 || ++n[k] > 1) return -1;
     if (!s->first[k]) s->first[k] = at + 1;
     s->last[k] = at + 1;

@@ -42,7 +42,22 @@ static void check_adds_once(void) {
   CHECK(
       once("void k(double *r) { double s = 0; for (int i = 0; i < 3; i++) s += i; r[0] += s; }") ==
       1);
-  CHECK(once("void k(double *r) { for (int i = 0; i < 4; i++) r[i] += 1; }") == 0);
+  /* a counted loop over the components, each once: for (int v = A; v < B; v++) p[v] op= e; */
+  CHECK(once("void k(double *r) { for (int i = 0; i < 4; i++) r[i] += 1; }") == 1);
+  CHECK(once("void k(double *r) { for (int i = 0; i <= 3; ++i) { double t = i; r[i] -= t; } }") ==
+        1);
+  CHECK(once("void k(double *r) { for (int i = 1; i < 4; i += 1) r[i] += 1; r[0] += 2; }") == 1);
+  CHECK(once("void k(double *r) { for (int i = 0; i < 4; i++) r[i] += 1; r[3] += 2; }") == 0);
+  CHECK(once("void k(double *r) { for (int i = 0; i < 4; i++) { r[i] += 1; r[i] += 2; } }") == 0);
+  CHECK(once("void k(double *r) { for (int i = 0; i < 4; i++) r[0] += 1; }") == 0);
+  CHECK(once("void k(double *r) { for (int i = 0; i < 4; i++) { i++; r[i] += 1; } }") == 0);
+  CHECK(once("void k(double *r) { for (int i = 0; i < 4; i++) { int *p = &i; r[i] += *p; } }") ==
+        0);
+  CHECK(once("void k(double *r) { for (int i = 0; i < 4; i += 2) r[i] += 1; }") == 0);
+  CHECK(once("void k(double *r) { for (int i = 0; i < 4; i++) r[i] += r[i]; }") == 0);
+  CHECK(once("void k(double *r) { for (int i = 0; i < 2; i++) for (int j = 0; j < 2; j++) "
+             "r[i] += j; }") == 0);
+  CHECK(once("void k(double *r, int n) { for (int i = 0; i < n; i++) r[i] += 1; }") == 0);
   CHECK(once("void k(double *r) { for (int i = 0; i < 1; i++) { r[0] += 1; } }") == 0);
   CHECK(once("void k(double *r) { int i = 0; while (i++ < 2) r[1] += 1; }") == 0);
   CHECK(once("void k(double *r) { int i = 0; do r[1] += 1; while (i++ < 2); }") == 0);
@@ -76,6 +91,15 @@ static void check_adds_once(void) {
   CHECK(op2_kernel_adds_once(swapped, "k", ~(uint64_t)0, same) == 0);
   CHECK(op2_kernel_adds_once(swapped, "k", ~(uint64_t)0, apart) == 6);
   CHECK(op2_kernel_adds_once(swapped, "k", ~(uint64_t)0, NULL) == 6);
+  /* in one counted loop: a component's additions come in the order of the body's statements */
+  const char *loop_in_order =
+      "void k(const double *q, double *r1, double *r2) {\n"
+      "  for (int i = 0; i < 2; i++) { r1[i] += q[i]; r2[i] -= q[i]; }\n}\n";
+  CHECK(op2_kernel_adds_once(loop_in_order, "k", ~(uint64_t)0, same) == 6);
+  const char *loop_swapped =
+      "void k(const double *q, double *r1, double *r2) {\n"
+      "  for (int i = 0; i < 2; i++) { r2[i] -= q[i]; r1[i] += q[i]; }\n}\n";
+  CHECK(op2_kernel_adds_once(loop_swapped, "k", ~(uint64_t)0, same) == 0);
   /* in two branches: the text's order is every path's */
   const char *branches =
       "void k(const int *c, double *r1, double *r2) {\n"
