@@ -316,6 +316,21 @@ static int parse_tune(op2_options *opt, const char *name, const char *value) {
   return PARSE_CHOICE(name, value, modes, &opt->tune);
 }
 
+/* The share of map entries that may cross ranks for op_partition to keep the declared blocks:
+ * a number in [0, 1]; 0 always runs the partitioner. */
+static int parse_partition_keep(op2_options *opt, const char *name, const char *value) {
+  char *end;
+  errno = 0;
+  double v = strtod(value, &end);
+  if (errno || end == value || *end || !(v >= 0 && v <= 1))
+    return op2_error(OP2_ERR_ARG,
+                     "option %s=%s: expected a share of map entries in [0, 1] (0: always "
+                     "partition)",
+                     name, value);
+  opt->partition_keep = v;
+  return OP2_OK;
+}
+
 static const struct {
   const char *name;
   option_parser parse;
@@ -336,6 +351,7 @@ static const struct {
     {"OP2_MPI_DECL", parse_mpi_decl},
     {"OP2_RESTART", parse_restart},
     {"OP2_PTSCOTCH_CHECK", parse_ptscotch_check},
+    {"OP2_PARTITION_KEEP", parse_partition_keep},
     {"OP2_CUDA_DRIVER", parse_cuda_driver},
     {"OP2_CUDA_DEVICE", parse_cuda_device},
     {"OP2_CUDA_ARCH", parse_cuda_arch},
@@ -384,6 +400,7 @@ int op2_options_read(op2_options *opt, int argc, char **argv, int diags) {
   opt->cuda_device = -1;
   opt->cuda_block_size = 256;
   opt->simd = -1;
+  opt->partition_keep = 0.01;
   OP2_CALL(default_cache_dir(opt));
   for (int i = 0; i < NOPTIONS; i++) {
     /* argv wins over the environment: a bad value that argv overrides is never looked at. */

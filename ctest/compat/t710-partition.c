@@ -5,9 +5,6 @@
  * one process (with or without mpiexec) and several. A prime map that touches neither end of
  * the prime set is refused, naming the argument.
  *   t710-partition LIB ROUTINE given|null EXPECTED-WARNING|- */
-#include <fcntl.h>
-#include <unistd.h>
-
 #include "mpi/mpi_test.h"
 
 enum { NN = 3000, NE = 9000 };
@@ -15,28 +12,6 @@ enum { NN = 3000, NE = 9000 };
 static const char *scatter_src =
     "static void scatter(const double *w, double *a, double *b) { *a += w[0]; *b -= w[0]; }\n";
 static const char *total_src = "static void total(const double *n, double *s) { *s += n[0]; }\n";
-
-/* Runs op_partition with stderr going to a file and returns what it printed. */
-static char *partition_capturing(const char *lib, const char *routine, op_set set, op_map map,
-                                 op_dat coords) {
-  char path[] = "/tmp/t710-stderrXXXXXX";
-  int fd = mkstemp(path);
-  CHECK(fd >= 0);
-  fflush(stderr);
-  int saved = dup(2);
-  dup2(fd, 2);
-  op_partition(lib, routine, set, map, coords);
-  fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
-  static char text[4096];
-  ssize_t n = pread(fd, text, sizeof text - 1, 0);
-  text[n > 0 ? n : 0] = 0;
-  close(fd);
-  unlink(path);
-  fputs(text, stderr); /* still visible in the test log */
-  return text;
-}
 
 int main(int argc, char **argv) {
   CHECK(argc == 5);
@@ -63,7 +38,7 @@ int main(int argc, char **argv) {
 
   int given = strcmp(argv[3], "given") == 0;
   const char *said =
-      partition_capturing(argv[1], argv[2], given ? nodes : NULL, given ? pedge : NULL, NULL);
+      mt_partition_capturing(argv[1], argv[2], given ? nodes : NULL, given ? pedge : NULL, NULL);
   if (strcmp(argv[4], "-") != 0 && mt_rank() == 0) CHECK_CONTAINS(said, argv[4]);
 
   op_par_loop(scatter_src, "scatter", edges, op_arg_dat(dw, -1, OP_ID, 1, "double", OP_READ),

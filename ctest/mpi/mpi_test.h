@@ -13,9 +13,11 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <mpi.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "loops/random_mesh.h"
 
@@ -46,6 +48,7 @@ static inline mt_mode mt_parse_mode(const char *s) {
 typedef enum {
   MT_SPLIT_SKEWED,      /* rank r gets a share proportional to r + 1 */
   MT_SPLIT_EMPTY_FIRST, /* rank 0 gets nothing (with more than one rank), the others equal parts */
+  MT_SPLIT_EVEN,        /* equal parts, as a program splitting its mesh file evenly declares */
 } mt_split;
 
 typedef struct mt_block {
@@ -54,7 +57,8 @@ typedef struct mt_block {
 
 static inline long mt_split_weight(mt_split how, int r, int p) {
   long w = 0;
-  for (int i = 0; i < r; i++) w += how == MT_SPLIT_SKEWED ? i + 1 : (p > 1 && i == 0 ? 0 : 1);
+  for (int i = 0; i < r; i++)
+    w += how == MT_SPLIT_SKEWED ? i + 1 : how == MT_SPLIT_EVEN ? 1 : (p > 1 && i == 0 ? 0 : 1);
   return w;
 }
 
@@ -211,6 +215,29 @@ static inline int mt_remove_entry(const char *path, const struct stat *st, int f
 static inline void mt_remove_cache(const char *dir) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (mt_rank() == 0) CHECK(nftw(dir, mt_remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0);
+}
+
+/* Runs op_partition with stderr going to a file and returns what it printed (a static buffer,
+ * also copied to stderr so the test log keeps it). */
+static inline char *mt_partition_capturing(const char *lib, const char *routine, op_set set,
+                                           op_map map, op_dat coords) {
+  char path[] = "/tmp/op2-partition-stderrXXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  fflush(stderr);
+  int saved = dup(2);
+  dup2(fd, 2);
+  op_partition(lib, routine, set, map, coords);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  static char text[16384];
+  ssize_t n = pread(fd, text, sizeof text - 1, 0);
+  text[n > 0 ? n : 0] = 0;
+  close(fd);
+  unlink(path);
+  fputs(text, stderr);
+  return text;
 }
 
 #endif

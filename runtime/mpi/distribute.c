@@ -310,10 +310,15 @@ static int inherit(op2_context *ctx, const holders *h, op_map m, int **owner) {
   return rc;
 }
 
-static int partition_owners(op2_context *ctx, const holders *h, const char *lib, op_set prime,
+/* *lib becomes "declared blocks kept" when they are kept instead of running the partitioner. */
+static int partition_owners(op2_context *ctx, const holders *h, const char **lib, op_set prime,
                             op_map pm, int **owner) {
-  int me = ctx->mpi.rank;
-  if (lib && strcmp(lib, "PTSCOTCH") == 0) {
+  int me = ctx->mpi.rank, keep = 0;
+  if (*lib && strcmp(*lib, "PTSCOTCH") == 0) {
+    OP2_CALL(op2_mpi_keep_blocks(ctx, h->first, *lib, &keep));
+    if (keep) *lib = "declared blocks kept";
+  }
+  if (!keep && *lib && strcmp(*lib, "PTSCOTCH") == 0) {
     int *xadj = NULL;
     long *adjncy = NULL;
     double t_step = op2_wall_seconds();
@@ -407,6 +412,16 @@ static int adopt(op2_context *ctx, op_set set, const int *stay, long nstay, cons
     nrecv += recv_counts[q];
   }
   long n = nstay + nrecv, k = 0;
+  /* Nothing moved here: the rows stay where they are (unless they sit in whole-mesh arrays) */
+  if (nrecv == 0 && nstay == set->size && !ctx->mpi_replicated) {
+    int *orig = malloc(sizeof(int) * ((size_t)n + 1));
+    if (!orig) return op2_error(OP2_ERR_MEM, "distribution: out of memory");
+    for (long e = 0; e < n; e++) orig[e] = (int)(set->decl_first + e);
+    free(set->orig);
+    set->orig = orig;
+    set->core_size = set->size;
+    return OP2_OK;
+  }
   pair *by = malloc(sizeof(pair) * ((size_t)n + 1)); /* b: record index, or -1 - stay index */
   char **dat_data = calloc((size_t)ctx->dats.count + 1, sizeof(char *));
   int **map_values = calloc((size_t)ctx->maps.count + 1, sizeof(int *));
@@ -505,7 +520,7 @@ int op2_mpi_prepare(op2_context *ctx) {
 
 /* Prepares, gives every element its owner, moves the elements and builds the halos. Local
  * failures are carried to the next collective (which agrees on them), never returned early. */
-static int distribute(op2_context *ctx, const char *lib, op_set prime, op_map prime_map) {
+static int distribute(op2_context *ctx, const char **lib, op_set prime, op_map prime_map) {
   double t_step = op2_wall_seconds();
   OP2_CALL(op2_mpi_prepare(ctx));
   op2_mpi_step_time(ctx, &t_step, "declaration check");
@@ -569,7 +584,7 @@ int op2_mpi_distribute(op2_context *ctx, const char *lib, op_set prime, op_map p
   if (ctx->mpi_distributed) return OP2_OK;
   double t0 = op2_wall_seconds();
   op2_mpi_step(ctx, "distribution");
-  int rc = op2_mpi_step_end(ctx, distribute(ctx, lib, prime, prime_map));
+  int rc = op2_mpi_step_end(ctx, distribute(ctx, &lib, prime, prime_map));
   if (rc != OP2_OK) return rc;
   ctx->mpi_distributed = true;
   return report(ctx, lib, t0);

@@ -52,6 +52,11 @@ int op2_dir_query(op2_context *ctx, const op2_directory *dir, long n, const long
                   int *rank_out, int *local_out);
 void op2_dir_free(op2_directory *dir);
 
+/* op_partition with a graph partitioner: whether the declared blocks (first: p+1 first global
+ * indices per set, by set index) already make halos as small as OP2_PARTITION_KEEP asks, so the
+ * partitioner is not run (keep_blocks.c). Collective; *keep is the same on every rank. */
+int op2_mpi_keep_blocks(op2_context *ctx, const long *first, const char *lib, int *keep);
+
 /* OP2_DIAGS=2: rank 0 says how long the distribution step since *t took; *t becomes now. */
 void op2_mpi_step_time(const op2_context *ctx, double *t, const char *step);
 

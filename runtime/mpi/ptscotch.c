@@ -24,8 +24,6 @@ enum { MSG_MAX = 256 };
 
 /* Partitions must not depend on the run, the rank count being equal: one seed for every call. */
 #define OP2_SCOTCH_SEED 20240601
-/* Allowed part weight excess over the average; the caller's own bound (imbalance) has room. */
-#define OP2_SCOTCH_BALANCE 0.05
 
 /* The symmetrised local graph: rows sorted, no duplicates, no self loops, global neighbours. */
 typedef struct sym_graph {
@@ -569,8 +567,8 @@ static int scotch_part(MPI_Comm comm, const char *who, const long *vtxdist, cons
     failed = 1;
   } else {
     have_strat = 1;
-    if (SCOTCH_stratDgraphMapBuild(&strat, SCOTCH_STRATQUALITY, size, nparts, OP2_SCOTCH_BALANCE) !=
-        0) {
+    if (SCOTCH_stratDgraphMapBuild(&strat, SCOTCH_STRATQUALITY, size, nparts,
+                                   OP2_PARTITION_BALANCE) != 0) {
       say(msg, "%s: rank %d: SCOTCH_stratDgraphMapBuild failed", who, rank);
       failed = 1;
     }

@@ -8,6 +8,10 @@
 
 #include <mpi.h>
 
+/* Allowed part weight excess over the average, for PT-Scotch's parts and for declared blocks
+ * kept instead of them (keep_blocks.c). */
+#define OP2_PARTITION_BALANCE 0.05
+
 /* Quality figures of a partition, over the symmetrised graph without duplicates or self loops.
  * Identical on every rank. */
 typedef struct op2_partition_quality {
