@@ -55,6 +55,10 @@ typedef struct op2_backend {
   int (*init)(op2_context *ctx);
   int (*run)(op2_context *ctx, const op2_exec *exec);
   void (*finalize)(op2_context *ctx);
+  /* The calling thread is about to do long serial work (a new loop's kernel and plans): idle
+   * worker threads that would spin beside it, taking a core it needs, are released. NULL: no
+   * worker threads. */
+  void (*before_serial_work)(op2_context *ctx);
   /* Accelerators: make the host copy of a dat current before the host reads it (fetch, print,
    * dump, halo exchange). NULL for CPU backends. */
   int (*sync_host)(op2_context *ctx, op_dat dat);

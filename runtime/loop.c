@@ -168,6 +168,7 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
   loop->bytes_per_call = bytes_per_call(set, nargs, args, loop->desc);
   loop->const_generation = ctx->const_generation;
   loop->stats = op2_stats_for(ctx, name);
+  if (ctx->backend->before_serial_work) ctx->backend->before_serial_work(ctx);
   /* Registered only once complete, so a kernel that fails to compile leaves nothing behind.
    * Backends with their own code generator (CUDA) build their kernel in prepare. */
   double t0 = op2_wall_seconds();
