@@ -407,6 +407,9 @@ int op2_profile_write(op2_context *ctx, const char *path);
 /* Releases the op_profile_* sections (profile.c); op_exit calls it. */
 void op2_profile_free(op2_context *ctx);
 void *op2_aligned_alloc(size_t bytes); /* zeroed, 64-byte aligned; NULL on failure */
+/* The same, not zeroed: for arrays the caller fills whole at once (zeroing would touch every
+ * page twice). */
+void *op2_aligned_alloc_unzeroed(size_t bytes);
 /* Closes `f`, written under the temporary name `tmp`, and renames it to `final_name`; on any
  * failure (`failed`, a write error, close or rename) removes it, so no partial file is left.
  * 0, or -1 with errno set. */

@@ -28,11 +28,14 @@ int op2_is_identifier(const char *s) {
   return 1;
 }
 
-void *op2_aligned_alloc(size_t bytes) {
+void *op2_aligned_alloc_unzeroed(size_t bytes) {
   size_t rounded = (bytes + 63) / 64 * 64;
-  if (rounded == 0) rounded = 64;
-  void *p = aligned_alloc(64, rounded);
-  if (p) memset(p, 0, rounded);
+  return aligned_alloc(64, rounded ? rounded : 64);
+}
+
+void *op2_aligned_alloc(size_t bytes) {
+  void *p = op2_aligned_alloc_unzeroed(bytes);
+  if (p) memset(p, 0, (bytes + 63) / 64 * 64);
   return p;
 }
 

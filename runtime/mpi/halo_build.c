@@ -3,7 +3,9 @@
  *   3. core elements (every target owned here) first;         4. export exec halo: owned elements
  *      whose targets another rank owns — it runs them too;    5. those elements' records shipped;
  *   6. non-exec halo: targets still missing here, asked from their owners;
- *   7. map values translated from global to local indices;    8. halo lists filled.
+ *   7. map values translated from global to local indices;
+ *   8. each dat's rows (owned, exec halo, room for the non-exec halo) in one new array.
+ * The halo lists are filled on the way (steps 4-6).
  * Each step is a function with explicit inputs and outputs. A rank that fails locally may return
  * early: every collective here is an op2_alltoallv, which first agrees on success, so the others
  * learn of the failure at their next one and nobody waits for messages that never come. */
@@ -22,6 +24,7 @@ typedef struct set_work {
   op2_directory dir;
   op2_global_index owned; /* this rank's elements of the set, until step 3 reorders them */
   int **target_owner;     /* per map from this set (context map index): owner rank of each entry */
+  char *exec_records;     /* the exec halo's records as received: their dat rows are placed last */
 } set_work;
 
 /* Step 2: the owner rank of every entry of a map. Most targets are this rank's own: they need no
@@ -171,39 +174,70 @@ static int exec_halo(op2_context *ctx, op_set set, set_work *w) {
   rc = op2_ship(ctx, rc, set, nitems, item_local, globals, item_dest, &recv, counts + p, &nrecv);
   free(globals), free(item_local), free(item_dest);
   if (rc == OP2_OK) rc = list_from_counts(&set->halo->imp_exec, p, counts + p, NULL);
-  if (rc == OP2_OK) { /* append the received rows after the owned ones, in arrival order */
+  /* The received rows go after the owned ones, in arrival order: map rows now (the later steps
+   * read them), dat rows at the end (place_dat_rows), once the non-exec halo's size is known
+   * too, so that every dat is copied once. */
+  if (rc == OP2_OK) {
     size_t rb = op2_record_bytes(ctx, set);
-    char **dat_data = calloc((size_t)ctx->dats.count + 1, sizeof(char *));
     int **map_values = calloc((size_t)ctx->maps.count + 1, sizeof(int *));
     int *orig = realloc(set->orig, sizeof(int) * ((size_t)n + (size_t)nrecv + 1));
-    if (!dat_data || !map_values || !orig) return op2_error(OP2_ERR_MEM, "halo: out of memory");
-    set->orig = orig;
-    for (int i = 0; i < ctx->dats.count; i++) {
-      op_dat d = ctx->dats.items[i];
-      if (d->set != set) continue;
-      char *data = op2_aligned_alloc(((size_t)n + (size_t)nrecv) * d->elem_bytes);
-      if (!data) return op2_error(OP2_ERR_MEM, "halo: out of memory");
-      memcpy(data, d->data, (size_t)n * d->elem_bytes);
-      free(d->data);
-      d->data = dat_data[i] = data;
-    }
+    if (orig) set->orig = orig;
+    if (!map_values || !orig) return free(map_values), op2_error(OP2_ERR_MEM, "halo: oom");
     for (int i = 0; i < ctx->maps.count; i++) {
       op_map m = ctx->maps.items[i];
       if (m->from != set) continue;
-      int *values = op2_aligned_alloc(((size_t)n + (size_t)nrecv) * (size_t)m->dim * sizeof(int));
-      if (!values) return op2_error(OP2_ERR_MEM, "halo: out of memory");
-      memcpy(values, m->values, (size_t)n * (size_t)m->dim * sizeof(int));
+      size_t row = (size_t)m->dim * sizeof(int);
+      int *values = op2_aligned_alloc_unzeroed(((size_t)n + (size_t)nrecv) * row);
+      if (!values) return free(map_values), op2_error(OP2_ERR_MEM, "halo: out of memory");
+      memcpy(values, m->values, (size_t)n * row);
       free(m->values);
       m->values = map_values[i] = values;
     }
     for (long k = 0; k < nrecv; k++) {
       set->orig[n + k] = (int)op2_record_global(recv + k * rb);
-      op2_record_unpack(ctx, set, recv + k * rb, (int)(n + k), dat_data, map_values);
+      op2_record_unpack(ctx, set, recv + k * rb, (int)(n + k), NULL, map_values);
     }
     set->exec_size = (int)nrecv;
-    free(dat_data), free(map_values);
+    w->exec_records = recv, recv = NULL;
+    free(map_values);
   }
   free(recv), free(counts);
+  return rc;
+}
+
+/* Step 8: every dat of the set in its final array, copied once: the owned rows, the exec halo's
+ * rows from the records received, and the non-exec rows zeroed (the first exchange fills them). */
+static int place_dat_rows(op2_context *ctx, op_set set, const set_work *w) {
+  size_t owned = (size_t)set->size, with_exec = owned + (size_t)set->exec_size;
+  size_t rows = with_exec + (size_t)set->nonexec_size, rb = op2_record_bytes(ctx, set);
+  char **dat_data = calloc((size_t)ctx->dats.count + 1, sizeof(char *));
+  int rc = dat_data ? OP2_OK : op2_error(OP2_ERR_MEM, "halo: out of memory");
+  for (int i = 0; rc == OP2_OK && i < ctx->dats.count; i++) {
+    op_dat d = ctx->dats.items[i];
+    if (d->set != set) continue;
+    char *data = op2_aligned_alloc_unzeroed(rows * d->elem_bytes);
+    if (!data) {
+      rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
+      break;
+    }
+    memcpy(data, d->data, owned * d->elem_bytes);
+    memset(data + with_exec * d->elem_bytes, 0, (rows - with_exec) * d->elem_bytes);
+    dat_data[i] = data;
+  }
+  for (long k = 0; rc == OP2_OK && k < set->exec_size; k++)
+    op2_record_unpack(ctx, set, w->exec_records + k * rb, (int)(owned + k), dat_data, NULL);
+  for (int i = 0; dat_data && i < ctx->dats.count; i++) {
+    op_dat d = ctx->dats.items[i];
+    if (!dat_data[i]) continue;
+    if (rc != OP2_OK) {
+      free(dat_data[i]);
+      continue;
+    }
+    free(d->data);
+    d->data = dat_data[i];
+    d->halo_dirty = true; /* non-exec rows are empty until the first exchange */
+  }
+  free(dat_data);
   return rc;
 }
 
@@ -322,21 +356,10 @@ int op2_halo_build(op2_context *ctx) {
     op2_global_index_free(&table);
   }
   op2_mpi_step_time(ctx, &t_step, "halo: map values to local indices");
-  for (int i = 0; rc == OP2_OK && i < ctx->dats.count; i++) { /* room for the non-exec halo */
-    op_dat d = ctx->dats.items[i];
-    op_set set = d->set;
-    size_t rows = (size_t)set->size + set->exec_size + set->nonexec_size;
-    char *data = op2_aligned_alloc(rows * d->elem_bytes);
-    if (!data)
-      rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
-    else {
-      memcpy(data, d->data, ((size_t)set->size + set->exec_size) * d->elem_bytes);
-      free(d->data);
-      d->data = data;
-      d->halo_dirty = true; /* non-exec rows are empty until the first exchange */
-    }
-  }
+  for (int s = 0; rc == OP2_OK && s < ns; s++) /* step 8 */
+    rc = place_dat_rows(ctx, ctx->sets.items[s], &w[s]);
   for (int s = 0; s < ns; s++) {
+    free(w[s].exec_records);
     op2_dir_free(&w[s].dir);
     op2_global_index_free(&w[s].owned);
     for (int i = 0; w[s].target_owner && i < ctx->maps.count; i++) free(w[s].target_owner[i]);

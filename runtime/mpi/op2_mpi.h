@@ -78,7 +78,8 @@ void op2_global_index_free(op2_global_index *ix);
 /* Element records (records.c). */
 size_t op2_record_bytes(const op2_context *ctx, op_set set);
 void op2_record_pack(const op2_context *ctx, op_set set, int e, long global, char *rec);
-/* dat_data / map_values are indexed by the context's dat / map index (NULL for other sets). */
+/* dat_data / map_values are indexed by the context's dat / map index (NULL for other sets);
+ * either may be NULL: those rows are not unpacked. */
 void op2_record_unpack(const op2_context *ctx, op_set set, const char *rec, int e, char **dat_data,
                        int **map_values);
 long op2_record_global(const char *rec);

@@ -41,10 +41,10 @@ void op2_record_unpack(const op2_context *ctx, op_set set, const char *rec, int 
   for (int i = 0; i < ctx->dats.count; i++) {
     op_dat d = ctx->dats.items[i];
     if (d->set != set) continue;
-    memcpy(dat_data[i] + (size_t)e * d->elem_bytes, p, d->elem_bytes);
+    if (dat_data) memcpy(dat_data[i] + (size_t)e * d->elem_bytes, p, d->elem_bytes);
     p += d->elem_bytes;
   }
-  for (int i = 0; i < ctx->maps.count; i++) {
+  for (int i = 0; map_values && i < ctx->maps.count; i++) {
     op_map m = ctx->maps.items[i];
     if (m->from != set) continue;
     memcpy(map_values[i] + (size_t)e * m->dim, p, sizeof(int) * (size_t)m->dim);
