@@ -28,14 +28,19 @@ int op2_is_identifier(const char *s) {
   return 1;
 }
 
-void *op2_aligned_alloc_unzeroed(size_t bytes) {
+/* aligned_alloc wants a multiple of the alignment, and never 0 bytes here. */
+static size_t whole_lines(size_t bytes) {
   size_t rounded = (bytes + 63) / 64 * 64;
-  return aligned_alloc(64, rounded ? rounded : 64);
+  return rounded ? rounded : 64;
+}
+
+void *op2_aligned_alloc_unzeroed(size_t bytes) {
+  return aligned_alloc(64, whole_lines(bytes));
 }
 
 void *op2_aligned_alloc(size_t bytes) {
   void *p = op2_aligned_alloc_unzeroed(bytes);
-  if (p) memset(p, 0, (bytes + 63) / 64 * 64);
+  if (p) memset(p, 0, whole_lines(bytes));
   return p;
 }
 

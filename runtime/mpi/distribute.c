@@ -310,15 +310,10 @@ static int inherit(op2_context *ctx, const holders *h, op_map m, int **owner) {
   return rc;
 }
 
-/* *lib becomes "declared blocks kept" when they are kept instead of running the partitioner. */
-static int partition_owners(op2_context *ctx, const holders *h, const char **lib, op_set prime,
+static int partition_owners(op2_context *ctx, const holders *h, const char *lib, op_set prime,
                             op_map pm, int **owner) {
-  int me = ctx->mpi.rank, keep = 0;
-  if (*lib && strcmp(*lib, "PTSCOTCH") == 0) {
-    OP2_CALL(op2_mpi_keep_blocks(ctx, h->first, *lib, &keep));
-    if (keep) *lib = "declared blocks kept";
-  }
-  if (!keep && *lib && strcmp(*lib, "PTSCOTCH") == 0) {
+  int me = ctx->mpi.rank;
+  if (lib && strcmp(lib, "PTSCOTCH") == 0) {
     int *xadj = NULL;
     long *adjncy = NULL;
     double t_step = op2_wall_seconds();
@@ -519,16 +514,24 @@ int op2_mpi_prepare(op2_context *ctx) {
 }
 
 /* Prepares, gives every element its owner, moves the elements and builds the halos. Local
- * failures are carried to the next collective (which agrees on them), never returned early. */
+ * failures are carried to the next collective (which agrees on them), never returned early.
+ * *lib becomes the report's name of what was done when the declared blocks are kept. */
 static int distribute(op2_context *ctx, const char **lib, op_set prime, op_map prime_map) {
   double t_step = op2_wall_seconds();
   OP2_CALL(op2_mpi_prepare(ctx));
   op2_mpi_step_time(ctx, &t_step, "declaration check");
   holders h;
   OP2_CALL(holders_init(ctx, &h));
+  /* holders_init ended in an agreement, so every rank is here for this collective check */
+  const char *partitioner = *lib;
+  if (partitioner && strcmp(partitioner, "PTSCOTCH") == 0) {
+    int keep = 0, rc = op2_mpi_keep_blocks(ctx, h.first, partitioner, &keep);
+    if (rc != OP2_OK) return free(h.first), rc;
+    if (keep) partitioner = NULL, *lib = "declared blocks kept, PTSCOTCH not run";
+  }
   int **owner = calloc((size_t)ctx->sets.count + 1, sizeof(int *));
   int rc = owner ? OP2_OK : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
-  if (rc == OP2_OK) rc = partition_owners(ctx, &h, lib, prime, prime_map, owner);
+  if (rc == OP2_OK) rc = partition_owners(ctx, &h, partitioner, prime, prime_map, owner);
   /* partition_owners ends in collectives every rank passed, or fails locally after them */
   op2_mpi_step_time(ctx, &t_step, "ownership");
   rc = op2_mpi_agree(ctx, rc, "partitioning");

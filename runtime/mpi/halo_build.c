@@ -231,11 +231,11 @@ static int place_dat_rows(op2_context *ctx, op_set set, const set_work *w) {
     if (!dat_data[i]) continue;
     if (rc != OP2_OK) {
       free(dat_data[i]);
-      continue;
+    } else {
+      free(d->data);
+      d->data = dat_data[i];
+      d->halo_dirty = true; /* non-exec rows are empty until the first exchange */
     }
-    free(d->data);
-    d->data = dat_data[i];
-    d->halo_dirty = true; /* non-exec rows are empty until the first exchange */
   }
   free(dat_data);
   return rc;
