@@ -212,6 +212,7 @@ typedef struct op2_options {
   char restart[4096];      /* OP2_RESTART: the checkpoint this run restarts from, or "" */
   int ptscotch_check;      /* PT-Scotch checks its distributed graph (costly) */
   double partition_keep;   /* op_partition keeps declared blocks this good (keep_blocks.c) */
+  int huge_pages;          /* large arrays advised as transparent huge pages (util.c) */
   /* CUDA backends */
   char cuda_driver[1024]; /* the driver library */
   int cuda_device;        /* ordinal, or -1: the rank on its node modulo the device count */

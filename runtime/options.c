@@ -331,6 +331,10 @@ static int parse_partition_keep(op2_options *opt, const char *name, const char *
   return OP2_OK;
 }
 
+static int parse_huge_pages(op2_options *opt, const char *name, const char *value) {
+  return PARSE_CHOICE(name, value, on_off, &opt->huge_pages);
+}
+
 static const struct {
   const char *name;
   option_parser parse;
@@ -352,6 +356,7 @@ static const struct {
     {"OP2_RESTART", parse_restart},
     {"OP2_PTSCOTCH_CHECK", parse_ptscotch_check},
     {"OP2_PARTITION_KEEP", parse_partition_keep},
+    {"OP2_HUGE_PAGES", parse_huge_pages},
     {"OP2_CUDA_DRIVER", parse_cuda_driver},
     {"OP2_CUDA_DEVICE", parse_cuda_device},
     {"OP2_CUDA_ARCH", parse_cuda_arch},
@@ -401,6 +406,7 @@ int op2_options_read(op2_options *opt, int argc, char **argv, int diags) {
   opt->cuda_block_size = 256;
   opt->simd = -1;
   opt->partition_keep = 0.01;
+  opt->huge_pages = 1;
   OP2_CALL(default_cache_dir(opt));
   for (int i = 0; i < NOPTIONS; i++) {
     /* argv wins over the environment: a bad value that argv overrides is never looked at. */

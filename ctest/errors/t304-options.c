@@ -74,6 +74,7 @@ static const struct bad_value {
     {"OP2_PTSCOTCH_CHECK", "1", "option OP2_PTSCOTCH_CHECK=1: expected on or off"},
     {"OP2_PARTITION_KEEP", "2",
      "option OP2_PARTITION_KEEP=2: expected a share of map entries in [0, 1]"},
+    {"OP2_HUGE_PAGES", "always", "option OP2_HUGE_PAGES=always: expected on or off"},
     {"OP2_CUDA_DRIVER", "", "option OP2_CUDA_DRIVER: empty driver library name"},
     {"OP2_CUDA_DEVICE", "garbage",
      "option OP2_CUDA_DEVICE=garbage: expected auto or a device ordinal (an integer >= 0)"},
