@@ -850,25 +850,25 @@ def main():
     runs = []
     if not args.sweep_only:
         log("\nrunning (each line is one process; logs and profiles in the work directory):")
+        # Repeats run in rounds, each configuration once per round: a slow minute on this shared
+        # machine then slows one run of every configuration instead of every run of one, and
+        # the best of each compares like with like (a loop's SIMD and scalar figures above all).
+        configs = []
+        for name, backend, jit, state, simd in CONFIGS:
+            if name in wanted:
+                tune = "on" if name in TUNED else "off"
+                kind = ("tune" if tune == "on" else jit if simd == "off" else
+                        "simd" if simd == "auto" else "simd" + simd)
+                configs.append((name, backend, jit, state, simd, tune, kind))
         base_runs = []
+        reps = {c[0]: [] for c in configs}
         for i in range(args.repeat):
+            suffix = "" if i == 0 else "-%d" % i
             log("  baseline%s" % ("" if args.repeat == 1 else " #%d" % (i + 1)))
             base_runs.append(run_baseline(baseline_exe, mesh, args.iterations, workdir,
-                                          "baseline" if i == 0 else "baseline-%d" % i))
-        base = best_of(base_runs)
-        base["name"] = "baseline"
-        if "error" in base:
-            failures += 1
-        for name, backend, jit, state, simd in CONFIGS:
-            if name not in wanted:
-                continue
-            tune = "on" if name in TUNED else "off"
-            kind = ("tune" if tune == "on" else jit if simd == "off" else
-                    "simd" if simd == "auto" else "simd" + simd)
-            cold_name = "%s-%s-cold" % (backend, kind)
-            reps = []
-            for i in range(args.repeat):
-                suffix = "" if i == 0 else "-%d" % i
+                                          "baseline" + suffix))
+            for name, backend, jit, state, simd, tune, kind in configs:
+                cold_name = "%s-%s-cold" % (backend, kind)
                 cache = os.path.join(workdir, "cache-%s-%s%s" % (backend, kind, suffix))
                 if state == "warm" and not os.path.isdir(cache):
                     # The cold run was not asked for; fill the cache without reporting it.
@@ -876,9 +876,15 @@ def main():
                     run_airfoil(exe, mesh, args.iterations, backend, jit, args.threads, cache,
                                 workdir, cold_name + suffix + "-unreported", simd, tune, mpi)
                 log("  %s%s" % (name, "" if args.repeat == 1 else " #%d" % (i + 1)))
-                reps.append(run_airfoil(exe, mesh, args.iterations, backend, jit, args.threads,
-                                        cache, workdir, name + suffix, simd, tune, mpi))
-            run = best_of(reps)
+                reps[name].append(run_airfoil(exe, mesh, args.iterations, backend, jit,
+                                              args.threads, cache, workdir, name + suffix, simd,
+                                              tune, mpi))
+        base = best_of(base_runs)
+        base["name"] = "baseline"
+        if "error" in base:
+            failures += 1
+        for name, backend, jit, state, simd, tune, kind in configs:
+            run = best_of(reps[name])
             run["name"] = name
             if state == "warm" and "error" not in run:
                 run["cache_fully_warm"] = all(l.get("calls_tcc", 0) == 0
