@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "test.h"
 #include "runtime/op2_impl.h"
@@ -65,13 +66,18 @@ static void run(const char *mode) {
   op_dat p_acc = op_decl_dat(cells, 4, "double", zero, "p_acc");    /* 9.6 MB */
   op_dat p_small = op_decl_dat(few, 1, "double", small, "p_small"); /* 8 KB */
 
+  /* A kernel built without transparent huge pages refuses the advice: then only the placement
+   * and the results can be checked. */
+  const int thp = access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) == 0;
+  if (!thp)
+    fprintf(stderr, "t115: this kernel has no transparent huge pages; advice not checked\n");
   const void *big[] = {pecell->values, p_w->data, p_acc->data};
   for (int i = 0; i < 3; i++) {
-    CHECK_EQ_INT(advised_huge(big[i]), on);
+    if (thp) CHECK_EQ_INT(advised_huge(big[i]), on);
     if (on) CHECK_EQ_INT((uintptr_t)big[i] % HUGE_PAGE, 0);
     CHECK_EQ_INT((uintptr_t)big[i] % 64, 0);
   }
-  CHECK_EQ_INT(advised_huge(p_small->data), 0);
+  if (thp) CHECK_EQ_INT(advised_huge(p_small->data), 0);
 
   op_par_loop(scatter_src, "scatter", edges, op_arg_dat(p_w, -1, OP_ID, 4, "double", OP_READ),
               op_arg_dat(p_acc, 0, pecell, 4, "double", OP_INC),
