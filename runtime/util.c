@@ -29,7 +29,7 @@ int op2_is_identifier(const char *s) {
   return 1;
 }
 
-/* aligned_alloc wants a multiple of the alignment, and never 0 bytes here. */
+/* Whole cache lines, never 0 bytes: op2_aligned_alloc zeroes up to the end of the last line. */
 static size_t whole_lines(size_t bytes) {
   size_t rounded = (bytes + 63) / 64 * 64;
   return rounded ? rounded : 64;
@@ -47,10 +47,10 @@ static size_t whole_lines(size_t bytes) {
 
 void *op2_aligned_alloc_unzeroed(size_t bytes) {
   size_t n = whole_lines(bytes);
-  if (n < 2 * OP2_HUGE_PAGE || !op2_ctx()->opt.huge_pages) return aligned_alloc(64, n);
+  int huge = n >= 2 * OP2_HUGE_PAGE && op2_ctx()->opt.huge_pages;
   void *p = NULL;
-  if (posix_memalign(&p, OP2_HUGE_PAGE, n) != 0) return NULL;
-  (void)madvise(p, n / OP2_HUGE_PAGE * OP2_HUGE_PAGE, MADV_HUGEPAGE);
+  if (posix_memalign(&p, huge ? OP2_HUGE_PAGE : 64, n) != 0) return NULL;
+  if (huge) (void)madvise(p, n / OP2_HUGE_PAGE * OP2_HUGE_PAGE, MADV_HUGEPAGE);
   return p;
 }
 

@@ -130,6 +130,38 @@ static int list_from_counts(op2_halo_list *l, int p, const int *counts, const in
   return OP2_OK;
 }
 
+/* The exec halo's received elements go after the owned ones, in arrival order: their global
+ * indices and map rows now (the later steps read them); their dat rows are placed at the end
+ * (place_dat_rows), once the non-exec halo's size is known too, so every dat is copied once. */
+static int append_exec_maps(op2_context *ctx, op_set set, const char *recv, long nrecv) {
+  size_t n = (size_t)set->size, rb = op2_record_bytes(ctx, set);
+  int *orig = realloc(set->orig, sizeof(int) * (n + (size_t)nrecv + 1));
+  if (!orig) return op2_error(OP2_ERR_MEM, "halo: out of memory");
+  set->orig = orig;
+  int **map_values = calloc((size_t)ctx->maps.count + 1, sizeof(int *));
+  int rc = map_values ? OP2_OK : op2_error(OP2_ERR_MEM, "halo: out of memory");
+  for (int i = 0; rc == OP2_OK && i < ctx->maps.count; i++) {
+    op_map m = ctx->maps.items[i];
+    if (m->from != set) continue;
+    size_t row = (size_t)m->dim * sizeof(int);
+    int *values = op2_aligned_alloc_unzeroed((n + (size_t)nrecv) * row);
+    if (!values) {
+      rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
+    } else {
+      memcpy(values, m->values, n * row);
+      free(m->values);
+      m->values = map_values[i] = values;
+    }
+  }
+  for (long k = 0; rc == OP2_OK && k < nrecv; k++) {
+    set->orig[n + (size_t)k] = (int)op2_record_global(recv + k * rb);
+    op2_record_unpack(ctx, set, recv + k * rb, (int)(n + (size_t)k), NULL, map_values);
+  }
+  if (rc == OP2_OK) set->exec_size = (int)nrecv;
+  free(map_values);
+  return rc;
+}
+
 /* Steps 4-5: owned elements some other rank must run, shipped to it as records. */
 static int exec_halo(op2_context *ctx, op_set set, set_work *w) {
   int p = ctx->mpi.size, me = ctx->mpi.rank, n = set->size;
@@ -174,33 +206,8 @@ static int exec_halo(op2_context *ctx, op_set set, set_work *w) {
   rc = op2_ship(ctx, rc, set, nitems, item_local, globals, item_dest, &recv, counts + p, &nrecv);
   free(globals), free(item_local), free(item_dest);
   if (rc == OP2_OK) rc = list_from_counts(&set->halo->imp_exec, p, counts + p, NULL);
-  /* The received rows go after the owned ones, in arrival order: map rows now (the later steps
-   * read them), dat rows at the end (place_dat_rows), once the non-exec halo's size is known
-   * too, so that every dat is copied once. */
-  if (rc == OP2_OK) {
-    size_t rb = op2_record_bytes(ctx, set);
-    int **map_values = calloc((size_t)ctx->maps.count + 1, sizeof(int *));
-    int *orig = realloc(set->orig, sizeof(int) * ((size_t)n + (size_t)nrecv + 1));
-    if (orig) set->orig = orig;
-    if (!map_values || !orig) return free(map_values), op2_error(OP2_ERR_MEM, "halo: oom");
-    for (int i = 0; i < ctx->maps.count; i++) {
-      op_map m = ctx->maps.items[i];
-      if (m->from != set) continue;
-      size_t row = (size_t)m->dim * sizeof(int);
-      int *values = op2_aligned_alloc_unzeroed(((size_t)n + (size_t)nrecv) * row);
-      if (!values) return free(map_values), op2_error(OP2_ERR_MEM, "halo: out of memory");
-      memcpy(values, m->values, (size_t)n * row);
-      free(m->values);
-      m->values = map_values[i] = values;
-    }
-    for (long k = 0; k < nrecv; k++) {
-      set->orig[n + k] = (int)op2_record_global(recv + k * rb);
-      op2_record_unpack(ctx, set, recv + k * rb, (int)(n + k), NULL, map_values);
-    }
-    set->exec_size = (int)nrecv;
-    w->exec_records = recv, recv = NULL;
-    free(map_values);
-  }
+  if (rc == OP2_OK) rc = append_exec_maps(ctx, set, recv, nrecv);
+  if (rc == OP2_OK) w->exec_records = recv, recv = NULL; /* their dat rows: place_dat_rows */
   free(recv), free(counts);
   return rc;
 }
@@ -218,11 +225,11 @@ static int place_dat_rows(op2_context *ctx, op_set set, const set_work *w) {
     char *data = op2_aligned_alloc_unzeroed(rows * d->elem_bytes);
     if (!data) {
       rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
-      break;
+    } else {
+      memcpy(data, d->data, owned * d->elem_bytes);
+      memset(data + with_exec * d->elem_bytes, 0, (rows - with_exec) * d->elem_bytes);
+      dat_data[i] = data;
     }
-    memcpy(data, d->data, owned * d->elem_bytes);
-    memset(data + with_exec * d->elem_bytes, 0, (rows - with_exec) * d->elem_bytes);
-    dat_data[i] = data;
   }
   for (long k = 0; rc == OP2_OK && k < set->exec_size; k++)
     op2_record_unpack(ctx, set, w->exec_records + k * rb, (int)(owned + k), dat_data, NULL);
