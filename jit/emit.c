@@ -536,12 +536,22 @@ static int moved_by_rows(const op2_emitter *e, const op2_arg_desc *d, int i) {
   return is_component_major(e, i) && d->type == OP2_TYPE_DOUBLE && (d->dim == 2 || d->dim == 4);
 }
 
+/* Lane counts whose rows templates/c/loop_simd.c moves through registers (its
+ * OP2_ROWS_IN_REGISTERS): AVX-512's 8 doubles and AVX2's 4. Other widths copy one double at a
+ * time. */
+static int rows_in_registers(int width) {
+  return width == 8 || width == 4;
+}
+
 /* Measured (gcc 12, AVX-512, Airfoil res_calc on 720k cells, seq, 60 iterations, ms a call):
  * scalar 14.4-16.6; groups of 8 with every argument copied one double at a time 15.2-15.6, the
  * same: the copies and the element-order scatter made 44 scalar stores per element, and the
  * store port cost what the vector arithmetic saved. With rows of 2 and 4 doubles moved whole
- * (moved_by_rows) 8.6-10.6. So a loop adding through a map runs in groups under auto only when
- * each such argument's rows are moved whole: component-major, double, dim 2 or 4, 8 lanes. */
+ * (moved_by_rows) 8.6-10.6. Groups of 4 (the generated source built with -mno-avx512f, as for
+ * an AVX2 machine; res_calc on 60k edges, in cache, ns an edge): scalar 8.8-9.0, copied one
+ * double at a time 6.6, rows moved whole 5.1-5.3. So a loop adding through a map runs in groups
+ * under auto only when each such argument's rows are moved whole: component-major, double, dim 2
+ * or 4, 8 or 4 lanes. */
 int op2_simd_pays(const op2_loop_desc *loop, const char *kernel_src, uint64_t lanes_cm, int width,
                   char *why, size_t len) {
   op2_emitter e = {NULL, loop, OP2_EMIT_C_SIMD, NULL, lanes_cm};
@@ -552,7 +562,7 @@ int op2_simd_pays(const op2_loop_desc *loop, const char *kernel_src, uint64_t la
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
     if (d->opt_off || d->kind != OP2_ARG_DAT || !d->map_arity || d->acc != OP_INC) continue;
-    if (width == 8 && moved_by_rows(&e, d, i) && (i >= 64 || !(adds_once >> i & 1))) {
+    if (rows_in_registers(width) && moved_by_rows(&e, d, i) && (i >= 64 || !(adds_once >> i & 1))) {
       snprintf(why, len,
                "argument %d adds through a map (OP_INC) and the kernel may add to one of its "
                "components more than once on a path (what it can tell apart: statements "
@@ -564,14 +574,15 @@ int op2_simd_pays(const op2_loop_desc *loop, const char *kernel_src, uint64_t la
                i);
       return -1;
     }
-    if (width == 8 && moved_by_rows(&e, d, i)) continue;
-    snprintf(why, len,
-             "argument %d adds through a map (OP_INC) and its rows cannot be moved whole (that "
-             "needs 8 lanes, double, dim 2 or 4, and a kernel indexing the parameter p[e] or *p "
-             "only): with OP2_SIMD=auto such loops stay scalar, the gathers and the "
-             "element-order scatter cost more than the vector arithmetic gains (OP2_SIMD=W runs "
-             "them in groups)",
-             i);
+    if (rows_in_registers(width) && moved_by_rows(&e, d, i)) continue;
+    snprintf(
+        why, len,
+        "argument %d adds through a map (OP_INC) and its rows cannot be moved whole (that "
+        "needs 8 or 4 lanes, double, dim 2 or 4, and a kernel indexing the parameter p[e] or *p "
+        "only): with OP2_SIMD=auto such loops stay scalar, the gathers and the "
+        "element-order scatter cost more than the vector arithmetic gains (OP2_SIMD=W runs "
+        "them in groups)",
+        i);
     return -1;
   }
   return 0;

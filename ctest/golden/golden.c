@@ -383,12 +383,15 @@ int main(int argc, char **argv) {
   check_simd_refused("reduce", "argument 2 is a floating-point OP_INC reduction");
   check_simd_pays("direct", 8, NULL);
   check_simd_pays("reduce_lanes", 8, NULL);
-  /* increments through a map: groups only where whole rows move (8 lanes, dim 2 or 4) */
+  /* increments through a map: groups only where whole rows move (8 or 4 lanes, dim 2 or 4) */
   check_simd_pays("edge_inc", 8, NULL);
-  check_simd_pays("edge_inc", 4, "argument 3 adds through a map (OP_INC)");
+  check_simd_pays("edge_inc", 4, NULL);
+  check_simd_pays("edge_inc", 2, "argument 3 adds through a map (OP_INC)");
+  check_simd_pays("edge_inc", 16, "argument 3 adds through a map (OP_INC)");
   check_simd_pays("cell_vec", 8, "argument 1 adds through a map (OP_INC)");
   /* and only where the kernel provably adds as the scalar loop does (bit for bit) */
   check_simd_pays("edge_twice", 8, "argument 1 adds through a map (OP_INC) and the kernel may add");
+  check_simd_pays("edge_twice", 4, "argument 1 adds through a map (OP_INC) and the kernel may add");
   if (!updating) find_stale();
   op_exit();
   if (updating) return 0;
