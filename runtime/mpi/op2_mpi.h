@@ -46,6 +46,9 @@ typedef struct op2_directory {
   long global, first;
   int count;
   int *where; /* count pairs (rank, local index); -1 when nobody holds the element */
+  /* Instead, when every rank holds one run of consecutive global indices in local order (kept
+   * declared blocks): run_first[r], run_count[r] of rank r, and queries need no messages. */
+  long *run_first, *run_count;
 } op2_directory;
 int op2_dir_build(op2_context *ctx, long global, int n, const long *globals, op2_directory *dir);
 int op2_dir_query(op2_context *ctx, const op2_directory *dir, long n, const long *globals,
