@@ -331,6 +331,7 @@ struct op2_context {
   bool mpi_prepared;    /* declaration mode settled, whole-mesh declarations cut to blocks */
   bool mpi_distributed; /* partitioned and halos built (first loop or op_partition) */
   bool mpi_replicated;  /* every rank declared the whole mesh */
+  bool mpi_lost; /* a distribution failed once elements had begun to move: the mesh is broken */
   op2_jit_counters jit;
   op2_tune_counters tune;
   op2_jit *jit_engine; /* compilers, cache policy and the background tier (jit/jit.h) */

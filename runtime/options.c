@@ -280,8 +280,8 @@ static int parse_kernel_path(op2_options *opt, const char *name, const char *val
 static int parse_fault(op2_options *opt, const char *name, const char *value) {
   if (op2_fault_parse(value, NULL, NULL) != 0 || strlen(value) >= sizeof opt->fault)
     return op2_error(OP2_ERR_ARG,
-                     "option %s=%s: expected STEP:RANK with STEP one of distribute, exchange, "
-                     "validate, node-build",
+                     "option %s=%s: expected STEP:RANK with STEP one of distribute, halo, "
+                     "exchange, validate, node-build, gather",
                      name, value);
   snprintf(opt->fault, sizeof opt->fault, "%s", value);
   return OP2_OK;

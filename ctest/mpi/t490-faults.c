@@ -1,12 +1,14 @@
 /* A failure on one rank inside collective work must make every rank stop (default handler) or
  * return an error (a handler that returns), never leave the others waiting. The failure comes
- * from OP2_FAULT=STEP:RANK (set by the test's environment: distribute, exchange, validate or
+ * from OP2_FAULT=STEP:RANK (set by the test's environment: distribute, halo, exchange, validate or
  * node-build) or, with step "dim", from an argument whose dim is wrong on the last rank only.
  * Usage: t490-faults STEP default|returning
  *   default    the first failing call must not return on any rank (each prints the error and
  *              exits 1); t490-check reads every rank's output and the exit status;
  *   returning  every rank gets one error from the failing call, then the same program goes on:
- *              the next calls run on every rank and compute what plain C computes.
+ *              the next calls run on every rank and compute what plain C computes; except after
+ *              a failed halo build (the elements had begun to move): there every later loop and
+ *              fetch must fail with an error that says the mesh is broken, on every rank.
  * node-build is no error (the node's other ranks stay on TinyCC code for the failed build):
  * every rank must stop waiting for it and finish. Every rank prints "rank R: finished" when it gets
  * to the end. */
@@ -75,6 +77,20 @@ static void failing_call(mesh *m, const char *step) {
   }
 }
 
+/* After a halo build failed half way, the next loop and fetch are refused, every time. */
+static void refused_after_broken_mesh(mesh *m) {
+  double *out = rm_alloc(sizeof(double) * NN);
+  for (int attempt = 0; attempt < 2; attempt++) {
+    errors_seen = 0, first_error[0] = '\0';
+    init_v_call(m, 1);
+    CHECK(errors_seen == 1 && strstr(first_error, "distribution failed earlier") != NULL);
+    errors_seen = 0, first_error[0] = '\0';
+    op_fetch_data(m->x, out);
+    CHECK(errors_seen == 1 && strstr(first_error, "distribution failed earlier") != NULL);
+  }
+  free(out);
+}
+
 static int any_awaiting(void) {
   op2_context *ctx = op2_ctx();
   for (int i = 0; i < ctx->kernels.count; i++)
@@ -134,17 +150,24 @@ int main(int argc, char **argv) {
       exit(1);
     }
     fprintf(stderr, "rank %d: error returned: %s\n", mt_rank(), first_error);
-    /* The program goes on: the same calls now succeed on every rank (a failed loop leaves its
-     * written dats undefined: r starts again from zero). */
-    op_par_loop(zero_src, "zero", m.nodes.set, op_arg_dat(m.r, -1, OP_ID, 1, "double", OP_WRITE));
-    failing_call(&m, "none");
-    spread_call(&m);
-    CHECK(errors_seen == 1);
-    reference(&m);
+    if (strcmp(step, "halo") == 0) {
+      CHECK(strstr(first_error, "failure injected by OP2_FAULT") != NULL);
+      refused_after_broken_mesh(&m);
+    } else {
+      /* The program goes on: the same calls now succeed on every rank (a failed loop leaves its
+       * written dats undefined: r starts again from zero). */
+      op_par_loop(zero_src, "zero", m.nodes.set, op_arg_dat(m.r, -1, OP_ID, 1, "double", OP_WRITE));
+      failing_call(&m, "none");
+      spread_call(&m);
+      CHECK(errors_seen == 1);
+      reference(&m);
+    }
   }
-  double *got = mt_fetch_all(m.r, NN, sizeof(double));
-  mt_check_doubles(got, m.rs, NN, 1e-12, "r");
-  free(got);
+  if (strcmp(step, "halo") != 0) {
+    double *got = mt_fetch_all(m.r, NN, sizeof(double));
+    mt_check_doubles(got, m.rs, NN, 1e-12, "r");
+    free(got);
+  }
   fprintf(stderr, "rank %d: finished\n", mt_rank());
   free(m.xs), free(m.vs), free(m.rs), free(m.en);
   op_exit();

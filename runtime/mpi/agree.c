@@ -75,7 +75,8 @@ int op2_mpi_agree(op2_context *ctx, int status, const char *what) {
 }
 
 int op2_fault_parse(const char *value, char *step, int *rank) {
-  static const char *steps[] = {"distribute", "exchange", "validate", "node-build", "gather"};
+  static const char *steps[] = {"distribute", "halo",       "exchange",
+                                "validate",   "node-build", "gather"};
   const char *colon = value ? strchr(value, ':') : NULL;
   if (!colon) return -1;
   char *end;

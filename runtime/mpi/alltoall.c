@@ -14,7 +14,8 @@ int op2_alltoallv(op2_context *ctx, int status, const void *send, const int *sen
   *nrecv = 0;
   int *counts = status == OP2_OK ? malloc(sizeof(int) * 4 * (size_t)p) : NULL;
   if (status == OP2_OK && !counts) status = op2_error(OP2_ERR_MEM, "MPI exchange: out of memory");
-  OP2_CALL(op2_mpi_agree(ctx, status, "an exchange of mesh data"));
+  status = op2_mpi_agree(ctx, status, "an exchange of mesh data"); /* another rank's failure too */
+  if (status != OP2_OK) return free(counts), status;
   /* Counts and displacements are in items of one contiguous type, so offsets past 2 GiB need no
    * int byte offset; only more than INT_MAX items in one step is refused. */
   int *sdisp = counts, *rdisp = counts + p;

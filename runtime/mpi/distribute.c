@@ -504,6 +504,11 @@ int op2_halo_build(op2_context *ctx);
 /* Settles how the program declared and brings a whole-mesh declaration down to blocks, so every
  * set is "each rank its block, global index decl_first + e" from here on. Collective, once. */
 int op2_mpi_prepare(op2_context *ctx) {
+  if (ctx->mpi_lost) /* every rank set it, after the same agreed failure */
+    return op2_error(OP2_ERR_STATE,
+                     "distribution: the mesh's distribution failed earlier, after elements had "
+                     "begun to move between ranks (the first error said why): this rank's sets, "
+                     "maps and dats are incomplete, so no loop or fetch can use them");
   if (ctx->mpi_prepared) return OP2_OK;
   int replicated = ctx->opt.mpi_decl == OP2_DECL_REPLICATED;
   if (ctx->opt.mpi_decl == OP2_DECL_AUTO) OP2_CALL(declared_everywhere(ctx, &replicated));
@@ -515,8 +520,11 @@ int op2_mpi_prepare(op2_context *ctx) {
 
 /* Prepares, gives every element its owner, moves the elements and builds the halos. Local
  * failures are carried to the next collective (which agrees on them), never returned early.
- * *lib becomes the report's name of what was done when the declared blocks are kept. */
-static int distribute(op2_context *ctx, const char **lib, op_set prime, op_map prime_map) {
+ * *lib becomes the report's name of what was done when the declared blocks are kept; *moving
+ * becomes true where no failure is agreed before the elements start to move, which is where a
+ * failure stops leaving the declared mesh as it was. */
+static int distribute(op2_context *ctx, const char **lib, op_set prime, op_map prime_map,
+                      bool *moving) {
   double t_step = op2_wall_seconds();
   OP2_CALL(op2_mpi_prepare(ctx));
   op2_mpi_step_time(ctx, &t_step, "declaration check");
@@ -535,6 +543,7 @@ static int distribute(op2_context *ctx, const char **lib, op_set prime, op_map p
   /* partition_owners ends in collectives every rank passed, or fails locally after them */
   op2_mpi_step_time(ctx, &t_step, "ownership");
   rc = op2_mpi_agree(ctx, rc, "partitioning");
+  *moving = rc == OP2_OK;
   for (int s = 0; rc == OP2_OK && s < ctx->sets.count; s++)
     rc = migrate(ctx, rc, ctx->sets.items[s], owner[s]);
   for (int s = 0; owner && s < ctx->sets.count; s++) free(owner[s]);
@@ -587,8 +596,12 @@ int op2_mpi_distribute(op2_context *ctx, const char *lib, op_set prime, op_map p
   if (ctx->mpi_distributed) return OP2_OK;
   double t0 = op2_wall_seconds();
   op2_mpi_step(ctx, "distribution");
-  int rc = op2_mpi_step_end(ctx, distribute(ctx, &lib, prime, prime_map));
-  if (rc != OP2_OK) return rc;
+  bool moving = false;
+  int rc = op2_mpi_step_end(ctx, distribute(ctx, &lib, prime, prime_map, &moving));
+  if (rc != OP2_OK) {
+    if (moving) ctx->mpi_lost = true; /* before the elements move, a retry finds what it had */
+    return rc;
+  }
   ctx->mpi_distributed = true;
   return report(ctx, lib, t0);
 }

@@ -162,48 +162,70 @@ static int append_exec_maps(op2_context *ctx, op_set set, const char *recv, long
   return rc;
 }
 
-/* Steps 4-5: owned elements some other rank must run, shipped to it as records. */
-static int exec_halo(op2_context *ctx, op_set set, set_work *w) {
-  int p = ctx->mpi.size, me = ctx->mpi.rank, n = set->size;
-  long cap = 64, nitems = 0;
-  int *item_local = malloc(sizeof(int) * (size_t)cap),
-      *item_dest = malloc(sizeof(int) * (size_t)cap);
+/* Doubles both arrays of exec_items, keeping each as it was if its realloc fails. */
+static int grow_items(int **local, int **dest, long *cap) {
+  size_t bytes = sizeof(int) * (size_t)(*cap * 2);
+  int *l = realloc(*local, bytes);
+  if (l) *local = l;
+  int *d = l ? realloc(*dest, bytes) : NULL;
+  if (d) *dest = d;
+  if (!d) return op2_error(OP2_ERR_MEM, "halo: out of memory");
+  *cap *= 2;
+  return OP2_OK;
+}
+
+/* Step 4: the (owned element, other rank) pairs, an element once for each other rank that owns
+ * one of its targets, in local order. */
+static int exec_items(const op2_context *ctx, op_set set, const set_work *w, int **local_out,
+                      int **dest_out, long *n_out) {
+  int p = ctx->mpi.size, me = ctx->mpi.rank;
+  long cap = 64, n = 0;
+  int *local = malloc(sizeof(int) * (size_t)cap), *dest = malloc(sizeof(int) * (size_t)cap);
   char *seen = calloc((size_t)p, 1);
-  if (!item_local || !item_dest || !seen) return op2_error(OP2_ERR_MEM, "halo: out of memory");
-  for (int e = 0; e < n; e++) {
+  int rc = local && dest && seen ? OP2_OK : op2_error(OP2_ERR_MEM, "halo: out of memory");
+  for (int e = 0; rc == OP2_OK && e < set->size; e++) {
     memset(seen, 0, (size_t)p);
-    for (int i = 0; i < ctx->maps.count; i++) {
+    for (int i = 0; rc == OP2_OK && i < ctx->maps.count; i++) {
       op_map m = ctx->maps.items[i];
       if (m->from != set) continue;
-      for (int c = 0; c < m->dim; c++) {
+      for (int c = 0; rc == OP2_OK && c < m->dim; c++) {
         int q = w->target_owner[i][(size_t)e * m->dim + c];
         if (q == me || seen[q]) continue;
         seen[q] = 1;
-        if (nitems == cap) {
-          cap *= 2;
-          item_local = realloc(item_local, sizeof(int) * (size_t)cap);
-          item_dest = realloc(item_dest, sizeof(int) * (size_t)cap);
-          if (!item_local || !item_dest) return op2_error(OP2_ERR_MEM, "halo: out of memory");
-        }
-        item_local[nitems] = e;
-        item_dest[nitems++] = q;
+        if (n == cap) rc = grow_items(&local, &dest, &cap);
+        if (rc == OP2_OK) local[n] = e, dest[n++] = q;
       }
     }
   }
   free(seen);
-  /* export list: the items grouped by destination, in local order within each */
+  if (rc != OP2_OK) free(local), free(dest), local = dest = NULL, n = 0;
+  *local_out = local, *dest_out = dest, *n_out = n;
+  return rc;
+}
+
+/* Steps 4-5: owned elements some other rank must run, shipped to it as records. A local failure
+ * goes on to op2_ship, which agrees on it before anything moves. */
+static int exec_halo(op2_context *ctx, op_set set, set_work *w) {
+  int p = ctx->mpi.size;
+  int *item_local, *item_dest;
+  long nitems;
+  int rc = exec_items(ctx, set, w, &item_local, &item_dest, &nitems);
   int *counts = malloc(sizeof(int) * 2 * (size_t)p);
-  if (!counts) return op2_error(OP2_ERR_MEM, "halo: out of memory");
-  void *grouped;
-  int rc = op2_group_by_rank(p, nitems, item_local, item_dest, sizeof(int), &grouped, counts);
-  if (rc == OP2_OK) rc = list_from_counts(&set->halo->exp_exec, p, counts, grouped);
-  if (rc == OP2_OK) free(grouped);
   long *globals = malloc(sizeof(long) * ((size_t)nitems + 1));
-  for (long k = 0; globals && k < nitems; k++) globals[k] = set->orig[item_local[k]];
+  if (rc == OP2_OK && (!counts || !globals)) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
+  if (rc == OP2_OK && op2_fault(ctx, "halo")) /* as if out of memory, once the mesh is half moved */
+    rc = op2_error(OP2_ERR_STATE, "halo: set '%s': failure injected by OP2_FAULT", set->name);
+  /* export list: the items grouped by destination, in local order within each */
+  void *grouped = NULL;
+  if (rc == OP2_OK)
+    rc = op2_group_by_rank(p, nitems, item_local, item_dest, sizeof(int), &grouped, counts);
+  if (rc == OP2_OK) rc = list_from_counts(&set->halo->exp_exec, p, counts, grouped);
+  free(grouped);
+  for (long k = 0; rc == OP2_OK && k < nitems; k++) globals[k] = set->orig[item_local[k]];
   char *recv = NULL;
   long nrecv = 0;
-  if (rc == OP2_OK && !globals) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
-  rc = op2_ship(ctx, rc, set, nitems, item_local, globals, item_dest, &recv, counts + p, &nrecv);
+  rc = op2_ship(ctx, rc, set, nitems, item_local, globals, item_dest, &recv,
+                counts ? counts + p : NULL, &nrecv);
   free(globals), free(item_local), free(item_dest);
   if (rc == OP2_OK) rc = list_from_counts(&set->halo->imp_exec, p, counts + p, NULL);
   if (rc == OP2_OK) rc = append_exec_maps(ctx, set, recv, nrecv);
@@ -275,17 +297,18 @@ static int nonexec_halo(op2_context *ctx, op_set t, const op2_global_index *know
     if (k == 0 || want[k] != want[k - 1]) want[u++] = want[k];
   int *owner = malloc(sizeof(int) * ((size_t)u + 1));
   int *counts = malloc(sizeof(int) * 2 * (size_t)p);
-  if (!owner || !counts) return op2_error(OP2_ERR_MEM, "halo: out of memory");
+  int rc = owner && counts ? OP2_OK : op2_error(OP2_ERR_MEM, "halo: out of memory");
   /* The directory of step 1 says who owns each element (owners did not change since; local
    * indices did, in step 3). */
-  int rc = op2_dir_query(ctx, &w->dir, u, want, owner, NULL);
+  if (rc == OP2_OK) rc = op2_dir_query(ctx, &w->dir, u, want, owner, NULL);
   void *grouped = NULL, *asked = NULL;
   long nasked = 0;
   /* import order: by owner rank, then global index (want is sorted and grouping is stable) */
   if (rc == OP2_OK) rc = op2_group_by_rank(p, u, want, owner, sizeof(long), &grouped, counts);
   if (rc == OP2_OK) rc = list_from_counts(&t->halo->imp_nonexec, p, counts, NULL);
   /* the owners get the globals asked of them and export those elements: their local indices */
-  rc = op2_alltoallv(ctx, rc, grouped, counts, sizeof(long), &asked, counts + p, &nasked);
+  rc = op2_alltoallv(ctx, rc, grouped, counts, sizeof(long), &asked, counts ? counts + p : NULL,
+                     &nasked);
   int *local = rc == OP2_OK ? malloc(sizeof(int) * ((size_t)nasked + 1)) : NULL;
   if (rc == OP2_OK && !local) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
   for (long k = 0; rc == OP2_OK && k < nasked; k++) {
