@@ -34,7 +34,7 @@ op_dat op_decl_dat(op_set set, int dim, const char *type, const void *data, cons
   size_t bytes = (size_t)set->size * elem_bytes;
   op_dat dat = calloc(1, sizeof *dat);
   if (dat) {
-    dat->data = op2_aligned_alloc(bytes);
+    dat->data = op2_aligned_alloc_room(bytes, op2_halo_room(ctx, bytes));
     dat->name = strdup(label);
   }
   if (!dat || !dat->data || !dat->name) {

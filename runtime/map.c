@@ -49,7 +49,7 @@ op_map op_decl_map(op_set from, op_set to, int dim, const int *data, const char 
   size_t bytes = (size_t)from->size * (size_t)dim * sizeof(int);
   op_map map = calloc(1, sizeof *map);
   if (map) {
-    map->values = op2_aligned_alloc(bytes);
+    map->values = op2_aligned_alloc_room(bytes, op2_halo_room(ctx, bytes));
     map->name = strdup(label);
   }
   if (!map || !map->values || !map->name) {

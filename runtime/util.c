@@ -1,6 +1,7 @@
 /* Small helpers every part of the runtime uses. */
 #include <ctype.h>
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,19 +46,44 @@ static size_t whole_lines(size_t bytes) {
  * pages off, and a refused madvise is no error. */
 #define OP2_HUGE_PAGE ((size_t)2 << 20)
 
-void *op2_aligned_alloc_unzeroed(size_t bytes) {
+static void *alloc_aligned(size_t bytes, size_t room) {
   size_t n = whole_lines(bytes);
   int huge = n >= 2 * OP2_HUGE_PAGE && op2_ctx()->opt.huge_pages;
   void *p = NULL;
-  if (posix_memalign(&p, huge ? OP2_HUGE_PAGE : 64, n) != 0) return NULL;
+  if (posix_memalign(&p, huge ? OP2_HUGE_PAGE : 64, whole_lines(bytes + room)) != 0) return NULL;
   if (huge) (void)madvise(p, n / OP2_HUGE_PAGE * OP2_HUGE_PAGE, MADV_HUGEPAGE);
   return p;
 }
 
-void *op2_aligned_alloc(size_t bytes) {
-  void *p = op2_aligned_alloc_unzeroed(bytes);
+void *op2_aligned_alloc_unzeroed(size_t bytes) {
+  return alloc_aligned(bytes, 0);
+}
+
+void *op2_aligned_alloc_room(size_t bytes, size_t room) {
+  void *p = alloc_aligned(bytes, room);
   if (p) memset(p, 0, whole_lines(bytes));
   return p;
+}
+
+void *op2_aligned_alloc(size_t bytes) {
+  return op2_aligned_alloc_room(bytes, 0);
+}
+
+size_t op2_halo_room(const op2_context *ctx, size_t bytes) {
+  return ctx->mpi.size > 1 ? bytes / 4 : 0;
+}
+
+void *op2_aligned_grow(void *p, size_t used, size_t bytes) {
+  if (malloc_usable_size(p) >= whole_lines(bytes)) {
+    memset((char *)p + bytes, 0, whole_lines(bytes) - bytes);
+    return p;
+  }
+  char *q = op2_aligned_alloc_unzeroed(bytes);
+  if (!q) return NULL;
+  memcpy(q, p, used);
+  memset(q + bytes, 0, whole_lines(bytes) - bytes);
+  free(p);
+  return q;
 }
 
 int op_is_root(void) {

@@ -426,13 +426,15 @@ static int adopt(op2_context *ctx, op_set set, const int *stay, long nstay, cons
                : op2_error(OP2_ERR_MEM, "distribution: out of memory");
   for (int i = 0; rc == OP2_OK && i < ctx->dats.count; i++) {
     op_dat d = ctx->dats.items[i];
-    if (d->set == set && !(dat_data[i] = op2_aligned_alloc((size_t)n * d->elem_bytes + 1)))
+    size_t bytes = (size_t)n * d->elem_bytes + 1;
+    if (d->set == set && !(dat_data[i] = op2_aligned_alloc_room(bytes, op2_halo_room(ctx, bytes))))
       rc = op2_error(OP2_ERR_MEM, "distribution: out of memory");
   }
   for (int i = 0; rc == OP2_OK && i < ctx->maps.count; i++) {
     op_map m = ctx->maps.items[i];
+    size_t bytes = (size_t)n * (size_t)m->dim * sizeof(int) + 1;
     if (m->from == set &&
-        !(map_values[i] = op2_aligned_alloc((size_t)n * (size_t)m->dim * sizeof(int) + 1)))
+        !(map_values[i] = op2_aligned_alloc_room(bytes, op2_halo_room(ctx, bytes))))
       rc = op2_error(OP2_ERR_MEM, "distribution: out of memory");
   }
   if (rc != OP2_OK) {

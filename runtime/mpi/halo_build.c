@@ -152,14 +152,11 @@ static int append_exec_maps(op2_context *ctx, op_set set, const char *recv, long
     op_map m = ctx->maps.items[i];
     if (m->from != set) continue;
     size_t row = (size_t)m->dim * sizeof(int);
-    int *values = op2_aligned_alloc_unzeroed((n + (size_t)nrecv) * row);
-    if (!values) {
+    int *values = op2_aligned_grow(m->values, n * row, (n + (size_t)nrecv) * row);
+    if (!values)
       rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
-    } else {
-      memcpy(values, m->values, n * row);
-      free(m->values);
+    else
       m->values = map_values[i] = values;
-    }
   }
   for (long k = 0; rc == OP2_OK && k < nrecv; k++) {
     set->orig[n + (size_t)k] = (int)op2_record_global(recv + k * rb);
@@ -242,8 +239,9 @@ static int exec_halo(op2_context *ctx, op_set set, set_work *w) {
   return rc;
 }
 
-/* Step 8: every dat of the set in its final array, copied once: the owned rows, the exec halo's
- * rows from the records received, and the non-exec rows zeroed (the first exchange fills them). */
+/* Step 8: every dat of the set grown to its final rows (in place, in the room its declaration
+ * left: op2_halo_room): the owned rows stay, the exec halo's rows come from the records received,
+ * and the non-exec rows are zeroed (the first exchange fills them). */
 static int place_dat_rows(op2_context *ctx, op_set set, const set_work *w) {
   size_t owned = (size_t)set->size, with_exec = owned + (size_t)set->exec_size;
   size_t rows = with_exec + (size_t)set->nonexec_size, rb = op2_record_bytes(ctx, set);
@@ -252,28 +250,17 @@ static int place_dat_rows(op2_context *ctx, op_set set, const set_work *w) {
   for (int i = 0; rc == OP2_OK && i < ctx->dats.count; i++) {
     op_dat d = ctx->dats.items[i];
     if (d->set != set) continue;
-    char *data = op2_aligned_alloc_unzeroed(rows * d->elem_bytes);
+    char *data = op2_aligned_grow(d->data, owned * d->elem_bytes, rows * d->elem_bytes);
     if (!data) {
       rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
     } else {
-      memcpy(data, d->data, owned * d->elem_bytes);
       memset(data + with_exec * d->elem_bytes, 0, (rows - with_exec) * d->elem_bytes);
-      dat_data[i] = data;
+      d->data = dat_data[i] = data;
+      d->halo_dirty = true; /* non-exec rows are empty until the first exchange */
     }
   }
   for (long k = 0; rc == OP2_OK && k < set->exec_size; k++)
     op2_record_unpack(ctx, set, w->exec_records + k * rb, (int)(owned + k), dat_data, NULL);
-  for (int i = 0; dat_data && i < ctx->dats.count; i++) {
-    op_dat d = ctx->dats.items[i];
-    if (!dat_data[i]) continue;
-    if (rc != OP2_OK) {
-      free(dat_data[i]);
-    } else {
-      free(d->data);
-      d->data = dat_data[i];
-      d->halo_dirty = true; /* non-exec rows are empty until the first exchange */
-    }
-  }
   free(dat_data);
   return rc;
 }
