@@ -167,45 +167,42 @@ static int append_exec_maps(op2_context *ctx, op_set set, const char *recv, long
   return rc;
 }
 
-/* Doubles both arrays of exec_items, keeping each as it was if its realloc fails. */
-static int grow_items(int **local, int **dest, long *cap) {
-  size_t bytes = sizeof(int) * (size_t)(*cap * 2);
-  int *l = realloc(*local, bytes);
-  if (l) *local = l;
-  int *d = l ? realloc(*dest, bytes) : NULL;
-  if (d) *dest = d;
-  if (!d) return op2_error(OP2_ERR_MEM, "halo: out of memory");
-  *cap *= 2;
-  return OP2_OK;
-}
-
 /* Step 4: the (owned element, other rank) pairs, an element once for each other rank that owns
- * one of its targets, in local order. */
+ * one of its targets, in local order. The arrays are sized for the most pairs there can be (an
+ * element's other ranks are at most its targets and at most p - 1): pages never written are
+ * never backed, so the bound costs address space only and the list needs no growing. */
 static int exec_items(const op2_context *ctx, op_set set, const set_work *w, int **local_out,
                       int **dest_out, long *n_out) {
-  int p = ctx->mpi.size, me = ctx->mpi.rank;
-  long cap = 64, n = 0;
-  int *local = malloc(sizeof(int) * (size_t)cap), *dest = malloc(sizeof(int) * (size_t)cap);
+  int p = ctx->mpi.size, me = ctx->mpi.rank, targets = 0;
+  for (int i = 0; i < ctx->maps.count; i++) {
+    op_map m = ctx->maps.items[i];
+    if (m->from == set) targets += m->dim;
+  }
+  size_t most = (size_t)set->size * (size_t)(targets < p - 1 ? targets : p - 1) + 1;
+  int *local = malloc(sizeof(int) * most), *dest = malloc(sizeof(int) * most);
   char *seen = calloc((size_t)p, 1);
-  int rc = local && dest && seen ? OP2_OK : op2_error(OP2_ERR_MEM, "halo: out of memory");
-  for (int e = 0; rc == OP2_OK && e < set->size; e++) {
+  long n = 0;
+  if (!local || !dest || !seen) {
+    free(local), free(dest), free(seen);
+    *local_out = *dest_out = NULL, *n_out = 0;
+    return op2_error(OP2_ERR_MEM, "halo: out of memory");
+  }
+  for (int e = 0; e < set->size; e++) {
     memset(seen, 0, (size_t)p);
-    for (int i = 0; rc == OP2_OK && i < ctx->maps.count; i++) {
+    for (int i = 0; i < ctx->maps.count; i++) {
       op_map m = ctx->maps.items[i];
       if (m->from != set) continue;
-      for (int c = 0; rc == OP2_OK && c < m->dim; c++) {
+      for (int c = 0; c < m->dim; c++) {
         int q = w->target_owner[i][(size_t)e * m->dim + c];
         if (q == me || seen[q]) continue;
         seen[q] = 1;
-        if (n == cap) rc = grow_items(&local, &dest, &cap);
-        if (rc == OP2_OK) local[n] = e, dest[n++] = q;
+        local[n] = e, dest[n++] = q;
       }
     }
   }
   free(seen);
-  if (rc != OP2_OK) free(local), free(dest), local = dest = NULL, n = 0;
   *local_out = local, *dest_out = dest, *n_out = n;
-  return rc;
+  return OP2_OK;
 }
 
 /* Steps 4-5: owned elements some other rank must run, shipped to it as records. A local failure
