@@ -76,6 +76,9 @@ void op2_entry_close(op2_entry *e);
  * and released by the kernel when the writer dies: an entry whose lock can be taken has no live
  * writer, so its temporary files and a missing manifest are leftovers. 0 taken, -1 busy. */
 int op2_entry_try_lock(const op2_entry *e);
+/* Clears the group and other bits of a file the compiler just wrote into the entry (the
+ * compiler honours the umask); refuses anything but a regular file of this user. */
+int op2_entry_own_output(const op2_entry *e, const char *file, char *why, size_t whylen);
 /* Opens file `file` of the entry for reading; refuses anything but a private regular file. */
 int op2_entry_open_file(const op2_entry *e, const char *file, struct stat *st, char *why,
                         size_t whylen);

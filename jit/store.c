@@ -58,7 +58,9 @@ static int compile_in(const op2_build_request *req, const op2_entry *d, op2_buil
   char *data = NULL;
   size_t len = 0;
   void *sym = NULL;
-  int fd = op2_entry_open_file(d, tmp, &st, res->why, sizeof res->why);
+  int fd = op2_entry_own_output(d, tmp, res->why, sizeof res->why) == 0
+               ? op2_entry_open_file(d, tmp, &st, res->why, sizeof res->why)
+               : -1;
   int ok = fd >= 0 && op2_read_fd(fd, &data, &len) == 0 &&
            op2_load_object_fd(req->known, fd, tmp_path, "op2_loop", &res->handle, &sym, res->why,
                               sizeof res->why) == 0;
