@@ -164,6 +164,9 @@ void op_par_loop_header(const char *caller_file, const char *name, op_set set, i
  * op_par_loop_header()).
  */
 #ifndef __cplusplus
+/* clang-format 14 knows neither _Generic nor a compound literal in a macro and would break these
+ * aligned lists apart: they are laid out by hand. */
+/* clang-format off */
 #define OP2_LOOP_ARGS(...)                                                                  \
   (int)(sizeof((op_arg[]){__VA_ARGS__}) / sizeof(op_arg)), (op_arg[]) { __VA_ARGS__ }
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
@@ -178,6 +181,7 @@ void op_par_loop_header(const char *caller_file, const char *name, op_set set, i
            unsigned char *: op_par_loop_args, const unsigned char *: op_par_loop_args,   \
            void *: op_par_loop_args, default: op_par_loop_header)(                       \
       OP2_KERNEL_STRING_OR(kernel, __FILE__), (name), (set), OP2_LOOP_ARGS(__VA_ARGS__))
+/* clang-format on */
 #else
 #define op_par_loop(kernel, name, set, ...) \
   op_par_loop_args((kernel), (name), (set), OP2_LOOP_ARGS(__VA_ARGS__))
