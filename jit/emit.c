@@ -543,15 +543,14 @@ static int rows_in_registers(int width) {
   return width == 8 || width == 4;
 }
 
-/* Measured (gcc 12, AVX-512, Airfoil res_calc on 720k cells, seq, 60 iterations, ms a call):
- * scalar 14.4-16.6; groups of 8 with every argument copied one double at a time 15.2-15.6, the
- * same: the copies and the element-order scatter made 44 scalar stores per element, and the
- * store port cost what the vector arithmetic saved. With rows of 2 and 4 doubles moved whole
- * (moved_by_rows) 8.6-10.6. Groups of 4 (the generated source built with -mno-avx512f, as for
- * an AVX2 machine; res_calc on 60k edges, in cache, ns an edge): scalar 8.8-9.0, copied one
- * double at a time 6.6, rows moved whole 5.1-5.3. So a loop adding through a map runs in groups
- * under auto only when each such argument's rows are moved whole: component-major, double, dim 2
- * or 4, 8 or 4 lanes. */
+/* A loop adding through a map, with every argument copied one double at a time, makes many
+ * scalar stores per element in its copies and element-order scatter (44 for Airfoil's res_calc),
+ * and the store port costs what the vector arithmetic saves: in groups of 8 (AVX-512) it ran no
+ * faster than the scalar loop, in groups of 4 (AVX2) it gained clearly less than moving rows of
+ * 2 and 4 doubles whole (moved_by_rows), which beats the scalar loop at both widths (figures:
+ * docs/PERFORMANCE.md, Measurements behind the code). So a loop adding through a map runs in
+ * groups under auto only when each such argument's rows are moved whole: component-major,
+ * double, dim 2 or 4, 8 or 4 lanes. */
 int op2_simd_pays(const op2_loop_desc *loop, const char *kernel_src, uint64_t lanes_cm, int width,
                   char *why, size_t len) {
   op2_emitter e = {NULL, loop, OP2_EMIT_C_SIMD, NULL, lanes_cm};

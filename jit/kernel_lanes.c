@@ -3,8 +3,8 @@
  * A group of OP2_SIMD_W elements gathers an indirect argument's data into a local array. Laid
  * out [lane][component], the vectorised lane loop reads it with strided loads and shuffles, and
  * the gather's scalar stores meet the loop's wide loads (a failed store-to-load forward each).
- * Laid out [component][lane], a component of all lanes is one unit-stride vector: on Airfoil's
- * adt_calc (720k cells, gcc 12, AVX-512) that took the call from 5.24 to 4.56 ms. The kernel then
+ * Laid out [component][lane], a component of all lanes is one unit-stride vector, which made
+ * Airfoil's adt_calc measurably faster (docs/PERFORMANCE.md). The kernel then
  * has to step W elements from one component to the next, so its copy indexes such a parameter
  * p[(e) * OP2_SIMD_W] where the user wrote p[e], and p[0] for *p.
  *

@@ -98,11 +98,11 @@ static int run_openmp(op2_context *ctx, const op2_exec *exec) {
   return OP2_OK;
 }
 
-/* After a parallel region libgomp's idle threads spin for several milliseconds before they
- * sleep. A new loop's TinyCC compile and plan build come right after the previous loop's region,
- * and with the background compiler running too, a spinning thread made the 2-core machine's
- * first calls 3-4x slower about one time in three (1.6 ms became 5.5-10 ms). A soft pause
- * releases the team; the next region starts a new one (about 0.1 ms, once per new loop). */
+/* After a parallel region libgomp's idle threads spin for a while before they sleep. A new
+ * loop's TinyCC compile and plan build come right after the previous loop's region, and with the
+ * background compiler running too, a spinning thread takes a core they need: on a machine with
+ * few cores first calls became several times slower, now and then. A soft pause releases the
+ * team; the next region starts a new one, a cost paid once per new loop, not per call. */
 static void release_idle_threads(op2_context *ctx) {
   (void)ctx;
   if (!omp_in_parallel()) omp_pause_resource_all(omp_pause_soft);

@@ -2,9 +2,9 @@
  * process dies: its name, its set, the element range being run (the element itself on the seq
  * backend) and the generated source's path. Recording each element index as it runs would cost a
  * store per element in every generated loop (a volatile index slot stops the compiler vectorising
- * the loop: a direct `y += a * x` loop ran 3x slower at -O3 -march=native), so the seq backend
+ * the loop: a direct `y += a * x` loop ran far slower at -O3 -march=native), so the seq backend
  * instead arms a recovery point once per run (sigsetjmp without the signal mask: no syscall, a few
- * ns per call). A fault there jumps back, and op2_fault_find_element re-runs the range one element
+ * instructions). A fault there jumps back, and op2_fault_find_element re-runs the range one element
  * at a time: the fault, met again, is reported with its element; if no element faults alone the
  * range is reported. Other backends report the range. The handler writes with write(2) only,
  * restores the handler that was there before op_init and re-raises the signal, so the process ends

@@ -414,7 +414,7 @@ void *op2_aligned_alloc(size_t bytes); /* zeroed, 64-byte aligned; NULL on failu
 void *op2_aligned_alloc_unzeroed(size_t bytes);
 /* Under MPI a rank's arrays of a mesh grow once, by their halo rows, when the mesh is
  * distributed. A new array for that costs more in the kernel's zeroing of its fresh pages than in
- * the copy (Airfoil 720k on 2 ranks: most of the halo build's 0.05 s), so the declarations reserve
+ * the copy (it was most of a halo build's time), so the declarations reserve
  * room for the growth: address space only, as pages never touched are never backed, and the
  * room stays on small pages (no huge page is added). op2_halo_room says how much (a quarter
  * under MPI, nothing otherwise); op2_aligned_alloc_room allocates `bytes`, zeroed, with `room`

@@ -39,9 +39,9 @@ static size_t whole_lines(size_t bytes) {
 /* Arrays of at least two huge pages (a large mesh's dats, maps and halo rows) start on a 2 MiB
  * boundary, and their whole huge pages are advised to the kernel as transparent huge pages
  * (OP2_HUGE_PAGES). An indirect loop reaches its dats through maps, Airfoil's edges at two fronts
- * of cells at a time, and with 4 KiB pages the TLB misses on most new rows: on the 720k mesh
- * with huge pages bres_calc, which touches scattered boundary cells, takes 40% less time, and
- * res_calc with SIMD 10% less on one core. The tail past the last whole huge page keeps small
+ * of cells at a time, and with 4 KiB pages the TLB misses on most new rows: huge pages save
+ * most of those misses, above all for loops that touch scattered rows (bres_calc's boundary
+ * cells; docs/PERFORMANCE.md has the figures). The tail past the last whole huge page keeps small
  * pages, so no memory is added; the advice changes nothing where the system has transparent huge
  * pages off, and a refused madvise is no error. */
 #define OP2_HUGE_PAGE ((size_t)2 << 20)

@@ -36,7 +36,7 @@
 #endif
 
 /* ---- fibers: ucontext, with a few instructions instead of swapcontext's system call on x86-64
- * (swapcontext saves the signal mask: about 0.4 us a switch, and a barrier-heavy kernel switches
+ * (swapcontext saves the signal mask, a system call per switch, and a barrier-heavy kernel switches
  * several times per thread) ---- */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(OP2_EMU_PORTABLE_FIBERS)
 #define OP2_FAST_SWITCH 1

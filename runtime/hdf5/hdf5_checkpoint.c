@@ -59,8 +59,8 @@ static int write_table(const out_file *o, const char *name, op2_type type, int d
 
 /* Rank 0 receives every rank's block of a table in the user's order (the blocks of
  * op2_h5_dat_block are the uniform ones), so that it alone writes the file: one gather per table
- * instead of the dozens of collective calls parallel HDF5 makes, which cost a second per
- * checkpoint on a loaded machine. */
+ * instead of the dozens of collective calls parallel HDF5 makes, each a wait for every rank,
+ * which a loaded machine makes slow. */
 static int to_root(const out_file *o, const char *name, long rows, size_t row_bytes, long count,
                    void **values) {
   int p = op2_h5_ranks(NULL);

@@ -54,7 +54,7 @@ static int target_owners(op2_context *ctx, op_map m, const set_work *to, int **o
 /* Moves the rows of `rows` (n rows of `bytes`) so that the core rows come first, in their order,
  * then the others, in place: core rows move down a run at a time, the others wait in `aside`
  * (room for the non-core rows). In place, because a new array of a large mesh's rows costs more
- * in the kernel's zeroing of its fresh pages than in the copy (Airfoil 720k on 2 ranks: 0.03 s). */
+ * in the kernel's zeroing of its fresh pages than in the copy. */
 static void core_rows_first(char *rows, const char *core, int n, size_t bytes, char *aside) {
   size_t kept = 0, set_aside = 0;
   for (int e = 0; e < n;) {

@@ -1,7 +1,7 @@
 /* Whether op_partition's graph partitioner would pay. A partitioner makes halos small; when the
  * declared blocks already have small halos (a mesh numbered along its geometry, as mesh
  * generators and renumbering leave it), it costs the graph, the partitioner and moving about half
- * the mesh between ranks (0.2 s of a 720k-cell Airfoil on 2 ranks here) to gain at most the
+ * the mesh between ranks (a large part of a distribution's time) to gain at most the
  * share of halo work the blocks leave. The measure is that share: map entries whose target lies
  * in another rank's block, against all map entries of the rank, on the rank where it is largest.
  * Blocks are kept when that share is at most OP2_PARTITION_KEEP and every set's blocks are as
