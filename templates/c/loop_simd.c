@@ -27,8 +27,8 @@ typedef double op2_v2d __attribute__((vector_size(16), aligned(8)));
 
 /* A 4x4 transpose in 256-bit registers: unpacks within 128-bit halves, then half swaps. Both
  * kinds are single-cycle on AVX2 machines; 512-bit cross-lane shuffles cost more, which is why
- * 8 lanes leave their kernel through two of these (Airfoil res_calc 4% faster than one 8x4
- * transpose in 512-bit registers). */
+ * 8 lanes leave their kernel through two of these (Airfoil's res_calc ran faster that way than with
+ * one 8x4 transpose in 512-bit registers). */
 static inline void op2_transpose_4x4(op2_v4d o[4], op2_v4d a, op2_v4d b, op2_v4d c, op2_v4d d) {
   op2_v4d ab0 = OP2_SHUF(a, b, 0, 4, 2, 6), ab1 = OP2_SHUF(a, b, 1, 5, 3, 7);
   op2_v4d cd0 = OP2_SHUF(c, d, 0, 4, 2, 6), cd1 = OP2_SHUF(c, d, 1, 5, 3, 7);

@@ -1,6 +1,6 @@
 /* op2jit prelude for C kernels: what every kernel may use without including anything.
  * It declares the C99 math functions itself instead of including <math.h>: parsing glibc's
- * headers is most of TinyCC's compile time (about 4 ms of 5). A kernel may still include
+ * headers is most of TinyCC's compile time. A kernel may still include
  * <math.h>; the declarations agree. Both compilers treat these names as the standard functions,
  * so gcc still inlines sqrt, fabs, fmin, ... */
 #ifndef NULL
