@@ -547,7 +547,7 @@ static int obtain_kernel(const asking *a, op2_kernel *k, const op2_generated *ge
   int use_cc = jit->cfg.mode != OP2_JIT_TCC && jit->cc_usable;
   int tiered = use_cc && jit->cfg.mode == OP2_JIT_TIERED, consts;
   int rc = constants_state(jit, a->rq, &consts);
-  /* Tiered, a loop writes at most 3 cache entries whatever its constants do (README, Constants):
+  /* Tiered, a loop writes at most 3 cache entries whatever its constants do (docs/API.md):
    * a kernel baking a constant that has changed runs TinyCC code built in memory, neither
    * stored nor optimised; one reading a live constant stores its optimised build only. */
   if (rc == OP2_OK && tiered && consts == CONSTS_UNSETTLED)

@@ -60,7 +60,7 @@ static void count(op2_jit_counters *to, const op2_jit_counters *add) {
 }
 
 /* A new kernel for a loop supersedes the kernels of its other shapes (a constant changed): their
- * optimised builds are not worth finishing, nor storing (README, Constants). */
+ * optimised builds are not worth finishing, nor storing (docs/API.md, Constants). */
 static void cancel_superseded_builds(op2_context *ctx, const op2_loop *loop, const op2_kernel *k) {
   for (int i = 0; i < ctx->loops.count; i++) {
     const op2_loop *l = ctx->loops.items[i];

@@ -4,7 +4,7 @@
  * keyed by the loop's signature, its set size band and the machine, so a later run starts with it
  * and tunes nothing. Trial calls are real calls: every candidate computes the loop correctly.
  *
- * What is tuned, and the results rule (README "Auto-tuning"):
+ * What is tuned, and the results rule (docs/TUNING.md):
  *   seq      nothing: its results are the bitwise reference.
  *   openmp   loops with a plan: thread-owned layout or block colouring, and the part size of the
  *            blocks. Both change only which thread runs an element, so only the order in which
