@@ -30,6 +30,7 @@ def sources(root):
         files = [f for f in out.split("\0") if f]
     except (OSError, subprocess.CalledProcessError):
         files = []
+    if not files:  # not a checkout of its own (a tarball, perhaps unpacked inside another one)
         for folder in FOLDERS:
             for dirpath, _, names in os.walk(os.path.join(root, folder)):
                 files += [os.path.relpath(os.path.join(dirpath, n), root) for n in names]
@@ -44,6 +45,10 @@ def main():
     if tool is None:
         print("clang-format not found: format not checked")
         return SKIP
+    # Without it clang-format would silently check against its own default style.
+    if not os.path.isfile(os.path.join(root, ".clang-format")):
+        print("no .clang-format in " + root)
+        return 1
     files = sources(root)
     if not files:
         print("no sources found under " + root)
