@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""The mg3d sample's tests.
+
+  mg3d_test.py agree TOL BASELINE MESH CYCLES -- COMMAND...
+      runs BASELINE MESH CYCLES and COMMAND... MESH CYCLES (mg3d on some backend, perhaps under
+      mpirun); COMMAND must pass its own checks, and every "result NAME VALUE" line of the
+      baseline must be matched by COMMAND's to TOL relative.
+  mg3d_test.py expect-failure CHECK -- COMMAND...
+      COMMAND must exit non-zero with its check CHECK reported FAILED (the checks can fail).
+"""
+import re
+import subprocess
+import sys
+
+
+def run(cmd):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       timeout=120)
+    print('$ ' + ' '.join(cmd) + '\n' + p.stdout)
+    return p.returncode, p.stdout
+
+
+def results(text):
+    return {m.group(1): float(m.group(2)) for m in re.finditer(r'result (\w+) (\S+)', text)}
+
+
+def agree(tol, baseline, mesh, cycles, cmd):
+    rc_b, out_b = run([baseline, mesh, cycles])
+    rc, out = run(cmd + [mesh, cycles])
+    if rc_b != 0 or rc != 0 or 'This test is considered PASSED' not in out:
+        print('FAILED: exit status %d (baseline %d), or mg3d did not pass its checks' % (rc, rc_b))
+        return 1
+    want, got = results(out_b), results(out)
+    bad = 0
+    for name, w in want.items():
+        g = got.get(name)
+        ok = g is not None and abs(g - w) <= tol * max(abs(w), abs(g))
+        print('%-10s baseline %.15e mg3d %s %s' % (name, w, 'missing' if g is None else
+                                                   '%.15e' % g, 'ok' if ok else 'DIFFERS'))
+        bad += not ok
+    if not want or bad:
+        print('FAILED: %d of %d figures differ beyond %g' % (bad, len(want), tol))
+        return 1
+    return 0
+
+
+def expect_failure(check, cmd):
+    rc, out = run(cmd)
+    if rc == 0 or not re.search(r'check %s:.*FAILED' % re.escape(check), out):
+        print('FAILED: expected exit status non-zero and check %s FAILED (status %d)' % (check, rc))
+        return 1
+    return 0
+
+
+def main(argv):
+    if '--' not in argv:
+        print(__doc__)
+        return 2
+    cut = argv.index('--')
+    head, cmd = argv[1:cut], argv[cut + 1:]
+    if head and head[0] == 'agree' and len(head) == 5:
+        return agree(float(head[1]), head[2], head[3], head[4], cmd)
+    if head and head[0] == 'expect-failure' and len(head) == 2:
+        return expect_failure(head[1], cmd)
+    print(__doc__)
+    return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))

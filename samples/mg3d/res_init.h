@@ -1,0 +1,4 @@
+// The residual r = b - A u starts from the right-hand side.
+inline void res_init(const double *b, double *r) {
+  *r = *b;
+}
