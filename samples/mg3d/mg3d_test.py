@@ -5,6 +5,9 @@
       runs BASELINE MESH CYCLES and COMMAND... MESH CYCLES (mg3d on some backend, perhaps under
       mpirun); COMMAND must pass its own checks, and every "result NAME VALUE" line of the
       baseline must be matched by COMMAND's to TOL relative.
+  mg3d_test.py same TOL CYCLES MESH_A MESH_B -- COMMAND...
+      runs COMMAND... MESH_A CYCLES and COMMAND... MESH_B CYCLES: both succeed and print the same
+      "result" figures to TOL relative (one mesh written with 0-based maps, the other 1-based).
   mg3d_test.py expect-failure CHECK -- COMMAND...
       COMMAND must exit non-zero with its check CHECK reported FAILED (the checks can fail).
 """
@@ -30,13 +33,25 @@ def agree(tol, baseline, mesh, cycles, cmd):
     if rc_b != 0 or rc != 0 or 'This test is considered PASSED' not in out:
         print('FAILED: exit status %d (baseline %d), or mg3d did not pass its checks' % (rc, rc_b))
         return 1
-    want, got = results(out_b), results(out)
+    return compare(tol, results(out_b), results(out))
+
+
+def same(tol, cycles, mesh_a, mesh_b, cmd):
+    rc_a, out_a = run(cmd + [mesh_a, cycles])
+    rc_b, out_b = run(cmd + [mesh_b, cycles])
+    if rc_a != 0 or rc_b != 0:
+        print('FAILED: exit status %d and %d' % (rc_a, rc_b))
+        return 1
+    return compare(tol, results(out_a), results(out_b))
+
+
+def compare(tol, want, got):
     bad = 0
     for name, w in want.items():
         g = got.get(name)
         ok = g is not None and abs(g - w) <= tol * max(abs(w), abs(g))
-        print('%-10s baseline %.15e mg3d %s %s' % (name, w, 'missing' if g is None else
-                                                   '%.15e' % g, 'ok' if ok else 'DIFFERS'))
+        print('%-10s first %.15e second %s %s' % (name, w, 'missing' if g is None else
+                                                  '%.15e' % g, 'ok' if ok else 'DIFFERS'))
         bad += not ok
     if not want or bad:
         print('FAILED: %d of %d figures differ beyond %g' % (bad, len(want), tol))
@@ -60,6 +75,8 @@ def main(argv):
     head, cmd = argv[1:cut], argv[cut + 1:]
     if head and head[0] == 'agree' and len(head) == 5:
         return agree(float(head[1]), head[2], head[3], head[4], cmd)
+    if head and head[0] == 'same' and len(head) == 5:
+        return same(float(head[1]), head[2], head[3], head[4], cmd)
     if head and head[0] == 'expect-failure' and len(head) == 2:
         return expect_failure(head[1], cmd)
     print(__doc__)
