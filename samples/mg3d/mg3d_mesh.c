@@ -34,7 +34,7 @@
 #include "mg3d_scheme.h"
 
 typedef struct options {
-  int levels, nx, ny, nz, one_based;
+  int levels, nx, ny, nz, one_based, tets;
   double perturb;
   uint64_t seed;
   const char *out;
@@ -42,7 +42,7 @@ typedef struct options {
 
 /* One level as generated: grid sizes, scrambled numbering, connectivity and geometry. */
 typedef struct level {
-  int nx, ny, nz;
+  int nx, ny, nz, ndir; /* ndir: edge directions, 3 (hexahedra) or 7 (tetrahedra) */
   long nnode, nedge, nbface;
   int *node_id;    /* grid node -> stored node number */
   double *x;       /* stored node -> position (3) */
@@ -94,13 +94,22 @@ static long grid_node(const level *l, int i, int j, int k) {
   return i + (long)(l->nx + 1) * (j + (long)(l->ny + 1) * k);
 }
 
-/* Structured edge number of the edge leaving grid node (i,j,k) in direction d. */
-static long grid_edge(const level *l, int d, int i, int j, int k) {
-  long nxe = (long)l->nx * (l->ny + 1) * (l->nz + 1);
-  long nye = (long)(l->nx + 1) * l->ny * (l->nz + 1);
-  if (d == 0) return i + (long)l->nx * (j + (long)(l->ny + 1) * k);
-  if (d == 1) return nxe + i + (long)(l->nx + 1) * (j + (long)l->ny * k);
-  return nxe + nye + i + (long)(l->nx + 1) * (j + (long)(l->ny + 1) * k);
+/* Edge directions as bit masks of the grid steps (x 1, y 2, z 4): the axes, then (tetrahedra
+ * only) the face diagonals and the body diagonal of the cells' Kuhn split. */
+static const int edge_mask[7] = {1, 2, 4, 3, 5, 6, 7};
+static const int edge_dir_of_mask[8] = {-1, 0, 1, 3, 2, 4, 5, 6};
+
+static long edges_in_dir(const level *l, int dd) {
+  int m = edge_mask[dd];
+  return (long)(l->nx + 1 - (m & 1)) * (l->ny + 1 - ((m >> 1) & 1)) * (l->nz + 1 - (m >> 2));
+}
+
+/* Structured edge number of the edge leaving grid node (i,j,k) in direction dd. */
+static long grid_edge(const level *l, int dd, int i, int j, int k) {
+  long off = 0;
+  for (int q = 0; q < dd; q++) off += edges_in_dir(l, q);
+  int m = edge_mask[dd];
+  return off + i + (long)(l->nx + 1 - (m & 1)) * (j + (long)(l->ny + 1 - ((m >> 1) & 1)) * k);
 }
 
 static void sub(const double *a, const double *b, double *r) {
@@ -130,6 +139,79 @@ static void quad_area(const double *p0, const double *p1, const double *p2, cons
     for (int c = 0; c < 3; c++) s[c] = -s[c];
 }
 
+/* One boundary triangle of a tetrahedral mesh (corners t[] of the cell, outward `out`) as bface
+ * f: per corner the vector area of the quadrilateral (corner, edge midpoint, triangle centroid,
+ * edge midpoint). Stored as 4 corners, the 4th repeating the 1st with a zero vector, so that one
+ * boundary set, map and kernel serve both element kinds. */
+static void tet_bface(level *l, int f, const int *t, double (*c)[3], const int *id,
+                      const double *out) {
+  double tc[3];
+  for (int r = 0; r < 3; r++) tc[r] = (c[t[0]][r] + c[t[1]][r] + c[t[2]][r]) / 3.0;
+  for (int q = 0; q < 3; q++) {
+    int n = t[q], n1 = t[(q + 1) % 3], n2 = t[(q + 2) % 3];
+    double m1[3], m2[3], bs[3];
+    for (int r = 0; r < 3; r++) {
+      m1[r] = 0.5 * (c[n][r] + c[n1][r]);
+      m2[r] = 0.5 * (c[n][r] + c[n2][r]);
+    }
+    quad_area(c[n], m1, tc, m2, out, bs);
+    l->bface[4 * (size_t)f + q] = id[n];
+    memcpy(l->bn + 12 * (size_t)f + 3 * q, bs, sizeof bs);
+  }
+  l->bface[4 * (size_t)f + 3] = id[t[0]];
+}
+
+/* Cell (i,j,k) (corners c[], stored ids id[]) split into the 6 tetrahedra of its Kuhn split
+ * (corner 0 to corner 7 along each ordering of the axes: conforming between cells): each
+ * tetrahedron's edges get their dual-face pieces, its corners a quarter of its volume; boundary
+ * faces become two triangles each. Returns the next boundary face's generation number. */
+static long tet_cell(level *l, int i, int j, int k, double (*c)[3], const int *id,
+                     const int *edge_id, const char *flip, const int *bface_id, long nb) {
+  static const int order[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  for (int t = 0; t < 6; t++) {
+    int v[4] = {0, 1 << order[t][0], 0, 7};
+    v[2] = v[1] | (1 << order[t][1]);
+    double tc[3], e1[3], e2[3], e3[3], n[3];
+    for (int r = 0; r < 3; r++) tc[r] = 0.25 * (c[v[0]][r] + c[v[1]][r] + c[v[2]][r] + c[v[3]][r]);
+    sub(c[v[1]], c[v[0]], e1);
+    sub(c[v[2]], c[v[0]], e2);
+    sub(c[v[3]], c[v[0]], e3);
+    cross(e2, e3, n);
+    double vol = fabs(dot(e1, n)) / 6.0;
+    for (int q = 0; q < 4; q++) l->vol[id[v[q]]] += 0.25 * vol;
+    for (int s = 0; s < 4; s++)
+      for (int u = s + 1; u < 4; u++) {
+        int a = v[s], b = v[u], rest[2], nr = 0;
+        for (int q = 0; q < 4; q++)
+          if (q != s && q != u) rest[nr++] = v[q];
+        double m[3], f1[3], f2[3], along[3], sw[3];
+        for (int r = 0; r < 3; r++) {
+          m[r] = 0.5 * (c[a][r] + c[b][r]);
+          f1[r] = (c[a][r] + c[b][r] + c[rest[0]][r]) / 3.0;
+          f2[r] = (c[a][r] + c[b][r] + c[rest[1]][r]) / 3.0;
+        }
+        sub(c[b], c[a], along);
+        quad_area(m, f1, tc, f2, along, sw);
+        int dd = edge_dir_of_mask[a ^ b];
+        int e = edge_id[grid_edge(l, dd, i + (a & 1), j + ((a >> 1) & 1), k + (a >> 2))];
+        double sign = flip[e] ? -1.0 : 1.0;
+        for (int r = 0; r < 3; r++) l->w[3 * (size_t)e + r] += sign * sw[r];
+      }
+  }
+  int at[3] = {i, j, k}, nn[3] = {l->nx, l->ny, l->nz};
+  for (int d = 0; d < 3; d++)
+    for (int s = 0; s < 2; s++) {
+      if (at[d] != (s ? nn[d] - 1 : 0)) continue;
+      double out[3] = {0, 0, 0};
+      out[d] = s ? 1.0 : -1.0;
+      int b0 = s << d, p1 = 1 << ((d + 1) % 3), p2 = 1 << ((d + 2) % 3);
+      int t1[3] = {b0, b0 | p1, b0 | p1 | p2}, t2[3] = {b0, b0 | p2, b0 | p1 | p2};
+      tet_bface(l, bface_id[nb++], t1, c, id, out);
+      tet_bface(l, bface_id[nb++], t2, c, id, out);
+    }
+  return nb;
+}
+
 /* Positions, numbering and geometry of level `lv` (finest: 0), whose grid node (i,j,k) sits at
  * finest grid node (i,j,k) * 2^lv. */
 static void build_level(level *l, int lv, const options *o, const double *fine_x_grid) {
@@ -137,9 +219,10 @@ static void build_level(level *l, int lv, const options *o, const double *fine_x
   l->nx = o->nx / step, l->ny = o->ny / step, l->nz = o->nz / step;
   int nx = l->nx, ny = l->ny, nz = l->nz;
   l->nnode = (long)(nx + 1) * (ny + 1) * (nz + 1);
-  l->nedge = (long)nx * (ny + 1) * (nz + 1) + (long)(nx + 1) * ny * (nz + 1) +
-             (long)(nx + 1) * (ny + 1) * nz;
-  l->nbface = 2L * ((long)nx * ny + (long)ny * nz + (long)nx * nz);
+  l->ndir = o->tets ? 7 : 3;
+  l->nedge = 0;
+  for (int dd = 0; dd < l->ndir; dd++) l->nedge += edges_in_dir(l, dd);
+  l->nbface = (o->tets ? 4L : 2L) * ((long)nx * ny + (long)ny * nz + (long)nx * nz);
   uint64_t seed = o->seed * 1000003ULL + (uint64_t)lv * 7919ULL;
   l->node_id = scramble(l->nnode, seed + 1);
   int *edge_id = scramble(l->nedge, seed + 2);
@@ -167,18 +250,20 @@ static void build_level(level *l, int lv, const options *o, const double *fine_x
   /* edges: ends in grid order, then swapped at random; flip[e] remembers which */
   uint64_t swap_seed = seed + 4;
   char *flip = alloc_or_die((size_t)l->nedge);
-  for (int d = 0; d < 3; d++)
-    for (int k = 0; k <= nz - (d == 2); k++)
-      for (int j = 0; j <= ny - (d == 1); j++)
-        for (int i = 0; i <= nx - (d == 0); i++) {
+  for (int d = 0; d < l->ndir; d++) {
+    int mx = edge_mask[d] & 1, my = (edge_mask[d] >> 1) & 1, mz = edge_mask[d] >> 2;
+    for (int k = 0; k <= nz - mz; k++)
+      for (int j = 0; j <= ny - my; j++)
+        for (int i = 0; i <= nx - mx; i++) {
           long g = grid_edge(l, d, i, j, k);
           int e = edge_id[g];
           int a = l->node_id[grid_node(l, i, j, k)];
-          int b = l->node_id[grid_node(l, i + (d == 0), j + (d == 1), k + (d == 2))];
+          int b = l->node_id[grid_node(l, i + mx, j + my, k + mz)];
           flip[e] = (char)(splitmix(&swap_seed) & 1);
           l->edge[2 * e] = flip[e] ? b : a;
           l->edge[2 * e + 1] = flip[e] ? a : b;
         }
+  }
 
   /* cells: dual-face pieces of their 12 edges, node volumes, boundary faces */
   long nb = 0;
@@ -199,6 +284,10 @@ static void build_level(level *l, int lv, const options *o, const double *fine_x
               if (((a >> d) & 1) == s)
                 for (int q = 0; q < 3; q++) fc[d][s][q] += 0.25 * c[a][q];
           }
+        if (o->tets) {
+          nb = tet_cell(l, i, j, k, c, id, edge_id, flip, bface_id, nb);
+          continue;
+        }
         /* volume: the mean edge vectors' triple product, an eighth to each corner */
         double ev[3][3] = {{0}};
         for (int a = 0; a < 8; a++)
@@ -404,6 +493,8 @@ static int parse_args(int argc, char **argv, options *o) {
     const char *s = argv[a];
     if (strcmp(s, "--one-based") == 0) {
       o->one_based = 1;
+    } else if (strcmp(s, "--tets") == 0) {
+      o->tets = 1;
     } else if ((strcmp(s, "--levels") == 0 || strcmp(s, "--perturb") == 0 ||
                 strcmp(s, "--seed") == 0) &&
                a + 1 < argc) {
@@ -438,8 +529,8 @@ static int parse_args(int argc, char **argv, options *o) {
   }
   if (npos != 4) {
     fprintf(stderr,
-            "usage: mg3d-mesh [--levels L] [--perturb F] [--seed S] [--one-based] NX NY NZ "
-            "OUT.h5\n");
+            "usage: mg3d-mesh [--levels L] [--perturb F] [--seed S] [--one-based] [--tets] NX NY "
+            "NZ OUT.h5\n");
     return -1;
   }
   if (parse_int(pos[0], "NX", &o->nx) || parse_int(pos[1], "NY", &o->ny) ||
@@ -451,7 +542,7 @@ static int parse_args(int argc, char **argv, options *o) {
             o->nx, o->ny, o->nz, f);
     return -1;
   }
-  double edges = 3.0 * (o->nx + 1.0) * (o->ny + 1.0) * (o->nz + 1.0);
+  double edges = (o->tets ? 7.0 : 3.0) * (o->nx + 1.0) * (o->ny + 1.0) * (o->nz + 1.0);
   if (edges * 3 > 2147483647.0) {
     fprintf(stderr, "mg3d-mesh: %d x %d x %d cells: too many edges for 32-bit indices\n", o->nx,
             o->ny, o->nz);
@@ -506,8 +597,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   for (int l = 0; l < o.levels; l++) {
-    printf("level %d: %d x %d x %d cells, %ld nodes, %ld edges, %ld boundary faces\n", l, lv[l].nx,
-           lv[l].ny, lv[l].nz, lv[l].nnode, lv[l].nedge, lv[l].nbface);
+    printf("level %d: %d x %d x %d %s, %ld nodes, %ld edges, %ld boundary faces\n", l, lv[l].nx,
+           lv[l].ny, lv[l].nz, o.tets ? "cells split in 6 tetrahedra" : "hexahedra", lv[l].nnode,
+           lv[l].nedge, lv[l].nbface);
     free(lv[l].node_id), free(lv[l].x), free(lv[l].vol), free(lv[l].edge), free(lv[l].w);
     free(lv[l].bface), free(lv[l].bn), free(lv[l].coarse), free(lv[l].prolong);
     free(lv[l].pweight);
