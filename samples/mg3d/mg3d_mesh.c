@@ -582,6 +582,7 @@ int main(int argc, char **argv) {
   /* written under a temporary name and renamed: no half-written mesh is left behind */
   char tmp[4096];
   snprintf(tmp, sizeof tmp, "%s.tmp", o.out);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* one message of ours instead of HDF5's stack */
   hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   int rc = f >= 0 ? 0 : -1;
   int dims[3] = {o.nx, o.ny, o.nz}, base = o.one_based;

@@ -10,7 +10,10 @@
       "result" figures to TOL relative (one mesh written with 0-based maps, the other 1-based).
   mg3d_test.py expect-failure CHECK -- COMMAND...
       COMMAND must exit non-zero with its check CHECK reported FAILED (the checks can fail).
+  mg3d_test.py expect-error TEXT FILE -- COMMAND...
+      COMMAND must exit non-zero, print TEXT, and leave neither FILE nor FILE.tmp behind.
 """
+import os
 import re
 import subprocess
 import sys
@@ -67,6 +70,19 @@ def expect_failure(check, cmd):
     return 0
 
 
+def expect_error(text, path, cmd):
+    for p in (path, path + '.tmp'):
+        if os.path.exists(p):
+            os.remove(p)
+    rc, out = run(cmd)
+    left = [p for p in (path, path + '.tmp') if os.path.exists(p)]
+    if rc == 0 or text not in out or left:
+        print('FAILED: wanted a non-zero status, "%s" and no file left (status %d, left %s)' %
+              (text, rc, left))
+        return 1
+    return 0
+
+
 def main(argv):
     if '--' not in argv:
         print(__doc__)
@@ -77,6 +93,8 @@ def main(argv):
         return agree(float(head[1]), head[2], head[3], head[4], cmd)
     if head and head[0] == 'same' and len(head) == 5:
         return same(float(head[1]), head[2], head[3], head[4], cmd)
+    if head and head[0] == 'expect-error' and len(head) == 3:
+        return expect_error(head[1], head[2], cmd)
     if head and head[0] == 'expect-failure' and len(head) == 2:
         return expect_failure(head[1], cmd)
     print(__doc__)
