@@ -137,6 +137,7 @@ typedef struct op2_loaded_objects {
   pthread_mutex_t lock;
   op2_loaded_object *v;
   int n, cap;
+  unsigned serial; /* of the next load's name (op2_load_object_fd) */
 } op2_loaded_objects;
 void op2_loaded_objects_init(op2_loaded_objects *t);
 void op2_loaded_objects_destroy(op2_loaded_objects *t);
@@ -145,6 +146,8 @@ int op2_loaded_objects_find(op2_loaded_objects *t, void *handle, dev_t *dev, ino
 /* Records a loaded object (replacing what the table said of its handle); no-op when t is NULL or
  * memory is short (the object is then merely unknown). */
 void op2_loaded_objects_add(op2_loaded_objects *t, void *handle, dev_t dev, ino_t ino);
+/* A new serial for the name of the next object loaded (0 when t is NULL). */
+unsigned op2_loaded_objects_serial(op2_loaded_objects *t);
 
 /* Loads the shared object open at `fd` and finds `symbol`. `known` (may be NULL) is the table of
  * the caller's engine: it is asked first, and the object loaded is added to it. */
