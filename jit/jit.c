@@ -431,6 +431,12 @@ int op2_jit_load_node_build(op2_jit *jit, op2_kernel *k) {
   return 0;
 }
 
+/* The optimising compiler's failure: a diagnostic (level 1), but told at any OP2_DIAGS when the
+ * user chose the compiler or its flags, whose mistake it then likely is. */
+static int cc_failure_level(const op2_jit *jit) {
+  return jit->cfg.compiler_given ? 0 : 1;
+}
+
 int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt) {
   op2_bg_job *job = k->job;
   if (!job) return OP2_JIT_NO_BUILD;
@@ -452,8 +458,11 @@ int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt) {
   } else if (state == OP2_JOB_FAILED) {
     cnt->cc_failures++;
     if (cnt->cc_failures == 1 || jit->cfg.diags >= 2)
-      op2_jit_diag(jit, 1, "optimising compile of '%s' failed (%s): staying on TinyCC code%s%s",
-                   k->name, job->result.why, job->result.log && *job->result.log ? "\n" : "",
+      op2_jit_diag(jit, cc_failure_level(jit),
+                   "optimising compile of '%s' failed (%s): staying on TinyCC code (OP2_CC=%s "
+                   "OP2_CFLAGS=%s)%s%s",
+                   k->name, job->result.why, jit->cfg.cc, jit->cfg.cflags,
+                   job->result.log && *job->result.log ? "\n" : "",
                    job->result.log ? job->result.log : "");
   }
   free_job(job);
@@ -510,8 +519,12 @@ static int obtain_cc(const asking *a, op2_kernel *k, const op2_generated *gen, c
     a->cnt->cc_compiles++;
   } else {
     a->cnt->cc_failures++;
-    op2_jit_diag(jit, 1, "optimising compile of '%s' failed (%s): using TinyCC", a->rq->loop->name,
-                 res.why);
+    if (a->cnt->cc_failures == 1 || jit->cfg.diags >= 2)
+      op2_jit_diag(
+          jit, cc_failure_level(jit),
+          "optimising compile of '%s' failed (%s): using TinyCC (OP2_CC=%s OP2_CFLAGS=%s)%s%s",
+          a->rq->loop->name, res.why, jit->cfg.cc, jit->cfg.cflags, res.log && *res.log ? "\n" : "",
+          res.log ? res.log : "");
   }
   op2_build_result_clear(&res);
   return rc == OP2_BUILD_OK ? 0 : 1;
