@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cache_entry.h"
@@ -54,7 +55,9 @@ int op2_entry_open(int atfd, const char *dir, int create, op2_entry *e, char *wh
   int fd = openat(atfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT && !create) return snprintf(why, whylen, "no entry"), 1;
-    return snprintf(why, whylen, "%s is not a directory we can open: %s", dir, strerror(errno)), -1;
+    int err = errno; /* ENOENT tells a builder its directory was just removed (store.c) */
+    snprintf(why, whylen, "%s is not a directory we can open: %s", dir, strerror(err));
+    return errno = err, -1;
   }
   struct stat st;
   if (fstat(fd, &st) != 0 || op2_cache_private(&st, "directory", why, whylen) != 0) {
@@ -72,6 +75,40 @@ void op2_entry_close(op2_entry *e) {
 
 int op2_entry_try_lock(const op2_entry *e) {
   return flock(e->fd, LOCK_EX | LOCK_NB) == 0 ? 0 : -1;
+}
+
+int op2_entry_wait_lock(const op2_entry *e, int max_ms) {
+  /* Polled with a growing pause rather than a blocking flock: bounded without a signal, and a
+   * build takes milliseconds to seconds, so a pause of up to 20 ms costs little. */
+  int waited = 0, pause = 1;
+  while (op2_entry_try_lock(e) != 0) {
+    if (errno != EWOULDBLOCK && errno != EINTR) return -1;
+    if (waited >= max_ms) return -1;
+    struct timespec ts = {0, pause * 1000000L};
+    nanosleep(&ts, NULL);
+    waited += pause;
+    if (pause < 20) pause *= 2;
+  }
+  return 0;
+}
+
+int op2_entry_is_empty(const op2_entry *e) {
+  int fd = openat(e->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+  if (!d) {
+    if (fd >= 0) close(fd);
+    return 0;
+  }
+  int empty = 1;
+  for (struct dirent *de; empty && (de = readdir(d));)
+    empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
+  closedir(d);
+  return empty;
+}
+
+int op2_entry_unlinked(const op2_entry *e) {
+  struct stat st;
+  return fstat(e->fd, &st) == 0 && st.st_nlink == 0;
 }
 
 /* O_NONBLOCK: a FIFO or device planted in the entry must not block the open; it is refused by

@@ -76,6 +76,16 @@ void op2_entry_close(op2_entry *e);
  * and released by the kernel when the writer dies: an entry whose lock can be taken has no live
  * writer, so its temporary files and a missing manifest are leftovers. 0 taken, -1 busy. */
 int op2_entry_try_lock(const op2_entry *e);
+/* The build lock, waiting while another process holds it (it is building the entry), for at most
+ * OP2_ENTRY_WAIT_MS: 0 held, -1 still busy. The bound is that of a compile that may be running:
+ * generous, since a waiter would otherwise compile the same kernel again. */
+enum { OP2_ENTRY_WAIT_MS = 300000 };
+int op2_entry_wait_lock(const op2_entry *e, int max_ms);
+/* Whether the entry's directory was removed (by a process that found it incomplete) after it
+ * was opened: 1 removed, 0 still in place. */
+int op2_entry_unlinked(const op2_entry *e);
+/* 1 when the entry's directory holds nothing yet (a builder made it and has not written). */
+int op2_entry_is_empty(const op2_entry *e);
 /* Clears the group and other bits of a file the compiler just wrote into the entry (the
  * compiler honours the umask); refuses anything but a regular file of this user. */
 int op2_entry_own_output(const op2_entry *e, const char *file, char *why, size_t whylen);

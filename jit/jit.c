@@ -3,6 +3,7 @@
  * (the default) the first call runs TinyCC code at once and the optimising compiler builds the
  * same source in the background; op2_jit_poll() swaps the result in between two calls. */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -160,11 +161,25 @@ int op2_jit_entry_lookup(const op2_jit *jit, const char *entry, const op2_entry_
   v->bin_fd = -1;
   int rc = op2_entry_open(AT_FDCWD, entry, 0, &e, err, sizeof err);
   if (rc == 0 && op2_entry_verify(&e, ex, v, err, sizeof err) != 0) rc = -1;
+  if (rc < 0 && e.fd >= 0) {
+    /* An entry being built holds its lock: processes started together (one per machine under
+     * MPI, but also separate programs sharing a cache) wait for its builder, then take what it
+     * stored, instead of refusing a half-written entry and building it again. */
+    int locked = op2_entry_try_lock(&e) == 0;
+    if (!locked && op2_entry_wait_lock(&e, OP2_ENTRY_WAIT_MS) == 0) {
+      locked = 1;
+      op2_entry_verified_clear(v);
+      rc = op2_entry_verify(&e, ex, v, err, sizeof err) == 0 ? 0 : -1;
+    }
+    /* An empty directory is one a builder has just made and is about to lock: absent, not
+     * refused, and left to it. Anything else incomplete with no writer is a leftover. */
+    if (rc < 0 && locked && op2_entry_is_empty(&e)) {
+      rc = 1;
+    } else if (rc < 0 && locked && op2_jit_may_write(jit, entry)) {
+      op2_entry_remove(&e, ex->name, 0, NULL, err, sizeof err);
+    }
+  }
   if (rc < 0) snprintf(why, whylen, "%s: %s", entry, err);
-  /* Only one process of a machine writes the cache (the others follow it), so processes never
-   * race on an entry; a process that is building the entry holds its lock. */
-  if (rc < 0 && e.fd >= 0 && op2_jit_may_write(jit, entry) && op2_entry_try_lock(&e) == 0)
-    op2_entry_remove(&e, ex->name, 0, NULL, err, sizeof err);
   op2_entry_close(&e);
   return rc;
 }
@@ -335,7 +350,10 @@ static int obtain_tcc(const asking *a, op2_kernel *k, const op2_generated *gen, 
     op2_build_result res;
     prepare_request(jit, a->rq, &jit->tcc, gen, entry, 1, &req);
     int rc = op2_build_into_entry(&req, &res);
-    if (rc != OP2_BUILD_NOT_STORED) a->cnt->compiles++;
+    if (res.reused) /* another process built it meanwhile */
+      a->cnt->disk_hits++, k->origin = OP2_FROM_DISK;
+    else if (rc != OP2_BUILD_NOT_STORED)
+      a->cnt->compiles++;
     if (res.not_stored) op2_jit_cache_unwritable(jit, a->cnt, res.why);
     if (rc == OP2_BUILD_OK) {
       adopt_build(k, &res, OP2_TIER_TCC);
@@ -514,9 +532,12 @@ static int obtain_cc(const asking *a, op2_kernel *k, const op2_generated *gen, c
   if (res.not_stored) op2_jit_cache_unwritable(jit, a->cnt, res.why);
   if (rc == OP2_BUILD_OK) {
     adopt_build(k, &res, OP2_TIER_CC);
-    k->origin = OP2_FROM_COMPILE;
+    k->origin = res.reused ? OP2_FROM_DISK : OP2_FROM_COMPILE;
     k->compile_ms = k->cc_compile_ms = res.compile_ms;
-    a->cnt->cc_compiles++;
+    if (res.reused)
+      a->cnt->disk_hits++;
+    else
+      a->cnt->cc_compiles++;
   } else {
     a->cnt->cc_failures++;
     if (a->cnt->cc_failures == 1 || jit->cfg.diags >= 2)

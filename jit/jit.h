@@ -214,6 +214,7 @@ typedef struct op2_build_result {
   double compile_ms;
   char *log, *source_path;
   int not_stored; /* built, but the cache could not be written (why): built privately instead */
+  int reused;     /* not built: another process stored the entry while we waited for its lock */
   char why[600];
 } op2_build_result;
 int op2_build_into_entry(const op2_build_request *req, op2_build_result *res);
