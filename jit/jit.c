@@ -106,15 +106,21 @@ static int compile_failed(op2_jit *jit, const op2_loop_desc *loop, op2_kernel *k
   snprintf(own, sizeof own, "undefined symbol '%s'", loop->name);
   snprintf(own_dl, sizeof own_dl, "undefined symbol: %s\n", loop->name);
   snprintf(own_decl, sizeof own_decl, "'%s' undeclared", loop->name);
-  int err =
-      op2_jit_fail(jit, OP2_ERR_JIT,
-                   "op_par_loop '%s': the kernel does not compile (generated source: %s)\n%s%s%s%s",
-                   loop->name, k->source_path ? k->source_path : "(could not be written)", log,
-                   strstr(log, own) || strstr(log, own_dl) || strstr(log, own_decl)
-                       ? "the kernel source defines no function with the loop's "
-                         "name (the loop name must name the kernel function)\n"
-                       : "",
-                   cxx_log ? "nor as C++ (OP2_CXX):\n" : "", cxx_log ? cxx_log : "");
+  /* Tried as C++ without a C++ compiler: say so, or TinyCC's "'std' undeclared" would be all the
+   * user sees of a C++ kernel. */
+  char no_cxx[1200] = "";
+  if (!cxx_log && jit->cxx_state < 0 && strcmp(jit->cfg.cxx, "off") != 0)
+    snprintf(no_cxx, sizeof no_cxx, "nor as C++: the C++ compiler OP2_CXX=%s was not found\n",
+             jit->cfg.cxx);
+  int err = op2_jit_fail(
+      jit, OP2_ERR_JIT,
+      "op_par_loop '%s': the kernel does not compile (generated source: %s)\n%s%s%s%s%s",
+      loop->name, k->source_path ? k->source_path : "(could not be written)", log,
+      strstr(log, own) || strstr(log, own_dl) || strstr(log, own_decl)
+          ? "the kernel source defines no function with the loop's "
+            "name (the loop name must name the kernel function)\n"
+          : "",
+      cxx_log ? "nor as C++ (OP2_CXX):\n" : "", cxx_log ? cxx_log : "", no_cxx);
   free(exact);
   return err;
 }

@@ -128,6 +128,27 @@ static void bad_flags(void) {
   free(err);
 }
 
+/* A C++ kernel without a C++ compiler (the default g++ not on PATH): the error says so, not only
+ * TinyCC's "'std' undeclared". */
+static void no_cxx_compiler(void) {
+  char *path = strdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+  CHECK(path && setenv("PATH", "/proc/op2-none", 1) == 0 && setenv("OP2_JIT", "tcc", 1) == 0);
+  errors_seen = 0;
+  char *argv[] = {prog, NULL};
+  op_init(1, argv, 0);
+  CHECK(op2_ctx()->initialised);
+  op_set s = op_decl_set(4, "s");
+  op_dat d = op_decl_dat(s, 1, "double", NULL, "d");
+  op_par_loop("void lo(double *x) { x[0] = std::min(x[0], 1.0); }\n", "lo", s,
+              op_arg_dat(d, -1, OP_ID, 1, "double", OP_RW));
+  CHECK_EQ_INT(errors_seen, 1);
+  CHECK_CONTAINS(first_error, "the kernel does not compile");
+  CHECK_CONTAINS(first_error, "nor as C++: the C++ compiler OP2_CXX=g++ was not found");
+  op_exit();
+  CHECK(setenv("PATH", path, 1) == 0 && unsetenv("OP2_JIT") == 0);
+  free(path);
+}
+
 static void misspelt_names(void) {
   const char *const env[] = {"OP2_BAKCEND",
                              "seq",
@@ -215,6 +236,7 @@ int main(int argc, char **argv) {
 
   misspelt_names();
   bad_flags();
+  no_cxx_compiler();
 
   CHECK(chdir(cwd) == 0);
   eu_remove_tree(scratch);
