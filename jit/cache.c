@@ -39,8 +39,36 @@ static int mkdir_parents(char *path) {
   return 0;
 }
 
+/* Whether others may create names in `path`'s directory (a world-writable /tmp, sticky or not;
+ * one of another user): then a symbolic link at `path` may have been planted. */
+static int parent_open_to_others(const char *path) {
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", path);
+  size_t n = strlen(dir);
+  while (n > 1 && dir[n - 1] == '/') dir[--n] = '\0';
+  char *slash = strrchr(dir, '/');
+  if (!slash)
+    snprintf(dir, sizeof dir, ".");
+  else if (slash == dir)
+    dir[1] = '\0';
+  else
+    *slash = '\0';
+  struct stat st;
+  if (stat(dir, &st) != 0) return 0;
+  return (st.st_mode & (S_IWGRP | S_IWOTH)) || (st.st_uid != geteuid() && st.st_uid != 0);
+}
+
 int op2_cache_root_usable(const char *root, int create, char *why, size_t whylen) {
   struct stat st;
+  /* A symbolic link is followed where only we (or root) could have made it (a ~/.cache linked
+   * to scratch space), never in a directory others write: another user's link at
+   * /tmp/op2-cache-UID would make us build into, and load from, wherever it points. */
+  if (lstat(root, &st) == 0 && S_ISLNK(st.st_mode) && parent_open_to_others(root))
+    return snprintf(why, whylen,
+                    "%s is a symbolic link in a directory other users can write (it may have "
+                    "been planted): refused",
+                    root),
+           -1;
   if (stat(root, &st) != 0) {
     if (!create) return snprintf(why, whylen, "%s does not exist", root), -1;
     char tmp[4096];

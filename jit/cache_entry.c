@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cache_entry.h"
@@ -54,7 +55,9 @@ int op2_entry_open(int atfd, const char *dir, int create, op2_entry *e, char *wh
   int fd = openat(atfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT && !create) return snprintf(why, whylen, "no entry"), 1;
-    return snprintf(why, whylen, "%s is not a directory we can open: %s", dir, strerror(errno)), -1;
+    int err = errno; /* ENOENT tells a builder its directory was just removed (store.c) */
+    snprintf(why, whylen, "%s is not a directory we can open: %s", dir, strerror(err));
+    return errno = err, -1;
   }
   struct stat st;
   if (fstat(fd, &st) != 0 || op2_cache_private(&st, "directory", why, whylen) != 0) {
@@ -72,6 +75,40 @@ void op2_entry_close(op2_entry *e) {
 
 int op2_entry_try_lock(const op2_entry *e) {
   return flock(e->fd, LOCK_EX | LOCK_NB) == 0 ? 0 : -1;
+}
+
+int op2_entry_wait_lock(const op2_entry *e, int max_ms) {
+  /* Polled with a growing pause rather than a blocking flock: bounded without a signal, and a
+   * build takes milliseconds to seconds, so a pause of up to 20 ms costs little. */
+  int waited = 0, pause = 1;
+  while (op2_entry_try_lock(e) != 0) {
+    if (errno != EWOULDBLOCK && errno != EINTR) return -1;
+    if (waited >= max_ms) return -1;
+    struct timespec ts = {0, pause * 1000000L};
+    nanosleep(&ts, NULL);
+    waited += pause;
+    if (pause < 20) pause *= 2;
+  }
+  return 0;
+}
+
+int op2_entry_is_empty(const op2_entry *e) {
+  int fd = openat(e->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+  if (!d) {
+    if (fd >= 0) close(fd);
+    return 0;
+  }
+  int empty = 1;
+  for (struct dirent *de; empty && (de = readdir(d));)
+    empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
+  closedir(d);
+  return empty;
+}
+
+int op2_entry_unlinked(const op2_entry *e) {
+  struct stat st;
+  return fstat(e->fd, &st) == 0 && st.st_nlink == 0;
 }
 
 /* O_NONBLOCK: a FIFO or device planted in the entry must not block the open; it is refused by
@@ -343,22 +380,43 @@ static int object_file(op2_loaded_objects *known, void *handle, dev_t *dev, ino_
   return mapped_file(lm->l_ld, dev, ino);
 }
 
+/* Spelling `serial` of /proc/self/fd/FD. Linux reads repeated slashes as one, so the serial's
+ * four base-16 digits become the slashes before each of the four components: 65,536 names of
+ * one descriptor, at most 85 characters. */
+static void fd_name(char *out, size_t len, int fd, unsigned serial) {
+  static const char *const parts[] = {"proc", "self", "fd", NULL};
+  size_t n = 0;
+  for (int i = 0; i < 4 && n < len; i++) {
+    for (unsigned k = 0; k <= ((serial >> (4 * i)) & 15) && n + 1 < len; k++) out[n++] = '/';
+    out[n] = '\0';
+    n += (size_t)(parts[i] ? snprintf(out + n, len - n, "%s", parts[i])
+                           : snprintf(out + n, len - n, "%d", fd));
+  }
+}
+
 /* The object is loaded through /proc/self/fd/N of the descriptor whose bytes were verified: the
  * loader opens the very inode that was checked, whatever happens to the names in the entry
  * meanwhile. glibc recognises an already loaded object by the name it was opened under (and by
- * its inode), and N is reused once the descriptor is closed: an object still loaded under our
- * name (asked with RTLD_NOLOAD) that is another file makes us move to another descriptor number
- * first. No other thread can load under our name between the question and the dlopen: it would
- * need our open descriptor. */
+ * its inode), and N is reused once the descriptor is closed, so each load spells the name
+ * differently (fd_name, the engine's next serial): the name is new, the one RTLD_NOLOAD question
+ * finds nothing, and a load costs no more than glibc's own walk of its list. Probing descriptor
+ * numbers instead (the next free one while a name was taken) cost each load a question per kernel
+ * loaded before it, each a walk of that list: 52 ms a kernel after 2,400 kernels. An object
+ * still loaded under the name (another engine's, or after 65,536 loads) that is another file
+ * moves us to the next spelling. No other thread can load under our name between the question
+ * and the dlopen: it would need our open descriptor. */
 int op2_load_object_fd(op2_loaded_objects *known, int fd, const char *what, const char *symbol,
                        void **handle, void **sym, char *why, size_t whylen) {
   struct stat st;
   if (fstat(fd, &st) != 0)
     return snprintf(why, whylen, "cannot load %s: %s", what, strerror(errno)), -1;
-  int cur = fd;
-  char name[64];
-  for (;;) {
-    snprintf(name, sizeof name, "/proc/self/fd/%d", cur);
+  char name[128];
+  unsigned serial = op2_loaded_objects_serial(known);
+  for (unsigned tries = 0;; tries++, serial++) {
+    if (tries > 65536)
+      return snprintf(why, whylen, "cannot load %s: every name of its descriptor is taken", what),
+             -1;
+    fd_name(name, sizeof name, fd, serial);
     void *old = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
     if (!old) break;
     dev_t dev = 0;
@@ -366,15 +424,9 @@ int op2_load_object_fd(op2_loaded_objects *known, int fd, const char *what, cons
     int same = object_file(known, old, &dev, &ino) == 0 && dev == st.st_dev && ino == st.st_ino;
     dlclose(old);
     if (same) break; /* this very file is loaded already: dlopen hands that copy back */
-    int next = fcntl(fd, F_DUPFD_CLOEXEC, cur + 1);
-    if (cur != fd) close(cur);
-    if (next < 0)
-      return snprintf(why, whylen, "cannot load %s: no descriptor: %s", what, strerror(errno)), -1;
-    cur = next;
   }
   void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
   const char *err = h ? NULL : dlerror();
-  if (cur != fd) close(cur);
   if (!h) return snprintf(why, whylen, "cannot load %s: %s", what, err ? err : "?"), -1;
   void *s = dlsym(h, symbol);
   if (!s) {

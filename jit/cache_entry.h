@@ -76,6 +76,16 @@ void op2_entry_close(op2_entry *e);
  * and released by the kernel when the writer dies: an entry whose lock can be taken has no live
  * writer, so its temporary files and a missing manifest are leftovers. 0 taken, -1 busy. */
 int op2_entry_try_lock(const op2_entry *e);
+/* The build lock, waiting while another process holds it (it is building the entry), for at most
+ * OP2_ENTRY_WAIT_MS: 0 held, -1 still busy. The bound is that of a compile that may be running:
+ * generous, since a waiter would otherwise compile the same kernel again. */
+enum { OP2_ENTRY_WAIT_MS = 300000 };
+int op2_entry_wait_lock(const op2_entry *e, int max_ms);
+/* Whether the entry's directory was removed (by a process that found it incomplete) after it
+ * was opened: 1 removed, 0 still in place. */
+int op2_entry_unlinked(const op2_entry *e);
+/* 1 when the entry's directory holds nothing yet (a builder made it and has not written). */
+int op2_entry_is_empty(const op2_entry *e);
 /* Clears the group and other bits of a file the compiler just wrote into the entry (the
  * compiler honours the umask); refuses anything but a regular file of this user. */
 int op2_entry_own_output(const op2_entry *e, const char *file, char *why, size_t whylen);
@@ -137,6 +147,7 @@ typedef struct op2_loaded_objects {
   pthread_mutex_t lock;
   op2_loaded_object *v;
   int n, cap;
+  unsigned serial; /* of the next load's name (op2_load_object_fd) */
 } op2_loaded_objects;
 void op2_loaded_objects_init(op2_loaded_objects *t);
 void op2_loaded_objects_destroy(op2_loaded_objects *t);
@@ -145,6 +156,8 @@ int op2_loaded_objects_find(op2_loaded_objects *t, void *handle, dev_t *dev, ino
 /* Records a loaded object (replacing what the table said of its handle); no-op when t is NULL or
  * memory is short (the object is then merely unknown). */
 void op2_loaded_objects_add(op2_loaded_objects *t, void *handle, dev_t dev, ino_t ino);
+/* A new serial for the name of the next object loaded (0 when t is NULL). */
+unsigned op2_loaded_objects_serial(op2_loaded_objects *t);
 
 /* Loads the shared object open at `fd` and finds `symbol`. `known` (may be NULL) is the table of
  * the caller's engine: it is asked first, and the object loaded is added to it. */

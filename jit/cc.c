@@ -10,8 +10,15 @@
 
 #include "jit.h"
 
-static int find_in_path(const char *name, char *out, size_t len) {
-  if (strchr(name, '/')) return realpath(name, out) && access(out, X_OK) == 0 ? 0 : -1;
+/* An executable regular file (a directory passes access(X_OK)). */
+static int is_program(const char *path) {
+  struct stat st;
+  return access(path, X_OK) == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int op2_find_program(const char *name, char *out, size_t len) {
+  if (!*name) return -1;
+  if (strchr(name, '/')) return realpath(name, out) && is_program(out) ? 0 : -1;
   const char *path = getenv("PATH");
   if (!path) path = "/usr/bin:/bin";
   while (*path) {
@@ -19,7 +26,7 @@ static int find_in_path(const char *name, char *out, size_t len) {
     size_t n = end ? (size_t)(end - path) : strlen(path);
     char candidate[4096];
     snprintf(candidate, sizeof candidate, "%.*s/%s", (int)n, n ? path : ".", name);
-    if (access(candidate, X_OK) == 0 && realpath(candidate, out)) return 0;
+    if (is_program(candidate) && realpath(candidate, out)) return 0;
     path += n + (end != NULL);
   }
   (void)len;
@@ -53,7 +60,8 @@ int op2_cc_tier(const char *cc, const char *flags, op2_tier *out) {
        tok = strtok_r(NULL, " \t", &save))
     n += (size_t)snprintf(out->flags + n, sizeof out->flags - n, "%s%s", n ? " " : "", tok);
   struct stat st;
-  if (find_in_path(cc, out->path, sizeof out->path) != 0 || stat(out->path, &st) != 0) return -1;
+  if (op2_find_program(cc, out->path, sizeof out->path) != 0 || stat(out->path, &st) != 0)
+    return -1;
   char cpu[256];
   cpu_identity(cpu, sizeof cpu);
   snprintf(out->identity, sizeof out->identity, "%s size %lld mtime %lld, %s", out->path,

@@ -3,6 +3,7 @@
  * (the default) the first call runs TinyCC code at once and the optimising compiler builds the
  * same source in the background; op2_jit_poll() swaps the result in between two calls. */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -105,15 +106,21 @@ static int compile_failed(op2_jit *jit, const op2_loop_desc *loop, op2_kernel *k
   snprintf(own, sizeof own, "undefined symbol '%s'", loop->name);
   snprintf(own_dl, sizeof own_dl, "undefined symbol: %s\n", loop->name);
   snprintf(own_decl, sizeof own_decl, "'%s' undeclared", loop->name);
-  int err =
-      op2_jit_fail(jit, OP2_ERR_JIT,
-                   "op_par_loop '%s': the kernel does not compile (generated source: %s)\n%s%s%s%s",
-                   loop->name, k->source_path ? k->source_path : "(could not be written)", log,
-                   strstr(log, own) || strstr(log, own_dl) || strstr(log, own_decl)
-                       ? "the kernel source defines no function with the loop's "
-                         "name (the loop name must name the kernel function)\n"
-                       : "",
-                   cxx_log ? "nor as C++ (OP2_CXX):\n" : "", cxx_log ? cxx_log : "");
+  /* Tried as C++ without a C++ compiler: say so, or TinyCC's "'std' undeclared" would be all the
+   * user sees of a C++ kernel. */
+  char no_cxx[1200] = "";
+  if (!cxx_log && jit->cxx_state < 0 && strcmp(jit->cfg.cxx, "off") != 0)
+    snprintf(no_cxx, sizeof no_cxx, "nor as C++: the C++ compiler OP2_CXX=%s was not found\n",
+             jit->cfg.cxx);
+  int err = op2_jit_fail(
+      jit, OP2_ERR_JIT,
+      "op_par_loop '%s': the kernel does not compile (generated source: %s)\n%s%s%s%s%s",
+      loop->name, k->source_path ? k->source_path : "(could not be written)", log,
+      strstr(log, own) || strstr(log, own_dl) || strstr(log, own_decl)
+          ? "the kernel source defines no function with the loop's "
+            "name (the loop name must name the kernel function)\n"
+          : "",
+      cxx_log ? "nor as C++ (OP2_CXX):\n" : "", cxx_log ? cxx_log : "", no_cxx);
   free(exact);
   return err;
 }
@@ -160,11 +167,25 @@ int op2_jit_entry_lookup(const op2_jit *jit, const char *entry, const op2_entry_
   v->bin_fd = -1;
   int rc = op2_entry_open(AT_FDCWD, entry, 0, &e, err, sizeof err);
   if (rc == 0 && op2_entry_verify(&e, ex, v, err, sizeof err) != 0) rc = -1;
+  if (rc < 0 && e.fd >= 0) {
+    /* An entry being built holds its lock: processes started together (one per machine under
+     * MPI, but also separate programs sharing a cache) wait for its builder, then take what it
+     * stored, instead of refusing a half-written entry and building it again. */
+    int locked = op2_entry_try_lock(&e) == 0;
+    if (!locked && op2_entry_wait_lock(&e, OP2_ENTRY_WAIT_MS) == 0) {
+      locked = 1;
+      op2_entry_verified_clear(v);
+      rc = op2_entry_verify(&e, ex, v, err, sizeof err) == 0 ? 0 : -1;
+    }
+    /* An empty directory is one a builder has just made and is about to lock: absent, not
+     * refused, and left to it. Anything else incomplete with no writer is a leftover. */
+    if (rc < 0 && locked && op2_entry_is_empty(&e)) {
+      rc = 1;
+    } else if (rc < 0 && locked && op2_jit_may_write(jit, entry)) {
+      op2_entry_remove(&e, ex->name, 0, NULL, err, sizeof err);
+    }
+  }
   if (rc < 0) snprintf(why, whylen, "%s: %s", entry, err);
-  /* Only one process of a machine writes the cache (the others follow it), so processes never
-   * race on an entry; a process that is building the entry holds its lock. */
-  if (rc < 0 && e.fd >= 0 && op2_jit_may_write(jit, entry) && op2_entry_try_lock(&e) == 0)
-    op2_entry_remove(&e, ex->name, 0, NULL, err, sizeof err);
   op2_entry_close(&e);
   return rc;
 }
@@ -335,7 +356,10 @@ static int obtain_tcc(const asking *a, op2_kernel *k, const op2_generated *gen, 
     op2_build_result res;
     prepare_request(jit, a->rq, &jit->tcc, gen, entry, 1, &req);
     int rc = op2_build_into_entry(&req, &res);
-    if (rc != OP2_BUILD_NOT_STORED) a->cnt->compiles++;
+    if (res.reused) /* another process built it meanwhile */
+      a->cnt->disk_hits++, k->origin = OP2_FROM_DISK;
+    else if (rc != OP2_BUILD_NOT_STORED)
+      a->cnt->compiles++;
     if (res.not_stored) op2_jit_cache_unwritable(jit, a->cnt, res.why);
     if (rc == OP2_BUILD_OK) {
       adopt_build(k, &res, OP2_TIER_TCC);
@@ -431,6 +455,12 @@ int op2_jit_load_node_build(op2_jit *jit, op2_kernel *k) {
   return 0;
 }
 
+/* The optimising compiler's failure: a diagnostic (level 1), but told at any OP2_DIAGS when the
+ * user chose the compiler or its flags, whose mistake it then likely is. */
+static int cc_failure_level(const op2_jit *jit) {
+  return jit->cfg.compiler_given ? 0 : 1;
+}
+
 int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt) {
   op2_bg_job *job = k->job;
   if (!job) return OP2_JIT_NO_BUILD;
@@ -452,8 +482,11 @@ int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt) {
   } else if (state == OP2_JOB_FAILED) {
     cnt->cc_failures++;
     if (cnt->cc_failures == 1 || jit->cfg.diags >= 2)
-      op2_jit_diag(jit, 1, "optimising compile of '%s' failed (%s): staying on TinyCC code%s%s",
-                   k->name, job->result.why, job->result.log && *job->result.log ? "\n" : "",
+      op2_jit_diag(jit, cc_failure_level(jit),
+                   "optimising compile of '%s' failed (%s): staying on TinyCC code (OP2_CC=%s "
+                   "OP2_CFLAGS=%s)%s%s",
+                   k->name, job->result.why, jit->cfg.cc, jit->cfg.cflags,
+                   job->result.log && *job->result.log ? "\n" : "",
                    job->result.log ? job->result.log : "");
   }
   free_job(job);
@@ -505,13 +538,20 @@ static int obtain_cc(const asking *a, op2_kernel *k, const op2_generated *gen, c
   if (res.not_stored) op2_jit_cache_unwritable(jit, a->cnt, res.why);
   if (rc == OP2_BUILD_OK) {
     adopt_build(k, &res, OP2_TIER_CC);
-    k->origin = OP2_FROM_COMPILE;
+    k->origin = res.reused ? OP2_FROM_DISK : OP2_FROM_COMPILE;
     k->compile_ms = k->cc_compile_ms = res.compile_ms;
-    a->cnt->cc_compiles++;
+    if (res.reused)
+      a->cnt->disk_hits++;
+    else
+      a->cnt->cc_compiles++;
   } else {
     a->cnt->cc_failures++;
-    op2_jit_diag(jit, 1, "optimising compile of '%s' failed (%s): using TinyCC", a->rq->loop->name,
-                 res.why);
+    if (a->cnt->cc_failures == 1 || jit->cfg.diags >= 2)
+      op2_jit_diag(
+          jit, cc_failure_level(jit),
+          "optimising compile of '%s' failed (%s): using TinyCC (OP2_CC=%s OP2_CFLAGS=%s)%s%s",
+          a->rq->loop->name, res.why, jit->cfg.cc, jit->cfg.cflags, res.log && *res.log ? "\n" : "",
+          res.log ? res.log : "");
   }
   op2_build_result_clear(&res);
   return rc == OP2_BUILD_OK ? 0 : 1;

@@ -62,6 +62,7 @@ typedef struct op2_jit_config {
   char cache_dir[4096];
   char template_dir[4096]; /* read templates from here instead of the built-in ones, or "" */
   int diags;               /* OP2_DIAGS: which diagnostics are worth formatting */
+  int compiler_given;      /* OP2_CC or OP2_CFLAGS set by the user: their failure told at level 0 */
   /* Prints one diagnostic of `level` (the caller decides who speaks, e.g. one rank). */
   void (*diag)(int level, const char *msg);
 } op2_jit_config;
@@ -146,6 +147,9 @@ void op2_tcc_tier(op2_tier *t);
 int op2_spawn_capture(const char *path, char *const argv[], op2_buf *out);
 /* Finds the compiler `cc` (a name in PATH or a path); -1 when there is none. */
 int op2_cc_tier(const char *cc, const char *flags, op2_tier *t);
+/* A program as the compiler tiers find it: a path (with a '/') or a name searched on PATH; its
+ * resolved path in `out` (PATH_MAX bytes). 0 when it is an executable regular file, else -1. */
+int op2_find_program(const char *name, char *out, size_t len);
 /* Checks the syntax of the source at src_path with the system compiler `cc`; its messages go to
  * *log (malloc'ed). 0 when it finds no error. */
 int op2_cc_syntax_check(const op2_tier *cc, const char *src_path, char **log);
@@ -210,6 +214,7 @@ typedef struct op2_build_result {
   double compile_ms;
   char *log, *source_path;
   int not_stored; /* built, but the cache could not be written (why): built privately instead */
+  int reused;     /* not built: another process stored the entry while we waited for its lock */
   char why[600];
 } op2_build_result;
 int op2_build_into_entry(const op2_build_request *req, op2_build_result *res);

@@ -9,6 +9,7 @@ void op2_loaded_objects_init(op2_loaded_objects *t) {
   pthread_mutex_init(&t->lock, NULL);
   t->v = NULL;
   t->n = t->cap = 0;
+  t->serial = 0;
 }
 
 void op2_loaded_objects_destroy(op2_loaded_objects *t) {
@@ -54,4 +55,12 @@ void op2_loaded_objects_add(op2_loaded_objects *t, void *handle, dev_t dev, ino_
     if (i == t->n) t->n++;
   }
   pthread_mutex_unlock(&t->lock);
+}
+
+unsigned op2_loaded_objects_serial(op2_loaded_objects *t) {
+  if (!t) return 0;
+  pthread_mutex_lock(&t->lock);
+  unsigned s = t->serial++;
+  pthread_mutex_unlock(&t->lock);
+  return s;
 }

@@ -101,13 +101,66 @@ static int write_manifest(const op2_build_request *req, const op2_entry *d, cons
   return op2_entry_write_manifest(d, &m, res->why, sizeof res->why);
 }
 
+/* The entry another process stored while we waited for its lock, loaded: 0, else -1. */
+static int take_stored(const op2_build_request *req, const op2_entry *e, op2_build_result *res) {
+  const op2_entry_expect ex = {.name = req->name,
+                               .key = req->key.hex,
+                               .bin_ext = "so",
+                               .src_ext = "c",
+                               .source = req->source,
+                               .source_len = req->source_len};
+  op2_entry_verified v;
+  char why[600];
+  void *sym = NULL;
+  int rc = op2_entry_verify(e, &ex, &v, why, sizeof why) == 0 &&
+                   op2_load_object_fd(req->known, v.bin_fd, e->path, "op2_loop", &res->handle, &sym,
+                                      why, sizeof why) == 0
+               ? 0
+               : -1;
+  op2_entry_verified_clear(&v);
+  if (rc != 0) return -1;
+  res->fn = (op2_kernel_fn)sym;
+  res->reused = 1;
+  char path[4800];
+  snprintf(path, sizeof path, "%s/%s.c", e->path, req->name);
+  res->source_path = strdup(path);
+  return 0;
+}
+
+/* Opens the entry (made if missing) and takes its lock, waiting for a process that is building
+ * it. A directory removed while we waited (its builder failed, or a looker found it unfinished
+ * before we locked it) is made again. 0 held, -2 busy past the wait, -1 cannot be opened. */
+static int open_locked(const op2_build_request *req, op2_entry *e, op2_build_result *res,
+                       int *waited) {
+  for (int attempt = 0; attempt < 4; attempt++) {
+    if (op2_entry_open(AT_FDCWD, req->entry, 1, e, res->why, sizeof res->why) != 0) {
+      if (errno == ENOENT) continue; /* removed between our mkdir and our open */
+      return -1;
+    }
+    *waited = op2_entry_try_lock(e) != 0;
+    if (*waited && op2_entry_wait_lock(e, OP2_ENTRY_WAIT_MS) != 0) {
+      op2_entry_close(e);
+      return -2;
+    }
+    if (!op2_entry_unlinked(e)) return 0;
+    op2_entry_close(e);
+  }
+  snprintf(res->why, sizeof res->why, "%s keeps being removed while it is built", req->entry);
+  return -1;
+}
+
 /* Into the cache entry, holding its lock. -1 when the entry is busy or cannot be opened. */
 static int build_kept(const op2_build_request *req, op2_build_result *res, int *rc) {
   op2_entry e;
-  if (op2_entry_open(AT_FDCWD, req->entry, 1, &e, res->why, sizeof res->why) != 0) return -1;
-  if (op2_entry_try_lock(&e) != 0) { /* another process builds it: not a fault of the cache */
+  int waited = 0, opened = open_locked(req, &e, res, &waited);
+  if (opened != 0) return opened;
+  /* Another process built it while we waited, or between our look and our lock: its build is
+   * ours, never built twice. */
+  (void)waited;
+  if (take_stored(req, &e, res) == 0) {
     op2_entry_close(&e);
-    return -2;
+    *rc = BUILT;
+    return 0;
   }
   built b;
   *rc = compile_in(req, &e, res, &b);

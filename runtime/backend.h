@@ -84,8 +84,11 @@ typedef struct op2_backend {
 const op2_backend *op2_backend_find(const char *name);
 const char *op2_backend_names(void);
 
-/* Called before the host reads a dat's data. */
+/* Called before the host reads a dat's data (checkpoint.c: refused while a restart has not
+ * restored it yet). */
+int op2_checkpoint_before_read(op2_context *ctx, op_dat dat);
 static inline int op2_dat_sync_host(op2_context *ctx, op_dat dat) {
+  if (ctx->checkpoint) OP2_CALL(op2_checkpoint_before_read(ctx, dat));
   return ctx->backend && ctx->backend->sync_host && dat->device_newer
              ? ctx->backend->sync_host(ctx, dat)
              : 0;

@@ -47,6 +47,7 @@ static int start_restart(op2_context *ctx, op2_checkpoint *ck, const char *file,
   op2_ckpt_meta meta;
   int rc = op2_ckpt_log_parse(blob, blob_len, file, &ck->saved, &meta);
   free(blob);
+  if (rc == OP2_OK) ck->saved_mesh = meta.mesh; /* compared when the data is restored */
   int ranks = op2_h5_checkpoint_ranks();
   if (rc == OP2_OK && meta.ranks != ranks)
     rc = op2_error(OP2_ERR_STATE,
@@ -68,6 +69,8 @@ static int start_restart(op2_context *ctx, op2_checkpoint *ck, const char *file,
   if (rc != OP2_OK) {
     free(ck->image);
     ck->image = NULL;
+    free(ck->saved_mesh);
+    ck->saved_mesh = NULL;
     op2_ckpt_log_free(&ck->saved);
     return rc;
   }
@@ -93,8 +96,18 @@ static int restart_from_option(op2_context *ctx, op2_checkpoint *ck) {
   return OP2_OK;
 }
 
-static int restore_now(op2_checkpoint *ck) {
-  int rc = op2_h5_checkpoint_restore(ck->restore_file, ck->image, ck->image_len);
+/* At the checkpoint's position the run has declared what the writer had (same program): its
+ * mesh must be the writer's, or the data would land on other elements. */
+static int restore_now(op2_context *ctx, op2_checkpoint *ck) {
+  int rc = OP2_OK;
+  if (ck->saved_mesh) {
+    char *now = op2_ckpt_mesh_summary(ctx);
+    rc = now ? op2_ckpt_mesh_check(ck->restore_file, ck->saved_mesh, now) : OP2_ERR_MEM;
+    free(now);
+    free(ck->saved_mesh);
+    ck->saved_mesh = NULL;
+  }
+  if (rc == OP2_OK) rc = op2_h5_checkpoint_restore(ck->restore_file, ck->image, ck->image_len);
   free(ck->image);
   ck->image = NULL;
   ck->image_len = 0;
@@ -104,12 +117,17 @@ static int restore_now(op2_checkpoint *ck) {
   return rc;
 }
 
-static int write_checkpoint(op2_checkpoint *ck) {
-  op2_ckpt_meta meta = {
-      .ranks = op2_h5_checkpoint_ranks(), .position = ck->position, .number = ck->written + 1};
+static int write_checkpoint(op2_context *ctx, op2_checkpoint *ck) {
+  op2_ckpt_meta meta = {.ranks = op2_h5_checkpoint_ranks(),
+                        .position = ck->position,
+                        .number = ck->written + 1,
+                        .mesh = op2_ckpt_mesh_summary(ctx)};
+  if (!meta.mesh) return OP2_ERR_MEM;
   char *blob;
   size_t len;
-  OP2_CALL(op2_ckpt_log_serialise(&ck->log, &meta, &blob, &len));
+  int st = op2_ckpt_log_serialise(&ck->log, &meta, &blob, &len);
+  free(meta.mesh);
+  OP2_CALL(st);
   int rc = op2_h5_checkpoint_save(ck->file, blob, len);
   free(blob);
   if (rc == OP2_OK) ck->written++;
@@ -119,14 +137,14 @@ static int write_checkpoint(op2_checkpoint *ck) {
 
 /* A point where a checkpoint may be taken or restored: op_checkpoint() (explicit) or the start of
  * a loop call. */
-static int checkpoint_point(op2_checkpoint *ck, int explicit_call) {
-  if (ck->restoring) return ck->position == ck->restore_at ? restore_now(ck) : OP2_OK;
+static int checkpoint_point(op2_context *ctx, op2_checkpoint *ck, int explicit_call) {
+  if (ck->restoring) return ck->position == ck->restore_at ? restore_now(ctx, ck) : OP2_OK;
   if (!ck->file) return OP2_OK;
   int due =
       ck->policy == OP2_CKPT_MANUAL ? explicit_call : op2_wall_seconds() - ck->last >= ck->interval;
   /* Under MPI every rank must decide alike: rank 0's clock decides. */
   if (ck->policy == OP2_CKPT_TIME) op2_h5_checkpoint_bcast_int(&due);
-  return due ? write_checkpoint(ck) : OP2_OK;
+  return due ? write_checkpoint(ctx, ck) : OP2_OK;
 }
 
 int op_checkpointing_init(const char *file, const char *policy) {
@@ -176,7 +194,7 @@ void op_checkpoint(void) {
   if (!ctx->checkpoint && !ctx->opt.restart[0]) return; /* checkpointing is off */
   op2_checkpoint *ck = state(ctx);
   if (!ck || restart_from_option(ctx, ck) != OP2_OK) return;
-  checkpoint_point(ck, 1);
+  checkpoint_point(ctx, ck, 1);
 }
 
 int op2_checkpoint_before_loop(op2_context *ctx, const char *name, op_set set, int nargs,
@@ -186,7 +204,7 @@ int op2_checkpoint_before_loop(op2_context *ctx, const char *name, op_set set, i
   op2_checkpoint *ck = state(ctx);
   if (!ck) return OP2_ERR_MEM;
   OP2_CALL(restart_from_option(ctx, ck));
-  OP2_CALL(checkpoint_point(ck, 0));
+  OP2_CALL(checkpoint_point(ctx, ck, 0));
   if (!ck->restoring) return OP2_OK;
   uint64_t hash = op2_ckpt_loop_hash(name, set, nargs, args);
   OP2_CALL(
@@ -207,9 +225,21 @@ int op2_checkpoint_after_loop(op2_context *ctx, const char *name, op_set set, in
   return OP2_OK;
 }
 
+int op2_checkpoint_before_read(op2_context *ctx, op_dat dat) {
+  op2_checkpoint *ck = ctx->checkpoint;
+  if (!ck || !ck->restoring) return OP2_OK;
+  return op2_error(OP2_ERR_STATE,
+                   "dat '%s' read after %ld loop calls of a run restarting from checkpoint %s, "
+                   "which holds the data after %ld calls: its data is not restored yet (this run "
+                   "stops short of the checkpoint: run it at least as far as the run that wrote "
+                   "it)",
+                   dat->name, ck->position, ck->restore_file, ck->restore_at);
+}
+
 void op2_checkpoint_free(op2_context *ctx) {
   op2_checkpoint *ck = ctx->checkpoint;
   if (!ck) return;
+  free(ck->saved_mesh);
   free(ck->file);
   free(ck->restore_file);
   free(ck->image);

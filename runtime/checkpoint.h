@@ -41,6 +41,7 @@ typedef struct op2_ckpt_meta {
   long ranks;    /* MPI ranks that wrote it */
   long position; /* loop calls before it */
   long number;   /* checkpoints the run had written, this one included */
+  char *mesh;    /* op2_ckpt_mesh_summary when it was written; NULL in an older checkpoint */
 } op2_ckpt_meta;
 
 /* The log and meta as one byte string (stored in the checkpoint's "op2_checkpoint" dataset) and
@@ -49,6 +50,17 @@ int op2_ckpt_log_serialise(const op2_ckpt_log *log, const op2_ckpt_meta *meta, c
                            size_t *len);
 int op2_ckpt_log_parse(const char *bytes, size_t len, const char *file, op2_ckpt_log *log,
                        op2_ckpt_meta *meta);
+
+/* ---- the mesh it belongs to (checkpoint_mesh.c) ---- */
+/* Every set, map (its values hashed in the user's numbering) and dat declared now, as text
+ * (malloc'ed; NULL when out of memory, reported). */
+char *op2_ckpt_mesh_summary(op2_context *ctx);
+/* The mesh a checkpoint was written for against this run's: an error naming `file` and the
+ * first set, map or dat that differs. */
+int op2_ckpt_mesh_check(const char *file, const char *saved, const char *now);
+/* Before the host reads a dat (fetch, print, dump): refused while a restart has not reached its
+ * checkpoint yet, whose data is not restored (a run stopping short of it, or another program). */
+int op2_checkpoint_before_read(op2_context *ctx, op_dat dat);
 
 /* ---- durable files (checkpoint_file.c) ---- */
 /* Checkpoints start with a user block of this many bytes that HDF5 skips: a header with the
@@ -60,6 +72,9 @@ int op2_ckpt_seal(const char *tmp, const char *file);
 /* Reads `file` whole and checks its header, length and checksum; a file that fails any check is
  * an error naming it. *exists is 0 (and OP2_OK returned) when there is no file at all. */
 int op2_ckpt_load_verified(const char *file, char **image, size_t *len, int *exists);
+/* The cheap part of that check (header and length, not the checksum), for OP2_RESTART at
+ * op_init: 0, or -1 with the problem in why. */
+int op2_ckpt_header_check(const char *file, char *why, size_t whylen);
 
 /* ---- contents in HDF5 (hdf5/hdf5_checkpoint.c); collective under MPI ---- */
 /* Writes every set, map, dat and constant in OP2's layout plus `blob` (dataset "op2_checkpoint")
@@ -93,6 +108,7 @@ typedef struct op2_checkpoint {
   char *image;
   size_t image_len;
   op2_ckpt_log saved;
+  char *saved_mesh; /* the mesh the checkpoint restored from was written for (NULL: not told) */
 } op2_checkpoint;
 
 /* par_loop.c: before a loop call (*skip = 1: do not run it, its reductions hold their logged

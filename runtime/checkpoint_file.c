@@ -150,3 +150,22 @@ int op2_ckpt_load_verified(const char *file, char **image, size_t *len, int *exi
   *len = (size_t)st.st_size;
   return OP2_OK;
 }
+
+int op2_ckpt_header_check(const char *file, char *why, size_t whylen) {
+  /* O_NONBLOCK: a FIFO named here must not block op_init; it is refused as not regular. */
+  int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return snprintf(why, whylen, "cannot open it: %s", strerror(errno)), -1;
+  struct stat st;
+  header h;
+  const char *problem = NULL;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    problem = "it is not a regular file";
+  else if (st.st_size < OP2_CKPT_HEADER_BYTES || read_all(fd, (char *)&h, sizeof h, 0) != 0 ||
+           memcmp(h.magic, header_magic, sizeof h.magic) != 0)
+    problem = "it has no op2jit checkpoint header (not a checkpoint, or its start is damaged)";
+  else if (h.file_bytes != (uint64_t)st.st_size)
+    problem = "its length differs from the length recorded in its header (truncated or extended)";
+  close(fd);
+  if (problem) snprintf(why, whylen, "%s", problem);
+  return problem ? -1 : 0;
+}

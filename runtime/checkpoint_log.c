@@ -144,7 +144,8 @@ void op2_ckpt_log_free(op2_ckpt_log *log) {
 
 /* ---- serialised form: fixed-width little-endian-as-stored fields, lengths checked ---- */
 
-static const char log_magic[8] = "OP2LOG1";
+/* Version 2 adds the mesh summary after the reduction values; version 1 is still read. */
+static const char log_magic[8] = "OP2LOG2", log_magic_v1[8] = "OP2LOG1";
 
 typedef struct writer {
   char *buf;
@@ -190,6 +191,9 @@ int op2_ckpt_log_serialise(const op2_ckpt_log *log, const op2_ckpt_meta *meta, c
   }
   put_i64(&w, (int64_t)log->red_len);
   put(&w, log->red ? log->red : "", log->red_len);
+  const char *mesh = meta->mesh ? meta->mesh : "";
+  put_i64(&w, (int64_t)strlen(mesh));
+  put(&w, mesh, strlen(mesh));
   if (w.failed) {
     free(w.buf);
     return op2_error(OP2_ERR_MEM, "checkpoint: out of memory for the loop log");
@@ -219,7 +223,10 @@ static int take_i64(reader *r, int64_t lo, int64_t hi, int64_t *out) {
 static int parse(reader *r, op2_ckpt_log *log, op2_ckpt_meta *meta) {
   char magic[8];
   int64_t ranks, position, number, nnames, count, len;
-  if (!take(r, magic, sizeof magic) || memcmp(magic, log_magic, sizeof magic) != 0) return 0;
+  if (!take(r, magic, sizeof magic)) return 0;
+  int v1 = memcmp(magic, log_magic_v1, sizeof magic) == 0;
+  if (!v1 && memcmp(magic, log_magic, sizeof magic) != 0) return 0;
+  meta->mesh = NULL;
   if (!take_i64(r, 1, 1 << 24, &ranks) || !take_i64(r, 0, INT64_MAX, &position) ||
       !take_i64(r, 0, INT64_MAX, &number) || !take_i64(r, 0, (int64_t)r->left, &nnames))
     return 0;
@@ -250,10 +257,21 @@ static int parse(reader *r, op2_ckpt_log *log, op2_ckpt_meta *meta) {
     log->red_end[c] = (size_t)(prev_end = end);
   }
   log->count = (long)count;
-  if (!take_i64(r, prev_end, prev_end, &len) || (size_t)len != r->left) return 0;
+  if (!take_i64(r, prev_end, prev_end, &len) || (size_t)len > r->left ||
+      (v1 && (size_t)len != r->left))
+    return 0;
   log->red = malloc((size_t)len + 1);
   if (!log->red || !take(r, log->red, (size_t)len)) return 0;
   log->red_len = log->red_cap = (size_t)len;
+  if (!v1) {
+    int64_t mesh_len;
+    if (!take_i64(r, 0, (int64_t)r->left, &mesh_len) || (size_t)mesh_len != r->left ||
+        !(meta->mesh = malloc((size_t)mesh_len + 1)))
+      return 0;
+    memcpy(meta->mesh, r->p, (size_t)mesh_len);
+    meta->mesh[mesh_len] = '\0';
+    r->left = 0;
+  }
   return position == count;
 }
 
@@ -261,7 +279,10 @@ int op2_ckpt_log_parse(const char *bytes, size_t len, const char *file, op2_ckpt
                        op2_ckpt_meta *meta) {
   reader r = {bytes, len};
   memset(log, 0, sizeof *log);
+  meta->mesh = NULL;
   if (parse(&r, log, meta)) return OP2_OK;
+  free(meta->mesh);
+  meta->mesh = NULL;
   op2_ckpt_log_free(log);
   return op2_error(OP2_ERR_IO,
                    "checkpoint %s: its loop log (dataset 'op2_checkpoint') is malformed", file);

@@ -40,6 +40,7 @@ void op_init_mpi(int argc, char **argv, int diags, int program_uses_mpi) {
   }
   if (op2_options_read(&ctx->opt, argc, argv, diags) != OP2_OK) return;
   if (op2_mpi_init(ctx, &argc, &argv, program_uses_mpi) != OP2_OK) return;
+  op2_options_warn_unknown(argc, argv); /* once MPI is up: by rank 0 alone */
   ctx->backend = op2_backend_find(ctx->opt.backend);
   if (ctx->backend->init && ctx->backend->init(ctx) != OP2_OK) return;
   if (op2_jit_init(ctx) != OP2_OK) {

@@ -228,6 +228,7 @@ typedef struct op2_options {
   int cuda_emu_order;        /* emulator: 0 ascending, 1 reverse, 2 shuffled (seed below) */
   unsigned cuda_emu_seed;    /* emulator: the shuffle's seed */
   int tune;                  /* op2_tune_mode */
+  int compiler_given;        /* OP2_CC or OP2_CFLAGS set: their first failure is always told */
 } op2_options;
 
 /* The user's options: defaults, then the environment, then argv entries OP2_NAME=value. The
@@ -236,6 +237,9 @@ int op2_options_read(op2_options *opt, int argc, char **argv, int diags);
 /* The option table, for tests that go over every option. */
 int op2_option_count(void);
 const char *op2_option_name(int i);
+/* Warns (at any OP2_DIAGS) of OP2_* variables and argv entries OP2_NAME=value that are no
+ * option, with the nearest option's name when one is close. */
+void op2_options_warn_unknown(int argc, char **argv);
 /* OP2_FAULT, a testing aid (runtime/mpi/agree.c): parses "STEP:RANK" (0 when valid; step and
  * rank may be NULL); op2_fault says whether this rank must fail STEP now (once per run), so tests
  * can check that every rank stops, or goes on, instead of waiting. */

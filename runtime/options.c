@@ -6,10 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "op2_impl.h"
 #include "../jit/cache_entry.h"
+#include "../jit/jit.h"
+#include "checkpoint.h"
 
 typedef int (*option_parser)(op2_options *opt, const char *name, const char *value);
 
@@ -97,18 +100,36 @@ static int parse_text(char *dst, size_t len, const char *name, const char *value
   return OP2_OK;
 }
 
+/* A compiler named explicitly must be there: otherwise every kernel would quietly stay on
+ * TinyCC code (OP2_CC) or fail with the C compiler's messages (OP2_CXX). Looked up as the tiers
+ * look it up (PATH), without running it: op_init stays cheap. */
+static int compiler_found(const char *name, const char *value) {
+  char path[4096];
+  if (op2_find_program(value, path, sizeof path) == 0) return OP2_OK;
+  return op2_error(OP2_ERR_ARG, "option %s=%s: no such compiler (not an executable file%s)", name,
+                   value, strchr(value, '/') ? "" : ", nor found on PATH");
+}
+
 static int parse_cc(op2_options *opt, const char *name, const char *value) {
   if (!*value) return op2_error(OP2_ERR_ARG, "option %s: empty compiler name", name);
-  return parse_text(opt->cc, sizeof opt->cc, name, value);
+  OP2_CALL(parse_text(opt->cc, sizeof opt->cc, name, value));
+  opt->compiler_given = 1;
+  return compiler_found(name, value);
 }
 
 static int parse_cxx(op2_options *opt, const char *name, const char *value) {
   if (!*value) return op2_error(OP2_ERR_ARG, "option %s: empty compiler name (off: none)", name);
-  return parse_text(opt->cxx, sizeof opt->cxx, name, value);
+  OP2_CALL(parse_text(opt->cxx, sizeof opt->cxx, name, value));
+  return strcmp(value, "off") == 0 ? OP2_OK : compiler_found(name, value);
 }
 
+/* Flags are only known good once the compiler took them: a bad one is reported, naming
+ * OP2_CFLAGS, at the optimised tier's first failure (at any OP2_DIAGS, since the user set them)
+ * and in op_timing_output. */
 static int parse_cflags(op2_options *opt, const char *name, const char *value) {
-  return parse_text(opt->cflags, sizeof opt->cflags, name, value);
+  OP2_CALL(parse_text(opt->cflags, sizeof opt->cflags, name, value));
+  opt->compiler_given = 1;
+  return OP2_OK;
 }
 
 static int parse_simd(op2_options *opt, const char *name, const char *value) {
@@ -147,8 +168,39 @@ static int add_simd_flags(op2_options *opt) {
   return OP2_OK;
 }
 
+/* The directory part of `path` ("." when none) into dir. */
+static void dir_of(const char *path, char *dir, size_t len) {
+  const char *slash = strrchr(path, '/');
+  if (!slash)
+    snprintf(dir, len, ".");
+  else if (slash == path)
+    snprintf(dir, len, "/");
+  else
+    snprintf(dir, len, "%.*s", (int)(slash - path), path);
+}
+
+/* Written by op_exit: checked now, so a run does not find out at its end that its profile
+ * cannot be written. An existing file (or device) must be writable; a new one needs a
+ * writable directory. Empty: no profile. */
 static int parse_profile_json(op2_options *opt, const char *name, const char *value) {
-  return parse_text(opt->profile_json, sizeof opt->profile_json, name, value);
+  OP2_CALL(parse_text(opt->profile_json, sizeof opt->profile_json, name, value));
+  if (!*value) return OP2_OK;
+  struct stat st;
+  char dir[4096];
+  dir_of(value, dir, sizeof dir);
+  if (stat(value, &st) == 0) {
+    if (S_ISDIR(st.st_mode))
+      return op2_error(OP2_ERR_ARG, "option %s=%s: is a directory (expected a file name)", name,
+                       value);
+    if (access(value, W_OK) != 0)
+      return op2_error(OP2_ERR_ARG, "option %s=%s: cannot be written: %s", name, value,
+                       strerror(errno));
+  } else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) != 0) {
+    return op2_error(OP2_ERR_ARG,
+                     "option %s=%s: cannot be created (directory %s is missing or not writable)",
+                     name, value, dir);
+  }
+  return OP2_OK;
 }
 
 static int parse_renumber(op2_options *opt, const char *name, const char *value) {
@@ -179,12 +231,34 @@ static int parse_cache_dir(op2_options *opt, const char *name, const char *value
   return parse_path(opt->cache_dir, sizeof opt->cache_dir, name, value);
 }
 
+/* A source tree's templates/: the C prelude every kernel starts with must be there. */
 static int parse_template_dir(op2_options *opt, const char *name, const char *value) {
-  return parse_path(opt->template_dir, sizeof opt->template_dir, name, value);
+  OP2_CALL(parse_path(opt->template_dir, sizeof opt->template_dir, name, value));
+  char prelude[4200];
+  snprintf(prelude, sizeof prelude, "%s/c/prelude.h", value);
+  struct stat st;
+  if (stat(value, &st) != 0 || !S_ISDIR(st.st_mode) || stat(prelude, &st) != 0 ||
+      !S_ISREG(st.st_mode) || access(prelude, R_OK) != 0)
+    return op2_error(OP2_ERR_ARG,
+                     "option %s=%s: not a templates directory (expected a readable c/prelude.h "
+                     "in it, as in the source tree's templates/)",
+                     name, value);
+  return OP2_OK;
 }
 
+/* The checkpoint must exist and start like one now (its checksum and contents are verified when
+ * the run reads it). */
 static int parse_restart(op2_options *opt, const char *name, const char *value) {
-  return parse_path(opt->restart, sizeof opt->restart, name, value);
+  OP2_CALL(parse_path(opt->restart, sizeof opt->restart, name, value));
+  struct stat st;
+  char why[256];
+  if (stat(value, &st) != 0)
+    return op2_error(OP2_ERR_ARG, "option %s=%s: no such checkpoint file (%s)", name, value,
+                     strerror(errno));
+  if (op2_ckpt_header_check(value, why, sizeof why) != 0)
+    return op2_error(OP2_ERR_ARG, "option %s=%s: not a checkpoint file of op2jit: %s", name, value,
+                     why);
+  return OP2_OK;
 }
 
 /* ---- the CUDA backends ---- */
@@ -418,4 +492,72 @@ int op2_options_read(op2_options *opt, int argc, char **argv, int diags) {
     if (value) OP2_CALL(option_table[i].parse(opt, option_table[i].name, value));
   }
   return add_simd_flags(opt);
+}
+
+/* ---- names that are no option ---- */
+
+/* OP2_ names that are not ours but legitimately set around a run, never warned about:
+ * OP2_TEST_* (this project's test harness, ctest/cache), OP2_GOLDEN_UPDATE (ctest/golden), and
+ * the build variables OP2-Common's guide has its users export (an application ported from it
+ * keeps its environment). Keep it short: every name here is one a typo can hide behind. */
+static int foreign_name(const char *name, size_t len) {
+  static const char *const names[] = {
+      "OP2_GOLDEN_UPDATE",   "OP2_INSTALL_PATH",   "OP2_COMPILER",   "OP2_C_COMPILER",
+      "OP2_C_CUDA_COMPILER", "OP2_C_HIP_COMPILER", "OP2_F_COMPILER", "OP2_PROFILE"};
+  if (len >= 9 && strncmp(name, "OP2_TEST_", 9) == 0) return 1;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strlen(names[i]) == len && strncmp(names[i], name, len) == 0) return 1;
+  return 0;
+}
+
+/* Edit distance with transpositions (optimal string alignment) between a[0..n) and b, at most
+ * `cap` + 1 (larger distances are not told apart). */
+static int edit_distance(const char *a, size_t n, const char *b, int cap) {
+  size_t m = strlen(b);
+  if (n > 64 || m > 64) return cap + 1;
+  int d[65][65];
+  for (size_t i = 0; i <= n; i++) d[i][0] = (int)i;
+  for (size_t j = 0; j <= m; j++) d[0][j] = (int)j;
+  for (size_t i = 1; i <= n; i++)
+    for (size_t j = 1; j <= m; j++) {
+      int cost = a[i - 1] != b[j - 1];
+      int v = d[i - 1][j - 1] + cost;
+      if (d[i - 1][j] + 1 < v) v = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+        v = d[i - 2][j - 2] + 1;
+      d[i][j] = v;
+    }
+  return d[n][m] > cap ? cap + 1 : d[n][m];
+}
+
+static int is_option(const char *name, size_t len) {
+  for (int i = 0; i < NOPTIONS; i++)
+    if (strlen(option_table[i].name) == len && strncmp(option_table[i].name, name, len) == 0)
+      return 1;
+  return 0;
+}
+
+static void warn_unknown(const char *name, size_t len, const char *where) {
+  if (is_option(name, len) || foreign_name(name, len)) return;
+  const char *best = NULL;
+  int best_d = 3; /* a near miss: at most 2 edits, fewer for short names */
+  for (int i = 0; i < NOPTIONS; i++) {
+    int d = edit_distance(name, len, option_table[i].name, 2);
+    if (d < best_d && (size_t)d * 4 <= len) best = option_table[i].name, best_d = d;
+  }
+  char hint[96] = "";
+  if (best) snprintf(hint, sizeof hint, " (did you mean %s?)", best);
+  op2_diag(0, "warning: %.*s in the %s is not an op2jit option and is ignored%s", (int)len, name,
+           where, hint);
+}
+
+extern char **environ;
+
+void op2_options_warn_unknown(int argc, char **argv) {
+  for (char **e = environ; e && *e; e++)
+    if (strncmp(*e, "OP2_", 4) == 0) warn_unknown(*e, strcspn(*e, "="), "environment");
+  for (int a = 1; a < argc && argv; a++)
+    if (argv[a] && strncmp(argv[a], "OP2_", 4) == 0 && strchr(argv[a], '='))
+      warn_unknown(argv[a], strcspn(argv[a], "="), "arguments");
 }

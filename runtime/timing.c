@@ -136,6 +136,11 @@ void op_timing_output(void) {
       "optimised builds %d, failed %d\n",
       ctx->backend->name, ctx->jit.compiles, ctx->jit.disk_hits, ctx->jit.disk_rejects,
       ctx->jit.cc_compiles, ctx->jit.cc_failures);
+  if (ctx->jit.cc_failures)
+    printf(
+        "  the optimising compiler failed %d times (OP2_CC=%s OP2_CFLAGS=%s): those kernels "
+        "stayed on TinyCC code (OP2_DIAGS=1 shows its messages)\n",
+        ctx->jit.cc_failures, ctx->opt.cc, ctx->opt.cflags);
 }
 
 int op2_profile_write(op2_context *ctx, const char *path) {

@@ -56,6 +56,8 @@ int main(int argc, char **argv) {
   CHECK_EQ_INT(back.ranks, 2);
   CHECK_EQ_INT(back.position, 4);
   CHECK_EQ_INT(back.number, 3);
+  CHECK(back.mesh && !strcmp(back.mesh, "")); /* none given: an empty summary */
+  free(back.mesh);
   CHECK_EQ_INT(parsed.count, 4);
 
   /* Replay into cleared variables: every value comes back, read-only globals stay untouched. */
@@ -82,7 +84,8 @@ int main(int argc, char **argv) {
   op2_ckpt_log broken;
   EXPECT_ERROR(op2_ckpt_log_parse(blob, len - 1, "f.h5", &broken, &back), "f.h5");
   EXPECT_ERROR(op2_ckpt_log_parse(blob, 12, "f.h5", &broken, &back), "malformed");
-  blob[len - log.red_len - 8] ^= 1; /* the byte count of the reduction values */
+  /* the byte count of the reduction values, before them and the (empty) mesh summary's count */
+  blob[len - 8 - log.red_len - 8] ^= 1;
   EXPECT_ERROR(op2_ckpt_log_parse(blob, len, "f.h5", &broken, &back), "malformed");
 
   free(blob);

@@ -31,7 +31,7 @@ int main(void) {
   expect_option_error("OP2_CUDA_EMU_SECTORS", "yes");
   expect_init_error("/nonexistent/libcuda.so.1", "cannot load the CUDA driver /nonexistent");
   expect_init_error("libm.so.6", "libm.so.6 has no cuInit"); /* a library, but not the driver */
-  const char *stub = getenv("OP2_CUDA_STUB_DRIVER");
+  const char *stub = getenv("OP2_TEST_CUDA_STUB_DRIVER");
   FILE *f = stub ? fopen(stub, "rb") : NULL;
   if (f) {
     fclose(f);

@@ -1,7 +1,7 @@
 /* Compiler messages point at the kernel's own line and column. TinyCC reports an error at the end
  * of a line on the next line and gives no column, so a kernel that fails under TinyCC is checked
  * by the system compiler, whose messages are reported instead (kernel:NAME:LINE:COLUMN). Without
- * a system compiler (OP2_CC names none) TinyCC's message is reported, still by kernel line. */
+ * a system compiler (OP2_JIT=tcc) TinyCC's message is reported, still by kernel line. */
 #include "errors_util.h"
 
 /* Line 3, column 12: the error is at the end of the line. */
@@ -55,8 +55,8 @@ int main(int argc, char **argv) {
   s = op_decl_set(3, "s");
   d = op_decl_dat(s, 1, "double", v, "d");
   CHECK(s && d);
-  const char *cc = getenv("OP2_CC");
-  if (!cc || strcmp(cc, "no-such-compiler") != 0) {
+  const char *jit = getenv("OP2_JIT");
+  if (!jit || strcmp(jit, "tcc") != 0) {
     expect_failure(end_of_line_src, "eol", "kernel:eol:3:12: error:");
     expect_failure(mid_line_src, "mid", "kernel:mid:2:20: error:");
     expect_failure(undeclared_src, "undecl", "kernel:undecl:3:10: error:");

@@ -22,7 +22,10 @@ static void run(const char *cache_dir, const char *jit, const char *cc, const ch
                 int calls, op2_tier_id *first_tier, op2_tier_id *last_tier, int wait_between) {
   setenv("OP2_CACHE_DIR", cache_dir, 1);
   setenv("OP2_JIT", jit, 1);
-  setenv("OP2_CC", cc, 1);
+  if (cc)
+    setenv("OP2_CC", cc, 1);
+  else
+    unsetenv("OP2_CC"); /* the default, "cc" on PATH */
   setenv("OP2_CACHE", cache_mode, 1);
   op_init(0, NULL, 0);
   double x[N], y[N], expect[N];
@@ -82,9 +85,14 @@ int main(void) {
   CHECK_EQ_INT(first, OP2_TIER_TCC);
   CHECK_EQ_INT(last, OP2_TIER_TCC);
 
-  /* No compiler at all. */
+  /* No compiler at all: the default cc is not on PATH (a compiler named with OP2_CC that does
+   * not exist is refused at op_init instead: t313-option-values). */
   snprintf(dir, sizeof dir, "%s/missing", base);
-  run(dir, "tiered", "/nonexistent/cc", "on", 2, &first, &last, 1);
+  char *path = strdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+  CHECK(path && setenv("PATH", "/proc/op2-none", 1) == 0);
+  run(dir, "tiered", NULL, "on", 2, &first, &last, 1);
+  CHECK(setenv("PATH", path, 1) == 0);
+  free(path);
   CHECK_EQ_INT(last, OP2_TIER_TCC);
 
   /* OP2_JIT=cc: optimised from the first call; OP2_JIT=tcc: never. */
