@@ -70,9 +70,10 @@ int main(int argc, char **argv) {
   int rc = run_all(n, cost);
   double warm = now() - t0;
   int w = n < 500 ? n : 500;
-  printf("kernel loads: %d kernels, cold run %.2f s, warm run %.2f s; warm first call per kernel: "
-         "first %d %.3f ms, last %d %.3f ms\n",
-         n, cold, warm, w, mean_ms(cost, 0, w), w, mean_ms(cost, n - w, n));
+  printf(
+      "kernel loads: %d kernels, cold run %.2f s, warm run %.2f s; warm first call per kernel: "
+      "first %d %.3f ms, last %d %.3f ms\n",
+      n, cold, warm, w, mean_ms(cost, 0, w), w, mean_ms(cost, n - w, n));
   free(cost);
   char cmd[4200];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
