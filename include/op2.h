@@ -15,12 +15,62 @@
 extern "C" {
 #endif
 
-/** @brief A set of mesh elements (nodes, edges, cells, ...). */
+/*
+ * Handles. What a program may read of a set, map or dat is the public prefix below, with OP2's
+ * field names (`set->size`, `dat->name`, `dat->dim`, `map->to`...): every field is const, so a
+ * program reads them and never writes them; the rest of the object is the library's. The
+ * library's own files see the same objects through their private structs, which begin with
+ * these fields (OP2_INTERNAL_HANDLES, defined only when the library is built).
+ */
+#ifdef OP2_INTERNAL_HANDLES
 typedef struct op2_set *op_set;
-/** @brief A fixed-arity mapping from each element of one set to elements of another. */
 typedef struct op2_map *op_map;
-/** @brief Data attached to every element of a set: `dim` values of one type per element. */
 typedef struct op2_dat *op_dat;
+#else
+/** @brief A set of mesh elements (nodes, edges, cells, ...). */
+typedef struct op_set_core *op_set;
+/** @brief A fixed-arity mapping from each element of one set to elements of another. */
+typedef struct op_map_core *op_map;
+/** @brief Data attached to every element of a set: `dim` values of one type per element. */
+typedef struct op_dat_core *op_dat;
+#endif
+
+/** @brief What a program may read of a set. Under MPI the sizes are this rank's: `size` owned
+ * elements, of which `core_size` reach no halo element, then `exec_size` and `nonexec_size`
+ * halo elements. */
+typedef struct op_set_core {
+  const int index; /* declaration order */
+  const int size;
+  const char *const name;
+  const int core_size;
+  const int exec_size;
+  const int nonexec_size;
+} op_set_core;
+
+/** @brief What a program may read of a map: `map` holds `from->size * dim` local indices of `to`
+ * (element-major), in the library's local order (which differs from the declared order under
+ * MPI or after op_renumber). */
+typedef struct op_map_core {
+  const int index;
+  const op_set from;
+  const op_set to;
+  const int dim;
+  const int *const map;
+  const char *const name;
+} op_map_core;
+
+/** @brief What a program may read of a dat: `size` is the bytes of one element (dim values),
+ * `type` the type as declared ("double", "double:soa"...), `data` the host copy in local order
+ * (current after op_fetch_data, or any loop on a CPU backend). */
+typedef struct op_dat_core {
+  const int index;
+  const op_set set;
+  const int dim;
+  const int size;
+  char *const data;
+  const char *const type;
+  const char *const name;
+} op_dat_core;
 
 /** @brief How a loop argument is accessed by the kernel. */
 typedef enum { OP_READ, OP_WRITE, OP_RW, OP_INC, OP_MIN, OP_MAX } op_access;
@@ -120,6 +170,27 @@ op_dat op_decl_dat_temp(op_set set, int dim, const char *type, const void *data,
 int op_free_dat_temp(op_dat dat);
 
 /**
+ * @brief OP2's global element index, 64 bits wide (OP2's idx_g_t). A rank's own maps are int:
+ * op_decl_map_long() checks that every value fits.
+ */
+typedef long long idx_g_t;
+/** @brief op_decl_map() with 64-bit values: each must lie in [0, to's size) (in [1, size] with
+ * OP_MAPS_BASE_INDEX=1), which also makes it fit an int. */
+op_map op_decl_map_long(op_set from, op_set to, int dim, const idx_g_t *data, const char *name);
+/** @brief OP2's op_decl_dat_temp_char: a temporary of `dim` values of `type`; `type_size` must be
+ * the type's size. */
+op_dat op_decl_dat_temp_char(op_set set, int dim, const char *type, int type_size,
+                             const char *name);
+/** @brief OP2 creates its MPI halos here; op2jit builds them with the distribution (op_partition
+ * or the first loop), so this call does nothing. */
+void op_halo_create(void);
+/** @brief OP2's allocation calls: 64-byte aligned (op_malloc, op_calloc); release with op_free. */
+void *op_malloc(size_t size);
+void *op_calloc(size_t number, size_t size);
+void *op_realloc(void *ptr, size_t size);
+void op_free(void *ptr);
+
+/**
  * @brief A dat argument. `map` OP_ID with idx -1: direct access. `idx` >= 0: the dat element
  * reached through column `idx` of `map`. `idx` = -k (2 <= k <= map arity): the kernel receives an
  * array of k pointers, one per map column (OP2's vector argument).
@@ -140,6 +211,15 @@ op_arg op_arg_gbl(void *data, int dim, const char *type, op_access acc);
  * index that column `idx` of `map` gives for the element.
  */
 op_arg op_arg_idx(int idx, op_map map);
+
+/**
+ * @brief OP2's op_arg_info: `dim` values of `type` at `data` that the kernel writes beside the
+ * reduction argument number `ref` (Airfoil: the element where the maximum error is). op2jit
+ * reduces it by OP_MAX: on one thread and one rank that is the value the kernel last wrote in
+ * element order; over threads or ranks the largest of the parts' values (not necessarily the one
+ * of the part that won reduction `ref`).
+ */
+op_arg op_arg_info(void *data, int dim, const char *type, int ref);
 
 /**
  * @brief Applies the kernel `name`, defined in C source `kernel`, to every element of `set`.

@@ -12,9 +12,7 @@
  * zeros. Its name is recorded so op_free_dat_temp can tell it from a dat the program owns. */
 op_dat op_decl_dat_temp(op_set set, int dim, const char *type, const void *data, const char *name) {
   (void)data;
-  op_dat dat = op_decl_dat(set, dim, type, NULL, name);
-  if (dat) dat->temp = true;
-  return dat;
+  return op2_decl_dat(set, dim, type, NULL, name, true);
 }
 
 int op_free_dat_temp(op_dat dat) {
@@ -42,9 +40,11 @@ int op_free_dat_temp(op_dat dat) {
     ctx->dats.items[i - 1] = d;
   }
   ctx->dats.count--;
+  op2_loops_forget_dat(ctx, dat);
   op2_exchange_release(ctx, dat);
   free(dat->data);
   free(dat->name);
+  free(dat->type_name);
   free(dat);
   return 0;
 }
@@ -83,4 +83,17 @@ op_arg op_opt_arg_gbl(int opt, void *data, int dim, const char *type, op_access 
   op_arg a = op_arg_gbl(data, dim, type, acc);
   a.opt = opt != 0;
   return a;
+}
+
+/* OP2's C++ header passes sizeof(T) of the pointer it was given: it must be the type's size. */
+op_dat op_decl_dat_temp_char(op_set set, int dim, const char *type, int type_size,
+                             const char *name) {
+  op2_type t;
+  if (op2_require_init("op_decl_dat_temp") != OP2_OK) return NULL;
+  if (op2_type_parse(type, &t) == OP2_OK && type_size != (int)op2_type_size(t)) {
+    op2_error(OP2_ERR_ARG, "op_decl_dat_temp '%s': type '%s' has %zu bytes, not %d",
+              name ? name : "(unnamed)", type, op2_type_size(t), type_size);
+    return NULL;
+  }
+  return op2_decl_dat(set, dim, type, NULL, name, true);
 }

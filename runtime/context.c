@@ -86,6 +86,7 @@ static void free_dat(void *p) {
   op_dat d = p;
   free(d->data);
   free(d->name);
+  free(d->type_name);
   free(d);
 }
 

@@ -4,9 +4,13 @@
 
 #include "op2_impl.h"
 
-op_dat op_decl_dat(op_set set, int dim, const char *type, const void *data, const char *name) {
+/* A dat with the user's values (`data`, NULL: zeros). A temporary (zeros, `temp`) may come after
+ * the mesh was distributed: it then has the set's local rows, halos included, all zero, which is
+ * what a halo exchange would bring. */
+op_dat op2_decl_dat(op_set set, int dim, const char *type, const void *data, const char *name,
+                    bool temp) {
   op2_context *ctx = op2_ctx();
-  if (op2_require_init("op_decl_dat") != OP2_OK) return NULL;
+  if (op2_require_init(temp ? "op_decl_dat_temp" : "op_decl_dat") != OP2_OK) return NULL;
   const char *label = name ? name : "(unnamed)";
   op2_type t;
   if (!set) {
@@ -17,7 +21,7 @@ op_dat op_decl_dat(op_set set, int dim, const char *type, const void *data, cons
     op2_error(OP2_ERR_ARG, "op_decl_dat '%s': dim %d must be at least 1", label, dim);
     return NULL;
   }
-  if (set->halo) {
+  if (set->halo && !temp) {
     op2_error(OP2_ERR_STATE,
               "op_decl_dat '%s': set '%s' is already distributed over the MPI ranks "
               "(declare everything before op_partition or the first loop)",
@@ -31,18 +35,23 @@ op_dat op_decl_dat(op_set set, int dim, const char *type, const void *data, cons
     return NULL;
   }
   size_t elem_bytes = (size_t)dim * op2_type_size(t);
-  size_t bytes = (size_t)set->size * elem_bytes;
+  size_t rows = (size_t)set->size + (size_t)set->exec_size + (size_t)set->nonexec_size;
+  size_t bytes = rows * elem_bytes;
   op_dat dat = calloc(1, sizeof *dat);
   if (dat) {
-    dat->data = op2_aligned_alloc_room(bytes, op2_halo_room(ctx, bytes));
+    /* once distributed the halo rows are there already: no room to grow into */
+    dat->data = set->halo ? op2_aligned_alloc(bytes)
+                          : op2_aligned_alloc_room(bytes, op2_halo_room(ctx, bytes));
     dat->name = strdup(label);
+    dat->type_name = strdup(type);
   }
-  if (!dat || !dat->data || !dat->name) {
-    if (dat) free(dat->data), free(dat->name);
+  if (!dat || !dat->data || !dat->name || !dat->type_name) {
+    if (dat) free(dat->data), free(dat->name), free(dat->type_name);
     free(dat);
     op2_error(OP2_ERR_MEM, "op_decl_dat '%s': out of memory for %zu bytes", label, bytes);
     return NULL;
   }
+  if (temp) data = NULL;
   if (data && ctx->mpi_prepared && ctx->mpi_replicated) /* whole mesh given: this rank's rows */
     data = (const char *)data + (size_t)set->decl_first * elem_bytes;
   if (data && bytes && set->orig) /* the set was reordered: element e is the user's orig[e] */
@@ -55,10 +64,16 @@ op_dat op_decl_dat(op_set set, int dim, const char *type, const void *data, cons
   dat->dim = dim;
   dat->type = t;
   dat->elem_bytes = elem_bytes;
+  dat->elem_size = (int)elem_bytes;
+  dat->temp = temp;
   dat->index = ctx->dats.count;
   if (op2_list_push(&ctx->dats, dat) != OP2_OK) {
-    free(dat->data), free(dat->name), free(dat);
+    free(dat->data), free(dat->name), free(dat->type_name), free(dat);
     return NULL;
   }
   return dat;
+}
+
+op_dat op_decl_dat(op_set set, int dim, const char *type, const void *data, const char *name) {
+  return op2_decl_dat(set, dim, type, data, name, false);
 }

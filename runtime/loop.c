@@ -231,6 +231,17 @@ static void list_remove_at(op2_ptr_list *l, int i) {
   l->count--;
 }
 
+void op2_loops_forget_dat(op2_context *ctx, op_dat dat) {
+  for (int i = ctx->loops.count - 1; i >= 0; i--) {
+    op2_loop *l = ctx->loops.items[i];
+    bool uses = false;
+    for (int a = 0; a < l->nargs && !uses; a++) uses = l->args[a].dat == dat;
+    if (!uses) continue;
+    list_remove_at(&ctx->loops, i);
+    op2_loop_free(l);
+  }
+}
+
 static bool kernel_in_use(const op2_context *ctx, const op2_kernel *k) {
   for (int i = 0; i < ctx->loops.count; i++)
     if (((const op2_loop *)ctx->loops.items[i])->kernel == k) return true;

@@ -1,5 +1,6 @@
 /* Maps: fixed-arity connectivity between two sets, range-checked once when declared so loops
  * never index out of bounds. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,31 +21,29 @@ static int check_values(const char *label, op_set from, op_set to, int dim, cons
   return OP2_OK;
 }
 
-op_map op_decl_map(op_set from, op_set to, int dim, const int *data, const char *name) {
-  op2_context *ctx = op2_ctx();
-  if (op2_require_init("op_decl_map") != OP2_OK) return NULL;
-  const char *label = name ? name : "(unnamed)";
-  if (!from || !to) {
-    op2_error(OP2_ERR_ARG, "op_decl_map '%s': %s set is NULL", label, from ? "to" : "from");
-    return NULL;
-  }
-  if (dim < 1) {
-    op2_error(OP2_ERR_ARG, "op_decl_map '%s': dim %d must be at least 1", label, dim);
-    return NULL;
-  }
-  if (from->halo || to->halo) {
-    op2_error(OP2_ERR_STATE,
-              "op_decl_map '%s': set '%s' is already distributed over the MPI ranks "
-              "(declare everything before op_partition or the first loop)",
-              label, from->halo ? from->name : to->name);
-    return NULL;
-  }
-  if (!data && from->size > 0) {
-    op2_error(OP2_ERR_ARG, "op_decl_map '%s': data is NULL for %d elements", label, from->size);
-    return NULL;
-  }
-  if (ctx->mpi_prepared && ctx->mpi_replicated && data) /* whole mesh given: this rank's rows */
-    data += (size_t)from->decl_first * (size_t)dim;
+/* What every map declaration checks before it looks at the values; `*rows` is then this rank's
+ * first row in `data` (the whole mesh given on every rank: its block). */
+static int check_decl(op2_context *ctx, const char *label, op_set from, op_set to, int dim,
+                      const void *data, size_t *rows) {
+  if (!from || !to)
+    return op2_error(OP2_ERR_ARG, "op_decl_map '%s': %s set is NULL", label, from ? "to" : "from");
+  if (dim < 1)
+    return op2_error(OP2_ERR_ARG, "op_decl_map '%s': dim %d must be at least 1", label, dim);
+  if (from->halo || to->halo)
+    return op2_error(OP2_ERR_STATE,
+                     "op_decl_map '%s': set '%s' is already distributed over the MPI ranks "
+                     "(declare everything before op_partition or the first loop)",
+                     label, from->halo ? from->name : to->name);
+  if (!data && from->size > 0)
+    return op2_error(OP2_ERR_ARG, "op_decl_map '%s': data is NULL for %d elements", label,
+                     from->size);
+  *rows = ctx->mpi_prepared && ctx->mpi_replicated && data ? (size_t)from->decl_first : 0;
+  return OP2_OK;
+}
+
+/* The map from this rank's rows of 0-based int values. */
+static op_map declare(op2_context *ctx, const char *label, op_set from, op_set to, int dim,
+                      const int *data) {
   if (from->size > 0 && check_values(label, from, to, dim, data) != OP2_OK) return NULL;
   size_t bytes = (size_t)from->size * (size_t)dim * sizeof(int);
   op_map map = calloc(1, sizeof *map);
@@ -75,4 +74,49 @@ op_map op_decl_map(op_set from, op_set to, int dim, const int *data, const char 
     return NULL;
   }
   return map;
+}
+
+/* Values as the program gives them, `base` 0 or 1 (OP_MAPS_BASE_INDEX), of `width` bytes (int or
+ * idx_g_t), into 0-based ints; NULL (after the error) when one does not fit an int. */
+static int *zero_based(const char *label, const void *data, size_t n, int base, size_t width) {
+  int *out = malloc(sizeof(int) * (n ? n : 1));
+  if (!out) return op2_error(OP2_ERR_MEM, "op_decl_map '%s': out of memory", label), NULL;
+  for (size_t i = 0; i < n; i++) {
+    long long v = width == sizeof(int) ? ((const int *)data)[i] : ((const idx_g_t *)data)[i];
+    v -= base;
+    if (v < INT_MIN || v > INT_MAX) {
+      op2_error(OP2_ERR_ARG, "op_decl_map '%s': value %lld at entry %zu does not fit an int", label,
+                v + base, i);
+      free(out);
+      return NULL;
+    }
+    out[i] = (int)v;
+  }
+  return out;
+}
+
+static op_map decl_map(const char *fn, op_set from, op_set to, int dim, const void *data,
+                       size_t width, const char *name) {
+  op2_context *ctx = op2_ctx();
+  if (op2_require_init(fn) != OP2_OK) return NULL;
+  const char *label = name ? name : "(unnamed)";
+  size_t first;
+  if (check_decl(ctx, label, from, to, dim, data, &first) != OP2_OK) return NULL;
+  size_t n = (size_t)from->size * (size_t)dim;
+  const char *rows = data ? (const char *)data + first * (size_t)dim * width : NULL;
+  int base = ctx->opt.maps_base_index;
+  if (base == 0 && width == sizeof(int))
+    return declare(ctx, label, from, to, dim, (const int *)rows);
+  int *values = zero_based(label, rows, rows ? n : 0, base, width);
+  op_map map = values ? declare(ctx, label, from, to, dim, values) : NULL;
+  free(values);
+  return map;
+}
+
+op_map op_decl_map(op_set from, op_set to, int dim, const int *data, const char *name) {
+  return decl_map("op_decl_map", from, to, dim, data, sizeof(int), name);
+}
+
+op_map op_decl_map_long(op_set from, op_set to, int dim, const idx_g_t *data, const char *name) {
+  return decl_map("op_decl_map_long", from, to, dim, data, sizeof(idx_g_t), name);
 }

@@ -53,10 +53,20 @@ typedef struct op2_halo {
   int nsend_rows;
 } op2_halo;
 
+/* Each object begins with what a program may read of it (op2.h's op_*_core, const there): the
+ * same bytes under the library's writable names, through an anonymous union. */
 struct op2_set {
-  int index; /* position in the context's set list */
-  int size;  /* elements this rank owns (all of them without MPI) */
-  char *name;
+  union {
+    op_set_core core; /* the program's view */
+    struct {
+      int index; /* position in the context's set list */
+      int size;  /* elements this rank owns (all of them without MPI) */
+      char *name;
+      int core_size;    /* owned elements [0, core_size) reach no halo element through any map */
+      int exec_size;    /* import exec halo [size, size + exec_size): run by indirect-write loops */
+      int nonexec_size; /* import non-exec halo, read only */
+    };
+  };
   int *orig; /* element -> the user's (global) index of it; NULL while in the user's order */
   int *rank; /* the inverse of orig (single process only) */
   /* Distributed memory. Local element order: [core | owned non-core | import exec halo | import
@@ -65,28 +75,37 @@ struct op2_set {
   long decl_first; /* the block this rank declared: first global index and count */
   int decl_count;
   long *decl_firsts; /* every rank's decl_first, then global_size (MPI, once distributed) */
-  int core_size;     /* owned elements [0, core_size) reach no halo element through any map */
-  int exec_size;     /* import exec halo [size, size + exec_size): run by indirect-write loops */
-  int nonexec_size;  /* import non-exec halo, read only */
   op2_halo *halo;    /* NULL without MPI */
 };
 
 struct op2_map {
-  int index;
-  op_set from, to;
-  int dim;
-  int *values; /* from->size * dim, element-major */
-  char *name;
+  union {
+    op_map_core core;
+    struct {
+      int index;
+      op_set from, to;
+      int dim;
+      int *values; /* from->size * dim, element-major */
+      char *name;
+    };
+  };
 };
 
 struct op2_dat {
-  int index;
-  op_set set;
-  int dim;
+  union {
+    op_dat_core core;
+    struct {
+      int index;
+      op_set set;
+      int dim;
+      int elem_size;   /* elem_bytes for the program (OP2's dat->size) */
+      char *data;      /* (size + exec + non-exec halo) * elem_bytes, 64-byte aligned */
+      char *type_name; /* the type as declared, ":soa" included (written to HDF5 files) */
+      char *name;
+    };
+  };
   op2_type type;
   size_t elem_bytes; /* dim * type size */
-  char *data;        /* (size + exec + non-exec halo) * elem_bytes, 64-byte aligned */
-  char *name;
   bool halo_dirty;   /* written since its halo copies were last refreshed */
   void *device;      /* accelerator backends: their copy of the data (NULL until first use) */
   bool device_newer; /* the device copy has changes the host copy lacks */
@@ -95,6 +114,35 @@ struct op2_dat {
    * (runtime/mpi/exchange.c; NULL until its first exchange) */
   struct op2_halo_buffers *halo_buffers;
 };
+
+/* op_decl_dat, and op_decl_dat_temp (`temp`: zeros, allowed after the mesh was distributed). */
+op_dat op2_decl_dat(op_set set, int dim, const char *type, const void *data, const char *name,
+                    bool temp);
+
+/* The program's view and the library's names must be the same bytes. */
+#define OP2_SAME_FIELD(type, pub, priv)                                                   \
+  _Static_assert(offsetof(struct type, core.pub) == offsetof(struct type, priv) &&         \
+                     sizeof(((struct type *)0)->core.pub) == sizeof(((struct type *)0)->priv), \
+                 #type "." #priv " is not the public " #pub)
+OP2_SAME_FIELD(op2_set, index, index);
+OP2_SAME_FIELD(op2_set, size, size);
+OP2_SAME_FIELD(op2_set, name, name);
+OP2_SAME_FIELD(op2_set, core_size, core_size);
+OP2_SAME_FIELD(op2_set, exec_size, exec_size);
+OP2_SAME_FIELD(op2_set, nonexec_size, nonexec_size);
+OP2_SAME_FIELD(op2_map, index, index);
+OP2_SAME_FIELD(op2_map, from, from);
+OP2_SAME_FIELD(op2_map, to, to);
+OP2_SAME_FIELD(op2_map, dim, dim);
+OP2_SAME_FIELD(op2_map, map, values);
+OP2_SAME_FIELD(op2_map, name, name);
+OP2_SAME_FIELD(op2_dat, index, index);
+OP2_SAME_FIELD(op2_dat, set, set);
+OP2_SAME_FIELD(op2_dat, dim, dim);
+OP2_SAME_FIELD(op2_dat, size, elem_size);
+OP2_SAME_FIELD(op2_dat, data, data);
+OP2_SAME_FIELD(op2_dat, type, type_name);
+OP2_SAME_FIELD(op2_dat, name, name);
 
 /* A constant is baked into kernels as a literal while it has taken at most OP2_CONST_BAKED_VALUES
  * distinct values (going back to one reuses its kernel); the next new value makes kernels (C and
@@ -213,6 +261,7 @@ typedef struct op2_options {
   int ptscotch_check;      /* PT-Scotch checks its distributed graph (costly) */
   double partition_keep;   /* op_partition keeps declared blocks this good (keep_blocks.c) */
   int huge_pages;          /* large arrays advised as transparent huge pages (util.c) */
+  int maps_base_index;     /* OP2's argv entry OP_MAPS_BASE_INDEX=1: map values count from 1 */
   /* CUDA backends */
   char cuda_driver[1024]; /* the driver library */
   int cuda_device;        /* ordinal, or -1: the rank on its node modulo the device count */
@@ -391,6 +440,9 @@ static inline size_t op2_set_local_count(op_set s) {
   return (size_t)s->size + (size_t)s->exec_size + (size_t)s->nonexec_size;
 }
 void op2_loop_free(op2_loop *loop);
+/* Drops the loop shapes that use `dat` (freed by op_free_dat_temp): a later dat at the same
+ * address must not find them. Their kernels stay, shared by source. */
+void op2_loops_forget_dat(op2_context *ctx, op_dat dat);
 int op2_loop_mpi_scratch(op2_loop *loop); /* par_loop.c */
 int op2_plan_get(op2_context *ctx, const op2_loop *loop, int begin, int end, op2_plan **out);
 /* The same with a part size and a thread count for the layout (1: block colouring only). */

@@ -491,6 +491,15 @@ int op2_options_read(op2_options *opt, int argc, char **argv, int diags) {
         value = argv[a] + len + 1;
     if (value) OP2_CALL(option_table[i].parse(opt, option_table[i].name, value));
   }
+  /* OP2's own spelling, argv only as OP2 reads it: map values given from 1 (Fortran-style
+   * meshes), converted to 0-based when declared. */
+  static const char base_name[] = "OP_MAPS_BASE_INDEX";
+  for (int a = 1; a < argc && argv; a++)
+    if (argv[a] && strncmp(argv[a], base_name, sizeof base_name - 1) == 0 &&
+        argv[a][sizeof base_name - 1] == '=' &&
+        to_int(argv[a] + sizeof base_name, 0, 1, &opt->maps_base_index) != 0)
+      return op2_error(OP2_ERR_ARG, "%s: '%s' is not 0 or 1", base_name,
+                       argv[a] + sizeof base_name);
   return add_simd_flags(opt);
 }
 

@@ -108,6 +108,9 @@ int op2_is_reserved_name(const char *s) {
       "_Alignas",      "_Alignof", "_Atomic",  "_Generic", "_Noreturn", "_Static_assert",
       "_Thread_local", "MIN",      "MAX",      "M_PI",     "NULL"};
   if (!s) return 0;
+  /* OP2's own programs declare a constant op2_stride (the SoA stride of aero); no generated name
+   * is op2_stride, so it stays the program's. */
+  if (strcmp(s, "op2_stride") == 0) return 0;
   if (strncmp(s, "op2_", 4) == 0 || strncmp(s, "OP2_", 4) == 0) return 1;
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
     if (strcmp(s, words[i]) == 0) return 1;

@@ -1,8 +1,9 @@
 /* OP2's remaining HDF5 calls, on one process and under mpirun (each rank declares its block):
- * op_fetch_data_hdf5_file_path puts a dat into a group (created, then replaced in place);
- * op_decl_set_hdf5_infer_size sizes a set from that dataset's rows and op_decl_dat_hdf5 reads the
- * values back; op_write_const_hdf5 writes a constant op_get_const_hdf5 reads back, replacing an
- * earlier value. */
+ * op_fetch_data_hdf5_file_path writes a dat as the dataset at the path it is given, as OP2 does
+ * (its groups created; then replaced in place), with the type attribute as the dat was declared
+ * ("double:soa" too); op_decl_set_hdf5_infer_size sizes a set from that dataset's rows and
+ * op_decl_dat_hdf5 reads the values back; op_write_const_hdf5 writes a constant op_get_const_hdf5
+ * reads back, replacing an earlier value. */
 #include "hdf5/h5_test.h"
 
 enum { G = 1001, DIM = 3 };
@@ -26,11 +27,27 @@ int main(int argc, char **argv) {
     for (int k = 0; k < DIM; k++) mine[e * DIM + k] = value(first + e, k, 0);
   op_set s = op_decl_set((int)count, "cells");
   op_dat dv = op_decl_dat(s, DIM, "double", mine, "q");
+  op_dat dk = op_decl_dat(s, DIM, "double:soa", mine, "k");
 
   op_fetch_data_hdf5_file_path(dv, file, "results/step1");
   op_par_loop(shift_src, "shift", s, op_arg_dat(dv, -1, OP_ID, DIM, "double", OP_RW));
   op_fetch_data_hdf5_file_path(dv, file, "results/step2");
   op_fetch_data_hdf5_file_path(dv, file, "results/step1"); /* replaced: now shifted too */
+  op_fetch_data_hdf5_file_path(dk, file, "results/k");
+  h5t_barrier();
+  if (h5t_rank() == 0) {
+    hid_t f = h5t_open(file);
+    hsize_t d[2];
+    CHECK_EQ_INT(h5t_shape(f, "results/step1", d), 2); /* the dataset itself, not a group */
+    CHECK_EQ_INT(d[0], G);
+    char type[32];
+    size_t width;
+    h5t_str_attr(f, "results/step1", "type", type, sizeof type, &width);
+    CHECK(strcmp(type, "double") == 0 && width == 6);
+    h5t_str_attr(f, "results/k", "type", type, sizeof type, &width);
+    CHECK(strcmp(type, "double:soa") == 0 && width == 10);
+    H5Fclose(f);
+  }
 
   double gam = 1.4, qinf[4] = {1, 2, 3, 4};
   op_write_const_hdf5("gam", 1, "double", (char *)&gam, file);
@@ -40,11 +57,11 @@ int main(int argc, char **argv) {
   int steps = 12;
   op_write_const_hdf5("steps", 1, "int", (char *)&steps, file);
 
-  op_set s2 = op_decl_set_hdf5_infer_size(file, "cells2", "results/step1/q");
+  op_set s2 = op_decl_set_hdf5_infer_size(file, "cells2", "results/step1");
   CHECK(s2 != NULL);
   CHECK_EQ_INT(op_get_size(s2), G);
-  op_dat back = op_decl_dat_hdf5(s2, DIM, "double", file, "results/step1/q");
-  op_dat back2 = op_decl_dat_hdf5(s2, DIM, "double", file, "results/step2/q");
+  op_dat back = op_decl_dat_hdf5(s2, DIM, "double", file, "results/step1");
+  op_dat back2 = op_decl_dat_hdf5(s2, DIM, "double", file, "results/step2");
   double *got = malloc(sizeof(double) * DIM * (size_t)(count + 1));
   op_fetch_data(back, got);
   for (long e = 0; e < count; e++)

@@ -1,4 +1,5 @@
-/* Names that would break the generated code are refused up front, naming the problem. */
+/* Names that would break the generated code are refused up front, naming the problem; OP2's own
+ * op2_stride (declared by OP2's aero programs) is a constant like any other. */
 #include "test.h"
 
 static const char *k = "void op2_loop(double *x) { x[0] = 1; }\n";
@@ -19,6 +20,14 @@ int main(int argc, char **argv) {
                "the loop name is reserved");
   /* A near miss is fine. */
   op_decl_const(1, "double", &one, "int_scale");
+  int op2_stride = 3;
+  op_decl_const(1, "int", &op2_stride);
+  CHECK(strstr(op_last_error(), "op2_stride") == NULL);
+  op_par_loop("void strided(double *x) { x[0] = op2_stride; }\n", "strided", s,
+              op_arg_dat(d, -1, OP_ID, 1, "double", OP_WRITE));
+  double got[3];
+  op_fetch_data(d, got);
+  CHECK(got[0] == 3 && got[2] == 3);
   op_exit();
   return 0;
 }

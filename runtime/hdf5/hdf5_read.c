@@ -91,6 +91,21 @@ static int source_open(source *s, const char *fn, const char *file, const char *
   return OP2_OK;
 }
 
+/* 1 when `file` is a readable HDF5 file without `name`: OP2 then says so and declares nothing
+ * (the program tests for NULL), where any other failure is an error. Same answer on every rank. */
+static int dataset_missing(const char *file, const char *name) {
+  if (!file || !name || access(file, R_OK) != 0) return 0;
+  op2_h5_quiet quiet;
+  op2_h5_quiet_begin(&quiet);
+  hid_t fapl = op2_h5_fapl(0);
+  hid_t fid = fapl >= 0 ? H5Fopen(file, H5F_ACC_RDONLY, fapl) : -1;
+  op2_h5_plist_close(fapl);
+  int missing = fid >= 0 && op2_h5_path_exists(fid, name) == 0;
+  if (fid >= 0) H5Fclose(fid);
+  op2_h5_quiet_end(&quiet);
+  return missing;
+}
+
 static const char *shape(const source *s, char *buf, size_t len) {
   if (s->ndims == 0)
     snprintf(buf, len, "scalar");
@@ -248,6 +263,10 @@ static void declared_block(op_set set, long *first, long *count) {
 op_map op_decl_map_hdf5(op_set from, op_set to, int dim, const char *file, const char *name) {
   const char *fn = "op_decl_map_hdf5";
   if (op2_require_init(fn) != OP2_OK) return NULL;
+  if (dataset_missing(file, name)) {
+    op_printf("op_decl_map_hdf5: no map '%s' in file %s (returns NULL)\n", name, file);
+    return NULL;
+  }
   int nranks = op2_h5_ranks(NULL);
   source s;
   int status = source_open(&s, fn, file, name, nranks > 1);
@@ -276,11 +295,13 @@ op_map op_decl_map_hdf5(op_set from, op_set to, int dim, const char *file, const
   if (status == OP2_OK) {
     /* Checked here so the message names the file and the global row. */
     long n = count * dim;
+    int base = op2_ctx()->opt.maps_base_index; /* OP_MAPS_BASE_INDEX=1: values from 1 */
     for (long i = 0; i < n && status == OP2_OK; i++)
-      if (rows[i] < 0 || rows[i] >= to->global_size)
-        status =
-            fail(&s, OP2_ERR_ARG, "value %d at row %ld, column %ld is outside set '%s' (size %ld)",
-                 rows[i], first + i / dim, i % dim, to->name, to->global_size);
+      if (rows[i] - base < 0 || rows[i] - base >= to->global_size)
+        status = fail(&s, OP2_ERR_ARG,
+                      "value %d at row %ld, column %ld is outside set '%s' (size %ld%s)", rows[i],
+                      first + i / dim, i % dim, to->name, to->global_size,
+                      base ? ", values from 1" : "");
     status = agree(&s, status);
   }
   source_close(&s);
@@ -292,6 +313,10 @@ op_map op_decl_map_hdf5(op_set from, op_set to, int dim, const char *file, const
 op_dat op_decl_dat_hdf5(op_set set, int dim, const char *type, const char *file, const char *name) {
   const char *fn = "op_decl_dat_hdf5";
   if (op2_require_init(fn) != OP2_OK) return NULL;
+  if (dataset_missing(file, name)) {
+    op_printf("op_decl_dat_hdf5: no dat '%s' in file %s (returns NULL)\n", name, file);
+    return NULL;
+  }
   int nranks = op2_h5_ranks(NULL);
   source s;
   op2_type want, have;

@@ -123,15 +123,16 @@ static int write_set(const sink *k, op_set set) {
 
 /* The rows were gathered before the collective create, so that a gather failure cannot leave
  * other ranks waiting in HDF5. */
-static int write_table(const sink *k, const char *what, const char *name, op2_type type, int dim,
-                       long global_rows, int size_attr, long first, long count,
-                       const void *values) {
+static int write_table(const sink *k, const char *what, const char *name, op2_type type,
+                       const char *type_attr, int dim, long global_rows, int size_attr, long first,
+                       long count, const void *values) {
   hid_t dset =
       create_dataset(k, name, op2_h5_file_type(type), 2, (hsize_t)global_rows, (hsize_t)dim);
-  /* OP2 stores map types in 10-byte strings; dats get exactly the name's length. */
+  /* OP2 stores map types in 10-byte strings; dats get their type as declared ("double:soa"
+   * too), exactly its length. */
   int ok = dset >= 0 && op2_h5_put_int_attr(dset, "dim", dim) == OP2_OK &&
            op2_h5_put_int_attr(dset, "size", size_attr) == OP2_OK &&
-           op2_h5_put_str_attr(dset, "type", op2_type_name(type),
+           op2_h5_put_str_attr(dset, "type", type_attr ? type_attr : op2_type_name(type),
                                strcmp(what, "map") == 0 ? 10 : 0) == OP2_OK &&
            op2_h5_write_rows(dset, 2, (hsize_t)first, (hsize_t)count, (hsize_t)dim,
                              op2_h5_mem_type(type), values, k->dxpl) == OP2_OK;
@@ -146,8 +147,8 @@ static int write_map(const sink *k, op_map map) {
   long rows = map->from->global_size;
   /* OP2 puts the row count in a map's `size` attribute. */
   if (status == OP2_OK)
-    status = write_table(k, "map", map->name, OP2_TYPE_INT, map->dim, rows, (int)rows, first, count,
-                         values);
+    status = write_table(k, "map", map->name, OP2_TYPE_INT, NULL, map->dim, rows, (int)rows, first,
+                         count, values);
   free(values);
   return status;
 }
@@ -158,8 +159,8 @@ static int write_dat(const sink *k, op_dat dat) {
   int status = sink_agree(k, op2_h5_dat_block(dat, &first, &count, &values));
   /* ...and the bytes of one element in a dat's. */
   if (status == OP2_OK)
-    status = write_table(k, "dat", dat->name, dat->type, dat->dim, dat->set->global_size,
-                         (int)dat->elem_bytes, first, count, values);
+    status = write_table(k, "dat", dat->name, dat->type, dat->type_name, dat->dim,
+                         dat->set->global_size, (int)dat->elem_bytes, first, count, values);
   free(values);
   return status;
 }
@@ -368,30 +369,21 @@ static int write_item(const sink *k, const item *it, const char *name) {
     c.name = (char *)name;
     return write_const(k, &c);
   }
-  return write_table(k, "dat", name, it->dat->type, it->dat->dim, it->dat->set->global_size,
-                     (int)it->dat->elem_bytes, it->first, it->count, it->values);
+  return write_table(k, "dat", name, it->dat->type, it->dat->type_name, it->dat->dim,
+                     it->dat->set->global_size, (int)it->dat->elem_bytes, it->first, it->count,
+                     it->values);
 }
 
 static void put(const char *fn, const char *file, const item *it);
 
 static void fetch(op_dat dat, const char *file, const char *fn, const char *path) {
   sink k = {.fn = fn, .file = file, .fid = -1, .dxpl = -1, .lcpl = -1};
-  item it = {.name = dat->name, .dat = dat};
-  char *full = NULL;
-  if (path && *path) { /* OP2's path form: the dataset goes into group `path` */
-    size_t len = strlen(path) + strlen(dat->name) + 2;
-    if (!(full = malloc(len))) {
-      op2_error(OP2_ERR_MEM, "%s: file %s: out of memory", fn, file);
-      return;
-    }
-    snprintf(full, len, "%s/%s", path, dat->name);
-    it.name = full;
-  }
+  /* OP2's path form names the dataset itself ("group/p_q"); its groups are created. */
+  item it = {.name = path && *path ? path : dat->name, .dat = dat};
   /* The values first: a gather that fails must not have touched the file. */
   if (sink_agree(&k, op2_h5_dat_block(dat, &it.first, &it.count, &it.values)) == OP2_OK)
     put(fn, file, &it);
   free(it.values);
-  free(full);
 }
 
 /* Writes one item into `file`: a new file is written under a temporary name and renamed; into an

@@ -47,6 +47,11 @@ int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi
       m->we_initialised = 1;
     else
       atexit(finalize_at_exit);
+  } else {
+    /* The program started MPI: OP2's op_exit ends it too, so OP2 programs (OP2's aero
+     * converter) never call MPI_Finalize, which a launcher requires. It ends with the process
+     * here, unless the program ends it first. */
+    atexit(finalize_at_exit);
   }
   /* Errors come back as codes (checked by OP2_MPI) instead of aborting the job, so a failure
    * reaches the program's error handler and the other ranks (op2_mpi_agree). */
