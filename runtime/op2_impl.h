@@ -120,8 +120,8 @@ op_dat op2_decl_dat(op_set set, int dim, const char *type, const void *data, con
                     bool temp);
 
 /* The program's view and the library's names must be the same bytes. */
-#define OP2_SAME_FIELD(type, pub, priv)                                                   \
-  _Static_assert(offsetof(struct type, core.pub) == offsetof(struct type, priv) &&         \
+#define OP2_SAME_FIELD(type, pub, priv)                                                        \
+  _Static_assert(offsetof(struct type, core.pub) == offsetof(struct type, priv) &&             \
                      sizeof(((struct type *)0)->core.pub) == sizeof(((struct type *)0)->priv), \
                  #type "." #priv " is not the public " #pub)
 OP2_SAME_FIELD(op2_set, index, index);

@@ -37,6 +37,9 @@ ALLOWED = {
     "tools": {"include", "jit"},
 }
 MPI_FACING = {"runtime/mpi", "runtime/hdf5"}
+# OP2's own MPI header for programs (`op_lib_mpi.h`): OP2's MPI programs rely on it bringing
+# <mpi.h> along. No library file includes it, so the library itself still never sees MPI here.
+MPI_FACING_FILES = {"include/op_lib_mpi.h"}
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 # An MPI function called (MPI_Allreduce(...), MPI_Comm_free(...)): constants such as MPI_VERSION
@@ -100,7 +103,7 @@ def violations(root):
     for src, dst in edges(root):
         a = folder_of(src)
         if dst == "<mpi.h>":
-            if a not in MPI_FACING:
+            if a not in MPI_FACING and src not in MPI_FACING_FILES:
                 found.add(f"{src} -> {dst}")
             continue
         b = folder_of(dst)
