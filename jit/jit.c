@@ -538,10 +538,12 @@ static int constants_state(op2_jit *jit, const op2_jit_request *rq, int *state) 
 static int obtain_kernel(const asking *a, op2_kernel *k, const op2_generated *gen) {
   op2_jit *jit = a->jit;
   const char *root = op2_jit_cache_root(jit);
-  /* "::" is C++ (std::min): such a kernel goes to the C++ tier first, without a TinyCC attempt,
-   * also when it comes from the cache. Other kernels get there when TinyCC rejects them. */
+  /* "::" in the code is C++ (std::vector): such a kernel goes to the C++ tier first, without a
+   * TinyCC attempt, also when it comes from the cache. Other kernels get there when TinyCC
+   * rejects them; `std::` calls with a C form (std::sqrt, std::min) are C (kernel_text.c). */
   char *cxx_log = NULL;
-  if (strstr(a->rq->kernel_src, "::") && obtain_cxx(a, k, gen, root, &cxx_log) == 0) return OP2_OK;
+  if (op2_kernel_is_cxx(a->rq->kernel_src) && obtain_cxx(a, k, gen, root, &cxx_log) == 0)
+    return OP2_OK;
   char entry[4400] = "";
   int may_write = 0;
   int use_cc = jit->cfg.mode != OP2_JIT_TCC && jit->cc_usable;

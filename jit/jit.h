@@ -126,6 +126,15 @@ int op2_constants_used(op2_jit *jit, const op2_loop_desc *loop, const char *kern
                        op2_const ***out, int *n);
 int op2_codegen_c(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
                   op2_generated *out);
+/* The kernel text as the generated file holds it (kernel_text.c): `extern` declarations of the
+ * loop's constants blanked, C++ standard headers dropped or replaced by C ones and, with
+ * rewrite_std, `std::` calls the prelude provides in C (sqrt, min, ...) without the namespace.
+ * Lines are kept. Appended to `out` (check out->failed). */
+void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewrite_std,
+                           op2_buf *out);
+/* Whether the kernel is C++: "::" in its code (not in a comment or literal), other than a
+ * `std::` call that op2_kernel_text_for_c rewrites. */
+int op2_kernel_is_cxx(const char *src);
 
 /* ---- compilers: a tier is one compiler with its flags (tcc.c, cc.c) ---- */
 typedef struct op2_tier op2_tier;
