@@ -128,7 +128,8 @@ int op2_codegen_c(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_sr
                   op2_generated *out);
 /* The kernel text as the generated file holds it (kernel_text.c): `extern` declarations of the
  * loop's constants blanked, C++ standard headers dropped or replaced by C ones and, with
- * rewrite_std, `std::` calls the prelude provides in C (sqrt, min, ...) without the namespace.
+ * rewrite_std (C targets), `std::` calls the prelude provides in C (sqrt, min, ...) without the
+ * namespace and file-scope `inline` functions `static inline`.
  * Lines are kept. Appended to `out` (check out->failed). */
 void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewrite_std,
                            op2_buf *out);

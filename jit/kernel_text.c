@@ -4,7 +4,8 @@
  * the C++ tier's `extern "C"` block can take), and call `std::sqrt` or `std::min`. Here such
  * declarations are blanked, C++ headers are dropped or replaced by their C headers, and the
  * `std::` calls that have a C equivalent in the prelude (type-generic, so float stays float as
- * in C++) lose their namespace, so such kernels compile in the TinyCC tier. Line numbers are kept:
+ * in C++) lose their namespace, so such kernels compile in the TinyCC tier; file-scope `inline`
+ * functions become `static inline`, as C++'s inline behaves within one file. Line numbers are kept:
  * compiler messages still point at the user's lines. */
 #include <ctype.h>
 #include <string.h>
@@ -145,6 +146,20 @@ static const char *extern_constant_decl(const op2_loop_desc *loop, const char *p
   return names_constant && *q == ';' ? q + 1 : NULL;
 }
 
+/* At p (the keyword `inline` at file scope): whether `static` or `extern` stands beside it. */
+static int inline_has_linkage(const char *src, const char *p) {
+  const char *b = p;
+  while (b > src && isspace((unsigned char)b[-1])) b--;
+  const char *w = b;
+  while (w > src && ident_char(w[-1])) w--;
+  if (word_is(w, (size_t)(b - w), "static") || word_is(w, (size_t)(b - w), "extern")) return 1;
+  const char *a = p + 6;
+  while (isspace((unsigned char)*a)) a++;
+  const char *e = a;
+  while (ident_char(*e)) e++;
+  return word_is(a, (size_t)(e - a), "static") || word_is(a, (size_t)(e - a), "extern");
+}
+
 void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewrite_std,
                            op2_buf *out) {
   int depth = 0, line_start = 1, renamed;
@@ -167,6 +182,14 @@ void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewri
         (p == src || !ident_char(p[-1])) && (end = extern_constant_decl(loop, p)) != NULL) {
       /* blanked: the constant is defined before the kernel; its lines stay */
       for (; p < end; p++) op2_buf_append(out, *p == '\n' ? "\n" : " ", 1);
+      continue;
+    }
+    /* C99's plain `inline` (C++'s, to OP2's headers) defines no symbol: a helper the compiler
+     * does not inline would stay undefined. `static inline` is C++'s meaning in one file. */
+    if (rewrite_std && depth == 0 && strncmp(p, "inline", 6) == 0 && !ident_char(p[6]) &&
+        (p == src || !ident_char(p[-1])) && !inline_has_linkage(src, p)) {
+      op2_buf_printf(out, "static inline");
+      p += 6;
       continue;
     }
     if (rewrite_std && *p == 's' && (p == src || !ident_char(p[-1])) && std_known(p, &renamed)) {
