@@ -178,6 +178,13 @@ int op2_tcc_compile(const char *source, const char *so_path, void **tcc_state, o
 /* The cache root this run may use (created if needed), or NULL: cache off, or the directory is
  * unusable or unsafe (said once per call with OP2_DIAGS). */
 const char *op2_jit_cache_root(op2_jit *jit);
+/* The warnings check's result of a kernel under ROOT/warnings (warnings_record.c): 0 and the
+ * lines it found (malloc'ed, "" for none) when recorded. */
+struct op2_cache_key;
+int op2_warnings_record_read(const char *root, const char *name, const struct op2_cache_key *key,
+                             char **text);
+void op2_warnings_record_write(const char *root, const char *name,
+                               const struct op2_cache_key *key, const char *text, size_t len);
 /* Whether a new build may be stored in `entry`: the cache is on, this process is not a follower
  * of its machine's builder, and the directory is absent or a private one of ours. */
 int op2_jit_may_write(const op2_jit *jit, const char *entry);
