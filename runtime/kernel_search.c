@@ -161,13 +161,23 @@ static const char *quoted_include(const char *line, size_t *len) {
   return p + 1;
 }
 
-/* `text` (of file `real`, its first `len` bytes) into `out` under #line directives naming it, each
- * `#include "x"` replaced by x's text (resolved against real's directory) the first time. */
+/* How #line names a file: `shown`, unless a character would end the directive. Names are the
+ * files' as the kernel's text reaches them (the header's own name, then the include paths as
+ * written), not where they lie: the text, so the cache key and the agreement of MPI ranks on the
+ * source, do not depend on the directory the program was installed in. */
+static void line_directive(op2_buf *out, int line, const char *shown) {
+  op2_buf_printf(out, "#line %d \"%s\"\n", line, strpbrk(shown, "\"\\\n") ? "kernel" : shown);
+}
+
+/* `text` (of file `real`, shown as `shown`, its first `len` bytes) into `out` under #line
+ * directives, each `#include "x"` replaced by x's text (resolved against real's directory) the
+ * first time. */
 static void expand(search *s, op2_buf *out, const char *text, size_t len, const char *real,
-                   int depth) {
-  char dir[PATH_MAX], path[2 * PATH_MAX];
+                   const char *shown, int depth) {
+  char dir[PATH_MAX], path[2 * PATH_MAX], shown_dir[PATH_MAX], inc_shown[2 * PATH_MAX];
   dir_of(real, dir, sizeof dir);
-  op2_buf_printf(out, "#line 1 \"%s\"\n", real);
+  dir_of(shown, shown_dir, sizeof shown_dir);
+  line_directive(out, 1, shown);
   int line = 1;
   for (const char *p = text, *end = text + len; p < end; line++) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -185,8 +195,10 @@ static void expand(search *s, op2_buf *out, const char *text, size_t len, const 
       }
     }
     if (inc) {
-      expand(s, out, inc, strlen(inc), inc_real, depth + 1);
-      op2_buf_printf(out, "#line %d \"%s\"\n", line + 1, real);
+      snprintf(inc_shown, sizeof inc_shown, "%s%s%.*s", name[0] == '/' ? "" : shown_dir,
+               name[0] != '/' && *shown_dir ? "/" : "", (int)nlen, name);
+      expand(s, out, inc, strlen(inc), inc_real, inc_shown, depth + 1);
+      line_directive(out, line + 1, shown);
     } else if (inc_real || (name && op2_header(name, nlen))) {
       op2_buf_append(out, "\n", 1); /* already in the text, or OP2's own header */
     } else {
@@ -273,12 +285,12 @@ char *op2_kernel_function_source(const op2_context *ctx, const char *caller_file
   }
   if (types) {
     mark_seen(s, types_real);
-    expand(s, &out, types, strlen(types), types_real, 0);
+    expand(s, &out, types, strlen(types), types_real, "user_types.h", 0);
   }
   char *real = NULL, *text = find_file(s, file_name, &real, &err), *caller_real = NULL;
   if (text) { /* NAME.h, whole */
     mark_seen(s, real);
-    expand(s, &out, text, strlen(text), real, 0);
+    expand(s, &out, text, strlen(text), real, file_name, 0);
   } else if (err != ENOENT) {
     op2_error(OP2_ERR_IO, "op_par_loop '%s': cannot read kernel header %s: %s", name, real,
               err == EINVAL ? "it contains a NUL byte" : strerror(err));
@@ -288,9 +300,11 @@ char *op2_kernel_function_source(const op2_context *ctx, const char *caller_file
     if (op2_kernel_definition(text, name, &b, &e)) { /* the function only: the rest is main */
       int line = 1;
       for (const char *c = text; c < b; c++) line += *c == '\n';
-      op2_buf_printf(&out, "#line %d \"%s\"\n%.*s\n", line, caller_real, (int)(e - b), b);
+      line_directive(&out, line, caller_file);
+      op2_buf_printf(&out, "%.*s\n", (int)(e - b), b);
     } else if (in_included(s, text, caller_real, name, 0, &htext, &hreal)) {
-      expand(s, &out, htext, strlen(htext), hreal, 0);
+      const char *base = strrchr(hreal, '/');
+      expand(s, &out, htext, strlen(htext), hreal, base ? base + 1 : hreal, 0);
       free(htext), free(hreal);
     } else {
       free(text);
