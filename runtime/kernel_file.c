@@ -106,6 +106,17 @@ const char *op_kernel_file(const char *file_name) {
                 read_failure(err));
     return NULL;
   }
+  /* Its quoted includes, from the file's own directory (the compile happens elsewhere). */
+  if (strstr(text, "#include") || strstr(text, "# include")) {
+    char *expanded = op2_kernel_expand_includes(strchr(text, '\n') + 1, path, file_name);
+    if (!expanded) {
+      free(text);
+      op2_error(OP2_ERR_MEM, "op_kernel_file '%s': out of memory", file_name);
+      return NULL;
+    }
+    free(text);
+    text = expanded;
+  }
   if (op2_list_push(&ctx->kernel_files, text) != OP2_OK) {
     free(text);
     return NULL;

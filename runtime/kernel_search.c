@@ -266,6 +266,20 @@ static void not_found(const op2_context *ctx, const search *s, const char *name,
   op2_buf_free(&dirs);
 }
 
+char *op2_kernel_expand_includes(const char *text, const char *path, const char *shown) {
+  search *s = calloc(1, sizeof *s);
+  char *real = s ? realpath(path, NULL) : NULL;
+  op2_buf out = {0};
+  if (real) {
+    mark_seen(s, real);
+    expand(s, &out, text, strlen(text), real, shown, 0);
+  }
+  for (int i = 0; s && i < s->nseen; i++) free(s->seen[i]);
+  free(s), free(real);
+  if (out.failed) op2_buf_free(&out);
+  return out.data;
+}
+
 char *op2_kernel_function_source(const op2_context *ctx, const char *caller_file,
                                  const char *name) {
   search *s = calloc(1, sizeof *s);

@@ -360,6 +360,10 @@ int op2_kernel_definition(const char *text, const char *name, const char **begin
  * quoted includes replaced by their text. malloc'ed; NULL after op2_error. */
 char *op2_kernel_function_source(const op2_context *ctx, const char *caller_file,
                                  const char *name);
+/* `text` of the kernel file at `path` (#line names it `shown`) with its quoted includes replaced
+ * by their text, resolved against the file's directory (kernel_search.c); NULL when out of
+ * memory or `path` is gone. */
+char *op2_kernel_expand_includes(const char *text, const char *path, const char *shown);
 
 op2_context *op2_ctx(void);             /* the context, created on first use */
 int op2_require_init(const char *what); /* OP2_ERR_STATE unless op_init has run */
