@@ -1,6 +1,7 @@
 /* op_kernel_file: a kernel read from its own header at run time, found along OP2_KERNEL_PATH.
  * The text is the file byte for byte after a #line naming it, so compiler messages point into
- * the header at its own line numbers (as op2-embed does at build time). */
+ * the header at its own line numbers (as op2-embed does at build time); its quoted includes are
+ * replaced by their files' text (kernel_search.c), since the compile happens elsewhere. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
