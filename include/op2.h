@@ -278,7 +278,9 @@ void op_par_loop_header(const char *caller_file, const char *name, op_set set, i
  * @brief A kernel read from its own file (OP2's `res_calc.h`), for op_par_loop's first argument.
  * A name without '/' is looked for in each directory of OP2_KERNEL_PATH (':'-separated), then in
  * the current directory. The text is the file byte for byte after `#line 1 "<file_name>"`, so
- * compiler messages name the file and its own lines; the library keeps it until op_exit. NULL
+ * compiler messages name the file and its own lines, except that each `#include "x.h"` is
+ * replaced by that file's text (under its own #line), resolved against the directory of the
+ * file that includes it; the library keeps it until op_exit. NULL
  * (after the error handler) when no file is found or readable. The build-time counterpart is
  * the op2-embed tool.
  */

@@ -158,6 +158,8 @@ typedef struct file_shape {
   /* C99 `inline` kernels need an external declaration to link: emitted under `#ifdef` of this
    * macro ("" always, NULL never) */
   const char *extern_kernel_if;
+  /* the prelude provides C forms of std::sqrt, std::min, ... (op2_kernel_text_for_c) */
+  int rewrite_std;
 } file_shape;
 
 static const file_shape c_file = {.target = "c",
@@ -166,7 +168,8 @@ static const file_shape c_file = {.target = "c",
                                   .preamble = {"c/prelude.h", NULL},
                                   .array_qualifier = "",
                                   .kernel_comment = "The user's kernel, as given to op_par_loop.",
-                                  .extern_kernel_if = ""};
+                                  .extern_kernel_if = "",
+                                  .rewrite_std = 1};
 /* scalars fold into the code as literals; arrays and live constants live in constant memory */
 static const file_shape cuda_file = {
     "cuda",
@@ -176,7 +179,8 @@ static const file_shape cuda_file = {
     "__constant__ ",
     "The user's kernel, as given to op_par_loop: a device function.",
     /* C++ (NVRTC) links inline functions; the emulator compiles the file as C */
-    "OP2_EMULATION"};
+    "OP2_EMULATION",
+    0};
 
 /* The part between the kernel and the loop template. */
 typedef void (*body_fn)(op2_buf *b, const void *arg);
@@ -188,7 +192,21 @@ static int generate(op2_jit *jit, const op2_loop_desc *loop, const file_shape *s
                     body_fn body, const void *arg, op2_generated *out) {
   op2_const **used = NULL;
   int nused = 0;
-  if (kernel_src) OP2_CALL(op2_constants_used(jit, loop, kernel_src, &used, &nused));
+  op2_buf kernel = {0};
+  if (kernel_src) {
+    op2_kernel_text_for_c(loop, kernel_src, shape->rewrite_std, &kernel);
+    if (kernel.failed) {
+      op2_buf_free(&kernel), op2_buf_free(&out->signature);
+      return op2_jit_fail(jit, OP2_ERR_MEM, "out of memory generating the %s for '%s'", shape->what,
+                          name);
+    }
+    kernel_src = kernel.data;
+    int rc = op2_constants_used(jit, loop, kernel_src, &used, &nused);
+    if (rc != OP2_OK) {
+      op2_buf_free(&kernel), op2_buf_free(&out->signature);
+      return rc;
+    }
+  }
   char *text[4] = {NULL};
   int ntext = 0, loaded = 1;
   for (const char *const *t = shape->preamble; *t && loaded; t++)
@@ -196,7 +214,7 @@ static int generate(op2_jit *jit, const op2_loop_desc *loop, const file_shape *s
   char *tmpl = loaded ? op2_template_load(jit, loop_template) : NULL;
   if (!tmpl) {
     for (int i = 0; i < ntext; i++) free(text[i]);
-    free(used), op2_buf_free(&out->signature);
+    free(used), op2_buf_free(&out->signature), op2_buf_free(&kernel);
     return OP2_ERR_JIT;
   }
   op2_buf *b = &out->source;
@@ -222,7 +240,7 @@ static int generate(op2_jit *jit, const op2_loop_desc *loop, const file_shape *s
   op2_buf_printf(b, "\n");
   body(b, arg);
   op2_buf_append(b, tmpl, strlen(tmpl));
-  free(tmpl), free(used);
+  free(tmpl), free(used), op2_buf_free(&kernel);
   if (b->failed || out->signature.failed) {
     op2_buf_free(&out->source), op2_buf_free(&out->signature);
     return op2_jit_fail(jit, OP2_ERR_MEM, "out of memory generating the %s for '%s'", shape->what,
@@ -309,8 +327,8 @@ int op2_codegen_c_simd(op2_jit *jit, const op2_loop_desc *loop, const char *kern
   return simd_source(jit, loop, kernel_src, out, why, whylen, 0);
 }
 
-int op2_codegen_c(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
-                  op2_generated *out) {
+static int codegen_c(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
+                     op2_generated *out) {
   if (jit->cfg.simd != 0) {
     char why[400];
     /* auto applies the cost rule to its width; a given width runs every loop it keeps exact */
@@ -332,6 +350,25 @@ int op2_codegen_c(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_sr
     return rc;
   }
   return scalar_source(jit, loop, kernel_src, out);
+}
+
+/* The kernel's copy for SIMD lanes is made from the text the file holds, so it is prepared
+ * first (generate() finds nothing left to change in it). */
+int op2_codegen_c(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
+                  op2_generated *out) {
+  op2_buf kernel = {0};
+  if (kernel_src) {
+    op2_kernel_text_for_c(loop, kernel_src, 1, &kernel);
+    if (kernel.failed) {
+      op2_buf_free(&kernel);
+      memset(out, 0, sizeof *out);
+      return op2_jit_fail(jit, OP2_ERR_MEM, "out of memory generating the kernel for '%s'",
+                          loop->name);
+    }
+  }
+  int rc = codegen_c(jit, loop, kernel_src ? kernel.data : NULL, out);
+  op2_buf_free(&kernel);
+  return rc;
 }
 
 static void cuda_body(op2_buf *b, const void *arg) {

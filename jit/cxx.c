@@ -20,6 +20,10 @@ static const char cxx_wrapper_head[] =
     "#include <cstdlib>\n"
     "#include <cstring>\n"
     "#include <limits>\n"
+    /* the C headers too: their float overloads of sqrt, ... in the global namespace, for the
+     * kernels whose std:: calls lost the namespace (kernel_text.c) */
+    "#include <math.h>\n"
+    "#include <stdlib.h>\n"
     "#define restrict __restrict\n"
     "extern \"C\" {\n";
 

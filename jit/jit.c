@@ -578,10 +578,12 @@ static int constants_state(op2_jit *jit, const op2_jit_request *rq, int *state) 
 static int obtain_kernel(const asking *a, op2_kernel *k, const op2_generated *gen) {
   op2_jit *jit = a->jit;
   const char *root = op2_jit_cache_root(jit);
-  /* "::" is C++ (std::min): such a kernel goes to the C++ tier first, without a TinyCC attempt,
-   * also when it comes from the cache. Other kernels get there when TinyCC rejects them. */
+  /* "::" in the code is C++ (std::vector): such a kernel goes to the C++ tier first, without a
+   * TinyCC attempt, also when it comes from the cache. Other kernels get there when TinyCC
+   * rejects them; `std::` calls with a C form (std::sqrt, std::min) are C (kernel_text.c). */
   char *cxx_log = NULL;
-  if (strstr(a->rq->kernel_src, "::") && obtain_cxx(a, k, gen, root, &cxx_log) == 0) return OP2_OK;
+  if (op2_kernel_is_cxx(a->rq->kernel_src) && obtain_cxx(a, k, gen, root, &cxx_log) == 0)
+    return OP2_OK;
   char entry[4400] = "";
   int may_write = 0;
   int use_cc = jit->cfg.mode != OP2_JIT_TCC && jit->cc_usable;
@@ -622,29 +624,65 @@ static int obtain_kernel(const asking *a, op2_kernel *k, const op2_generated *ge
   return OP2_OK;
 }
 
+/* Whether a line of the warnings check is a warning about the user's code: one naming a line of
+ * the kernel (kernel:NAME:, or a header its text came from), not of the generated parts (NAME.c,
+ * the entry's source file); or one a newer compiler makes an error by default (implicit
+ * declarations). */
+static int user_warning(const char *line, const char *name, const char *src_path) {
+  if (!strstr(line, "warning:") && !strstr(line, "[-W")) return 0;
+  size_t n = strlen(name);
+  if (strncmp(line, "kernel:", 7) == 0)
+    return strncmp(line + 7, name, n) == 0 && line[7 + n] == ':';
+  const char *colon = strchr(line, ':');
+  if (!colon || colon[1] < '0' || colon[1] > '9') return 0; /* FILE:LINE:COL only */
+  size_t file_len = (size_t)(colon - line);
+  int generated = (file_len == n + 2 && strncmp(line, name, n) == 0 && line[n] == '.') ||
+                  (file_len == strlen(src_path) && strncmp(line, src_path, file_len) == 0);
+  return !generated;
+}
+
 /* At OP2_DIAGS=1, once per kernel (so once per loop and its constants' values): the system
  * compiler's warnings that point at real bugs, the lines about the user's kernel only (the
- * generated file's #line directive names them kernel:NAME:LINE:COL). */
+ * generated file's #line directives name its lines kernel:NAME:LINE:COL or by their header).
+ * The check's result is kept in the cache (warnings_record.c): a later run prints one line for
+ * a kernel that had warnings, and compiles nothing. */
 static void kernel_warnings(op2_jit *jit, op2_kernel *k, const op2_generated *gen) {
   if (jit->cfg.diags < 1 || !jit->cc_usable) return;
+  op2_cache_key key;
+  tier_key(&jit->cc, gen, &key);
+  const char *root = jit->cfg.cache_mode == OP2_CACHE_ON ? op2_jit_cache_root(jit) : NULL;
+  char *stored = NULL;
+  if (root && op2_warnings_record_read(root, k->name, &key, &stored) == 0) {
+    int n = 0;
+    for (const char *c = stored; *c; c++) n += *c == '\n';
+    if (n)
+      op2_jit_diag(jit, 1,
+                   "loop '%s': %d compiler warning%s about its kernel when it was first checked "
+                   "(%s/warnings)",
+                   k->name, n, n == 1 ? "" : "s", root);
+    free(stored);
+    return;
+  }
   char *tmp = NULL;
   const char *path = k->source_path;
   if (!path) { /* built in memory: the check needs the source in a file */
-    op2_cache_key key;
-    tier_key(&jit->cc, gen, &key);
     path = tmp = op2_keep_failed_source(k->name, &key, gen->source.data, gen->source.len, "c");
     if (!tmp) return;
   }
-  char *log = NULL, own[300];
-  op2_cc_warnings(&jit->cc, path, &log);
-  snprintf(own, sizeof own, "kernel:%s:", k->name);
+  char *log = NULL;
+  op2_buf found = {0};
+  op2_cc_warnings(&jit->cc, path, &log); /* (a failed compile has its messages too) */
   for (char *line = log, *next; line && *line; line = next) {
     next = strchr(line, '\n');
     if (next) *next++ = '\0';
-    /* a warning, or one a newer compiler makes an error by default (implicit declarations) */
-    if (strncmp(line, own, strlen(own)) == 0 && (strstr(line, "warning:") || strstr(line, "[-W")))
+    if (user_warning(line, k->name, path)) {
       op2_jit_diag(jit, 1, "loop '%s': %s", k->name, line);
+      op2_buf_printf(&found, "%s\n", line);
+    }
   }
+  if (root && !found.failed)
+    op2_warnings_record_write(root, k->name, &key, found.data ? found.data : "", found.len);
+  op2_buf_free(&found);
   free(log);
   if (tmp) unlink(tmp), free(tmp);
 }

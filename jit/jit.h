@@ -127,6 +127,16 @@ int op2_constants_used(op2_jit *jit, const op2_loop_desc *loop, const char *kern
                        op2_const ***out, int *n);
 int op2_codegen_c(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
                   op2_generated *out);
+/* The kernel text as the generated file holds it (kernel_text.c): `extern` declarations of the
+ * loop's constants blanked, C++ standard headers dropped or replaced by C ones and, with
+ * rewrite_std (C targets), `std::` calls the prelude provides in C (sqrt, min, ...) without the
+ * namespace and file-scope `inline` functions `static inline`.
+ * Lines are kept. Appended to `out` (check out->failed). */
+void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewrite_std,
+                           op2_buf *out);
+/* Whether the kernel is C++: "::" in its code (not in a comment or literal), other than a
+ * `std::` call that op2_kernel_text_for_c rewrites. */
+int op2_kernel_is_cxx(const char *src);
 
 /* ---- compilers: a tier is one compiler with its flags (tcc.c, cc.c) ---- */
 typedef struct op2_tier op2_tier;
@@ -172,6 +182,13 @@ int op2_tcc_compile(const char *source, const char *so_path, void **tcc_state, o
 /* The cache root this run may use (created if needed), or NULL: cache off, or the directory is
  * unusable or unsafe (said once per call with OP2_DIAGS). */
 const char *op2_jit_cache_root(op2_jit *jit);
+/* The warnings check's result of a kernel under ROOT/warnings (warnings_record.c): 0 and the
+ * lines it found (malloc'ed, "" for none) when recorded. */
+struct op2_cache_key;
+int op2_warnings_record_read(const char *root, const char *name, const struct op2_cache_key *key,
+                             char **text);
+void op2_warnings_record_write(const char *root, const char *name,
+                               const struct op2_cache_key *key, const char *text, size_t len);
 /* Whether a new build may be stored in `entry`: the cache is on, this process is not a follower
  * of its machine's builder, and the directory is absent or a private one of ours. */
 int op2_jit_may_write(const op2_jit *jit, const char *entry);

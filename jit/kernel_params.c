@@ -214,7 +214,9 @@ int op2_kernel_params_check(op2_jit *jit, const char *source, const op2_loop_des
           : p->depth == 1 ? "*"
                           : "",
           what, type, depth == 2 ? " **" : " *");
-    } else if (d->acc == OP_READ && !p->pointee_const) {
+    } else if (d->acc == OP_READ && d->kind != OP2_ARG_IDX && !p->pointee_const) {
+      /* an op_arg_idx points at the library's own copy of the index, which the user never
+       * declared: OP2's kernels take it as `int *` */
       op2_jit_diag(jit, 1,
                    "warning: op_par_loop '%s', argument %d (counting from 0) is OP_READ but the "
                    "kernel's parameter '%s' is not a pointer to const",

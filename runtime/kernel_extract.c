@@ -56,7 +56,8 @@ static const char *skip_group(const char *p, char open, char close) {
   return NULL;
 }
 
-char *op2_kernel_from_caller(const char *text, const char *caller_file, const char *name) {
+int op2_kernel_definition(const char *text, const char *name, const char **begin,
+                          const char **end) {
   size_t n = strlen(name);
   const char *decl_start = text; /* after the last ';', '}' or preprocessor line at depth 0 */
   int depth = 0, line_start = 1;
@@ -83,18 +84,25 @@ char *op2_kernel_from_caller(const char *text, const char *caller_file, const ch
       const char *r = skip_blank(p + n);
       const char *after = *r == '(' ? skip_group(r, '(', ')') : NULL;
       if (after) after = skip_blank(after);
-      const char *end = after && *after == '{' ? skip_group(after, '{', '}') : NULL;
-      if (end) {
-        const char *begin = skip_blank(decl_start);
-        int line = 1;
-        for (const char *c = text; c < begin; c++) line += *c == '\n';
-        size_t len = (size_t)(end - begin), cap = len + strlen(caller_file) + 64;
-        char *out = malloc(cap);
-        if (out) snprintf(out, cap, "#line %d \"%s\"\n%.*s\n", line, caller_file, (int)len, begin);
-        return out;
+      const char *e = after && *after == '{' ? skip_group(after, '{', '}') : NULL;
+      if (e) {
+        *begin = skip_blank(decl_start);
+        *end = e;
+        return 1;
       }
     }
     p++;
   }
-  return NULL;
+  return 0;
+}
+
+char *op2_kernel_from_caller(const char *text, const char *caller_file, const char *name) {
+  const char *begin, *end;
+  if (!op2_kernel_definition(text, name, &begin, &end)) return NULL;
+  int line = 1;
+  for (const char *c = text; c < begin; c++) line += *c == '\n';
+  size_t len = (size_t)(end - begin), cap = len + strlen(caller_file) + 64;
+  char *out = malloc(cap);
+  if (out) snprintf(out, cap, "#line %d \"%s\"\n%.*s\n", line, caller_file, (int)len, begin);
+  return out;
 }

@@ -1,6 +1,7 @@
 /* op_kernel_file: a kernel read from its own header at run time, found along OP2_KERNEL_PATH.
  * The text is the file byte for byte after a #line naming it, so compiler messages point into
- * the header at its own line numbers (as op2-embed does at build time). */
+ * the header at its own line numbers (as op2-embed does at build time); its quoted includes are
+ * replaced by their files' text (kernel_search.c), since the compile happens elsewhere. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,17 @@ const char *op_kernel_file(const char *file_name) {
                 read_failure(err));
     return NULL;
   }
+  /* Its quoted includes, from the file's own directory (the compile happens elsewhere). */
+  if (strstr(text, "#include") || strstr(text, "# include")) {
+    char *expanded = op2_kernel_expand_includes(strchr(text, '\n') + 1, path, file_name);
+    if (!expanded) {
+      free(text);
+      op2_error(OP2_ERR_MEM, "op_kernel_file '%s': out of memory", file_name);
+      return NULL;
+    }
+    free(text);
+    text = expanded;
+  }
   if (op2_list_push(&ctx->kernel_files, text) != OP2_OK) {
     free(text);
     return NULL;
@@ -125,40 +137,14 @@ static const char *header_source(op2_context *ctx, const char *caller_file, cons
     const kernel_header *h = ctx->kernel_headers.items[i];
     if (strcmp(h->name, name) == 0) return h->text;
   }
-  char file_name[1100], caller_dir[4096] = "", path[4096];
+  char file_name[1100];
   snprintf(file_name, sizeof file_name, "%s.h", name);
   if (strlen(name) > 1000 || !usable_name(file_name)) {
     op2_error(OP2_ERR_ARG, "op_par_loop '%s': not a name a kernel header can have", name);
     return NULL;
   }
-  /* The calling file's directory: where its #include "name.h" found the header. */
-  const char *slash = caller_file ? strrchr(caller_file, '/') : NULL;
-  if (slash)
-    snprintf(caller_dir, sizeof caller_dir, "%.*s", (int)(slash - caller_file), caller_file);
-  int err;
-  char *text = find_kernel_file(ctx, file_name, slash ? caller_dir : NULL, path, sizeof path, &err);
-  /* No header: a definition in the calling file itself (OP2's min sample). */
-  char *caller_text = !text && err == ENOENT && caller_file && usable_name(caller_file)
-                          ? read_with_line(caller_file, caller_file)
-                          : NULL;
-  if (caller_text) {
-    text = op2_kernel_from_caller(strchr(caller_text, '\n') + 1, caller_file, name);
-    free(caller_text);
-  }
-  if (!text) {
-    if (err == ENOENT)
-      op2_error(OP2_ERR_IO,
-                "op_par_loop '%s': the kernel is a function, so its source is read from its "
-                "header %s, which is not in OP2_KERNEL_PATH (%s), the current directory%s%s, "
-                "nor is it defined in the calling file %s",
-                name, file_name, *ctx->opt.kernel_path ? ctx->opt.kernel_path : "unset",
-                slash ? " or the directory of the calling file, " : "", caller_dir,
-                caller_file ? caller_file : "(unknown)");
-    else
-      op2_error(OP2_ERR_IO, "op_par_loop '%s': cannot read kernel header %s: %s", name, path,
-                read_failure(err));
-    return NULL;
-  }
+  char *text = op2_kernel_function_source(ctx, caller_file, name); /* reported there */
+  if (!text) return NULL;
   kernel_header *h = malloc(sizeof *h + strlen(name) + 1);
   if (!h) {
     free(text);

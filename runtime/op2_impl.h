@@ -404,6 +404,19 @@ struct op2_context {
 /* The definition of function `name` in source text `text` of file `caller_file` (at file scope),
  * under a #line naming the file; malloc'ed, or NULL when there is none (kernel_extract.c). */
 char *op2_kernel_from_caller(const char *text, const char *caller_file, const char *name);
+/* The definition of function `name` at file scope of `text` (kernel_extract.c): 1 and its
+ * [*begin, *end) when found. */
+int op2_kernel_definition(const char *text, const char *name, const char **begin,
+                          const char **end);
+/* The source of kernel function `name` called from `caller_file` (kernel_search.c): the app's
+ * user_types.h, then NAME.h, or its definition in the calling file or a header it includes, with
+ * quoted includes replaced by their text. malloc'ed; NULL after op2_error. */
+char *op2_kernel_function_source(const op2_context *ctx, const char *caller_file,
+                                 const char *name);
+/* `text` of the kernel file at `path` (#line names it `shown`) with its quoted includes replaced
+ * by their text, resolved against the file's directory (kernel_search.c); NULL when out of
+ * memory or `path` is gone. */
+char *op2_kernel_expand_includes(const char *text, const char *path, const char *shown);
 
 op2_context *op2_ctx(void);             /* the context, created on first use */
 int op2_require_init(const char *what); /* OP2_ERR_STATE unless op_init has run */

@@ -1,6 +1,9 @@
 /* Kernel warnings that point at real bugs are shown at OP2_DIAGS=1, once per loop, at the kernel's
- * own line (kernel:NAME:LINE:COL) and naming the loop; at OP2_DIAGS=0 nothing is said. Each case
- * runs in a child process whose stderr is captured. */
+ * own line (kernel:NAME:LINE:COL) and naming the loop; at OP2_DIAGS=0 nothing is said. The check
+ * runs once per kernel: a second process with the same cache gets one line per such kernel from
+ * the cache's record, and no check. An op_arg_idx argument the kernel takes as `int *` is no
+ * "OP_READ but not a pointer to const". Each case runs in a child process whose stderr is
+ * captured. */
 #include "errors_util.h"
 
 /* Line 2: getpid has no declaration in the kernel's file. */
@@ -44,6 +47,8 @@ static void calls(const void *diags) {
   for (int call = 0; call < 3; call++)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
       op_par_loop(cases[i].src, cases[i].name, s, op_arg_dat(d, -1, OP_ID, 1, "double", OP_RW));
+  op_par_loop("void with_idx(double *x, int *i) { x[0] = i[0]; }\n", "with_idx", s,
+              op_arg_dat(d, -1, OP_ID, 1, "double", OP_WRITE), op_arg_idx(-1, OP_ID));
   op_exit();
 }
 
@@ -56,8 +61,15 @@ static char *run(const char *diags) {
 }
 
 int main(void) {
+  /* a fresh cache: the first run with OP2_DIAGS=1 checks */
+  char cache[] = "/tmp/op2-t312-XXXXXX", rm[64];
+  CHECK(mkdtemp(cache) != NULL && setenv("OP2_CACHE_DIR", cache, 1) == 0);
+  snprintf(rm, sizeof rm, "rm -rf %s", cache);
   char *quiet = run("0");
   char *told = run("1");
+  char *again = run("1");
+  CHECK(system(rm) == 0);
+  CHECK(!strstr(told, "is OP_READ but"));
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     CHECK(!strstr(quiet, cases[i].where));
     /* one line: at the kernel's line, naming the loop and the warning, once for three calls */
@@ -68,8 +80,16 @@ int main(void) {
     char text[1000];
     snprintf(text, sizeof text, "%.*s", (int)(end - line), line);
     CHECK_CONTAINS(text, cases[i].what);
+    /* the second process: the record's count, not the check's lines */
+    CHECK(!strstr(again, cases[i].where));
+    snprintf(text, sizeof text,
+             "loop '%s': 1 compiler warning about its kernel when it was first "
+             "checked",
+             cases[i].name);
+    CHECK_EQ_INT(count(again, text), 1);
   }
-  printf("at OP2_DIAGS=1:\n%s", told);
-  free(quiet), free(told);
+  CHECK(!strstr(again, "'with_idx': ") || !strstr(strstr(again, "'with_idx': "), "warning"));
+  printf("at OP2_DIAGS=1:\n%s\nagain:\n%s", told, again);
+  free(quiet), free(told), free(again);
   return 0;
 }

@@ -21,6 +21,68 @@ OP2_MATH2(pow) OP2_MATH2(atan2) OP2_MATH2(fmin) OP2_MATH2(fmax) OP2_MATH2(fmod)
 OP2_MATH2(hypot) OP2_MATH2(copysign) OP2_MATH2(fdim) OP2_MATH2(remainder)
 #undef OP2_MATH1
 #undef OP2_MATH2
+int abs(int);
+long labs(long);
+long long llabs(long long);
+
+#ifndef __cplusplus
+/* Type-generic math, as <tgmath.h> (which TinyCC cannot parse) and as C++'s overloads, which
+ * OP2's kernels are written for: sqrt of a float is sqrtf, so single-precision kernels compute
+ * in float as OP2's C++ build does; anything else (double, integers) calls the double function. */
+#define OP2_TG1(fn, x) _Generic((x), float: fn##f, default: fn)(x)
+#define OP2_TG2(fn, x, y) \
+  _Generic((x), float: _Generic((y), float: fn##f, default: fn), default: fn)(x, y)
+#define sqrt(x) OP2_TG1(sqrt, x)
+#define cbrt(x) OP2_TG1(cbrt, x)
+#define fabs(x) OP2_TG1(fabs, x)
+#define exp(x) OP2_TG1(exp, x)
+#define exp2(x) OP2_TG1(exp2, x)
+#define expm1(x) OP2_TG1(expm1, x)
+#define log(x) OP2_TG1(log, x)
+#define log2(x) OP2_TG1(log2, x)
+#define log10(x) OP2_TG1(log10, x)
+#define log1p(x) OP2_TG1(log1p, x)
+#define sin(x) OP2_TG1(sin, x)
+#define cos(x) OP2_TG1(cos, x)
+#define tan(x) OP2_TG1(tan, x)
+#define asin(x) OP2_TG1(asin, x)
+#define acos(x) OP2_TG1(acos, x)
+#define atan(x) OP2_TG1(atan, x)
+#define sinh(x) OP2_TG1(sinh, x)
+#define cosh(x) OP2_TG1(cosh, x)
+#define tanh(x) OP2_TG1(tanh, x)
+#define asinh(x) OP2_TG1(asinh, x)
+#define acosh(x) OP2_TG1(acosh, x)
+#define atanh(x) OP2_TG1(atanh, x)
+#define floor(x) OP2_TG1(floor, x)
+#define ceil(x) OP2_TG1(ceil, x)
+#define round(x) OP2_TG1(round, x)
+#define trunc(x) OP2_TG1(trunc, x)
+#define rint(x) OP2_TG1(rint, x)
+#define erf(x) OP2_TG1(erf, x)
+#define erfc(x) OP2_TG1(erfc, x)
+#define tgamma(x) OP2_TG1(tgamma, x)
+#define lgamma(x) OP2_TG1(lgamma, x)
+#define pow(x, y) OP2_TG2(pow, x, y)
+#define atan2(x, y) OP2_TG2(atan2, x, y)
+#define fmin(x, y) OP2_TG2(fmin, x, y)
+#define fmax(x, y) OP2_TG2(fmax, x, y)
+#define fmod(x, y) OP2_TG2(fmod, x, y)
+#define hypot(x, y) OP2_TG2(hypot, x, y)
+#define copysign(x, y) OP2_TG2(copysign, x, y)
+#define fdim(x, y) OP2_TG2(fdim, x, y)
+#define remainder(x, y) OP2_TG2(remainder, x, y)
+/* std::min, std::max and std::abs of OP2's C++ kernels (the kernel text names them so):
+ * both arguments of min and max have one type in C++; abs keeps its argument's type. */
+#define op2_std_min(a, b) ((b) < (a) ? (b) : (a))
+#define op2_std_max(a, b) ((a) < (b) ? (b) : (a))
+#define op2_std_abs(x) \
+  _Generic((x), int: abs, long: labs, long long: llabs, float: fabsf, default: fabs)(x)
+#else
+#define op2_std_min(a, b) std::min(a, b)
+#define op2_std_max(a, b) std::max(a, b)
+#define op2_std_abs(x) std::abs(x)
+#endif
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846

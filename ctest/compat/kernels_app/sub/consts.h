@@ -1,0 +1,2 @@
+// The program's constants, declared for the kernels as OP2's programs do.
+extern double ff[2];

@@ -1,0 +1,63 @@
+/* The result of a kernel's warnings check (OP2_DIAGS >= 1: a full compile by the system compiler,
+ * 100-200 ms a kernel), kept as a record ROOT/warnings/NAME-KEY16.txt keyed like the optimised
+ * build (source, compiler identity, flags): the check runs once per kernel, not on every run
+ * from a warm cache. A record holds the warning lines found, empty when there were none. Records
+ * are written whole (temporary file, rename) in a private directory and read only from one. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cache_entry.h"
+#include "jit.h"
+
+/* ROOT/warnings opened (created when `create`), or -1 when missing or not private. */
+static int open_dir(const char *root, int create) {
+  char dir[4200], why[300];
+  snprintf(dir, sizeof dir, "%s/warnings", root);
+  if (create && mkdir(dir, 0700) != 0 && errno != EEXIST) return -1;
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+  if (fd >= 0 && (fstat(fd, &st) != 0 || op2_cache_private(&st, dir, why, sizeof why) != 0)) {
+    close(fd);
+    fd = -1;
+  }
+  return fd;
+}
+
+static void record_name(const char *name, const op2_cache_key *key, char *out, size_t len) {
+  snprintf(out, len, "%.200s-%.16s.txt", name, key->hex);
+}
+
+int op2_warnings_record_read(const char *root, const char *name, const op2_cache_key *key,
+                             char **text) {
+  *text = NULL;
+  int dfd = open_dir(root, 0);
+  if (dfd < 0) return -1;
+  char file[300], why[300];
+  record_name(name, key, file, sizeof file);
+  int fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  close(dfd);
+  struct stat st;
+  size_t len;
+  int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+           op2_cache_private(&st, file, why, sizeof why) == 0 && st.st_size < (1 << 20) &&
+           op2_read_fd(fd, text, &len) == 0;
+  if (fd >= 0) close(fd);
+  if (ok && strlen(*text) != len) ok = 0;
+  if (!ok) free(*text), *text = NULL;
+  return ok ? 0 : -1;
+}
+
+void op2_warnings_record_write(const char *root, const char *name, const op2_cache_key *key,
+                               const char *text, size_t len) {
+  int dfd = open_dir(root, 1);
+  if (dfd < 0) return; /* no record: the check runs again next time */
+  char file[300], why[600];
+  record_name(name, key, file, sizeof file);
+  (void)op2_write_atomic_at(dfd, file, text, len, why, sizeof why);
+  close(dfd);
+}
