@@ -3,8 +3,10 @@
 #include <string.h>
 
 #include "op2_impl.h"
+#include "distributed.h"
 
-op_dat op_decl_dat(op_set set, int dim, const char *type, const void *data, const char *name) {
+static op_dat declare_dat(op_set set, int dim, const char *type, const void *data,
+                          const char *name) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_decl_dat") != OP2_OK) return NULL;
   const char *label = name ? name : "(unnamed)";
@@ -59,6 +61,21 @@ op_dat op_decl_dat(op_set set, int dim, const char *type, const void *data, cons
   if (op2_list_push(&ctx->dats, dat) != OP2_OK) {
     free(dat->data), free(dat->name), free(dat);
     return NULL;
+  }
+  return dat;
+}
+
+/* Collective under MPI: a rank whose declaration failed makes it fail on every rank (the others
+ * drop the dat they made), so the ranks' lists of dats stay alike. */
+op_dat op_decl_dat(op_set set, int dim, const char *type, const void *data, const char *name) {
+  op2_context *ctx = op2_ctx();
+  if (op2_require_init("op_decl_dat") != OP2_OK) return NULL;
+  op2_mpi_decl_begin(ctx, "op_decl_dat", name);
+  op_dat dat = declare_dat(set, dim, type, data, name);
+  if (op2_mpi_decl_end(ctx, dat ? OP2_OK : OP2_ERR_ARG) != OP2_OK && dat) {
+    ctx->dats.count--;
+    free(dat->data), free(dat->name), free(dat);
+    dat = NULL;
   }
   return dat;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "op2_impl.h"
+#include "distributed.h"
 
 /* Under MPI values are global indices: checked against the global size here, and against the
  * declared size again if the program turns out to have declared the whole mesh on every rank. */
@@ -20,7 +21,7 @@ static int check_values(const char *label, op_set from, op_set to, int dim, cons
   return OP2_OK;
 }
 
-op_map op_decl_map(op_set from, op_set to, int dim, const int *data, const char *name) {
+static op_map declare_map(op_set from, op_set to, int dim, const int *data, const char *name) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_decl_map") != OP2_OK) return NULL;
   const char *label = name ? name : "(unnamed)";
@@ -73,6 +74,21 @@ op_map op_decl_map(op_set from, op_set to, int dim, const int *data, const char 
   if (op2_list_push(&ctx->maps, map) != OP2_OK) {
     free(map->values), free(map->name), free(map);
     return NULL;
+  }
+  return map;
+}
+
+/* Collective under MPI: a rank whose declaration failed makes it fail on every rank (the others
+ * drop the map they made), so the ranks' lists of maps stay alike. */
+op_map op_decl_map(op_set from, op_set to, int dim, const int *data, const char *name) {
+  op2_context *ctx = op2_ctx();
+  if (op2_require_init("op_decl_map") != OP2_OK) return NULL;
+  op2_mpi_decl_begin(ctx, "op_decl_map", name);
+  op_map map = declare_map(from, to, dim, data, name);
+  if (op2_mpi_decl_end(ctx, map ? OP2_OK : OP2_ERR_ARG) != OP2_OK && map) {
+    ctx->maps.count--;
+    free(map->values), free(map->name), free(map);
+    map = NULL;
   }
   return map;
 }

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <xxhash.h>
 
 #include "op2_mpi.h"
 
@@ -16,10 +18,18 @@ int op2_mpi_failed(int mpi_rc, const char *call, const char *file, int line) {
   return op2_error_at(file, line, OP2_ERR_STATE, "%.*s failed: %s", name_len, call, why);
 }
 
+/* The tag of a public call: its name and its number among this rank's collective calls. */
+static void begin_call(op2_mpi *m, const char *what) {
+  m->call_seq++;
+  m->call_tag = XXH3_64bits(what, strlen(what)) + m->call_seq * 0x9E3779B97F4A7C15ull;
+}
+
 void op2_mpi_step(op2_context *ctx, const char *what) {
   if (ctx->mpi.size < 2) return;
-  if (ctx->mpi.step_depth++ == 0)
+  if (ctx->mpi.step_depth++ == 0) {
     snprintf(ctx->mpi.step_name, sizeof ctx->mpi.step_name, "%s", what);
+    begin_call(&ctx->mpi, ctx->mpi.step_name);
+  }
 }
 
 int op2_mpi_step_end(op2_context *ctx, int status) {
@@ -31,23 +41,122 @@ int op2_mpi_step_end(op2_context *ctx, int status) {
   return status;
 }
 
-/* Every agreement is the same collective (an allreduce of five values, then on failure one
+void op2_mpi_decl_begin(op2_context *ctx, const char *call, const char *name) {
+  if (ctx->mpi.size < 2) return;
+  char step[160];
+  snprintf(step, sizeof step, "%s '%.100s'", call, name ? name : "(unnamed)");
+  op2_mpi_step(ctx, step);
+}
+
+int op2_mpi_decl_end(op2_context *ctx, int status) {
+  return op2_mpi_step_end(ctx, status);
+}
+
+int op2_mpi_agree_exit(op2_context *ctx) {
+  if (ctx->mpi.size < 2 || !ctx->mpi.has_comms) return OP2_OK;
+  op2_mpi_step(ctx, "op_exit");
+  return op2_mpi_step_end(ctx, OP2_OK);
+}
+
+/* OP2_MPI_TIMEOUT bounds every wait in an agreement: a rank that never comes (stuck in its own
+ * code, or in a call no agreement sees) ends the job with a message instead of a hang. The
+ * pending collective cannot be withdrawn, so nothing but ending the job is safe. */
+static int wait_bounded(op2_context *ctx, MPI_Request *req, const char *what) {
+  double limit = ctx->opt.mpi_timeout, t0 = 0, now = 0;
+  for (unsigned long i = 0;; i++) {
+    int done = 0, rc = OP2_MPI(MPI_Test(req, &done, MPI_STATUS_IGNORE));
+    if (rc != OP2_OK || done) return rc;
+    if ((i & 255) != 0) continue;
+    now = op2_wall_seconds();
+    if (i == 0) t0 = now;
+    if (now - t0 > 0.01) { /* a long wait: leave the core to the others (oversubscribed) */
+      struct timespec nap = {0, 100000};
+      nanosleep(&nap, NULL);
+    }
+    if (limit > 0 && now - t0 > limit) {
+      fprintf(stderr,
+              "op2: error: rank %d waited %.0f s in %s for the other ranks (OP2_MPI_TIMEOUT=%.0f): "
+              "another rank is stuck or not in a collective OP2 call; ending the job\n",
+              ctx->mpi.rank, now - t0, what, limit);
+      fflush(stderr);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  }
+}
+
+/* Ranks in different calls: every rank learns each rank's call (all of them saw the tags differ
+ * in the same reduction, so all come here) and the message names them. */
+static void out_of_step(op2_context *ctx, const char *what) {
+  op2_mpi *m = &ctx->mpi;
+  struct call {
+    unsigned long long seq;
+    char name[120];
+  } mine = {.seq = m->call_seq}, *all = calloc((size_t)m->size, sizeof *all);
+  snprintf(mine.name, sizeof mine.name, "%s", what);
+  char *why = m->out_of_step_why;
+  size_t cap = sizeof m->out_of_step_why, len = 0;
+  if (!all || OP2_MPI(MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine,
+                                    MPI_BYTE, op2_comm(ctx))) != OP2_OK) {
+    snprintf(why, cap, "the ranks are in different collective calls (rank %d in %s)", m->rank,
+             what);
+  } else {
+    all[0].name[sizeof all[0].name - 1] = '\0';
+    len = (size_t)snprintf(why, cap, "the ranks are out of step: rank 0 called %s (its call %llu)",
+                           all[0].name, all[0].seq);
+    int listed = 0;
+    for (int r = 1; r < m->size && len < cap; r++) {
+      all[r].name[sizeof all[r].name - 1] = '\0';
+      if (all[r].seq == all[0].seq && strcmp(all[r].name, all[0].name) == 0) continue;
+      if (listed++ == 3) {
+        snprintf(why + len, cap - len, ", ...");
+        break;
+      }
+      len += (size_t)snprintf(why + len, cap - len, ", rank %d called %s (its call %llu)", r,
+                              all[r].name, all[r].seq);
+    }
+  }
+  free(all);
+  m->out_of_step = 1;
+}
+
+/* Every agreement is the same collective (an allreduce of seven values, then on failure one
  * broadcast), so a rank that fails and skips ahead to a later agreement meets the others at their
  * next one; once a failure is agreed within a step, the failed ranks' later agreements are silent
- * on every rank. The key rides along: min(k) == max(k) (max as ~min(~k)) when all ranks agree. */
+ * on every rank. The key and the call's tag ride along: min(k) == max(k) (max as ~min(~k)) when
+ * all ranks agree. Ranks whose tags differ are in different calls: every rank fails, and from
+ * then on every collective call fails at once on every rank (which calls would pair up again
+ * cannot be known), so no rank ever waits for one that went elsewhere. */
 int op2_mpi_agree_on(op2_context *ctx, int status, const uint64_t key[2], const char *what,
                      const char *loop_name) {
   op2_mpi *m = &ctx->mpi;
   if (m->size < 2) return status;
   if (status != OP2_OK && m->failure_agreed) return status;
   if (m->step_name[0]) what = m->step_name;
-  unsigned long long mine[5] = {status == OP2_OK ? (unsigned long long)m->size
+  if (m->out_of_step) { /* known on every rank: nobody communicates */
+    if (status == OP2_OK)
+      status = op2_error(OP2_ERR_STATE, "%s: not run: %s", what, m->out_of_step_why);
+    if (m->step_depth > 0) m->failure_agreed = 1;
+    return status;
+  }
+  if (m->step_depth == 0) begin_call(m, what); /* an agreement outside a step is a call */
+  unsigned long long mine[7] = {status == OP2_OK ? (unsigned long long)m->size
                                                  : (unsigned long long)m->rank,
-                                key[0], key[1], ~key[0], ~key[1]},
-                     all[5];
-  int rc = OP2_MPI(MPI_Allreduce(mine, all, 5, MPI_UNSIGNED_LONG_LONG, MPI_MIN, op2_comm(ctx)));
+                                key[0],
+                                key[1],
+                                ~key[0],
+                                ~key[1],
+                                m->call_tag,
+                                ~m->call_tag},
+                     all[7];
+  MPI_Request req;
+  int rc =
+      OP2_MPI(MPI_Iallreduce(mine, all, 7, MPI_UNSIGNED_LONG_LONG, MPI_MIN, op2_comm(ctx), &req));
+  if (rc == OP2_OK) rc = wait_bounded(ctx, &req, what);
   int first = rc == OP2_OK ? (int)all[0] : m->size;
-  if (first < m->size) { /* the lowest failed rank speaks for all: its code and message */
+  if (rc == OP2_OK && all[5] != ~all[6]) {
+    out_of_step(ctx, what);
+    if (status == OP2_OK) rc = op2_error(OP2_ERR_STATE, "%s: %s", what, m->out_of_step_why);
+  } else if (first < m->size) { /* the lowest failed rank speaks for all: its code and message */
     struct {
       int code;
       char message[sizeof ctx->last_error];

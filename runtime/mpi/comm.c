@@ -1,4 +1,5 @@
 /* MPI start-up and shut-down for the library context. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "op2_mpi.h"
@@ -18,6 +19,24 @@ static void finalize_at_exit(void) {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Finalize();
+}
+
+/* A rank that leaves (exit(), a return from main, the default error handler outside a collective
+ * step) while op_exit has not run would leave the other ranks waiting in their next collective
+ * call: it ends the job instead, naming itself. After an agreed failure every rank exits, and
+ * after op_exit (or the program's own MPI_Finalize) nobody waits. */
+static void exit_without_op_exit(void) {
+  op2_context *ctx = op2_ctx();
+  op2_mpi *m = &ctx->mpi;
+  int finalized = 1;
+  if (!m->has_comms || m->size < 2 || m->exit_agreed) return;
+  if (MPI_Finalized(&finalized) != MPI_SUCCESS || finalized) return;
+  fprintf(stderr,
+          "op2: error: rank %d exited without op_exit; ending the job (the other ranks would wait "
+          "for it)\n",
+          m->rank);
+  fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
 int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi) {
@@ -55,6 +74,7 @@ int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi
   OP2_CALL(OP2_MPI(MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN)));
   OP2_CALL(OP2_MPI(MPI_Comm_rank(c->comm, &m->rank)));
   OP2_CALL(OP2_MPI(MPI_Comm_size(c->comm, &m->size)));
+  if (m->size > 1) atexit(exit_without_op_exit);
   OP2_CALL(OP2_MPI(
       MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, m->rank, MPI_INFO_NULL, &c->node_comm)));
   OP2_CALL(OP2_MPI(MPI_Comm_set_errhandler(c->node_comm, MPI_ERRORS_RETURN)));
