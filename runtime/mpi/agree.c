@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <xxhash.h>
 
 #include "op2_mpi.h"
@@ -56,32 +55,6 @@ int op2_mpi_agree_exit(op2_context *ctx) {
   if (ctx->mpi.size < 2 || !ctx->mpi.has_comms) return OP2_OK;
   op2_mpi_step(ctx, "op_exit");
   return op2_mpi_step_end(ctx, OP2_OK);
-}
-
-/* OP2_MPI_TIMEOUT bounds every wait in an agreement: a rank that never comes (stuck in its own
- * code, or in a call no agreement sees) ends the job with a message instead of a hang. The
- * pending collective cannot be withdrawn, so nothing but ending the job is safe. */
-static int wait_bounded(op2_context *ctx, MPI_Request *req, const char *what) {
-  double limit = ctx->opt.mpi_timeout, t0 = 0, now = 0;
-  for (unsigned long i = 0;; i++) {
-    int done = 0, rc = OP2_MPI(MPI_Test(req, &done, MPI_STATUS_IGNORE));
-    if (rc != OP2_OK || done) return rc;
-    if ((i & 255) != 0) continue;
-    now = op2_wall_seconds();
-    if (i == 0) t0 = now;
-    if (now - t0 > 0.01) { /* a long wait: leave the core to the others (oversubscribed) */
-      struct timespec nap = {0, 100000};
-      nanosleep(&nap, NULL);
-    }
-    if (limit > 0 && now - t0 > limit) {
-      fprintf(stderr,
-              "op2: error: rank %d waited %.0f s in %s for the other ranks (OP2_MPI_TIMEOUT=%.0f): "
-              "another rank is stuck or not in a collective OP2 call; ending the job\n",
-              ctx->mpi.rank, now - t0, what, limit);
-      fflush(stderr);
-      MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-  }
 }
 
 /* Ranks in different calls: every rank learns each rank's call (all of them saw the tags differ
@@ -148,10 +121,9 @@ int op2_mpi_agree_on(op2_context *ctx, int status, const uint64_t key[2], const 
                                 m->call_tag,
                                 ~m->call_tag},
                      all[7];
-  MPI_Request req;
-  int rc =
-      OP2_MPI(MPI_Iallreduce(mine, all, 7, MPI_UNSIGNED_LONG_LONG, MPI_MIN, op2_comm(ctx), &req));
-  if (rc == OP2_OK) rc = wait_bounded(ctx, &req, what);
+  op2_mpi_wait_begin(m->comms, what); /* bounded by OP2_MPI_TIMEOUT (watchdog.c) */
+  int rc = OP2_MPI(MPI_Allreduce(mine, all, 7, MPI_UNSIGNED_LONG_LONG, MPI_MIN, op2_comm(ctx)));
+  op2_mpi_wait_end(m->comms);
   int first = rc == OP2_OK ? (int)all[0] : m->size;
   if (rc == OP2_OK && all[5] != ~all[6]) {
     out_of_step(ctx, what);

@@ -52,7 +52,8 @@ int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi
   if (finalized)
     return op2_error(OP2_ERR_STATE,
                      "op_init: MPI was finalised by an earlier op_exit and cannot start again");
-  /* kept when an earlier op_init failed without op_exit */
+  /* kept when an earlier op_init failed without op_exit (its watch thread is stopped) */
+  if (m->comms) op2_mpi_watchdog_stop(ctx);
   if (!m->comms && !(m->comms = malloc(sizeof *m->comms)))
     return op2_error(OP2_ERR_MEM, "op_init: out of memory");
   struct op2_mpi_comms *c = m->comms;
@@ -75,6 +76,7 @@ int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi
   OP2_CALL(OP2_MPI(MPI_Comm_rank(c->comm, &m->rank)));
   OP2_CALL(OP2_MPI(MPI_Comm_size(c->comm, &m->size)));
   if (m->size > 1) atexit(exit_without_op_exit);
+  OP2_CALL(op2_mpi_watchdog_start(ctx));
   OP2_CALL(OP2_MPI(
       MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, m->rank, MPI_INFO_NULL, &c->node_comm)));
   OP2_CALL(OP2_MPI(MPI_Comm_set_errhandler(c->node_comm, MPI_ERRORS_RETURN)));
@@ -85,6 +87,7 @@ int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi
 
 void op2_mpi_finalize(op2_context *ctx) {
   op2_mpi *m = &ctx->mpi;
+  op2_mpi_watchdog_stop(ctx);
   if (m->has_comms) op2_mpi_node_finish(ctx);
   if (m->has_comms) { /* nothing to do about a failure here but say so */
     if (m->comms->node_comm != MPI_COMM_NULL) OP2_MPI(MPI_Comm_free(&m->comms->node_comm));
