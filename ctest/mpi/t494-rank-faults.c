@@ -6,6 +6,8 @@
  *   decl-map     op_decl_map with a value out of range on rank 0: likewise;
  *   decl-extra   the last rank declares one dat more than the others: it is in op_decl_dat while
  *                the others are in the first loop (out of step);
+ *   decl-h5 FILE the last rank declares a set from an HDF5 mesh (FILE) while the others declare
+ *                it with op_decl_set, as when one rank is given the mesh in the other format;
  *   skip-loop    the last rank skips a loop the others run;
  *   extra-loop   rank 0 runs a loop the others do not;
  *   early-exit   the last rank calls op_exit while the others run a loop;
@@ -81,11 +83,24 @@ static void expect_errors(int want, const char *text, const char *text2) {
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  CHECK(argc == 2);
+  CHECK(argc == 2 || argc == 3);
   const char *c = argv[1];
   int rank = mt_rank(), last = mt_size() - 1;
   op_set_error_handler(returning_handler, NULL);
   op_init(argc, argv, 0);
+  if (strcmp(c, "decl-h5") == 0) {
+    CHECK(argc == 3);
+    op_set nodes = rank == last ? op_decl_set_hdf5(argv[2], "nodes") : op_decl_set(100, "nodes");
+    CHECK(nodes == NULL);
+    expect_errors(1, "called op_decl_set 'nodes'", "called op_decl_set_hdf5 'nodes'");
+    op_decl_set(10, "cells"); /* every later collective call fails at once */
+    expect_errors(1, "not run", "out of step");
+    op_exit();
+    expect_errors(1, "op_exit: not run", NULL);
+    fprintf(stderr, "rank %d: finished\n", rank);
+    MPI_Finalize();
+    return 0;
+  }
   mesh m;
   unsigned rng = rm_rng(494);
   m.nodes = mt_decl_set(MT_LOCAL, MT_SPLIT_SKEWED, NN, "nodes");

@@ -99,8 +99,8 @@ static void out_of_step(op2_context *ctx, const char *what) {
  * all ranks agree. Ranks whose tags differ are in different calls: every rank fails, and from
  * then on every collective call fails at once on every rank (which calls would pair up again
  * cannot be known), so no rank ever waits for one that went elsewhere. */
-int op2_mpi_agree_on(op2_context *ctx, int status, const uint64_t key[2], const char *what,
-                     const char *loop_name) {
+static int agree(op2_context *ctx, int status, const uint64_t key[2], const char *what,
+                 const char *loop_name, int quiet) {
   op2_mpi *m = &ctx->mpi;
   if (m->size < 2) return status;
   if (status != OP2_OK && m->failure_agreed) return status;
@@ -135,7 +135,9 @@ int op2_mpi_agree_on(op2_context *ctx, int status, const uint64_t key[2], const 
     } failed = {.code = status, .message = ""};
     if (m->rank == first) memcpy(failed.message, ctx->last_error, sizeof failed.message);
     rc = OP2_MPI(MPI_Bcast(&failed, (int)sizeof failed, MPI_BYTE, first, op2_comm(ctx)));
-    if (rc == OP2_OK && status == OP2_OK) {
+    if (rc == OP2_OK && status == OP2_OK && quiet) {
+      rc = failed.code;
+    } else if (rc == OP2_OK && status == OP2_OK) {
       failed.message[sizeof failed.message - 1] = '\0';
       rc = op2_error(failed.code, "rank %d failed in %s: %s", first, what, failed.message);
     }
@@ -148,6 +150,16 @@ int op2_mpi_agree_on(op2_context *ctx, int status, const uint64_t key[2], const 
   if (status == OP2_OK) status = rc;
   if (status != OP2_OK && m->step_depth > 0) m->failure_agreed = 1;
   return status;
+}
+
+int op2_mpi_agree_on(op2_context *ctx, int status, const uint64_t key[2], const char *what,
+                     const char *loop_name) {
+  return agree(ctx, status, key, what, loop_name, 0);
+}
+
+int op2_mpi_agree_quiet(op2_context *ctx, int status, const char *what) {
+  static const uint64_t none[2] = {0, 0};
+  return agree(ctx, status, none, what, NULL, 1);
 }
 
 int op2_mpi_agree(op2_context *ctx, int status, const char *what) {
