@@ -8,6 +8,8 @@
  *                the others are in the first loop (out of step);
  *   decl-h5 FILE the last rank declares a set from an HDF5 mesh (FILE) while the others declare
  *                it with op_decl_set, as when one rank is given the mesh in the other format;
+ *   out-h5       op_fetch_data_hdf5_file with no file name on the last rank: the call fails on
+ *                every rank (no file is left), and the run goes on;
  *   skip-loop    the last rank skips a loop the others run;
  *   extra-loop   rank 0 runs a loop the others do not;
  *   early-exit   the last rank calls op_exit while the others run a loop;
@@ -156,6 +158,17 @@ int main(int argc, char **argv) {
     }
     spread_call(&m);
     expect_errors(1, "out of step", "called op_exit");
+  } else if (strcmp(c, "out-h5") == 0) {
+    out_of_step = 0;
+    zero_call(&m);
+    init_v_call(&m);
+    spread_call(&m);
+    char dir[4096], file[4200];
+    mt_scratch_dir(dir, sizeof dir);
+    snprintf(file, sizeof file, "%s/r.h5", dir);
+    op_fetch_data_hdf5_file(m.r, rank == last ? NULL : file);
+    expect_errors(1, "op_fetch_data_hdf5_file", rank == last ? "is NULL" : "failed in");
+    CHECK(mt_scratch_remove(dir) == 0);
   } else {
     out_of_step = 0;
     zero_call(&m);
