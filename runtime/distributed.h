@@ -31,6 +31,9 @@ int op2_mpi_agree_on(op2_context *ctx, int status, const uint64_t key[2], const 
 /* The same agreement, but a rank that did not fail gets the failed rank's code without a report
  * (its caller says that another rank failed, in its own words). */
 int op2_mpi_agree_quiet(op2_context *ctx, int status, const char *what);
+/* An agreement that also gives every rank rank 0's *value (a decision all must share), in the
+ * same collective: no extra message, and checked against the other ranks' calls. */
+int op2_mpi_agree_rank0_int(op2_context *ctx, int *value, const char *what);
 void op2_mpi_step(op2_context *ctx, const char *what);
 int op2_mpi_step_end(op2_context *ctx, int status);
 /* Declarations (op_decl_set, _map, _dat, _const) are collective under MPI, as in OP2: each is one

@@ -99,8 +99,11 @@ static void out_of_step(op2_context *ctx, const char *what) {
  * all ranks agree. Ranks whose tags differ are in different calls: every rank fails, and from
  * then on every collective call fails at once on every rank (which calls would pair up again
  * cannot be known), so no rank ever waits for one that went elsewhere. */
-static int agree(op2_context *ctx, int status, const uint64_t key[2], const char *what,
-                 const char *loop_name, int quiet) {
+/* quiet: a rank that did not fail is not told why the others did (its caller reports).
+ * rank0_value: the key is rank 0's value (others pass all ones), not compared: it comes back
+ * in key_out[0], the same on every rank. */
+static int agree_any(op2_context *ctx, int status, const uint64_t key[2], const char *what,
+                     const char *loop_name, int quiet, int rank0_value, uint64_t *key_out) {
   op2_mpi *m = &ctx->mpi;
   if (m->size < 2) return status;
   if (status != OP2_OK && m->failure_agreed) return status;
@@ -141,6 +144,8 @@ static int agree(op2_context *ctx, int status, const uint64_t key[2], const char
       failed.message[sizeof failed.message - 1] = '\0';
       rc = op2_error(failed.code, "rank %d failed in %s: %s", first, what, failed.message);
     }
+  } else if (rc == OP2_OK && rank0_value) {
+    *key_out = all[1];
   } else if (rc == OP2_OK && (all[1] != ~all[3] || all[2] != ~all[4])) {
     rc = op2_error(OP2_ERR_STATE,
                    "op_par_loop '%s': ranks generated different kernel sources (different kernel "
@@ -154,12 +159,20 @@ static int agree(op2_context *ctx, int status, const uint64_t key[2], const char
 
 int op2_mpi_agree_on(op2_context *ctx, int status, const uint64_t key[2], const char *what,
                      const char *loop_name) {
-  return agree(ctx, status, key, what, loop_name, 0);
+  return agree_any(ctx, status, key, what, loop_name, 0, 0, NULL);
 }
 
 int op2_mpi_agree_quiet(op2_context *ctx, int status, const char *what) {
   static const uint64_t none[2] = {0, 0};
-  return agree(ctx, status, none, what, NULL, 1);
+  return agree_any(ctx, status, none, what, NULL, 1, 0, NULL);
+}
+
+int op2_mpi_agree_rank0_int(op2_context *ctx, int *value, const char *what) {
+  if (ctx->mpi.size < 2) return OP2_OK;
+  uint64_t key[2] = {ctx->mpi.rank == 0 ? (uint64_t)(unsigned)*value : UINT64_MAX, 0}, got = 0;
+  int rc = agree_any(ctx, OP2_OK, key, what, NULL, 0, 1, &got);
+  if (rc == OP2_OK) *value = (int)(unsigned)got;
+  return rc;
 }
 
 int op2_mpi_agree(op2_context *ctx, int status, const char *what) {
