@@ -68,8 +68,13 @@ static void out_of_step(op2_context *ctx, const char *what) {
   snprintf(mine.name, sizeof mine.name, "%s", what);
   char *why = m->out_of_step_why;
   size_t cap = sizeof m->out_of_step_why, len = 0;
-  if (!all || OP2_MPI(MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine,
-                                    MPI_BYTE, op2_comm(ctx))) != OP2_OK) {
+  if (!all) { /* the others are in the gather: no way back but ending the job */
+    fprintf(stderr, "op2: error: rank %d: out of memory naming the ranks' calls (%s)\n", m->rank,
+            what);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  if (OP2_MPI(MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE,
+                            op2_comm(ctx))) != OP2_OK) {
     snprintf(why, cap, "the ranks are in different collective calls (rank %d in %s)", m->rank,
              what);
   } else {
@@ -98,10 +103,12 @@ static void out_of_step(op2_context *ctx, const char *what) {
  * on every rank. The key and the call's tag ride along: min(k) == max(k) (max as ~min(~k)) when
  * all ranks agree. Ranks whose tags differ are in different calls: every rank fails, and from
  * then on every collective call fails at once on every rank (which calls would pair up again
- * cannot be known), so no rank ever waits for one that went elsewhere. */
-/* quiet: a rank that did not fail is not told why the others did (its caller reports).
- * rank0_value: the key is rank 0's value (others pass all ones), not compared: it comes back
- * in key_out[0], the same on every rank. */
+ * cannot be known), so no rank ever waits for one that went elsewhere.
+ * quiet: a rank that did not fail is not told why the others did (its caller reports).
+ * rank0_value: key[0] is rank 0's value (the others pass all ones), not compared: it comes back
+ * in *key_out, the same on every rank.
+ * Outside a step, the default handler's exit after an error every rank gets here is an agreed
+ * exit too (exit_agreed, while the handler runs): no rank is left waiting. */
 static int agree_any(op2_context *ctx, int status, const uint64_t key[2], const char *what,
                      const char *loop_name, int quiet, int rank0_value, uint64_t *key_out) {
   op2_mpi *m = &ctx->mpi;
@@ -130,7 +137,9 @@ static int agree_any(op2_context *ctx, int status, const uint64_t key[2], const 
   int first = rc == OP2_OK ? (int)all[0] : m->size;
   if (rc == OP2_OK && all[5] != ~all[6]) {
     out_of_step(ctx, what);
+    m->exit_agreed = m->step_depth == 0;
     if (status == OP2_OK) rc = op2_error(OP2_ERR_STATE, "%s: %s", what, m->out_of_step_why);
+    m->exit_agreed = 0;
   } else if (first < m->size) { /* the lowest failed rank speaks for all: its code and message */
     struct {
       int code;
@@ -142,7 +151,9 @@ static int agree_any(op2_context *ctx, int status, const uint64_t key[2], const 
       rc = failed.code;
     } else if (rc == OP2_OK && status == OP2_OK) {
       failed.message[sizeof failed.message - 1] = '\0';
+      m->exit_agreed = m->step_depth == 0;
       rc = op2_error(failed.code, "rank %d failed in %s: %s", first, what, failed.message);
+      m->exit_agreed = 0;
     }
   } else if (rc == OP2_OK && rank0_value) {
     *key_out = all[1];
