@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "op2_impl.h"
+#include "distributed.h"
 
 static bool seen_before(const op2_const *c, size_t bytes) {
   for (int i = 0; i < c->nvalues; i++)
@@ -26,7 +27,7 @@ op2_const *op2_const_find(const char *name) {
   return NULL;
 }
 
-void op_decl_const(int dim, const char *type, const void *data, const char *name) {
+static void declare_const(int dim, const char *type, const void *data, const char *name) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_decl_const") != OP2_OK) return;
   op2_type t;
@@ -101,4 +102,15 @@ void op_decl_const(int dim, const char *type, const void *data, const char *name
     return;
   }
   ctx->const_generation++;
+}
+
+/* Collective under MPI: a rank whose declaration failed makes it fail on every rank. The others
+ * keep the value they took; kernels baking it differ then, and the next loop says so. */
+void op_decl_const(int dim, const char *type, const void *data, const char *name) {
+  op2_context *ctx = op2_ctx();
+  if (op2_require_init("op_decl_const") != OP2_OK) return;
+  op2_mpi_decl_begin(ctx, "op_decl_const", name);
+  unsigned long errors = ctx->errors_reported;
+  declare_const(dim, type, data, name);
+  op2_mpi_decl_end(ctx, ctx->errors_reported == errors ? OP2_OK : OP2_ERR_ARG);
 }

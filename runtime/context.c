@@ -118,6 +118,8 @@ static void free_kernel(void *p) {
 
 void op_exit(void) {
   op2_context *ctx = op2_ctx();
+  /* Under MPI every rank must be here: one that is elsewhere fails on every rank (reported) */
+  if (ctx->initialised) (void)op2_mpi_agree_exit(ctx);
   if (ctx->initialised && ctx->opt.profile_json[0]) op2_profile_write(ctx, ctx->opt.profile_json);
   /* halo message buffers first: the backend may own their memory (page-locked) */
   for (int i = 0; i < ctx->dats.count; i++) op2_exchange_release(ctx, ctx->dats.items[i]);

@@ -3,12 +3,13 @@
 #include <string.h>
 
 #include "op2_impl.h"
+#include "distributed.h"
 
 /* A dat with the user's values (`data`, NULL: zeros). A temporary (zeros, `temp`) may come after
  * the mesh was distributed: it then has the set's local rows, halos included, all zero, which is
  * what a halo exchange would bring. */
-op_dat op2_decl_dat(op_set set, int dim, const char *type, const void *data, const char *name,
-                    bool temp) {
+static op_dat declare_dat(op_set set, int dim, const char *type, const void *data, const char *name,
+                          bool temp) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init(temp ? "op_decl_dat_temp" : "op_decl_dat") != OP2_OK) return NULL;
   const char *label = name ? name : "(unnamed)";
@@ -70,6 +71,24 @@ op_dat op2_decl_dat(op_set set, int dim, const char *type, const void *data, con
   if (op2_list_push(&ctx->dats, dat) != OP2_OK) {
     free(dat->data), free(dat->name), free(dat->type_name), free(dat);
     return NULL;
+  }
+  return dat;
+}
+
+/* Collective under MPI: a rank whose declaration failed makes it fail on every rank (the others
+ * drop the dat they made), so the ranks' lists of dats stay alike. Temporaries too: every rank
+ * declares them at the same point of the program. */
+op_dat op2_decl_dat(op_set set, int dim, const char *type, const void *data, const char *name,
+                    bool temp) {
+  op2_context *ctx = op2_ctx();
+  const char *call = temp ? "op_decl_dat_temp" : "op_decl_dat";
+  if (op2_require_init(call) != OP2_OK) return NULL;
+  op2_mpi_decl_begin(ctx, call, name);
+  op_dat dat = declare_dat(set, dim, type, data, name, temp);
+  if (op2_mpi_decl_end(ctx, dat ? OP2_OK : OP2_ERR_ARG) != OP2_OK && dat) {
+    ctx->dats.count--;
+    free(dat->data), free(dat->name), free(dat->type_name), free(dat);
+    dat = NULL;
   }
   return dat;
 }

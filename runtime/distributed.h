@@ -28,8 +28,22 @@ int op2_mpi_agree(op2_context *ctx, int status, const char *what);
  * message is made only then: this runs on every loop call. */
 int op2_mpi_agree_on(op2_context *ctx, int status, const uint64_t key[2], const char *what,
                      const char *loop_name);
+/* The same agreement, but a rank that did not fail gets the failed rank's code without a report
+ * (its caller says that another rank failed, in its own words). */
+int op2_mpi_agree_quiet(op2_context *ctx, int status, const char *what);
+/* An agreement that also gives every rank rank 0's *value (a decision all must share), in the
+ * same collective: no extra message, and checked against the other ranks' calls. */
+int op2_mpi_agree_rank0_int(op2_context *ctx, int *value, const char *what);
 void op2_mpi_step(op2_context *ctx, const char *what);
 int op2_mpi_step_end(op2_context *ctx, int status);
+/* Declarations (op_decl_set, _map, _dat, _const) are collective under MPI, as in OP2: each is one
+ * step named "CALL 'NAME'", begun before anything is checked (so the default handler waits for
+ * the agreement) and ended with op2_mpi_decl_end(ctx, status), the agreement: when any rank
+ * failed, every rank gets an error and the caller undoes what it declared. op_exit begins with
+ * an agreement too (op2_mpi_agree_exit), so a rank leaving early is reported on every rank. */
+void op2_mpi_decl_begin(op2_context *ctx, const char *call, const char *name);
+int op2_mpi_decl_end(op2_context *ctx, int status);
+int op2_mpi_agree_exit(op2_context *ctx);
 
 /* One optimised build per machine (node_build.c): op2_mpi_node_init after the JIT starts;
  * op2_mpi_node_kernel for every kernel the JIT creates (in creation order, on every rank);

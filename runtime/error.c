@@ -22,6 +22,7 @@ static void default_handler(const char *message, void *user_data) {
 
 void op2_error_exit_deferred(op2_context *ctx) {
   if (ctx->mpi.exit_pending && ctx->mpi.step_depth == 0) {
+    ctx->mpi.exit_agreed = 1; /* every rank exits: nobody is left waiting (runtime/mpi/comm.c) */
     fflush(stdout);
     exit(1);
   }
@@ -46,6 +47,7 @@ int op2_error_at(const char *file, int line, int code, const char *fmt, ...) {
   if (ctx->opt.diags >= 2)
     snprintf(ctx->last_error + len, sizeof ctx->last_error - len, " [%s:%d]", source_name(file),
              line);
+  ctx->errors_reported++;
   op_error_handler handler = ctx->handler ? ctx->handler : default_handler;
   handler(ctx->last_error, ctx->handler_data);
   return code;

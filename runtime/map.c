@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "op2_impl.h"
+#include "distributed.h"
 
 /* Under MPI values are global indices: checked against the global size here, and against the
  * declared size again if the program turns out to have declared the whole mesh on every rank. */
@@ -95,10 +96,8 @@ static int *zero_based(const char *label, const void *data, size_t n, int base, 
   return out;
 }
 
-static op_map decl_map(const char *fn, op_set from, op_set to, int dim, const void *data,
+static op_map map_from(op2_context *ctx, op_set from, op_set to, int dim, const void *data,
                        size_t width, const char *name) {
-  op2_context *ctx = op2_ctx();
-  if (op2_require_init(fn) != OP2_OK) return NULL;
   const char *label = name ? name : "(unnamed)";
   size_t first;
   if (check_decl(ctx, label, from, to, dim, data, &first) != OP2_OK) return NULL;
@@ -110,6 +109,22 @@ static op_map decl_map(const char *fn, op_set from, op_set to, int dim, const vo
   int *values = zero_based(label, rows, rows ? n : 0, base, width);
   op_map map = values ? declare(ctx, label, from, to, dim, values) : NULL;
   free(values);
+  return map;
+}
+
+/* Collective under MPI: a rank whose declaration failed makes it fail on every rank (the others
+ * drop the map they made), so the ranks' lists of maps stay alike. */
+static op_map decl_map(const char *fn, op_set from, op_set to, int dim, const void *data,
+                       size_t width, const char *name) {
+  op2_context *ctx = op2_ctx();
+  if (op2_require_init(fn) != OP2_OK) return NULL;
+  op2_mpi_decl_begin(ctx, fn, name);
+  op_map map = map_from(ctx, from, to, dim, data, width, name);
+  if (op2_mpi_decl_end(ctx, map ? OP2_OK : OP2_ERR_ARG) != OP2_OK && map) {
+    ctx->maps.count--;
+    free(map->values), free(map->name), free(map);
+    map = NULL;
+  }
   return map;
 }
 

@@ -273,6 +273,7 @@ typedef struct op2_options {
   int cuda_emu_sectors;      /* emulator: count global-memory traffic */
   char kernel_path[8192];    /* OP2_KERNEL_PATH: where op_kernel_file looks, ':'-separated */
   char fault[64];            /* testing aid: "STEP:RANK" fails STEP on RANK (runtime/mpi/agree.c) */
+  double mpi_timeout;        /* OP2_MPI_TIMEOUT: longest wait in an agreement, seconds; 0 none */
   int cuda_emu_check;        /* emulator: report data races and barrier divergence */
   int cuda_emu_order;        /* emulator: 0 ascending, 1 reverse, 2 shuffled (seed below) */
   unsigned cuda_emu_seed;    /* emulator: the shuffle's seed */
@@ -310,6 +311,14 @@ typedef struct op2_mpi {
   char step_name[256]; /* the outermost step, named in messages */
   int failure_agreed;  /* a failure is agreed in this step: later agreements are silent */
   int exit_pending;
+  int exit_agreed; /* that exit follows an agreement: every rank leaves, nobody is left waiting */
+  /* Every agreement carries a tag of the public call it belongs to (its name and its number
+   * among this rank's collective calls), so ranks in different calls fail instead of pairing up
+   * (agree.c); once they have, the ranks are out of step for good and every later collective
+   * call fails on every rank without communicating. */
+  unsigned long long call_seq, call_tag;
+  int out_of_step;
+  char out_of_step_why[512];
   int fault_fired;           /* OP2_FAULT fails its step once */
   long fetch_bytes_received; /* by op2_mpi_fetch: a range fetch moves only the range */
   /* One optimised build per machine (node_build.c): words on kernels still to be sent (the
@@ -373,6 +382,7 @@ struct op2_context {
   op_error_handler handler;
   void *handler_data;
   char last_error[2048];
+  unsigned long errors_reported; /* by op2_error: a call failed when this grew */
   op2_ptr_list sets, maps, dats, consts;
   unsigned const_generation;      /* bumps when a constant changes: kernels bake values in */
   unsigned const_live_generation; /* the generation at which a constant last became live */

@@ -361,6 +361,13 @@ static int parse_fault(op2_options *opt, const char *name, const char *value) {
   return OP2_OK;
 }
 
+static int parse_mpi_timeout(op2_options *opt, const char *name, const char *value) {
+  int seconds = 0;
+  OP2_CALL(parse_int(name, value, 0, 1000000, &seconds));
+  opt->mpi_timeout = seconds;
+  return OP2_OK;
+}
+
 static int parse_cuda_emu_check(op2_options *opt, const char *name, const char *value) {
   static const choice modes[] = {{"races", 1}, {"off", 0}};
   return PARSE_CHOICE(name, value, modes, &opt->cuda_emu_check);
@@ -440,6 +447,7 @@ static const struct {
     {"OP2_CUDA_PTXAS", parse_cuda_ptxas},
     {"OP2_CUDA_EMU_SECTORS", parse_cuda_emu_sectors},
     {"OP2_FAULT", parse_fault},
+    {"OP2_MPI_TIMEOUT", parse_mpi_timeout},
     {"OP2_KERNEL_PATH", parse_kernel_path},
     {"OP2_CUDA_EMU_CHECK", parse_cuda_emu_check},
     {"OP2_CUDA_EMU_ORDER", parse_cuda_emu_order},
@@ -480,6 +488,7 @@ int op2_options_read(op2_options *opt, int argc, char **argv, int diags) {
   opt->cuda_block_size = 256;
   opt->simd = -1;
   opt->partition_keep = 0.01;
+  opt->mpi_timeout = 3600;
   opt->huge_pages = 1;
   OP2_CALL(default_cache_dir(opt));
   for (int i = 0; i < NOPTIONS; i++) {

@@ -5,7 +5,7 @@
 #include "op2_impl.h"
 #include "distributed.h"
 
-op_set op_decl_set(int size, const char *name) {
+static op_set declare_set(int size, const char *name) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_decl_set") != OP2_OK) return NULL;
   const char *label = name ? name : "(unnamed)";
@@ -28,7 +28,9 @@ op_set op_decl_set(int size, const char *name) {
         (int)(op2_block_begin(size, ctx->mpi.rank + 1, ctx->mpi.size) - set->decl_first);
   } else if (ctx->mpi.size > 1) { /* collective, as in OP2: each rank declares its block */
     long local = size;
-    if (op2_mpi_block_of(ctx, local, &set->global_size, &set->decl_first) != OP2_OK) {
+    /* the ranks agree first: one whose declaration failed never reaches the raw collective */
+    if (op2_mpi_agree(ctx, OP2_OK, "op_decl_set") != OP2_OK ||
+        op2_mpi_block_of(ctx, local, &set->global_size, &set->decl_first) != OP2_OK) {
       free(set->name);
       free(set);
       return NULL;
@@ -52,4 +54,19 @@ int op_get_size(op_set set) {
   /* Collective under MPI until the declaration mode is settled, as OP2's op_get_size is. */
   if (ctx->mpi.size > 1 && op2_mpi_prepare(ctx) != OP2_OK) return 0;
   return (int)set->global_size;
+}
+
+/* Collective under MPI: a rank whose declaration failed makes it fail on every rank (the others
+ * drop the set they made), so the ranks' lists of sets stay alike. */
+op_set op_decl_set(int size, const char *name) {
+  op2_context *ctx = op2_ctx();
+  if (op2_require_init("op_decl_set") != OP2_OK) return NULL;
+  op2_mpi_decl_begin(ctx, "op_decl_set", name);
+  op_set set = declare_set(size, name);
+  if (op2_mpi_decl_end(ctx, set ? OP2_OK : OP2_ERR_ARG) != OP2_OK && set) {
+    ctx->sets.count--;
+    free(set->name), free(set);
+    set = NULL;
+  }
+  return set;
 }

@@ -69,6 +69,7 @@ static const struct bad_value {
     {"OP2_RENUMBER", "yes", "option OP2_RENUMBER=yes: expected on or off"},
     {"OP2_MPI_DECL", "global", "option OP2_MPI_DECL=global: expected auto, local or replicated"},
     {"OP2_FAULT", "exchange", "option OP2_FAULT=exchange: expected STEP:RANK"},
+    {"OP2_MPI_TIMEOUT", "soon", "option OP2_MPI_TIMEOUT=soon: expected an integer in [0, 1000000]"},
     {"OP2_KERNEL_PATH", long_value, "option OP2_KERNEL_PATH: a directory of the list is too long"},
     {"OP2_RESTART", "", "option OP2_RESTART: path is empty or too long"},
     {"OP2_PTSCOTCH_CHECK", "1", "option OP2_PTSCOTCH_CHECK=1: expected on or off"},

@@ -191,7 +191,10 @@ int op2_h5_checkpoint_ranks(void) {
 }
 
 void op2_h5_checkpoint_bcast_int(int *v) {
-  if (op2_h5_ranks(NULL) > 1) MPI_Bcast(v, 1, MPI_INT, 0, op2_h5_comm());
+  /* an agreement (not a raw broadcast): a rank in another call is told, never paired with it */
+  if (op2_h5_ranks(NULL) > 1 &&
+      op2_mpi_agree_rank0_int(op2_ctx(), v, "checkpoint (whether one is due)") != OP2_OK)
+    *v = 0;
 }
 
 int op2_h5_checkpoint_save(const char *file, const char *blob, size_t blob_len) {

@@ -35,7 +35,8 @@ static int fail(const source *s, int code, const char *fmt, ...) {
 /* Under MPI an error found on another rank still has to stop this one, with a message. */
 static int agree(const source *s, int status) {
   int worst = op2_h5_agree(status);
-  if (worst != OP2_OK && status == OP2_OK)
+  /* (ranks found in different calls: the agreement said so, naming them) */
+  if (worst != OP2_OK && status == OP2_OK && !op2_ctx()->mpi.out_of_step)
     return fail(s, worst, "failed on another rank (see its message)");
   return worst;
 }
@@ -200,7 +201,7 @@ static int read_rows(const source *s, hid_t mem_type, size_t elem_bytes, long fi
   return OP2_OK;
 }
 
-op_set op_decl_set_hdf5(const char *file, const char *name) {
+static op_set declare_set_hdf5(const char *file, const char *name) {
   const char *fn = "op_decl_set_hdf5";
   if (op2_require_init(fn) != OP2_OK) return NULL;
   int rank, nranks = op2_h5_ranks(&rank);
@@ -229,8 +230,8 @@ op_set op_decl_set_hdf5(const char *file, const char *name) {
 
 /* OP2's form for files without a set dataset: the set's size is the row count of a map or dat
  * stored on it (`set_dataset_name`). */
-op_set op_decl_set_hdf5_infer_size(const char *file, const char *name,
-                                   const char *set_dataset_name) {
+static op_set declare_set_hdf5_infer_size(const char *file, const char *name,
+                                          const char *set_dataset_name) {
   const char *fn = "op_decl_set_hdf5_infer_size";
   if (op2_require_init(fn) != OP2_OK) return NULL;
   int rank, nranks = op2_h5_ranks(&rank);
@@ -260,7 +261,8 @@ static void declared_block(op_set set, long *first, long *count) {
   }
 }
 
-op_map op_decl_map_hdf5(op_set from, op_set to, int dim, const char *file, const char *name) {
+static op_map declare_map_hdf5(op_set from, op_set to, int dim, const char *file,
+                               const char *name) {
   const char *fn = "op_decl_map_hdf5";
   if (op2_require_init(fn) != OP2_OK) return NULL;
   if (dataset_missing(file, name)) {
@@ -310,7 +312,8 @@ op_map op_decl_map_hdf5(op_set from, op_set to, int dim, const char *file, const
   return map;
 }
 
-op_dat op_decl_dat_hdf5(op_set set, int dim, const char *type, const char *file, const char *name) {
+static op_dat declare_dat_hdf5(op_set set, int dim, const char *type, const char *file,
+                               const char *name) {
   const char *fn = "op_decl_dat_hdf5";
   if (op2_require_init(fn) != OP2_OK) return NULL;
   if (dataset_missing(file, name)) {
@@ -380,4 +383,45 @@ void op_get_const_hdf5(const char *name, int dim, const char *type, char *const_
       H5Dread(s.dset, op2_h5_mem_type(want), H5S_ALL, H5S_ALL, H5P_DEFAULT, const_data) < 0)
     fail(&s, OP2_ERR_IO, "cannot read the values");
   source_close(&s);
+}
+
+/* Under MPI each declaration from a file is one collective call (a step), whose agreements are
+ * checked against the other ranks' calls: a rank reading the mesh in another format (its own
+ * op_decl_set while this one is in op_decl_set_hdf5) fails on every rank instead of pairing its
+ * collectives with others. The op_decl_set/map/dat made inside are steps within this one. */
+op_set op_decl_set_hdf5(const char *file, const char *name) {
+  op2_context *ctx = op2_ctx();
+  if (op2_require_init("op_decl_set_hdf5") != OP2_OK) return NULL;
+  op2_mpi_decl_begin(ctx, "op_decl_set_hdf5", name);
+  op_set set = declare_set_hdf5(file, name);
+  op2_mpi_decl_end(ctx, set ? OP2_OK : OP2_ERR_IO);
+  return set;
+}
+
+op_set op_decl_set_hdf5_infer_size(const char *file, const char *name,
+                                   const char *set_dataset_name) {
+  op2_context *ctx = op2_ctx();
+  if (op2_require_init("op_decl_set_hdf5_infer_size") != OP2_OK) return NULL;
+  op2_mpi_decl_begin(ctx, "op_decl_set_hdf5_infer_size", name);
+  op_set set = declare_set_hdf5_infer_size(file, name, set_dataset_name);
+  op2_mpi_decl_end(ctx, set ? OP2_OK : OP2_ERR_IO);
+  return set;
+}
+
+op_map op_decl_map_hdf5(op_set from, op_set to, int dim, const char *file, const char *name) {
+  op2_context *ctx = op2_ctx();
+  if (op2_require_init("op_decl_map_hdf5") != OP2_OK) return NULL;
+  op2_mpi_decl_begin(ctx, "op_decl_map_hdf5", name);
+  op_map map = declare_map_hdf5(from, to, dim, file, name);
+  op2_mpi_decl_end(ctx, map ? OP2_OK : OP2_ERR_IO);
+  return map;
+}
+
+op_dat op_decl_dat_hdf5(op_set set, int dim, const char *type, const char *file, const char *name) {
+  op2_context *ctx = op2_ctx();
+  if (op2_require_init("op_decl_dat_hdf5") != OP2_OK) return NULL;
+  op2_mpi_decl_begin(ctx, "op_decl_dat_hdf5", name);
+  op_dat dat = declare_dat_hdf5(set, dim, type, file, name);
+  op2_mpi_decl_end(ctx, dat ? OP2_OK : OP2_ERR_IO);
+  return dat;
 }

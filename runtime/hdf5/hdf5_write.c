@@ -342,7 +342,7 @@ static void dump(const char *file) {
   free(xdmf);
 }
 
-void op_dump_to_hdf5(const char *file_name) {
+static void dump_to_hdf5(const char *file_name) {
   if (op2_require_init("op_dump_to_hdf5") != OP2_OK) return;
   if (!file_name) {
     op2_error(OP2_ERR_ARG, "op_dump_to_hdf5: file name is NULL");
@@ -436,7 +436,7 @@ static void put(const char *fn, const char *file, const item *it) {
   free(staged);
 }
 
-void op_fetch_data_hdf5_file(op_dat dat, const char *file_name) {
+static void fetch_data_hdf5_file(op_dat dat, const char *file_name) {
   if (op2_require_init("op_fetch_data_hdf5_file") != OP2_OK) return;
   if (!dat || !file_name) {
     op2_error(OP2_ERR_ARG, "op_fetch_data_hdf5_file: %s is NULL", dat ? "file name" : "dat");
@@ -448,7 +448,7 @@ void op_fetch_data_hdf5_file(op_dat dat, const char *file_name) {
   op2_h5_quiet_end(&quiet);
 }
 
-void op_fetch_data_hdf5_file_path(op_dat dat, const char *file_name, const char *path_name) {
+static void fetch_data_hdf5_file_path(op_dat dat, const char *file_name, const char *path_name) {
   if (op2_require_init("op_fetch_data_hdf5_file_path") != OP2_OK) return;
   if (!dat || !file_name) {
     op2_error(OP2_ERR_ARG, "op_fetch_data_hdf5_file_path: %s is NULL", dat ? "file name" : "dat");
@@ -460,8 +460,8 @@ void op_fetch_data_hdf5_file_path(op_dat dat, const char *file_name, const char 
   op2_h5_quiet_end(&quiet);
 }
 
-void op_write_const_hdf5(const char *name, int dim, const char *type, char *const_data,
-                         const char *file_name) {
+static void write_const_hdf5(const char *name, int dim, const char *type, char *const_data,
+                             const char *file_name) {
   const char *fn = "op_write_const_hdf5";
   if (op2_require_init(fn) != OP2_OK) return;
   op2_const c = {.name = (char *)name, .dim = dim, .data = const_data};
@@ -486,4 +486,49 @@ void op_write_const_hdf5(const char *name, int dim, const char *type, char *cons
   op2_h5_quiet_begin(&quiet);
   put(fn, file_name, &it);
   op2_h5_quiet_end(&quiet);
+}
+
+/* Under MPI each call is one collective step (runtime/mpi/agree.c): a failure on one rank,
+ * found before or during the file work, is an error on every rank, and a rank in another call
+ * is told so instead of pairing its collectives with these. */
+static void step_begin(op2_context *ctx, const char *what, unsigned long *errors) {
+  op2_mpi_step(ctx, what);
+  *errors = ctx->errors_reported;
+}
+
+static void step_end(op2_context *ctx, unsigned long errors) {
+  op2_mpi_step_end(ctx, ctx->errors_reported == errors ? OP2_OK : OP2_ERR_IO);
+}
+
+void op_dump_to_hdf5(const char *file_name) {
+  op2_context *ctx = op2_ctx();
+  unsigned long errors;
+  step_begin(ctx, "op_dump_to_hdf5", &errors);
+  dump_to_hdf5(file_name);
+  step_end(ctx, errors);
+}
+
+void op_fetch_data_hdf5_file(op_dat dat, const char *file_name) {
+  op2_context *ctx = op2_ctx();
+  unsigned long errors;
+  step_begin(ctx, "op_fetch_data_hdf5_file", &errors);
+  fetch_data_hdf5_file(dat, file_name);
+  step_end(ctx, errors);
+}
+
+void op_fetch_data_hdf5_file_path(op_dat dat, const char *file_name, const char *path_name) {
+  op2_context *ctx = op2_ctx();
+  unsigned long errors;
+  step_begin(ctx, "op_fetch_data_hdf5_file_path", &errors);
+  fetch_data_hdf5_file_path(dat, file_name, path_name);
+  step_end(ctx, errors);
+}
+
+void op_write_const_hdf5(const char *name, int dim, const char *type, char *const_data,
+                         const char *file_name) {
+  op2_context *ctx = op2_ctx();
+  unsigned long errors;
+  step_begin(ctx, "op_write_const_hdf5", &errors);
+  write_const_hdf5(name, dim, type, const_data, file_name);
+  step_end(ctx, errors);
 }

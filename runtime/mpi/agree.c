@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "op2_mpi.h"
 
@@ -16,10 +17,18 @@ int op2_mpi_failed(int mpi_rc, const char *call, const char *file, int line) {
   return op2_error_at(file, line, OP2_ERR_STATE, "%.*s failed: %s", name_len, call, why);
 }
 
+/* The tag of a public call: its name and its number among this rank's collective calls. */
+static void begin_call(op2_mpi *m, const char *what) {
+  m->call_seq++;
+  m->call_tag = XXH3_64bits(what, strlen(what)) + m->call_seq * 0x9E3779B97F4A7C15ull;
+}
+
 void op2_mpi_step(op2_context *ctx, const char *what) {
   if (ctx->mpi.size < 2) return;
-  if (ctx->mpi.step_depth++ == 0)
+  if (ctx->mpi.step_depth++ == 0) {
     snprintf(ctx->mpi.step_name, sizeof ctx->mpi.step_name, "%s", what);
+    begin_call(&ctx->mpi, ctx->mpi.step_name);
+  }
 }
 
 int op2_mpi_step_end(op2_context *ctx, int status) {
@@ -31,33 +40,123 @@ int op2_mpi_step_end(op2_context *ctx, int status) {
   return status;
 }
 
-/* Every agreement is the same collective (an allreduce of five values, then on failure one
+void op2_mpi_decl_begin(op2_context *ctx, const char *call, const char *name) {
+  if (ctx->mpi.size < 2) return;
+  char step[160];
+  snprintf(step, sizeof step, "%s '%.100s'", call, name ? name : "(unnamed)");
+  op2_mpi_step(ctx, step);
+}
+
+int op2_mpi_decl_end(op2_context *ctx, int status) {
+  return op2_mpi_step_end(ctx, status);
+}
+
+int op2_mpi_agree_exit(op2_context *ctx) {
+  if (ctx->mpi.size < 2 || !ctx->mpi.has_comms) return OP2_OK;
+  op2_mpi_step(ctx, "op_exit");
+  return op2_mpi_step_end(ctx, OP2_OK);
+}
+
+/* Ranks in different calls: every rank learns each rank's call (all of them saw the tags differ
+ * in the same reduction, so all come here) and the message names them. */
+static void out_of_step(op2_context *ctx, const char *what) {
+  op2_mpi *m = &ctx->mpi;
+  struct call {
+    unsigned long long seq;
+    char name[120];
+  } mine = {.seq = m->call_seq}, *all = calloc((size_t)m->size, sizeof *all);
+  snprintf(mine.name, sizeof mine.name, "%s", what);
+  char *why = m->out_of_step_why;
+  size_t cap = sizeof m->out_of_step_why, len = 0;
+  if (!all) { /* the others are in the gather: no way back but ending the job */
+    fprintf(stderr, "op2: error: rank %d: out of memory naming the ranks' calls (%s)\n", m->rank,
+            what);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  if (OP2_MPI(MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE,
+                            op2_comm(ctx))) != OP2_OK) {
+    snprintf(why, cap, "the ranks are in different collective calls (rank %d in %s)", m->rank,
+             what);
+  } else {
+    all[0].name[sizeof all[0].name - 1] = '\0';
+    len = (size_t)snprintf(why, cap, "the ranks are out of step: rank 0 called %s (its call %llu)",
+                           all[0].name, all[0].seq);
+    int listed = 0;
+    for (int r = 1; r < m->size && len < cap; r++) {
+      all[r].name[sizeof all[r].name - 1] = '\0';
+      if (all[r].seq == all[0].seq && strcmp(all[r].name, all[0].name) == 0) continue;
+      if (listed++ == 3) {
+        snprintf(why + len, cap - len, ", ...");
+        break;
+      }
+      len += (size_t)snprintf(why + len, cap - len, ", rank %d called %s (its call %llu)", r,
+                              all[r].name, all[r].seq);
+    }
+  }
+  free(all);
+  m->out_of_step = 1;
+}
+
+/* Every agreement is the same collective (an allreduce of seven values, then on failure one
  * broadcast), so a rank that fails and skips ahead to a later agreement meets the others at their
  * next one; once a failure is agreed within a step, the failed ranks' later agreements are silent
- * on every rank. The key rides along: min(k) == max(k) (max as ~min(~k)) when all ranks agree. */
-int op2_mpi_agree_on(op2_context *ctx, int status, const uint64_t key[2], const char *what,
-                     const char *loop_name) {
+ * on every rank. The key and the call's tag ride along: min(k) == max(k) (max as ~min(~k)) when
+ * all ranks agree. Ranks whose tags differ are in different calls: every rank fails, and from
+ * then on every collective call fails at once on every rank (which calls would pair up again
+ * cannot be known), so no rank ever waits for one that went elsewhere.
+ * quiet: a rank that did not fail is not told why the others did (its caller reports).
+ * rank0_value: key[0] is rank 0's value (the others pass all ones), not compared: it comes back
+ * in *key_out, the same on every rank.
+ * Outside a step, the default handler's exit after an error every rank gets here is an agreed
+ * exit too (exit_agreed, while the handler runs): no rank is left waiting. */
+static int agree_any(op2_context *ctx, int status, const uint64_t key[2], const char *what,
+                     const char *loop_name, int quiet, int rank0_value, uint64_t *key_out) {
   op2_mpi *m = &ctx->mpi;
   if (m->size < 2) return status;
   if (status != OP2_OK && m->failure_agreed) return status;
   if (m->step_name[0]) what = m->step_name;
-  unsigned long long mine[5] = {status == OP2_OK ? (unsigned long long)m->size
+  if (m->out_of_step) { /* known on every rank: nobody communicates */
+    if (status == OP2_OK)
+      status = op2_error(OP2_ERR_STATE, "%s: not run: %s", what, m->out_of_step_why);
+    if (m->step_depth > 0) m->failure_agreed = 1;
+    return status;
+  }
+  if (m->step_depth == 0) begin_call(m, what); /* an agreement outside a step is a call */
+  unsigned long long mine[7] = {status == OP2_OK ? (unsigned long long)m->size
                                                  : (unsigned long long)m->rank,
-                                key[0], key[1], ~key[0], ~key[1]},
-                     all[5];
-  int rc = OP2_MPI(MPI_Allreduce(mine, all, 5, MPI_UNSIGNED_LONG_LONG, MPI_MIN, op2_comm(ctx)));
+                                key[0],
+                                key[1],
+                                ~key[0],
+                                ~key[1],
+                                m->call_tag,
+                                ~m->call_tag},
+                     all[7];
+  op2_mpi_wait_begin(m->comms, what); /* bounded by OP2_MPI_TIMEOUT (watchdog.c) */
+  int rc = OP2_MPI(MPI_Allreduce(mine, all, 7, MPI_UNSIGNED_LONG_LONG, MPI_MIN, op2_comm(ctx)));
+  op2_mpi_wait_end(m->comms);
   int first = rc == OP2_OK ? (int)all[0] : m->size;
-  if (first < m->size) { /* the lowest failed rank speaks for all: its code and message */
+  if (rc == OP2_OK && all[5] != ~all[6]) {
+    out_of_step(ctx, what);
+    m->exit_agreed = m->step_depth == 0;
+    if (status == OP2_OK) rc = op2_error(OP2_ERR_STATE, "%s: %s", what, m->out_of_step_why);
+    m->exit_agreed = 0;
+  } else if (first < m->size) { /* the lowest failed rank speaks for all: its code and message */
     struct {
       int code;
       char message[sizeof ctx->last_error];
     } failed = {.code = status, .message = ""};
     if (m->rank == first) memcpy(failed.message, ctx->last_error, sizeof failed.message);
     rc = OP2_MPI(MPI_Bcast(&failed, (int)sizeof failed, MPI_BYTE, first, op2_comm(ctx)));
-    if (rc == OP2_OK && status == OP2_OK) {
+    if (rc == OP2_OK && status == OP2_OK && quiet) {
+      rc = failed.code;
+    } else if (rc == OP2_OK && status == OP2_OK) {
       failed.message[sizeof failed.message - 1] = '\0';
+      m->exit_agreed = m->step_depth == 0;
       rc = op2_error(failed.code, "rank %d failed in %s: %s", first, what, failed.message);
+      m->exit_agreed = 0;
     }
+  } else if (rc == OP2_OK && rank0_value) {
+    *key_out = all[1];
   } else if (rc == OP2_OK && (all[1] != ~all[3] || all[2] != ~all[4])) {
     rc = op2_error(OP2_ERR_STATE,
                    "op_par_loop '%s': ranks generated different kernel sources (different kernel "
@@ -67,6 +166,24 @@ int op2_mpi_agree_on(op2_context *ctx, int status, const uint64_t key[2], const 
   if (status == OP2_OK) status = rc;
   if (status != OP2_OK && m->step_depth > 0) m->failure_agreed = 1;
   return status;
+}
+
+int op2_mpi_agree_on(op2_context *ctx, int status, const uint64_t key[2], const char *what,
+                     const char *loop_name) {
+  return agree_any(ctx, status, key, what, loop_name, 0, 0, NULL);
+}
+
+int op2_mpi_agree_quiet(op2_context *ctx, int status, const char *what) {
+  static const uint64_t none[2] = {0, 0};
+  return agree_any(ctx, status, none, what, NULL, 1, 0, NULL);
+}
+
+int op2_mpi_agree_rank0_int(op2_context *ctx, int *value, const char *what) {
+  if (ctx->mpi.size < 2) return OP2_OK;
+  uint64_t key[2] = {ctx->mpi.rank == 0 ? (uint64_t)(unsigned)*value : UINT64_MAX, 0}, got = 0;
+  int rc = agree_any(ctx, OP2_OK, key, what, NULL, 0, 1, &got);
+  if (rc == OP2_OK) *value = (int)(unsigned)got;
+  return rc;
 }
 
 int op2_mpi_agree(op2_context *ctx, int status, const char *what) {

@@ -1,4 +1,5 @@
 /* MPI start-up and shut-down for the library context. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "op2_mpi.h"
@@ -20,6 +21,24 @@ static void finalize_at_exit(void) {
   if (!finalized) MPI_Finalize();
 }
 
+/* A rank that leaves (exit(), a return from main, the default error handler outside a collective
+ * step) while op_exit has not run would leave the other ranks waiting in their next collective
+ * call: it ends the job instead, naming itself. After an agreed failure every rank exits, and
+ * after op_exit (or the program's own MPI_Finalize) nobody waits. */
+static void exit_without_op_exit(void) {
+  op2_context *ctx = op2_ctx();
+  op2_mpi *m = &ctx->mpi;
+  int finalized = 1;
+  if (!m->has_comms || m->size < 2 || m->exit_agreed) return;
+  if (MPI_Finalized(&finalized) != MPI_SUCCESS || finalized) return;
+  fprintf(stderr,
+          "op2: error: rank %d exited without op_exit; ending the job (the other ranks would wait "
+          "for it)\n",
+          m->rank);
+  fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
 int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi) {
   op2_mpi *m = &ctx->mpi;
   m->rank = m->node_rank = 0;
@@ -33,7 +52,8 @@ int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi
   if (finalized)
     return op2_error(OP2_ERR_STATE,
                      "op_init: MPI was finalised by an earlier op_exit and cannot start again");
-  /* kept when an earlier op_init failed without op_exit */
+  /* kept when an earlier op_init failed without op_exit (its watch thread is stopped) */
+  if (m->comms) op2_mpi_watchdog_stop(ctx);
   if (!m->comms && !(m->comms = malloc(sizeof *m->comms)))
     return op2_error(OP2_ERR_MEM, "op_init: out of memory");
   struct op2_mpi_comms *c = m->comms;
@@ -60,6 +80,8 @@ int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi
   OP2_CALL(OP2_MPI(MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN)));
   OP2_CALL(OP2_MPI(MPI_Comm_rank(c->comm, &m->rank)));
   OP2_CALL(OP2_MPI(MPI_Comm_size(c->comm, &m->size)));
+  if (m->size > 1) atexit(exit_without_op_exit);
+  OP2_CALL(op2_mpi_watchdog_start(ctx));
   OP2_CALL(OP2_MPI(
       MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, m->rank, MPI_INFO_NULL, &c->node_comm)));
   OP2_CALL(OP2_MPI(MPI_Comm_set_errhandler(c->node_comm, MPI_ERRORS_RETURN)));
@@ -70,6 +92,7 @@ int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi
 
 void op2_mpi_finalize(op2_context *ctx) {
   op2_mpi *m = &ctx->mpi;
+  op2_mpi_watchdog_stop(ctx);
   if (m->has_comms) op2_mpi_node_finish(ctx);
   if (m->has_comms) { /* nothing to do about a failure here but say so */
     if (m->comms->node_comm != MPI_COMM_NULL) OP2_MPI(MPI_Comm_free(&m->comms->node_comm));

@@ -4,6 +4,7 @@
 #define OP2_MPI_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 
 #include "../op2_impl.h"
 #include "../distributed.h"
@@ -14,7 +15,29 @@ struct op2_mpi_comms {
   MPI_Comm comm;           /* duplicate of MPI_COMM_WORLD */
   MPI_Comm node_comm;      /* ranks sharing this machine (one optimised compile per node) */
   MPI_Request *node_sends; /* the node builder's sends, ctx->mpi.node_nsends (node_build.c) */
+  /* OP2_MPI_TIMEOUT (watchdog.c): when the agreement in progress began to wait (0: none), in
+   * which call, and the thread that watches it. */
+  _Atomic long long wait_since_ns;
+  const char *_Atomic wait_what;
+  int watching, watch_stop;
+  pthread_t watch_thread;
+  pthread_mutex_t watch_lock;
+  pthread_cond_t watch_wake;
 };
+
+/* The watch thread (watchdog.c): started by op2_mpi_init, stopped by op2_mpi_finalize. An
+ * agreement waits between op2_mpi_wait_begin and op2_mpi_wait_end. */
+int op2_mpi_watchdog_start(op2_context *ctx);
+void op2_mpi_watchdog_stop(op2_context *ctx);
+long long op2_mpi_now_ns(void);
+static inline void op2_mpi_wait_begin(struct op2_mpi_comms *c, const char *what) {
+  if (!c->watching) return;
+  atomic_store_explicit(&c->wait_what, what, memory_order_relaxed);
+  atomic_store_explicit(&c->wait_since_ns, op2_mpi_now_ns(), memory_order_relaxed);
+}
+static inline void op2_mpi_wait_end(struct op2_mpi_comms *c) {
+  if (c->watching) atomic_store_explicit(&c->wait_since_ns, 0, memory_order_relaxed);
+}
 
 /* The library's communicator; only while MPI is started. */
 static inline MPI_Comm op2_comm(const op2_context *ctx) {
