@@ -187,8 +187,8 @@ const char *op2_jit_cache_root(op2_jit *jit);
 struct op2_cache_key;
 int op2_warnings_record_read(const char *root, const char *name, const struct op2_cache_key *key,
                              char **text);
-void op2_warnings_record_write(const char *root, const char *name,
-                               const struct op2_cache_key *key, const char *text, size_t len);
+void op2_warnings_record_write(const char *root, const char *name, const struct op2_cache_key *key,
+                               const char *text, size_t len);
 /* Whether a new build may be stored in `entry`: the cache is on, this process is not a follower
  * of its machine's builder, and the directory is absent or a private one of ours. */
 int op2_jit_may_write(const op2_jit *jit, const char *entry);

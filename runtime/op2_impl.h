@@ -416,13 +416,11 @@ struct op2_context {
 char *op2_kernel_from_caller(const char *text, const char *caller_file, const char *name);
 /* The definition of function `name` at file scope of `text` (kernel_extract.c): 1 and its
  * [*begin, *end) when found. */
-int op2_kernel_definition(const char *text, const char *name, const char **begin,
-                          const char **end);
+int op2_kernel_definition(const char *text, const char *name, const char **begin, const char **end);
 /* The source of kernel function `name` called from `caller_file` (kernel_search.c): the app's
  * user_types.h, then NAME.h, or its definition in the calling file or a header it includes, with
  * quoted includes replaced by their text. malloc'ed; NULL after op2_error. */
-char *op2_kernel_function_source(const op2_context *ctx, const char *caller_file,
-                                 const char *name);
+char *op2_kernel_function_source(const op2_context *ctx, const char *caller_file, const char *name);
 /* `text` of the kernel file at `path` (#line names it `shown`) with its quoted includes replaced
  * by their text, resolved against the file's directory (kernel_search.c); NULL when out of
  * memory or `path` is gone. */

@@ -8,4 +8,6 @@ inline void k_scale(double *y, const double *x) {
   y[0] = maxfun(p.lo, -p.hi) + twice(x[0]);
 }
 
-inline void k_sum(const double *y, double *total) { total[0] += clamp_add(y[0]); }
+inline void k_sum(const double *y, double *total) {
+  total[0] += clamp_add(y[0]);
+}

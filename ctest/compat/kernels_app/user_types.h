@@ -5,4 +5,6 @@
 typedef struct pair_t {
   double lo, hi;
 } pair_t;
-static inline KAPP_FUN_PREFIX double maxfun(double a, double b) { return a > b ? a : b; }
+static inline KAPP_FUN_PREFIX double maxfun(double a, double b) {
+  return a > b ? a : b;
+}

@@ -2,5 +2,9 @@
 #include <cmath>
 #include "consts.h"
 
-inline double twice(double x) { return 2.0 * std::sqrt(x * x); }
-inline double clamp_add(double v) { return v < ff[1] ? v : ff[1]; }
+inline double twice(double x) {
+  return 2.0 * std::sqrt(x * x);
+}
+inline double clamp_add(double v) {
+  return v < ff[1] ? v : ff[1];
+}
