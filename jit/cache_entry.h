@@ -59,7 +59,7 @@ int op2_cache_root_usable(const char *root, int create, char *why, size_t whylen
 void op2_cache_entry_dir(const char *root, const char *name, const op2_cache_key *key, char *out,
                          size_t len);
 /* What a file of loop `loop`'s entry is: 0 not a cache file, 1 a cache file, 2 a temporary file
- * (a cache file's name followed by .tmpPID, written before the rename). */
+ * (a cache file's name followed by .tmp and random letters, written before the rename). */
 int op2_cache_file_kind(const char *loop, const char *file);
 
 /* ---- one entry ---- */
@@ -86,8 +86,8 @@ int op2_entry_open_file(const op2_entry *e, const char *file, struct stat *st, c
 int op2_read_fd(int fd, char **data, size_t *len);
 int op2_entry_read(const op2_entry *e, const char *file, char **data, size_t *len, char *why,
                    size_t whylen);
-/* Writes `file` (relative to dirfd) atomically: FILE.tmpPID, then rename; no partial file stays
- * on failure. */
+/* Writes `file` (relative to dirfd) atomically: FILE.tmpRANDOM (op2_temp_create_at), then rename;
+ * no partial file stays on failure. */
 int op2_write_atomic_at(int dirfd, const char *file, const void *data, size_t len, char *why,
                         size_t whylen);
 int op2_entry_write(const op2_entry *e, const char *file, const void *data, size_t len, char *why,

@@ -9,6 +9,7 @@
 
 #include "desc.h"
 #include "cache_entry.h"
+#include "file_io.h"
 
 /* ---- compiled kernels ---- */
 typedef void (*op2_kernel_fn)(void *const *args, const int *const *maps, int begin, int end);
