@@ -1,9 +1,9 @@
 /* Durable checkpoint files. The HDF5 file starts with a user block (HDF5 skips it and finds its
  * superblock after it) whose header records the file's length and the xxHash of every byte after
- * the block. A checkpoint is written to a temporary file beside the target, sealed, flushed to
- * disk and renamed over the target, and the directory is flushed: a process killed at any moment
- * leaves the previous checkpoint whole. A file whose header, length or checksum is wrong is
- * refused, never loaded. */
+ * the block. A checkpoint is written to a temporary file beside the target (an unpredictable
+ * name, created exclusively: output_file.h), sealed, flushed to disk and renamed over the target,
+ * and the directory is flushed: a process killed at any moment leaves the previous checkpoint
+ * whole. A file whose header, length or checksum is wrong is refused, never loaded. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -115,7 +115,8 @@ int op2_ckpt_load_verified(const char *file, char **image, size_t *len, int *exi
   *image = NULL;
   *len = 0;
   *exists = 0;
-  int fd = open(file, O_RDONLY);
+  /* O_NONBLOCK: a FIFO at the checkpoint's name must not block (the fstat below refuses it). */
+  int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return OP2_OK;
     return op2_error(OP2_ERR_IO, "checkpoint %s: cannot open it: %s", file, strerror(errno));
