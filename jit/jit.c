@@ -25,7 +25,7 @@ int op2_jit_create(const op2_jit_config *cfg, op2_jit **out) {
   op2_loaded_objects_init(jit->loaded);
   op2_tcc_tier(&jit->tcc);
   if (cfg->mode != OP2_JIT_TCC) {
-    jit->cc_usable = op2_cc_tier(cfg->cc, cfg->cflags, &jit->cc) == 0;
+    jit->cc_usable = op2_cc_tier(cfg->cc, cfg->cflags, cfg->compile_timeout, &jit->cc) == 0;
     if (!jit->cc_usable)
       op2_jit_diag(jit, 1, "optimising compiler '%s' not found: kernels stay on TinyCC code",
                    cfg->cc);
@@ -267,7 +267,8 @@ static int obtain_cxx(const asking *a, op2_kernel *k, const op2_generated *gen, 
   op2_jit *jit = a->jit;
   *log = NULL;
   if (!jit->cxx_state)
-    jit->cxx_state = op2_cxx_tier(jit->cfg.cxx, jit->cfg.cflags, &jit->cxx) ? -1 : 1;
+    jit->cxx_state =
+        op2_cxx_tier(jit->cfg.cxx, jit->cfg.cflags, jit->cfg.compile_timeout, &jit->cxx) ? -1 : 1;
   if (jit->cxx_state < 0) return 1;
   char entry[4400] = "";
   int may_write = 0;

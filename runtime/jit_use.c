@@ -18,6 +18,7 @@ int op2_jit_init(op2_context *ctx) {
                         .simd_width = o->simd_width,
                         .cache_mode = o->cache_mode,
                         .diags = o->diags,
+                        .compile_timeout = o->compile_timeout,
                         .diag = diag_sink};
   snprintf(cfg.cc, sizeof cfg.cc, "%s", o->cc);
   snprintf(cfg.cflags, sizeof cfg.cflags, "%s", o->cflags);

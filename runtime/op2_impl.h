@@ -213,6 +213,7 @@ typedef struct op2_options {
   int ptscotch_check;      /* PT-Scotch checks its distributed graph (costly) */
   double partition_keep;   /* op_partition keeps declared blocks this good (keep_blocks.c) */
   int huge_pages;          /* large arrays advised as transparent huge pages (util.c) */
+  int compile_timeout;     /* OP2_COMPILE_TIMEOUT: seconds a child compiler may run (0: none) */
   /* CUDA backends */
   char cuda_driver[1024]; /* the driver library */
   int cuda_device;        /* ordinal, or -1: the rank on its node modulo the device count */
