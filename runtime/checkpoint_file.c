@@ -4,18 +4,21 @@
  * name, created exclusively: output_file.h), sealed, flushed to disk and renamed over the target,
  * and the directory is flushed: a process killed at any moment leaves the previous checkpoint
  * whole. A file whose header, length or checksum is wrong is refused, never loaded. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include "checkpoint.h"
+#include "../jit/file_io.h"
 
 static const char header_magic[16] = "op2jit ckpt v1\n";
 
@@ -81,6 +84,37 @@ static int sync_directory(const char *file) {
   return rc;
 }
 
+/* A run killed while writing leaves its temporary file (FILE.tmp and random characters, so that
+ * no other user can plant a link at its name). Once a checkpoint is in place, such files of ours
+ * beside it that nobody has written to for an hour are removed: a checkpoint being written is
+ * written to all along, so only a dead run's file is that old. */
+enum { STALE_SECONDS = 3600 };
+
+static void remove_stale_temps(const char *file) {
+  const char *slash = strrchr(file, '/');
+  const char *base = slash ? slash + 1 : file;
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - file) + (slash == file) : 1,
+           slash ? file : ".");
+  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+  if (!d) {
+    if (dfd >= 0) close(dfd);
+    return;
+  }
+  size_t n = strlen(base);
+  time_t now = time(NULL);
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    struct stat st;
+    if (strncmp(e->d_name, base, n) != 0 || !op2_is_temp_suffix(e->d_name + n) ||
+        fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+      continue;
+    if (S_ISREG(st.st_mode) && st.st_uid == geteuid() && now - st.st_mtime > STALE_SECONDS)
+      unlinkat(dfd, e->d_name, 0);
+  }
+  closedir(d);
+}
+
 int op2_ckpt_seal(const char *tmp, const char *file) {
   int fd = open(tmp, O_RDWR);
   if (fd < 0)
@@ -105,6 +139,7 @@ int op2_ckpt_seal(const char *tmp, const char *file) {
     return op2_error(OP2_ERR_IO, "checkpoint %s: cannot rename %s to it: %s", file, tmp,
                      strerror(err));
   }
+  remove_stale_temps(file);
   if (sync_directory(file) != 0)
     return op2_error(OP2_ERR_IO, "checkpoint %s: cannot flush its directory: %s", file,
                      strerror(errno));

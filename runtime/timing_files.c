@@ -27,10 +27,11 @@ static int open_on_root(op2_context *ctx, const char *what, const char *file_nam
  * keeps its old contents); OP2_OK elsewhere. */
 static int close_on_root(op2_output *o, int failed, const char *what) {
   if (!o->f) return OP2_OK;
-  char why[600];
+  char why[600], path[sizeof o->path];
+  snprintf(path, sizeof path, "%s", o->path);
   if (op2_output_close(o, failed, why, sizeof why) == 0) return OP2_OK;
-  return failed ? op2_error(OP2_ERR_IO, "%s: writing %s failed", what, o->path)
-                : op2_error(OP2_ERR_IO, "%s: %s", what, why);
+  return failed ? op2_error(OP2_ERR_IO, "%s: writing %s failed", what, path)
+                : op2_error(OP2_ERR_IO, "%s: writing %s failed: %s", what, path, strerror(errno));
 }
 
 /* The table op_timing_output prints, with rank 0's stdout pointed at the file meanwhile. */

@@ -6,6 +6,7 @@
  * the new temporary names. Usage: io_temp_names */
 #include <errno.h>
 #include <fcntl.h>
+#include <time.h>
 
 #include "errors_util.h"
 #include "jit/jit.h"
@@ -64,8 +65,22 @@ int main(int argc, char **argv) {
   victim_untouched();
   op_exit();
 
-  /* A checkpoint: FILE.tmp planted (the old fixed name). */
+  /* A checkpoint: FILE.tmp planted (the old fixed name). Temporary files that killed runs left
+   * are removed by the next checkpoint once an hour old; a fresh one (a run writing now) and a
+   * link stay. */
   plant("ckpt.h5.tmp");
+  char stale[4300], fresh[4300], stale_link[4300];
+  in_dir(stale, sizeof stale, "ckpt.h5.tmpAbCd1234");
+  in_dir(fresh, sizeof fresh, "ckpt.h5.tmpEfGh5678");
+  in_dir(stale_link, sizeof stale_link, "ckpt.h5.tmpIjKl9012");
+  FILE *t = fopen(stale, "w");
+  CHECK(t && fclose(t) == 0);
+  t = fopen(fresh, "w");
+  CHECK(t && fclose(t) == 0);
+  CHECK(symlink(victim, stale_link) == 0);
+  struct timespec old[2] = {{.tv_sec = time(NULL) - 7200}, {.tv_sec = time(NULL) - 7200}};
+  CHECK(utimensat(AT_FDCWD, stale, old, 0) == 0);
+  CHECK(utimensat(AT_FDCWD, stale_link, old, AT_SYMLINK_NOFOLLOW) == 0);
   op_init(1, argv, 0);
   test_catch_errors();
   nodes = op_decl_set(4, "nodes");
@@ -77,6 +92,10 @@ int main(int argc, char **argv) {
   op_exit();
   CHECK(eu_is_file(path));
   victim_untouched();
+  CHECK(access(stale, F_OK) != 0 && errno == ENOENT);
+  CHECK(eu_is_file(fresh));
+  struct stat lst;
+  CHECK(lstat(stale_link, &lst) == 0 && S_ISLNK(lst.st_mode));
 
   /* Cache files and tuning records (op2_write_file_atomic): FILE.tmpPID planted. */
   snprintf(name, sizeof name, "record.json.tmp%d", pid);
