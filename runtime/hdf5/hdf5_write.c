@@ -230,23 +230,33 @@ static const char *create_problem(const char *path, char *buf, size_t len) {
 typedef struct target_plan {
   int code, exists;
   char target[PATH_MAX], tmp[PATH_MAX];
+  char message[2048]; /* rank 0's reason, reported by every rank */
 } target_plan;
 
 static int plan_target(const char *fn, const char *file, int replace, target_plan *t) {
   memset(t, 0, sizeof *t);
   int rank = 0, nranks = op2_h5_ranks(&rank);
   if (rank == 0) {
-    char why[600];
-    if (op2_output_target(file, t->target, sizeof t->target, why, sizeof why) != 0)
-      t->code = op2_error(OP2_ERR_IO, "%s: file %s: %s", fn, file, why);
-    else if ((!(t->exists = access(t->target, F_OK) == 0) || replace) &&
-             op2_output_temp(t->target, t->tmp, sizeof t->tmp) != 0)
-      t->code = op2_error(OP2_ERR_IO, "%s: file %s: cannot create a temporary file beside it: %s",
-                          fn, file, strerror(errno));
+    char why[1024];
+    int err = 0;
+    if (op2_output_target(file, t->target, sizeof t->target, why, sizeof why) != 0) {
+      err = errno;
+      t->target[0] = '\0';
+      if (err == EINVAL) /* an existing file that is not regular */
+        snprintf(t->message, sizeof t->message, "%s: file %s: %s", fn, file, why);
+    } else if ((!(t->exists = access(t->target, F_OK) == 0) || replace) &&
+               op2_output_temp(t->target, t->tmp, sizeof t->tmp) != 0) {
+      err = errno;
+    }
+    if (err && !t->message[0]) { /* the directory is missing, not one, or not writable */
+      const char *near = t->target[0] ? t->target : file;
+      snprintf(t->message, sizeof t->message, "%s: file %s: cannot create %s.tmp* beside it: %s",
+               fn, file, near, create_problem(near, why, sizeof why));
+    }
+    if (err) t->code = OP2_ERR_IO;
   }
   if (nranks > 1) MPI_Bcast(t, (int)sizeof *t, MPI_BYTE, 0, op2_h5_comm());
-  if (t->code != OP2_OK && rank != 0)
-    op2_error(t->code, "%s: file %s: failed on rank 0 (see its message)", fn, file);
+  if (t->code != OP2_OK) op2_error(t->code, "%s", t->message);
   return t->code;
 }
 
