@@ -1,10 +1,10 @@
 /* Files the library reads are opened without blocking, checked to be regular files and read
  * within a cap (issue 24, item 3): a kernel header that is a FIFO, /dev/zero or /dev/urandom is
  * refused at once with a message naming it; a kernel header over the cap is refused naming the
- * cap; a 50 MB kernel header (a long comment) is read whole and compiles; a checkpoint that is a
- * FIFO is refused at once; `op2-cache list` does not block on a FIFO planted as a manifest or a
- * tuning record. Every case must end within seconds (an alarm fails the test otherwise).
- * Usage: io_bounded_reads OP2_CACHE_TOOL */
+ * cap; a 50 MB kernel header (a long comment) is read whole and compiles; a checkpoint or an
+ * HDF5 mesh that is a FIFO is refused at once; `op2-cache list` does not block on a FIFO planted as
+ * a manifest or a tuning record. Every case must end within seconds (an alarm fails the test
+ * otherwise). Usage: io_bounded_reads OP2_CACHE_TOOL */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -88,6 +88,19 @@ static void checkpoint_fifo(void) {
   CHECK(now() - t0 < 2.0);
 }
 
+/* An HDF5 mesh file that is a FIFO: refused at once (HDF5 itself would wait for a writer). */
+static void mesh_fifo(void) {
+  char fifo[4200];
+  snprintf(fifo, sizeof fifo, "%s/mesh.h5", dir);
+  CHECK(mkfifo(fifo, 0600) == 0);
+  double t0 = now();
+  op_set s = (op_set)1;
+  EXPECT_ERROR(s = op_decl_set_hdf5(fifo, "nodes"), "not a regular file (a FIFO)");
+  CHECK(s == NULL);
+  CHECK_CONTAINS(op_last_error(), fifo);
+  CHECK(now() - t0 < 2.0);
+}
+
 /* A cache whose tuning record and manifest are FIFOs: the tool lists it and ends. */
 static void tool_list(const char *tool) {
   if (access(tool, X_OK) != 0) {
@@ -127,6 +140,7 @@ int main(int argc, char **argv) {
   test_catch_errors();
   special_kernels();
   checkpoint_fifo();
+  mesh_fifo();
   big_kernel();
   op_exit();
   eu_remove_tree(dir);
