@@ -123,10 +123,43 @@ static int open_special(const char *target, const char *it, char *why, size_t wh
   }
 }
 
+/* The descriptor a name of this process's own descriptors means (/dev/stdout, /dev/stderr,
+ * /dev/fd/N, /proc/self/fd/N), else -1. Such an output is written to that descriptor: reopening
+ * the file it leads to would start at its beginning (a redirected log overwritten), and
+ * replacing that file would cut the descriptor off from it. */
+static int own_descriptor(const char *path) {
+  if (strcmp(path, "/dev/stdout") == 0) return STDOUT_FILENO;
+  if (strcmp(path, "/dev/stderr") == 0) return STDERR_FILENO;
+  const char *num = strncmp(path, "/dev/fd/", 8) == 0          ? path + 8
+                    : strncmp(path, "/proc/self/fd/", 14) == 0 ? path + 14
+                                                               : NULL;
+  if (!num || !*num) return -1;
+  char *end;
+  long fd = strtol(num, &end, 10);
+  return *end || fd < 0 || fd > INT_MAX ? -1 : (int)fd;
+}
+
 static int output_open(op2_output *o, const char *path, char *why, size_t whylen) {
   memset(o, 0, sizeof *o);
   o->dirfd = -1;
   snprintf(o->path, sizeof o->path, "%s", path);
+  int own = own_descriptor(path);
+  if (own >= 0) {
+    fflush(NULL); /* what the program printed before comes first */
+    int fd = fcntl(own, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) {
+      int err = errno;
+      snprintf(why, whylen, "descriptor %d cannot be used: %s", own, strerror(err));
+      return errno = err, -1;
+    }
+    if (!(o->f = fdopen(fd, "w"))) {
+      int err = errno;
+      close(fd);
+      snprintf(why, whylen, "%s", strerror(err));
+      return errno = err, -1;
+    }
+    return 0;
+  }
   char target[PATH_MAX];
   struct stat st;
   int kind;

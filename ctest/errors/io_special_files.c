@@ -8,6 +8,7 @@
  *     gets its new target created);
  *   - a FIFO stays a FIFO and its reader receives exactly what a regular file would hold (a FIFO
  *     nobody reads is refused with a message, not waited on forever);
+ *   - /dev/stdout redirected to a file gets the text where the program's output stands;
  *   - no temporary file is left behind.
  * Usage: io_special_files (scratch directories under TMPDIR). */
 #include <errno.h>
@@ -218,6 +219,34 @@ static void declare(void) {
   run_loop();
 }
 
+/* /dev/stdout with stdout redirected to a file (as `prog > log`): the text goes into the log
+ * after what the program printed before, the log is not replaced or rewound. */
+static void check_stdout(void) {
+  char log[4200];
+  path_in(log, sizeof log, "log");
+  bytes want_txt;
+  reference(&writers[0], &want_txt);
+  fflush(stdout);
+  int saved = dup(STDOUT_FILENO), fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  CHECK(saved >= 0 && fd >= 0 && dup2(fd, STDOUT_FILENO) >= 0);
+  struct stat before, after;
+  CHECK(fstat(fd, &before) == 0);
+  close(fd);
+  printf("before\n");
+  w_txt("/dev/stdout");
+  printf("after\n");
+  fflush(stdout);
+  CHECK(dup2(saved, STDOUT_FILENO) >= 0);
+  close(saved);
+  CHECK(stat(log, &after) == 0 && after.st_ino == before.st_ino);
+  read_bytes(log, &got);
+  CHECK(got.len == 7 + want_txt.len + 6);
+  CHECK(memcmp(got.data, "before\n", 7) == 0);
+  CHECK(memcmp(got.data + 7, want_txt.data, want_txt.len) == 0);
+  CHECK(memcmp(got.data + 7 + want_txt.len, "after\n", 6) == 0);
+  CHECK(unlink(log) == 0);
+}
+
 /* OP2_PROFILE_JSON is written by op_exit: a process of its own per target. */
 static void profile_run(const void *arg) {
   char opt[4300];
@@ -320,6 +349,7 @@ int main(int argc, char **argv) {
     check_fifo(&writers[i]);
     no_temporaries();
   }
+  check_stdout();
   /* A FIFO nobody reads: refused after a moment, not waited on forever. */
   char fifo[4200];
   path_in(fifo, sizeof fifo, "fifo-no-reader");
