@@ -8,6 +8,7 @@
  *     gets its new target created);
  *   - a FIFO stays a FIFO and its reader receives exactly what a regular file would hold (a FIFO
  *     nobody reads is refused with a message, not waited on forever);
+ *   - the XDMF beside a dump, as a link or a FIFO, is written through;
  *   - /dev/stdout redirected to a file gets the text where the program's output stands;
  *   - no temporary file is left behind.
  * Usage: io_special_files (scratch directories under TMPDIR). */
@@ -208,6 +209,10 @@ static void declare_mesh(void) {
   nodes = op_decl_set(5, "nodes");
   double v[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
   d = op_decl_dat(nodes, 2, "double", v, "d");
+  /* a quadrilateral on 2-D double coordinates: a dump writes its XDMF description too */
+  op_set cells = op_decl_set(1, "cells");
+  int quad[4] = {0, 1, 2, 3};
+  op_decl_map(cells, nodes, 4, quad, "cell_nodes");
 }
 
 static void run_loop(void) {
@@ -245,6 +250,35 @@ static void check_stdout(void) {
   CHECK(memcmp(got.data + 7, want_txt.data, want_txt.len) == 0);
   CHECK(memcmp(got.data + 7 + want_txt.len, "after\n", 6) == 0);
   CHECK(unlink(log) == 0);
+}
+
+/* The XDMF description beside a dump, NAME.h5.xdmf, as a link and as a FIFO. */
+static void check_xdmf(void) {
+  char h5[4200], xdmf[4300], target[4200];
+  path_in(h5, sizeof h5, "x.h5");
+  snprintf(xdmf, sizeof xdmf, "%s.xdmf", h5);
+  path_in(target, sizeof target, "description.xml");
+  put_file(target, "old\n");
+  CHECK(symlink("description.xml", xdmf) == 0);
+  w_dump(h5);
+  struct stat st;
+  CHECK(lstat(xdmf, &st) == 0 && S_ISLNK(st.st_mode));
+  char *text = eu_read_file(target);
+  CHECK_CONTAINS(text, "<Xdmf");
+  free(text);
+  CHECK(unlink(xdmf) == 0 && unlink(target) == 0 && unlink(h5) == 0);
+  CHECK(mkfifo(xdmf, 0600) == 0);
+  int rd = open(xdmf, O_RDONLY | O_NONBLOCK);
+  CHECK(rd >= 0);
+  w_dump(h5);
+  got.len = 0;
+  for (ssize_t n; (n = read(rd, got.data + got.len, sizeof got.data - 1 - got.len)) > 0;)
+    got.len += (size_t)n;
+  close(rd);
+  got.data[got.len] = '\0';
+  CHECK_CONTAINS(got.data, "<Xdmf");
+  CHECK(lstat(xdmf, &st) == 0 && S_ISFIFO(st.st_mode));
+  CHECK(unlink(xdmf) == 0 && unlink(h5) == 0);
 }
 
 /* OP2_PROFILE_JSON is written by op_exit: a process of its own per target. */
@@ -350,6 +384,7 @@ int main(int argc, char **argv) {
     no_temporaries();
   }
   check_stdout();
+  check_xdmf();
   /* A FIFO nobody reads: refused after a moment, not waited on forever. */
   char fifo[4200];
   path_in(fifo, sizeof fifo, "fifo-no-reader");
