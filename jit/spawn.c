@@ -51,6 +51,7 @@ static int read_until(int fd, pid_t pid, int timeout_s, op2_buf *out, int *lost)
   char chunk[4096];
   size_t kept = 0;
   int exited = 0, open = 1, tick_ms = 1;
+  double drain_until = 0; /* a grandchild writing on and on is not read for ever */
   for (;;) {
     if (!open && (exited || (exited = child_exited(pid, lost)))) return ENDED;
     /* After the end of the pipe the child is usually exiting already: check again soon. */
@@ -64,9 +65,10 @@ static int read_until(int fd, pid_t pid, int timeout_s, op2_buf *out, int *lost)
     struct pollfd p = {.fd = open ? fd : -1, .events = POLLIN};
     int ready = poll(&p, 1, exited ? 0 : wait_ms);
     if (ready < 0 && errno != EINTR) return ENDED;
+    if (exited && (ready <= 0 || op2_wall_seconds() > drain_until))
+      return LEFT_PIPE_OPEN; /* drained; nothing more to wait for */
     if (ready <= 0) {
-      if (exited) return LEFT_PIPE_OPEN; /* drained; nothing more to wait for */
-      if (open) exited = child_exited(pid, lost);
+      if (open && (exited = child_exited(pid, lost))) drain_until = op2_wall_seconds() + 1;
       continue;
     }
     ssize_t got = read(fd, chunk, sizeof chunk);
