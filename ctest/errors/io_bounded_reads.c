@@ -2,9 +2,10 @@
  * within a cap (issue 24, item 3): a kernel header that is a FIFO, /dev/zero or /dev/urandom is
  * refused at once with a message naming it; a kernel header over the cap is refused naming the
  * cap; a 50 MB kernel header (a long comment) is read whole and compiles; a checkpoint or an
- * HDF5 mesh that is a FIFO is refused at once; `op2-cache list` does not block on a FIFO planted as
- * a manifest or a tuning record. Every case must end within seconds (an alarm fails the test
- * otherwise). Usage: io_bounded_reads OP2_CACHE_TOOL */
+ * HDF5 mesh that is a FIFO is refused at once; a tuning record replaced by a FIFO is ignored;
+ * `op2-cache list` does not block on a FIFO planted as a manifest or a tuning record. Every case
+ * must end within seconds (an alarm fails the test otherwise). Usage: io_bounded_reads
+ * OP2_CACHE_TOOL */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -101,6 +102,72 @@ static void mesh_fifo(void) {
   CHECK(now() - t0 < 2.0);
 }
 
+/* OP2_TUNE's records: a run tunes a loop and keeps its record; with the record replaced by a
+ * FIFO the next run ignores it (tuning again) instead of waiting for a writer. */
+static char tune_cache[4200];
+
+static void tuned_run(const void *arg) {
+  (void)arg;
+  alarm(20); /* a read that blocks ends this process (failing the case), never left behind */
+  setenv("OP2_BACKEND", "openmp", 1);
+  setenv("OP2_TUNE", "on", 1);
+  setenv("OP2_DIAGS", "1", 1);
+  setenv("OP2_JIT", "tcc", 1);
+  setenv("OP2_CACHE_DIR", tune_cache, 1);
+  setenv("OMP_NUM_THREADS", "2", 1);
+  char *argv[] = {"io_bounded_reads", NULL};
+  op_init(1, argv, 0);
+  /* Tuned: an indirect loop (it has a plan) that increments through its map. */
+  enum { N = 100000 };
+  static double x[N], e[N];
+  static int ends[2 * N];
+  for (int i = 0; i < N; i++) e[i] = i, ends[2 * i] = i, ends[2 * i + 1] = (i * 7 + 1) % N;
+  op_set nodes = op_decl_set(N, "nodes"), edges = op_decl_set(N, "edges");
+  op_map m = op_decl_map(edges, nodes, 2, ends, "edge_nodes");
+  op_dat dx = op_decl_dat(nodes, 1, "double", x, "x"), de = op_decl_dat(edges, 1, "double", e, "e");
+  for (int i = 0; i < 60; i++)
+    op_par_loop("void spread(const double *e, double *a, double *b) { *a += e[0]; *b -= e[0]; }\n",
+                "spread", edges, op_arg_dat(de, -1, OP_ID, 1, "double", OP_READ),
+                op_arg_dat(dx, 0, m, 1, "double", OP_INC),
+                op_arg_dat(dx, 1, m, 1, "double", OP_INC));
+  op_exit();
+}
+
+static void tuning_record_fifo(void) {
+  snprintf(tune_cache, sizeof tune_cache, "%s/tune-cache", dir);
+  char *err;
+  int status = eu_in_child(tuned_run, NULL, &err);
+  if (status != 0) fprintf(stderr, "%s", err);
+  CHECK(status == 0);
+  free(err);
+  char tune_dir[4300];
+  snprintf(tune_dir, sizeof tune_dir, "%s/tune", tune_cache);
+  DIR *d = opendir(tune_dir);
+  if (!d) {
+    fprintf(stderr, "skipping the tuning record case: no loop was tuned here\n");
+    return;
+  }
+  int fifos = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (!strstr(e->d_name, ".json")) continue;
+    char path[4700];
+    snprintf(path, sizeof path, "%s/%s", tune_dir, e->d_name);
+    CHECK(unlink(path) == 0 && mkfifo(path, 0600) == 0);
+    fifos++;
+  }
+  closedir(d);
+  if (!fifos) {
+    fprintf(stderr, "skipping the tuning record case: no record was written\n");
+    return;
+  }
+  double t0 = now();
+  status = eu_in_child(tuned_run, NULL, &err);
+  CHECK(status == 0);
+  CHECK_CONTAINS(err, "not a regular file");
+  free(err);
+  CHECK(now() - t0 < 10.0);
+}
+
 /* A cache whose tuning record and manifest are FIFOs: the tool lists it and ends. */
 static void tool_list(const char *tool) {
   if (access(tool, X_OK) != 0) {
@@ -143,6 +210,7 @@ int main(int argc, char **argv) {
   mesh_fifo();
   big_kernel();
   op_exit();
+  tuning_record_fifo();
   eu_remove_tree(dir);
   printf("io_bounded_reads: ok\n");
   return 0;
