@@ -4,8 +4,8 @@
  * cap; a 50 MB kernel header (a long comment) is read whole and compiles; a checkpoint or an
  * HDF5 mesh that is a FIFO is refused at once; a tuning record replaced by a FIFO is ignored;
  * `op2-cache list` does not block on a FIFO planted as a manifest or a tuning record. Every case
- * must end within seconds (an alarm fails the test otherwise). Usage: io_bounded_reads
- * OP2_CACHE_TOOL */
+ * must end within seconds (an alarm fails the test otherwise).
+ * Usage: io_bounded_reads OP2_CACHE_TOOL */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
