@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cache_entry.h"
+#include "file_io.h"
 
 int op2_cache_private(const struct stat *st, const char *what, char *why, size_t whylen) {
   if (st->st_uid != geteuid())
@@ -40,10 +41,7 @@ int op2_cache_file_kind(const char *loop, const char *f) {
       if (strncmp(f + n, ext[i], strlen(ext[i])) == 0) rest = f + n + strlen(ext[i]);
   if (!rest) return 0;
   if (*rest == '\0') return 1;
-  if (strncmp(rest, ".tmp", 4) != 0 || !rest[4]) return 0;
-  for (const char *p = rest + 4; *p; p++)
-    if (!isdigit((unsigned char)*p)) return 0;
-  return 2;
+  return op2_is_temp_suffix(rest) ? 2 : 0;
 }
 
 int op2_entry_open(int atfd, const char *dir, int create, op2_entry *e, char *why, size_t whylen) {
@@ -75,6 +73,12 @@ void op2_entry_close(op2_entry *e) {
 
 int op2_entry_try_lock(const op2_entry *e) {
   return flock(e->fd, LOCK_EX | LOCK_NB) == 0 ? 0 : -1;
+}
+
+int op2_entry_wait_ms(int compile_timeout_s) {
+  if (compile_timeout_s <= 0) return OP2_ENTRY_WAIT_MS;
+  long long ms = 1000LL * compile_timeout_s + 5000;
+  return ms > 2000000000LL ? 2000000000 : (int)ms;
 }
 
 int op2_entry_wait_lock(const op2_entry *e, int max_ms) {
@@ -176,6 +180,12 @@ int op2_entry_read(const op2_entry *e, const char *file, char **data, size_t *le
   struct stat st;
   int fd = op2_entry_open_file(e, file, &st, why, whylen);
   if (fd < 0) return -1;
+  /* A source holds a kernel file of up to OP2_KERNEL_FILE_CAP and the generated code around it. */
+  if ((unsigned long long)st.st_size > 2 * OP2_KERNEL_FILE_CAP) {
+    close(fd);
+    return snprintf(why, whylen, "%s is larger than %zu MiB", file, 2 * OP2_KERNEL_FILE_CAP >> 20),
+           -1;
+  }
   int rc = op2_read_fd(fd, data, len);
   if (rc != 0) snprintf(why, whylen, "cannot read %s: %s", file, strerror(errno));
   close(fd);
@@ -184,10 +194,14 @@ int op2_entry_read(const op2_entry *e, const char *file, char **data, size_t *le
 
 int op2_write_atomic_at(int dirfd, const char *file, const void *data, size_t len, char *why,
                         size_t whylen) {
+  /* An unpredictable name, created exclusively: a link or file planted at a guessable name
+   * (FILE.tmpPID in a shared directory) is never written through. */
   char tmp[4400];
-  snprintf(tmp, sizeof tmp, "%s.tmp%d", file, (int)getpid());
-  int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return snprintf(why, whylen, "cannot create %s: %s", tmp, strerror(errno)), -1;
+  int fd = op2_temp_create_at(dirfd, file, 0600, tmp, sizeof tmp);
+  if (fd < 0)
+    return snprintf(why, whylen, "cannot create a temporary file for %s: %s", file,
+                    strerror(errno)),
+           -1;
   const char *p = data;
   size_t left = len;
   int err = 0;

@@ -59,7 +59,7 @@ int op2_cache_root_usable(const char *root, int create, char *why, size_t whylen
 void op2_cache_entry_dir(const char *root, const char *name, const op2_cache_key *key, char *out,
                          size_t len);
 /* What a file of loop `loop`'s entry is: 0 not a cache file, 1 a cache file, 2 a temporary file
- * (a cache file's name followed by .tmpPID, written before the rename). */
+ * (a cache file's name followed by .tmp and random letters, written before the rename). */
 int op2_cache_file_kind(const char *loop, const char *file);
 
 /* ---- one entry ---- */
@@ -77,10 +77,14 @@ void op2_entry_close(op2_entry *e);
  * writer, so its temporary files and a missing manifest are leftovers. 0 taken, -1 busy. */
 int op2_entry_try_lock(const op2_entry *e);
 /* The build lock, waiting while another process holds it (it is building the entry), for at most
- * OP2_ENTRY_WAIT_MS: 0 held, -1 still busy. The bound is that of a compile that may be running:
- * generous, since a waiter would otherwise compile the same kernel again. */
-enum { OP2_ENTRY_WAIT_MS = 300000 };
+ * max_ms: 0 held, -1 still busy. */
 int op2_entry_wait_lock(const op2_entry *e, int max_ms);
+/* How long to wait for another process's build of an entry: the bound of the one compile it may
+ * be running (OP2_COMPILE_TIMEOUT, compile_timeout_s) plus a margin to load and store it, since a
+ * waiter would otherwise compile the same kernel again; OP2_ENTRY_WAIT_MS when compiles have no
+ * limit (0). */
+enum { OP2_ENTRY_WAIT_MS = 300000 };
+int op2_entry_wait_ms(int compile_timeout_s);
 /* Whether the entry's directory was removed (by a process that found it incomplete) after it
  * was opened: 1 removed, 0 still in place. */
 int op2_entry_unlinked(const op2_entry *e);
@@ -96,8 +100,8 @@ int op2_entry_open_file(const op2_entry *e, const char *file, struct stat *st, c
 int op2_read_fd(int fd, char **data, size_t *len);
 int op2_entry_read(const op2_entry *e, const char *file, char **data, size_t *len, char *why,
                    size_t whylen);
-/* Writes `file` (relative to dirfd) atomically: FILE.tmpPID, then rename; no partial file stays
- * on failure. */
+/* Writes `file` (relative to dirfd) atomically: FILE.tmpRANDOM (op2_temp_create_at), then rename;
+ * no partial file stays on failure. */
 int op2_write_atomic_at(int dirfd, const char *file, const void *data, size_t len, char *why,
                         size_t whylen);
 int op2_entry_write(const op2_entry *e, const char *file, const void *data, size_t len, char *why,

@@ -50,8 +50,9 @@ static void cpu_identity(char *out, size_t len) {
   free(info);
 }
 
-int op2_cc_tier(const char *cc, const char *flags, op2_tier *out) {
+int op2_cc_tier(const char *cc, const char *flags, int timeout_s, op2_tier *out) {
   memset(out, 0, sizeof *out);
+  out->timeout_s = timeout_s;
   /* One space between words: the flags are spelled here exactly as op2_cc_compile passes them. */
   char words[1024];
   snprintf(words, sizeof words, "%s", flags);
@@ -99,7 +100,7 @@ int op2_cc_compile(const op2_tier *cc, const char *source, const char *src_path,
   argv[argc] = NULL;
 
   op2_buf out = {0};
-  int rc = op2_spawn_capture(cc->path, argv, &out);
+  int rc = op2_spawn_capture(cc->path, argv, cc->timeout_s, &out);
   *log = out.data ? out.data : calloc(1, 1);
   return rc;
 }
@@ -115,7 +116,7 @@ static int run_check(const op2_tier *cc, const char *const *extra, int nextra, c
   argv[argc++] = (char *)src_path;
   argv[argc] = NULL;
   op2_buf out = {0};
-  int rc = op2_spawn_capture(cc->path, argv, &out);
+  int rc = op2_spawn_capture(cc->path, argv, cc->timeout_s, &out);
   *log = out.data ? out.data : calloc(1, 1);
   return rc;
 }

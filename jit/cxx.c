@@ -56,8 +56,8 @@ static int compile_cxx(const op2_tier *t, const char *source, const char *src_pa
   return rc;
 }
 
-int op2_cxx_tier(const char *cxx, const char *flags, op2_tier *out) {
-  if (strcmp(cxx, "off") == 0 || op2_cc_tier(cxx, flags, out) != 0) return -1;
+int op2_cxx_tier(const char *cxx, const char *flags, int timeout_s, op2_tier *out) {
+  if (strcmp(cxx, "off") == 0 || op2_cc_tier(cxx, flags, timeout_s, out) != 0) return -1;
   /* The tier's flags as the compiler receives them, so the manifest matches the key. */
   size_t n = strlen(out->flags);
   for (int i = 0; i < NEXTRA && n < sizeof out->flags; i++)

@@ -26,7 +26,7 @@ int op2_jit_create(const op2_jit_config *cfg, op2_jit **out) {
   op2_loaded_objects_init(jit->loaded);
   op2_tcc_tier(&jit->tcc);
   if (cfg->mode != OP2_JIT_TCC) {
-    jit->cc_usable = op2_cc_tier(cfg->cc, cfg->cflags, &jit->cc) == 0;
+    jit->cc_usable = op2_cc_tier(cfg->cc, cfg->cflags, cfg->compile_timeout, &jit->cc) == 0;
     if (!jit->cc_usable)
       op2_jit_diag(jit, 1, "optimising compiler '%s' not found: kernels stay on TinyCC code",
                    cfg->cc);
@@ -172,7 +172,7 @@ int op2_jit_entry_lookup(const op2_jit *jit, const char *entry, const op2_entry_
      * MPI, but also separate programs sharing a cache) wait for its builder, then take what it
      * stored, instead of refusing a half-written entry and building it again. */
     int locked = op2_entry_try_lock(&e) == 0;
-    if (!locked && op2_entry_wait_lock(&e, OP2_ENTRY_WAIT_MS) == 0) {
+    if (!locked && op2_entry_wait_lock(&e, op2_entry_wait_ms(jit->cfg.compile_timeout)) == 0) {
       locked = 1;
       op2_entry_verified_clear(v);
       rc = op2_entry_verify(&e, ex, v, err, sizeof err) == 0 ? 0 : -1;
@@ -257,6 +257,7 @@ static void prepare_request(const op2_jit *jit, const op2_jit_request *rq, const
   snprintf(req->entry, sizeof req->entry, "%s", may_write ? entry : "");
   req->keep = may_write;
   req->known = jit->loaded;
+  req->wait_ms = op2_entry_wait_ms(jit->cfg.compile_timeout);
 }
 
 static void adopt_build(op2_kernel *k, op2_build_result *res, op2_tier_id tier) {
@@ -288,7 +289,8 @@ static int obtain_cxx(const asking *a, op2_kernel *k, const op2_generated *gen, 
   op2_jit *jit = a->jit;
   *log = NULL;
   if (!jit->cxx_state)
-    jit->cxx_state = op2_cxx_tier(jit->cfg.cxx, jit->cfg.cflags, &jit->cxx) ? -1 : 1;
+    jit->cxx_state =
+        op2_cxx_tier(jit->cfg.cxx, jit->cfg.cflags, jit->cfg.compile_timeout, &jit->cxx) ? -1 : 1;
   if (jit->cxx_state < 0) return 1;
   char entry[4400] = "";
   int may_write = 0;

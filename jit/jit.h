@@ -9,6 +9,7 @@
 
 #include "desc.h"
 #include "cache_entry.h"
+#include "file_io.h"
 
 /* ---- compiled kernels ---- */
 typedef void (*op2_kernel_fn)(void *const *args, const int *const *maps, int begin, int end);
@@ -63,6 +64,7 @@ typedef struct op2_jit_config {
   char template_dir[4096]; /* read templates from here instead of the built-in ones, or "" */
   int diags;               /* OP2_DIAGS: which diagnostics are worth formatting */
   int compiler_given;      /* OP2_CC or OP2_CFLAGS set by the user: their failure told at level 0 */
+  int compile_timeout;     /* OP2_COMPILE_TIMEOUT: seconds a child compiler may run (0: none) */
   /* Prints one diagnostic of `level` (the caller decides who speaks, e.g. one rank). */
   void (*diag)(int level, const char *msg);
 } op2_jit_config;
@@ -145,6 +147,7 @@ struct op2_tier {
   char path[4096];  /* the compiler binary (cc) */
   char identity[600];
   char flags[1024];
+  int timeout_s; /* a run of the compiler longer than this is stopped (0: no limit) */
   /* Compiles `source` (also written at src_path) into the shared object so_path; says in
    * flags_used the flags the compiler received (the manifest records them: they must be the
    * `flags` the key was made from). */
@@ -153,10 +156,12 @@ struct op2_tier {
 };
 void op2_tcc_tier(op2_tier *t);
 /* Runs `path` with argv (spawn.c); its stdout and stderr, and why it failed, are appended to
- * *out. 0 when it ran and exited with status 0. */
-int op2_spawn_capture(const char *path, char *const argv[], op2_buf *out);
-/* Finds the compiler `cc` (a name in PATH or a path); -1 when there is none. */
-int op2_cc_tier(const char *cc, const char *flags, op2_tier *t);
+ * *out. 0 when it ran and exited with status 0. With timeout_s > 0 a child still running after
+ * that many seconds is killed with its process group, and that is a failure naming it. */
+int op2_spawn_capture(const char *path, char *const argv[], int timeout_s, op2_buf *out);
+/* Finds the compiler `cc` (a name in PATH or a path); -1 when there is none. Each run of it is
+ * limited to timeout_s seconds (0: no limit). */
+int op2_cc_tier(const char *cc, const char *flags, int timeout_s, op2_tier *t);
 /* A program as the compiler tiers find it: a path (with a '/') or a name searched on PATH; its
  * resolved path in `out` (PATH_MAX bytes). 0 when it is an executable regular file, else -1. */
 int op2_find_program(const char *name, char *out, size_t len);
@@ -168,7 +173,7 @@ int op2_cc_compile(const op2_tier *cc, const char *source, const char *src_path,
                    const char *so_path, char **log, char *flags_used, size_t flags_len);
 /* The C++ tier (cxx.c): the compiler `cxx` ("off": none) with the optimised tier's flags, for
  * kernels TinyCC rejects; -1 when there is none. */
-int op2_cxx_tier(const char *cxx, const char *flags, op2_tier *t);
+int op2_cxx_tier(const char *cxx, const char *flags, int timeout_s, op2_tier *t);
 /* Compiles the source at src_path with `cc` and warnings that point at bugs (implicit function
  * declarations, unused values and results, uninitialised use) to nowhere; messages to *log. */
 int op2_cc_warnings(const op2_tier *cc, const char *src_path, char **log);
@@ -223,6 +228,7 @@ typedef struct op2_build_request {
   int keep;                   /* 0: build in a private temporary directory removed once loaded */
   const _Atomic int *abandon; /* set while compiling: nothing is loaded or stored, if not NULL */
   struct op2_loaded_objects *known; /* the engine's loaded objects (op2_load_object_fd) */
+  int wait_ms; /* how long to wait for another process building the entry (op2_entry_wait_ms) */
 } op2_build_request;
 typedef struct op2_build_result {
   int status;

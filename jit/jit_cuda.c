@@ -146,7 +146,7 @@ int op2_cuda_obtain_cubin(op2_jit *jit, op2_jit_counters *cnt, const char *ptxas
   char resources[300] = "";
   if (ptxas && ptxas[0]) {
     char *plog = NULL;
-    if (op2_ptxas_check(ptxas, ptx, ptx_len, arch, &plog) == 0)
+    if (op2_ptxas_check(ptxas, ptx, ptx_len, arch, jit->cfg.compile_timeout, &plog) == 0)
       op2_ptxas_resources(plog, arch, resources, sizeof resources);
     free(plog);
   }
@@ -246,7 +246,8 @@ static int emu_attempt(op2_jit *jit, op2_jit_counters *cnt, const char *name,
                            .source_len = src->len,
                            .key = *key,
                            .keep = keep,
-                           .known = jit->loaded};
+                           .known = jit->loaded,
+                           .wait_ms = op2_entry_wait_ms(jit->cfg.compile_timeout)};
   snprintf(req.entry, sizeof req.entry, "%s", entry);
   op2_build_result res;
   int st = op2_build_into_entry(&req, &res);
@@ -272,7 +273,8 @@ int op2_cuda_obtain_emu(op2_jit *jit, op2_jit_counters *cnt, const char *name,
   /* gcc -O2 code runs the emulation several times faster than TinyCC's; -ffp-contract=off keeps
    * the arithmetic the CPU backends' (no fused multiply-adds). */
   const char *flags = "-O2 -ffp-contract=off -fPIC -shared -w";
-  if (use_tcc || op2_cc_tier(jit->cfg.cc, flags, &tier) != 0) op2_tcc_tier(&tier);
+  if (use_tcc || op2_cc_tier(jit->cfg.cc, flags, jit->cfg.compile_timeout, &tier) != 0)
+    op2_tcc_tier(&tier);
   op2_buf src;
   OP2_CALL(emu_source(jit, gen, &src));
   op2_cache_key key;
@@ -281,7 +283,7 @@ int op2_cuda_obtain_emu(op2_jit *jit, op2_jit_counters *cnt, const char *name,
   /* A kernel that is not C (OP2's C++ kernels): the same text as C++ (cfg.cxx), as the CPU
    * backends do. */
   op2_tier cxx;
-  if (rc != 0 && op2_cxx_tier(jit->cfg.cxx, flags, &cxx) == 0) {
+  if (rc != 0 && op2_cxx_tier(jit->cfg.cxx, flags, jit->cfg.compile_timeout, &cxx) == 0) {
     char *cxx_log = NULL, *cxx_path = NULL;
     op2_cuda_emu_build_release(out);
     op2_cache_key cxx_key;

@@ -21,8 +21,10 @@ void op2_nvrtc_options_for(const char *arch, op2_nvrtc_options *o);
 /* CUBIN and PTX. The compiler's messages go to *log (malloc'ed). */
 int op2_nvrtc_compile(const char *source, size_t len, const char *name, const op2_nvrtc_options *o,
                       char **cubin, size_t *cubin_len, char **ptx, size_t *ptx_len, char **log);
-/* Assembles PTX with the ptxas binary for `arch`; 0 when it succeeds. */
-int op2_ptxas_check(const char *ptxas, const char *ptx, size_t len, const char *arch, char **log);
+/* Assembles PTX with the ptxas binary for `arch` (a run longer than timeout_s seconds is stopped;
+ * 0: no limit); 0 when it succeeds. */
+int op2_ptxas_check(const char *ptxas, const char *ptx, size_t len, const char *arch, int timeout_s,
+                    char **log);
 /* What op2_cuda_kernel uses, from op2_ptxas_check's log, as one line for the manifest. */
 int op2_ptxas_resources(const char *log, const char *arch, char *out, size_t len);
 

@@ -113,7 +113,8 @@ int op2_ptxas_resources(const char *log, const char *arch, char *out, size_t len
   return 0;
 }
 
-int op2_ptxas_check(const char *ptxas, const char *ptx, size_t len, const char *arch, char **log) {
+int op2_ptxas_check(const char *ptxas, const char *ptx, size_t len, const char *arch, int timeout_s,
+                    char **log) {
   char path[4200], why[300], arch_opt[64];
   snprintf(path, sizeof path, "%s/op2-ptxas-XXXXXX.ptx", op2_temp_dir());
   op2_buf out = {0};
@@ -133,7 +134,7 @@ int op2_ptxas_check(const char *ptxas, const char *ptx, size_t len, const char *
   snprintf(arch_opt, sizeof arch_opt, "-arch=%s", arch);
   /* -v: the log then also says what the kernel uses (op2_ptxas_resources) */
   char *argv[] = {(char *)ptxas, "-v", arch_opt, path, "-o", "/dev/null", NULL};
-  int rc = op2_spawn_capture(ptxas, argv, &out);
+  int rc = op2_spawn_capture(ptxas, argv, timeout_s, &out);
   unlink(path);
   *log = out.data ? out.data : calloc(1, 1);
   return rc;

@@ -78,7 +78,8 @@ int op2_ckpt_header_check(const char *file, char *why, size_t whylen);
 
 /* ---- contents in HDF5 (hdf5/hdf5_checkpoint.c); collective under MPI ---- */
 /* Writes every set, map, dat and constant in OP2's layout plus `blob` (dataset "op2_checkpoint")
- * to FILE.tmp, then rank 0 seals and renames it to `file`. */
+ * to a temporary file with an unpredictable name beside the file `file`'s links lead to (a device
+ * or FIFO is refused), then rank 0 seals and renames it over that file. */
 int op2_h5_checkpoint_save(const char *file, const char *blob, size_t blob_len);
 /* Every rank reads and verifies `file` and takes its log blob; *exists 0: there is none. */
 int op2_h5_checkpoint_load(const char *file, char **image, size_t *len, char **blob,

@@ -1,21 +1,24 @@
 /* Durable checkpoint files. The HDF5 file starts with a user block (HDF5 skips it and finds its
  * superblock after it) whose header records the file's length and the xxHash of every byte after
- * the block. A checkpoint is written to a temporary file beside the target, sealed, flushed to
- * disk and renamed over the target, and the directory is flushed: a process killed at any moment
- * leaves the previous checkpoint whole. A file whose header, length or checksum is wrong is
- * refused, never loaded. */
+ * the block. A checkpoint is written to a temporary file beside the target (an unpredictable
+ * name, created exclusively: output_file.h), sealed, flushed to disk and renamed over the target,
+ * and the directory is flushed: a process killed at any moment leaves the previous checkpoint
+ * whole. A file whose header, length or checksum is wrong is refused, never loaded. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include "checkpoint.h"
+#include "../jit/file_io.h"
 
 static const char header_magic[16] = "op2jit ckpt v1\n";
 
@@ -81,6 +84,37 @@ static int sync_directory(const char *file) {
   return rc;
 }
 
+/* A run killed while writing leaves its temporary file (FILE.tmp and random characters, so that
+ * no other user can plant a link at its name). Once a checkpoint is in place, such files of ours
+ * beside it that nobody has written to for an hour are removed: a checkpoint being written is
+ * written to all along, so only a dead run's file is that old. */
+enum { STALE_SECONDS = 3600 };
+
+static void remove_stale_temps(const char *file) {
+  const char *slash = strrchr(file, '/');
+  const char *base = slash ? slash + 1 : file;
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - file) + (slash == file) : 1,
+           slash ? file : ".");
+  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+  if (!d) {
+    if (dfd >= 0) close(dfd);
+    return;
+  }
+  size_t n = strlen(base);
+  time_t now = time(NULL);
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    struct stat st;
+    if (strncmp(e->d_name, base, n) != 0 || !op2_is_temp_suffix(e->d_name + n) ||
+        fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+      continue;
+    if (S_ISREG(st.st_mode) && st.st_uid == geteuid() && now - st.st_mtime > STALE_SECONDS)
+      unlinkat(dfd, e->d_name, 0);
+  }
+  closedir(d);
+}
+
 int op2_ckpt_seal(const char *tmp, const char *file) {
   int fd = open(tmp, O_RDWR);
   if (fd < 0)
@@ -105,6 +139,7 @@ int op2_ckpt_seal(const char *tmp, const char *file) {
     return op2_error(OP2_ERR_IO, "checkpoint %s: cannot rename %s to it: %s", file, tmp,
                      strerror(err));
   }
+  remove_stale_temps(file);
   if (sync_directory(file) != 0)
     return op2_error(OP2_ERR_IO, "checkpoint %s: cannot flush its directory: %s", file,
                      strerror(errno));
@@ -115,7 +150,8 @@ int op2_ckpt_load_verified(const char *file, char **image, size_t *len, int *exi
   *image = NULL;
   *len = 0;
   *exists = 0;
-  int fd = open(file, O_RDONLY);
+  /* O_NONBLOCK: a FIFO at the checkpoint's name must not block (the fstat below refuses it). */
+  int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return OP2_OK;
     return op2_error(OP2_ERR_IO, "checkpoint %s: cannot open it: %s", file, strerror(errno));

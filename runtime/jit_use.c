@@ -19,6 +19,8 @@ int op2_jit_init(op2_context *ctx) {
                         .cache_mode = o->cache_mode,
                         .diags = o->diags,
                         .compiler_given = o->compiler_given,
+
+                        .compile_timeout = o->compile_timeout,
                         .diag = diag_sink};
   snprintf(cfg.cc, sizeof cfg.cc, "%s", o->cc);
   snprintf(cfg.cflags, sizeof cfg.cflags, "%s", o->cflags);

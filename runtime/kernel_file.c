@@ -9,34 +9,28 @@
 
 #include "op2_impl.h"
 
-/* The whole file after the #line prefix, or NULL with errno set. */
+/* The whole file after the #line prefix, or NULL with errno set. Read without blocking and
+ * bounded (file_io.h): a FIFO or device is refused (ENODEV), a file over the cap too (EFBIG). */
 static char *read_with_line(const char *path, const char *line_name) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char head[1200];
-  int hl = snprintf(head, sizeof head, "#line 1 \"%s\"\n", line_name);
-  size_t len = (size_t)hl, cap = 8192;
-  char *text = malloc(cap);
-  if (text) memcpy(text, head, len);
-  size_t got;
-  while (text && (got = fread(text + len, 1, cap - len - 1, f)) > 0) {
-    len += got;
-    if (len + 1 == cap) {
-      char *bigger = realloc(text, cap *= 2);
-      if (!bigger) free(text);
-      text = bigger;
-    }
-  }
-  int failed = !text || ferror(f);
-  int saved = errno;
-  fclose(f);
-  if (failed) {
-    free(text);
-    errno = text ? saved : ENOMEM;
+  char *body, why[300];
+  size_t body_len;
+  if (op2_read_regular_file(path, OP2_KERNEL_FILE_CAP, &body, &body_len, why, sizeof why) != 0) {
+    if (errno == EINVAL) errno = ENODEV; /* not a regular file; EINVAL means a NUL below */
     return NULL;
   }
-  text[len] = 0;
-  if (strlen(text) != len) { /* a NUL inside: the kernel would end there */
+  char head[1200];
+  int hl = snprintf(head, sizeof head, "#line 1 \"%s\"\n", line_name);
+  char *text = malloc((size_t)hl + body_len + 1);
+  if (text) {
+    memcpy(text, head, (size_t)hl);
+    memcpy(text + hl, body, body_len + 1);
+  }
+  free(body);
+  if (!text) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  if (memchr(text + hl, 0, body_len)) { /* a NUL inside: the kernel would end there */
     free(text);
     errno = EINVAL;
     return NULL;
@@ -83,6 +77,8 @@ static int usable_name(const char *file_name) {
 
 /* The reason a found file could not be used, for the messages below. */
 static const char *read_failure(int err) {
+  if (err == ENODEV) return "it is not a regular file (a FIFO, device or directory)";
+  if (err == EFBIG) return "it is larger than the 64 MiB a kernel file may have";
   return err == EINVAL ? "it contains a NUL byte" : strerror(err);
 }
 

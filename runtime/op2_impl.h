@@ -262,6 +262,8 @@ typedef struct op2_options {
   double partition_keep;   /* op_partition keeps declared blocks this good (keep_blocks.c) */
   int huge_pages;          /* large arrays advised as transparent huge pages (util.c) */
   int maps_base_index;     /* OP2's argv entry OP_MAPS_BASE_INDEX=1: map values count from 1 */
+
+  int compile_timeout;     /* OP2_COMPILE_TIMEOUT: seconds a child compiler may run (0: none) */
   /* CUDA backends */
   char cuda_driver[1024]; /* the driver library */
   int cuda_device;        /* ordinal, or -1: the rank on its node modulo the device count */
@@ -501,10 +503,6 @@ void *op2_aligned_alloc_unzeroed(size_t bytes);
 size_t op2_halo_room(const op2_context *ctx, size_t bytes);
 void *op2_aligned_alloc_room(size_t bytes, size_t room);
 void *op2_aligned_grow(void *p, size_t used, size_t bytes);
-/* Closes `f`, written under the temporary name `tmp`, and renames it to `final_name`; on any
- * failure (`failed`, a write error, close or rename) removes it, so no partial file is left.
- * 0, or -1 with errno set. */
-int op2_file_commit(FILE *f, int failed, const char *tmp, const char *final_name);
 /* Elements low..high of `dat` in the user's order into `out` (output.c; collective under MPI,
  * inside the caller's step). Reports its failure; the caller propagates it. */
 int op2_fetch_idx(op2_context *ctx, op_dat dat, void *out, int low, int high);

@@ -416,6 +416,11 @@ static int parse_huge_pages(op2_options *opt, const char *name, const char *valu
   return PARSE_CHOICE(name, value, on_off, &opt->huge_pages);
 }
 
+/* Seconds a child compiler (OP2_CC, OP2_CXX, ptxas) may run before it is killed; 0: no limit. */
+static int parse_compile_timeout(op2_options *opt, const char *name, const char *value) {
+  return parse_int(name, value, 0, 86400, &opt->compile_timeout);
+}
+
 static const struct {
   const char *name;
   option_parser parse;
@@ -452,6 +457,7 @@ static const struct {
     {"OP2_CUDA_EMU_CHECK", parse_cuda_emu_check},
     {"OP2_CUDA_EMU_ORDER", parse_cuda_emu_order},
     {"OP2_TUNE", parse_tune},
+    {"OP2_COMPILE_TIMEOUT", parse_compile_timeout},
 };
 enum { NOPTIONS = sizeof option_table / sizeof option_table[0] };
 
@@ -490,6 +496,7 @@ int op2_options_read(op2_options *opt, int argc, char **argv, int diags) {
   opt->partition_keep = 0.01;
   opt->mpi_timeout = 3600;
   opt->huge_pages = 1;
+  opt->compile_timeout = 300;
   OP2_CALL(default_cache_dir(opt));
   for (int i = 0; i < NOPTIONS; i++) {
     /* argv wins over the environment: a bad value that argv overrides is never looked at. */

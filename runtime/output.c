@@ -7,6 +7,7 @@
 
 #include "op2_impl.h"
 #include "distributed.h"
+#include "output_file.h"
 
 int op2_fetch_idx(op2_context *ctx, op_dat dat, void *out, int low, int high) {
   if (!dat || !out)
@@ -92,7 +93,8 @@ static void print_value(FILE *f, op2_type t, const char *p) {
   }
 }
 
-static int write_txt(op_dat dat, const char *file_name, const char *data, long n, const int *rank);
+static int write_txt(op_dat dat, const char *file_name, const char *data, long n, const int *rank,
+                     char *why, size_t whylen);
 
 static int print_dat(op2_context *ctx, op_dat dat, const char *file_name) {
   if (!dat || !file_name)
@@ -107,16 +109,16 @@ static int print_dat(op2_context *ctx, op_dat dat, const char *file_name) {
     rc = op2_mpi_agree(ctx, rc, "op_print_dat_to_txtfile");
     if (rc == OP2_OK)
       rc = op2_mpi_fetch(ctx, dat, gathered, 0, dat->set->global_size, OP2_FETCH_ALL);
+    char why[600];
     if (rc == OP2_OK && ctx->mpi.rank == 0 &&
-        write_txt(dat, file_name, gathered, dat->set->global_size, NULL) != 0)
-      rc = op2_error(OP2_ERR_IO, "op_print_dat_to_txtfile '%s': cannot write %s: %s", dat->name,
-                     file_name, strerror(errno));
+        write_txt(dat, file_name, gathered, dat->set->global_size, NULL, why, sizeof why) != 0)
+      rc = op2_error(OP2_ERR_IO, "op_print_dat_to_txtfile '%s': %s", dat->name, why);
     free(gathered);
     return rc; /* the step's agreement tells every rank */
   }
-  if (write_txt(dat, file_name, dat->data, dat->set->size, dat->set->rank) != 0)
-    return op2_error(OP2_ERR_IO, "op_print_dat_to_txtfile '%s': cannot write %s: %s", dat->name,
-                     file_name, strerror(errno));
+  char why[600];
+  if (write_txt(dat, file_name, dat->data, dat->set->size, dat->set->rank, why, sizeof why) != 0)
+    return op2_error(OP2_ERR_IO, "op_print_dat_to_txtfile '%s': %s", dat->name, why);
   return OP2_OK;
 }
 
@@ -127,13 +129,14 @@ void op_print_dat_to_txtfile(op_dat dat, const char *file_name) {
   op2_mpi_step_end(ctx, print_dat(ctx, dat, file_name));
 }
 
-/* Writes n elements as text, element e taken from row rank[e] (or e): temp file, then rename, so
- * a failure never leaves a half-written file. Returns 0 on success. */
-static int write_txt(op_dat dat, const char *file_name, const char *data, long n, const int *rank) {
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp%d", file_name, (int)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f) return -1;
+/* Writes n elements as text, element e taken from row rank[e] (or e), through op2_output: a
+ * regular file is never left half-written; a device, FIFO or link is written through. Returns 0
+ * on success, else -1 with *why. */
+static int write_txt(op_dat dat, const char *file_name, const char *data, long n, const int *rank,
+                     char *why, size_t whylen) {
+  op2_output o;
+  if (op2_output_open(&o, file_name, why, whylen) != 0) return -1;
+  FILE *f = o.f;
   size_t tsize = op2_type_size(dat->type);
   fprintf(f, "%ld %d\n", n, dat->dim);
   for (long e = 0; e < n; e++) {
@@ -143,7 +146,7 @@ static int write_txt(op_dat dat, const char *file_name, const char *data, long n
     }
     fputc('\n', f);
   }
-  return op2_file_commit(f, 0, tmp, file_name);
+  return op2_output_close(&o, 0, why, whylen);
 }
 
 void op_diagnostic_output(void) {

@@ -8,6 +8,7 @@
 
 #include "op2_impl.h"
 #include "distributed.h"
+#include "output_file.h"
 
 void op_printf(const char *format, ...) {
   op2_context *ctx = op2_ctx();
@@ -20,15 +21,16 @@ void op_printf(const char *format, ...) {
 }
 
 /* OP2's layout: int element count, int dim, then count * dim values, element after element.
- * Written to a temporary name and renamed, so a failure leaves no partial file. */
-static int write_bin(const char *file_name, int count, int dim, const void *data, size_t bytes) {
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp%d", file_name, (int)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return -1;
+ * Through op2_output: a regular file is replaced whole or not at all; a device, FIFO or link is
+ * written through. 0, or -1 with *why. */
+static int write_bin(const char *file_name, int count, int dim, const void *data, size_t bytes,
+                     char *why, size_t whylen) {
+  op2_output o;
+  if (op2_output_open(&o, file_name, why, whylen) != 0) return -1;
+  FILE *f = o.f;
   int failed = fwrite(&count, sizeof count, 1, f) != 1 || fwrite(&dim, sizeof dim, 1, f) != 1 ||
                (bytes && fwrite(data, bytes, 1, f) != 1);
-  return op2_file_commit(f, failed, tmp, file_name);
+  return op2_output_close(&o, failed, why, whylen);
 }
 
 /* Gathered on every rank, written by rank 0; under MPI one collective step, whose agreement tells
@@ -44,9 +46,10 @@ static int print_bin(op2_context *ctx, op_dat dat, const char *file_name) {
   rc = op2_mpi_agree(ctx, rc, "op_print_dat_to_binfile"); /* before the collective fetch */
   /* every element in the user's order (collective under MPI) */
   if (rc == OP2_OK) rc = op2_fetch_idx(ctx, dat, all, 0, count - 1); /* its failure: no file */
-  if (rc == OP2_OK && ctx->mpi.rank == 0 && write_bin(file_name, count, dat->dim, all, bytes) != 0)
-    rc = op2_error(OP2_ERR_IO, "op_print_dat_to_binfile '%s': cannot write %s: %s", dat->name,
-                   file_name, strerror(errno));
+  char why[600];
+  if (rc == OP2_OK && ctx->mpi.rank == 0 &&
+      write_bin(file_name, count, dat->dim, all, bytes, why, sizeof why) != 0)
+    rc = op2_error(OP2_ERR_IO, "op_print_dat_to_binfile '%s': %s", dat->name, why);
   free(all);
   return rc;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "op2_impl.h"
+#include "output_file.h"
 #include "distributed.h"
 
 op2_loop_stats *op2_stats_for(op2_context *ctx, const char *name) {
@@ -193,9 +194,10 @@ int op2_profile_write(op2_context *ctx, const char *path) {
   }
   char *text = cJSON_Print(root);
   cJSON_Delete(root);
-  FILE *f = text ? fopen(path, "w") : NULL;
-  int ok = f && fputs(text, f) >= 0;
-  if (f) ok &= fclose(f) == 0;
+  op2_output o;
+  char why[600] = "out of memory";
+  int ok = text && op2_output_open(&o, path, why, sizeof why) == 0;
+  if (ok) ok = op2_output_close(&o, fputs(text, o.f) < 0, why, sizeof why) == 0;
   free(text);
-  return ok ? OP2_OK : op2_error(OP2_ERR_IO, "OP2_PROFILE_JSON: cannot write %s", path);
+  return ok ? OP2_OK : op2_error(OP2_ERR_IO, "OP2_PROFILE_JSON: cannot write %s: %s", path, why);
 }

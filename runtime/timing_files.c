@@ -8,31 +8,38 @@
 
 #include "op2_impl.h"
 #include "distributed.h"
+#include "output_file.h"
 
-/* Opens `file_name` on rank 0 (*f stays NULL elsewhere); every rank learns whether that worked
- * (an agreement under MPI). */
-static int open_on_root(op2_context *ctx, const char *what, const char *file_name, FILE **f) {
-  *f = NULL;
+/* Opens `file_name` on rank 0 through op2_output (o->f stays NULL elsewhere); every rank learns
+ * whether that worked (an agreement under MPI). */
+static int open_on_root(op2_context *ctx, const char *what, const char *file_name, op2_output *o) {
+  o->f = NULL;
   int rc = OP2_OK;
-  if (ctx->mpi.rank == 0 && !(*f = fopen(file_name, "w")))
-    rc = op2_error(OP2_ERR_IO, "%s: cannot write %s: %s", what, file_name, strerror(errno));
+  char why[600];
+  if (ctx->mpi.rank == 0 && op2_output_open(o, file_name, why, sizeof why) != 0)
+    o->f = NULL, rc = op2_error(OP2_ERR_IO, "%s: %s", what, why);
   rc = op2_mpi_agree(ctx, rc, what);
-  if (rc != OP2_OK && *f) fclose(*f), *f = NULL; /* another rank failed before */
+  if (rc != OP2_OK && o->f) op2_output_close(o, 1, why, sizeof why); /* another rank failed */
   return rc;
 }
 
-/* Closes the file rank 0 wrote; OP2_OK elsewhere. */
-static int close_on_root(FILE *f, const char *what, const char *file_name) {
-  if (!f) return OP2_OK;
-  int failed = ferror(f) | (fclose(f) != 0);
-  return failed ? op2_error(OP2_ERR_IO, "%s: writing %s failed", what, file_name) : OP2_OK;
+/* Closes the file rank 0 wrote (`failed`: the caller's writes were lost, and a replaced file
+ * keeps its old contents); OP2_OK elsewhere. */
+static int close_on_root(op2_output *o, int failed, const char *what) {
+  if (!o->f) return OP2_OK;
+  char why[600], path[sizeof o->path];
+  snprintf(path, sizeof path, "%s", o->path);
+  if (op2_output_close(o, failed, why, sizeof why) == 0) return OP2_OK;
+  return failed ? op2_error(OP2_ERR_IO, "%s: writing %s failed", what, path)
+                : op2_error(OP2_ERR_IO, "%s: writing %s failed: %s", what, path, strerror(errno));
 }
 
 /* The table op_timing_output prints, with rank 0's stdout pointed at the file meanwhile. */
 static int timing_to_file(op2_context *ctx, const char *file_name) {
   if (!file_name) return op2_error(OP2_ERR_ARG, "op_timing_output_2_file: file name is NULL");
-  FILE *f;
-  OP2_CALL(open_on_root(ctx, "op_timing_output_2_file", file_name, &f));
+  op2_output o;
+  OP2_CALL(open_on_root(ctx, "op_timing_output_2_file", file_name, &o));
+  FILE *f = o.f;
   int saved_stdout = -1, redirected = 1, stdout_failed_before = 0;
   if (f) {
     fflush(stdout);
@@ -46,10 +53,7 @@ static int timing_to_file(op2_context *ctx, const char *file_name) {
   int lost = fflush(stdout) != 0 || (ferror(stdout) && !stdout_failed_before);
   if (lost && !stdout_failed_before) clearerr(stdout); /* the program's stdout is fine */
   if (saved_stdout >= 0) dup2(saved_stdout, STDOUT_FILENO), close(saved_stdout);
-  int rc = close_on_root(f, "op_timing_output_2_file", file_name);
-  if (rc == OP2_OK && (!redirected || lost))
-    rc = op2_error(OP2_ERR_IO, "op_timing_output_2_file: writing %s failed", file_name);
-  return rc;
+  return close_on_root(&o, !redirected || lost, "op_timing_output_2_file");
 }
 
 /* Under MPI each public call below is one collective step, so a failure on rank 0 (the writer)
@@ -96,10 +100,10 @@ static int timings_to_csv(op2_context *ctx, const char *file_name) {
   }
   /* Loops were created in the same order on every rank (one program). */
   if (rc == OP2_OK) rc = op2_mpi_gather_doubles(ctx, mine, n * FIELDS, all);
-  FILE *f = NULL;
-  if (rc == OP2_OK) rc = open_on_root(ctx, "op_timings_to_csv", file_name, &f);
-  if (f) write_csv(ctx, f, all);
-  if (rc == OP2_OK) rc = close_on_root(f, "op_timings_to_csv", file_name);
+  op2_output o = {.f = NULL};
+  if (rc == OP2_OK) rc = open_on_root(ctx, "op_timings_to_csv", file_name, &o);
+  if (o.f) write_csv(ctx, o.f, all);
+  if (rc == OP2_OK) rc = close_on_root(&o, 0, "op_timings_to_csv");
   free(mine), free(all);
   return rc;
 }

@@ -201,7 +201,8 @@ static void record_path(op2_context *ctx, struct op2_tune *t, const op2_loop *lo
 /* The record's text, or NULL (missing, unsafe or too large: *why says which, "" if missing). */
 static char *read_record(const char *path, char *why, size_t whylen) {
   why[0] = 0;
-  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  /* O_NONBLOCK: a FIFO planted as a record must not block the open (the fstat refuses it). */
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     if (errno != ENOENT) snprintf(why, whylen, "cannot open it: %s", strerror(errno));
     return NULL;

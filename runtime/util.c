@@ -116,15 +116,3 @@ int op2_is_reserved_name(const char *s) {
     if (strcmp(s, words[i]) == 0) return 1;
   return 0;
 }
-
-int op2_file_commit(FILE *f, int failed, const char *tmp, const char *final_name) {
-  failed |= ferror(f);
-  failed |= fclose(f) != 0;
-  if (failed || rename(tmp, final_name) != 0) {
-    int saved = errno;
-    unlink(tmp);
-    errno = saved;
-    return -1;
-  }
-  return 0;
-}

@@ -321,7 +321,7 @@ static void list_tuning(const cache *c) {
   for (struct dirent *de; (de = readdir(d)) != NULL;) {
     size_t len = strlen(de->d_name);
     if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0) continue;
-    int fd = openat(dfd, de->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = openat(dfd, de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
     char text[65536];
     ssize_t got = -1;

@@ -147,6 +147,13 @@ static inline void ct_line(const char *text, const char *prefix, char *out, size
 
 /* Runs cache_prog with the cache at `dir` (NULL: OP2_CACHE_DIR unset), OP2_CACHE=mode (NULL:
  * unset), extra environment `env` and program arguments `args`; it must succeed. */
+/* Monotonic seconds. */
+static inline double ct_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static inline ct_counts ct_prog_env(const char *dir, const char *mode, const char *const *env,
                                     const char *const *args) {
   const char *jit = getenv("OP2_TEST_JIT");

@@ -119,7 +119,27 @@ static void version_of(const char *path, long v[3]) {
     v[0] = (long)st.st_ino, v[1] = (long)st.st_mtim.tv_sec, v[2] = (long)st.st_mtim.tv_nsec;
 }
 
-static char ckpt[4200], ckpt_tmp[4300];
+static char ckpt[4200], ckpt_dir[4200], ckpt_base[300];
+
+/* Identity of the checkpoint's newest temporary file (CKPT.tmp and random characters: a killed
+ * run leaves its own behind), or zeros when there is none; `remove` deletes them instead. */
+static void temp_version(long v[3], int remove) {
+  v[0] = v[1] = v[2] = 0;
+  DIR *d = opendir(ckpt_dir);
+  if (!d) return;
+  size_t n = strlen(ckpt_base);
+  for (struct dirent *e; (e = readdir(d));) {
+    if (strncmp(e->d_name, ckpt_base, n) != 0 || strncmp(e->d_name + n, ".tmp", 4) != 0) continue;
+    char path[4600];
+    snprintf(path, sizeof path, "%s/%s", ckpt_dir, e->d_name);
+    long w[3];
+    if (remove)
+      unlink(path);
+    else if (version_of(path, w), w[1] > v[1] || (w[1] == v[1] && w[2] > v[2]))
+      memcpy(v, w, sizeof w);
+  }
+  closedir(d);
+}
 
 /* Waits for the run. With delay >= 0 the run is killed (with every process it started) `delay`
  * seconds after it starts writing its first checkpoint (a new temporary file appears) or, with
@@ -129,7 +149,7 @@ static char ckpt[4200], ckpt_tmp[4300];
 static int finish(pid_t pid, double delay, int after_commit, int *killed) {
   int status;
   long tmp0[3], ck0[3], v[3];
-  version_of(ckpt_tmp, tmp0);
+  temp_version(tmp0, 0);
   version_of(ckpt, ck0);
   double anchor = -1;
   *killed = 0;
@@ -138,7 +158,10 @@ static int finish(pid_t pid, double delay, int after_commit, int *killed) {
     if (r == pid) break;
     CHECK(r == 0 || (r < 0 && errno == EINTR));
     if (delay >= 0 && anchor < 0) {
-      version_of(after_commit ? ckpt : ckpt_tmp, v);
+      if (after_commit)
+        version_of(ckpt, v);
+      else
+        temp_version(v, 0);
       if (v[0] && memcmp(after_commit ? ck0 : tmp0, v, sizeof v) != 0) anchor = now();
     }
     if (delay >= 0 && anchor >= 0 && !*killed && now() >= anchor + delay) {
@@ -199,9 +222,11 @@ int main(int argc, char **argv) {
   snprintf(out_path, sizeof out_path, "%s/stdout.txt", dir);
   snprintf(err_path, sizeof err_path, "%s/stderr.txt", dir);
   snprintf(ckpt, sizeof ckpt, "%s/airfoil.ckpt.h5", dir);
-  snprintf(ckpt_tmp, sizeof ckpt_tmp, "%s.tmp", ckpt);
+  snprintf(ckpt_dir, sizeof ckpt_dir, "%s", dir);
+  snprintf(ckpt_base, sizeof ckpt_base, "airfoil.ckpt.h5");
   unlink(ckpt);
-  unlink(ckpt_tmp);
+  long none[3];
+  temp_version(none, 1);
 
   /* The reference: uninterrupted, no checkpointing. */
   int killed;

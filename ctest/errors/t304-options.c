@@ -93,6 +93,8 @@ static const struct bad_value {
     {"OP2_CUDA_EMU_ORDER", "shuffle:x",
      "option OP2_CUDA_EMU_ORDER=shuffle:x: expected ascending, reverse or shuffle:SEED"},
     {"OP2_TUNE", "auto", "option OP2_TUNE=auto: expected off, on or reset"},
+    {"OP2_COMPILE_TIMEOUT", "-1",
+     "option OP2_COMPILE_TIMEOUT=-1: expected an integer in [0, 86400]"},
 };
 enum { NBAD = sizeof bad_values / sizeof bad_values[0] };
 

@@ -352,7 +352,8 @@ static int module_for(op2_context *ctx, op2_cuda_state *st, const char *name, op
       rc = op2_jit_report(ctx, op2_cuda_obtain_cubin(ctx->jit_engine, &st->counters, ptxas, name,
                                                      &gen, a, ptxas[0] != 0, &vb));
       char *log = NULL;
-      if (rc == OP2_OK && ptxas[0] && op2_ptxas_check(ptxas, vb.ptx, vb.ptx_len, a, &log) != 0)
+      if (rc == OP2_OK && ptxas[0] &&
+          op2_ptxas_check(ptxas, vb.ptx, vb.ptx_len, a, ctx->opt.compile_timeout, &log) != 0)
         rc = op2_error(OP2_ERR_JIT, "op_par_loop '%s': ptxas rejects the PTX for %s:\n%s", name, a,
                        log ? log : "");
       free(log);

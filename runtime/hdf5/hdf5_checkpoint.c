@@ -3,6 +3,7 @@
  * "op2_checkpoint" (bytes) holding the loop log. The file starts with a user block for the
  * header checkpoint_file.c fills in; HDF5 tools and OP2 read the file as usual. Restoring reads
  * a verified in-memory image of the file, so what is loaded is exactly what was checked. */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include "../checkpoint.h"
 #include "hdf5_impl.h"
+#include "../output_file.h"
 
 static const char log_dataset[] = "op2_checkpoint";
 
@@ -198,27 +200,41 @@ void op2_h5_checkpoint_bcast_int(int *v) {
 }
 
 int op2_h5_checkpoint_save(const char *file, const char *blob, size_t blob_len) {
-  size_t n = strlen(file) + 8;
-  char *tmp = malloc(n);
-  if (op2_h5_agree(tmp ? OP2_OK : OP2_ERR_MEM) != OP2_OK) {
-    free(tmp);
+  char *tmp = malloc(PATH_MAX), *target = malloc(PATH_MAX);
+  if (op2_h5_agree(tmp && target ? OP2_OK : OP2_ERR_MEM) != OP2_OK) {
+    free(tmp), free(target);
     return op2_error(OP2_ERR_MEM, "checkpoint %s: out of memory", file);
   }
-  /* One fixed name: a run killed while writing leaves one stale file that the next overwrites. */
-  snprintf(tmp, n, "%s.tmp", file);
+  /* Rank 0 writes: the file the name's links lead to (a device or FIFO cannot hold a
+   * checkpoint), through a temporary file beside it with an unpredictable name, created
+   * exclusively (op2_output_temp): a link planted at a guessable name is never written through. */
+  int rank = 0, parallel = op2_h5_ranks(&rank) > 1, rc = OP2_OK;
+  char why[600];
+  tmp[0] = target[0] = '\0';
+  if (rank == 0) {
+    if (op2_output_target(file, target, PATH_MAX, why, sizeof why) != 0)
+      rc = op2_error(OP2_ERR_IO, "checkpoint %s: %s", file, why);
+    else if (op2_output_temp(target, tmp, PATH_MAX) != 0)
+      rc = op2_error(OP2_ERR_IO, "checkpoint %s: cannot create a temporary file beside it: %s",
+                     file, strerror(errno));
+  }
+  if (op2_h5_agree(rc) != OP2_OK) {
+    if (rc == OP2_OK) rc = op2_error(OP2_ERR_IO, "checkpoint %s: failed on rank 0", file);
+    free(tmp), free(target);
+    return rc;
+  }
   op2_h5_quiet quiet;
   op2_h5_quiet_begin(&quiet);
-  int rc = write_file(file, tmp, blob, blob_len);
+  rc = write_file(file, tmp, blob, blob_len);
   op2_h5_quiet_end(&quiet);
-  int rank = 0, parallel = op2_h5_ranks(&rank) > 1;
-  if (rank == 0) rc = rc == OP2_OK ? op2_ckpt_seal(tmp, file) : (unlink(tmp), rc);
+  if (rank == 0) rc = rc == OP2_OK ? op2_ckpt_seal(tmp, target) : (unlink(tmp), rc);
   if (parallel) {
     int code = rc;
     MPI_Bcast(&code, 1, MPI_INT, 0, op2_h5_comm());
     if (code != OP2_OK && rank != 0 && rc == OP2_OK)
       rc = op2_error(code, "checkpoint %s: failed on rank 0 (see its message)", file);
   }
-  free(tmp);
+  free(tmp), free(target);
   return rc;
 }
 

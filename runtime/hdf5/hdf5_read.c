@@ -2,11 +2,13 @@
  * each rank reads its block of rows [G*r/P, G*(r+1)/P) (its declared block for maps and dats)
  * with collective MPI-IO and declares it as OP2 programs do by hand; map values stay global. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hdf5_impl.h"
@@ -64,8 +66,13 @@ static int source_open(source *s, const char *fn, const char *file, const char *
                 .space = -1};
   op2_h5_quiet_begin(&s->quiet);
   if (!file || !name) return fail(s, OP2_ERR_ARG, "file and dataset names must not be NULL");
-  if (access(file, R_OK) != 0)
-    return fail(s, OP2_ERR_IO, "cannot open the file: %s", strerror(errno));
+  /* Checked without blocking first: HDF5 would wait forever on a FIFO (file_io.h). */
+  struct stat st;
+  char why[600];
+  int fd = op2_open_regular(AT_FDCWD, file, 0, &st, why, sizeof why);
+  if (fd < 0)
+    return fail(s, OP2_ERR_IO, "cannot open the file: %s", errno == EINVAL ? why : strerror(errno));
+  close(fd);
   hid_t fapl = op2_h5_fapl(parallel);
   if (fapl >= 0) s->fid = H5Fopen(file, H5F_ACC_RDONLY, fapl);
   op2_h5_plist_close(fapl);

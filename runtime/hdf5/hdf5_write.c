@@ -3,6 +3,7 @@
  * the target that is renamed over it only once complete, so a failed dump leaves the target as
  * it was (absent or the previous version). */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "hdf5_impl.h"
+#include "../output_file.h"
 
 /* ---- this rank's block of the user's order ---- */
 
@@ -221,23 +223,51 @@ static const char *create_problem(const char *path, char *buf, size_t len) {
   return buf;
 }
 
-/* A temporary name next to `file`, the same on every rank (rank 0's process id). */
-static char *temporary_name(const char *file) {
-  long id = (long)getpid();
-  if (op2_h5_ranks(NULL) > 1) MPI_Bcast(&id, 1, MPI_LONG, 0, op2_h5_comm());
-  size_t len = strlen(file) + 32;
-  char *tmp = malloc(len);
-  if (tmp) snprintf(tmp, len, "%s.tmp%ld", file, id);
-  return tmp;
+/* Where `file` is written, decided by rank 0 and the same on every rank: the file its links lead
+ * to (an existing device or FIFO is refused: HDF5 writes only regular files), whether that
+ * exists, and when it does not (or `replace`) a new temporary file beside it with an unpredictable
+ * name (op2_output_temp: created with O_EXCL|O_NOFOLLOW, so nothing planted at a guessable name is
+ * written through). OP2_OK, or an error reported by rank 0 and agreed by every rank. */
+typedef struct target_plan {
+  int code, exists;
+  char target[PATH_MAX], tmp[PATH_MAX];
+  char message[2048]; /* rank 0's reason, reported by every rank */
+} target_plan;
+
+static int plan_target(const char *fn, const char *file, int replace, target_plan *t) {
+  memset(t, 0, sizeof *t);
+  int rank = 0, nranks = op2_h5_ranks(&rank);
+  if (rank == 0) {
+    char why[1024];
+    int err = 0;
+    if (op2_output_target(file, t->target, sizeof t->target, why, sizeof why) != 0) {
+      err = errno;
+      t->target[0] = '\0';
+      if (err == EINVAL) /* an existing file that is not regular */
+        snprintf(t->message, sizeof t->message, "%s: file %s: %s", fn, file, why);
+    } else if ((!(t->exists = access(t->target, F_OK) == 0) || replace) &&
+               op2_output_temp(t->target, t->tmp, sizeof t->tmp) != 0) {
+      err = errno;
+    }
+    if (err && !t->message[0]) { /* the directory is missing, not one, or not writable */
+      const char *near = t->target[0] ? t->target : file;
+      snprintf(t->message, sizeof t->message, "%s: file %s: cannot create %s.tmp* beside it: %s",
+               fn, file, near, create_problem(near, why, sizeof why));
+    }
+    if (err) t->code = OP2_ERR_IO;
+  }
+  if (nranks > 1) MPI_Bcast(t, (int)sizeof *t, MPI_BYTE, 0, op2_h5_comm());
+  if (t->code != OP2_OK) op2_error(t->code, "%s", t->message);
+  return t->code;
 }
 
 /* Rank 0 renames (or removes, on failure) once every rank has closed the file; the result is
  * everyone's. */
-static int finish_temporary(const sink *k, const char *tmp, int status) {
+static int finish_temporary(const sink *k, const char *tmp, const char *target, int status) {
   if (k->parallel) MPI_Barrier(op2_h5_comm());
   int result = status;
   if (k->rank == 0) {
-    if (status == OP2_OK && rename(tmp, k->file) != 0) {
+    if (status == OP2_OK && rename(tmp, target) != 0) {
       int err = errno;
       result = sink_fail(k, OP2_ERR_IO, "cannot rename %s to it: %s", tmp, strerror(err));
     }
@@ -294,12 +324,17 @@ static int dump_contents(const sink *k) {
 static void dump(const char *file) {
   const char *fn = "op_dump_to_hdf5";
   if (op2_h5_check_names(fn, file) != OP2_OK) return;
-  char *tmp = temporary_name(file);
-  if (op2_h5_agree(tmp ? OP2_OK : OP2_ERR_MEM) != OP2_OK) {
-    free(tmp);
+  target_plan *plan = malloc(sizeof *plan);
+  if (op2_h5_agree(plan ? OP2_OK : OP2_ERR_MEM) != OP2_OK) {
+    free(plan);
     op2_error(OP2_ERR_MEM, "%s: file %s: out of memory", fn, file);
     return;
   }
+  if (plan_target(fn, file, 1, plan) != OP2_OK) {
+    free(plan);
+    return;
+  }
+  char *tmp = plan->tmp;
   sink k;
   int status = sink_open(&k, fn, file, tmp, 1);
   if (op2_h5_agree(status) != OP2_OK) {
@@ -307,7 +342,7 @@ static void dump(const char *file) {
     sink_close(&k);
     unlink(tmp);
     sink_fail(&k, OP2_ERR_IO, "cannot create %s: %s", tmp, create_problem(tmp, why, sizeof why));
-    free(tmp);
+    free(plan);
     return;
   }
   status = dump_contents(&k);
@@ -315,8 +350,8 @@ static void dump(const char *file) {
   if (status == OP2_OK)
     status =
         sink_agree(&k, closed == OP2_OK ? OP2_OK : sink_fail(&k, OP2_ERR_IO, "closing failed"));
-  status = finish_temporary(&k, tmp, status);
-  free(tmp);
+  status = finish_temporary(&k, tmp, plan->target, status);
+  free(plan);
   if (status != OP2_OK) return;
 
   /* The description only once the data it points at is in place. */
@@ -391,18 +426,22 @@ static void fetch(op_dat dat, const char *file, const char *fn, const char *path
  * a failed write leaves the earlier values in place. Collective under MPI. */
 static void put(const char *fn, const char *file, const item *it) {
   sink k = {.fn = fn, .file = file, .fid = -1, .dxpl = -1, .lcpl = -1};
-  int nranks = op2_h5_ranks(NULL);
   /* Rank 0 decides, so that every rank takes the same (collective) path. */
-  int exists = access(file, F_OK) == 0;
-  if (nranks > 1) MPI_Bcast(&exists, 1, MPI_INT, 0, op2_h5_comm());
+  target_plan *plan = malloc(sizeof *plan);
   size_t len = strlen(it->name) + 16;
-  char *tmp = exists ? NULL : temporary_name(file), *staged = malloc(len);
-  if (op2_h5_agree((exists || tmp) && staged ? OP2_OK : OP2_ERR_MEM) != OP2_OK) {
-    free(tmp), free(staged);
+  char *staged = malloc(len);
+  if (op2_h5_agree(plan && staged ? OP2_OK : OP2_ERR_MEM) != OP2_OK) {
+    free(plan), free(staged);
     op2_error(OP2_ERR_MEM, "%s: file %s: out of memory", fn, file);
     return;
   }
-  int status = sink_open(&k, fn, file, exists ? file : tmp, !exists);
+  if (plan_target(fn, file, 0, plan) != OP2_OK) {
+    free(plan), free(staged);
+    return;
+  }
+  int exists = plan->exists;
+  char *tmp = exists ? NULL : plan->tmp;
+  int status = sink_open(&k, fn, file, exists ? plan->target : tmp, !exists);
   if (op2_h5_agree(status) != OP2_OK) {
     char why[4096];
     sink_close(&k);
@@ -412,7 +451,7 @@ static void put(const char *fn, const char *file, const item *it) {
       unlink(tmp);
       sink_fail(&k, OP2_ERR_IO, "cannot create %s: %s", tmp, create_problem(tmp, why, sizeof why));
     }
-    free(tmp), free(staged);
+    free(plan), free(staged);
     return;
   }
   snprintf(staged, len, "%s%s", it->name, exists ? "~op2new" : "");
@@ -431,8 +470,8 @@ static void put(const char *fn, const char *file, const item *it) {
   if (status == OP2_OK)
     status =
         sink_agree(&k, closed == OP2_OK ? OP2_OK : sink_fail(&k, OP2_ERR_IO, "closing failed"));
-  if (!exists) finish_temporary(&k, tmp, status);
-  free(tmp);
+  if (!exists) finish_temporary(&k, tmp, plan->target, status);
+  free(plan);
   free(staged);
 }
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "hdf5_impl.h"
+#include "../output_file.h"
 
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -144,26 +145,13 @@ int op2_h5_write_xdmf(const char *h5_path, const char *xdmf_path, int *written) 
   choose(&topo, &geom);
   *written = topo != NULL;
   if (!topo) return OP2_OK;
-  size_t len = strlen(xdmf_path) + 32;
-  char *tmp = malloc(len);
-  if (!tmp) return op2_error(OP2_ERR_MEM, "op_dump_to_hdf5: file %s: out of memory", xdmf_path);
-  snprintf(tmp, len, "%s.tmp%ld", xdmf_path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  int status = OP2_OK;
-  if (!f) {
-    int err = errno;
-    status = op2_error(OP2_ERR_IO, "op_dump_to_hdf5: file %s: cannot create it: %s", xdmf_path,
-                       strerror(err));
-  } else {
-    put_description(f, base_name(h5_path), topo, geom);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad || rename(tmp, xdmf_path) != 0) {
-      int err = errno;
-      unlink(tmp);
-      status = op2_error(OP2_ERR_IO, "op_dump_to_hdf5: file %s: cannot write it: %s", xdmf_path,
-                         strerror(err));
-    }
-  }
-  free(tmp);
-  return status;
+  /* Through op2_output: replaced whole, or written through a device, FIFO or link. */
+  op2_output o;
+  char why[600];
+  if (op2_output_open(&o, xdmf_path, why, sizeof why) != 0)
+    return op2_error(OP2_ERR_IO, "op_dump_to_hdf5: file %s: %s", xdmf_path, why);
+  put_description(o.f, base_name(h5_path), topo, geom);
+  if (op2_output_close(&o, 0, why, sizeof why) != 0)
+    return op2_error(OP2_ERR_IO, "op_dump_to_hdf5: file %s: %s", xdmf_path, why);
+  return OP2_OK;
 }

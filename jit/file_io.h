@@ -1,0 +1,45 @@
+/* Reading and creating files safely, for every layer (jit/, runtime/, tools/).
+ *
+ * Reading: a file the library reads (a kernel header, a tuning record, a manifest, a checkpoint)
+ * may be anything a user or another user put at its path: a FIFO must not block the read, and a
+ * device (/dev/zero, /dev/urandom) must not be read until memory runs out. op2_read_regular_at
+ * opens without blocking, accepts only a regular file, and caps what it reads.
+ *
+ * Creating: a temporary file next to a target gets an unpredictable name and is created with
+ * O_EXCL|O_NOFOLLOW, so a symbolic link or file planted at a name another user can guess (in a
+ * sticky directory such as /tmp) is never followed or written into. */
+#ifndef OP2_FILE_IO_H
+#define OP2_FILE_IO_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+/* Caps of what the library reads: kernel headers (a long comment can be large) and the small
+ * records (manifests, tuning records, templates). */
+#define OP2_KERNEL_FILE_CAP ((size_t)64 << 20)
+#define OP2_RECORD_FILE_CAP ((size_t)16 << 20)
+
+/* Reads all of `path` (relative to dirfd; AT_FDCWD for a plain path) into *data (malloc'ed,
+ * NUL-terminated, its length in *len). The file must be a regular file of at most `cap` bytes;
+ * `nofollow` refuses a symbolic link as the last component. 0, else -1 with errno set and *why
+ * naming the file and the problem (ENOENT: "no such file"; EINVAL: not a regular file; EFBIG:
+ * over the cap). */
+int op2_read_regular_at(int dirfd, const char *path, int nofollow, size_t cap, char **data,
+                        size_t *len, char *why, size_t whylen);
+int op2_read_regular_file(const char *path, size_t cap, char **data, size_t *len, char *why,
+                          size_t whylen);
+/* Opens `path` for reading without blocking on a FIFO and checks that it is a regular file
+ * (its status in *st). The descriptor (blocking again), or -1 with errno and *why. */
+int op2_open_regular(int dirfd, const char *path, int nofollow, struct stat *st, char *why,
+                     size_t whylen);
+
+/* Creates a new file `base`.tmpXXXXXXXX (8 random letters and digits) relative to dirfd with
+ * O_EXCL|O_NOFOLLOW and `mode` (before the umask); its name goes to `name`. The descriptor
+ * (O_WRONLY, close-on-exec), or -1 with errno set. */
+int op2_temp_create_at(int dirfd, const char *base, mode_t mode, char *name, size_t namelen);
+/* Whether `suffix` is what op2_temp_create_at puts after `base`: ".tmp" and then letters and
+ * digits (a process id in older versions). */
+int op2_is_temp_suffix(const char *suffix);
+
+#endif /* OP2_FILE_IO_H */
