@@ -9,15 +9,11 @@
 
 #include "op2_impl.h"
 
-/* The whole file after the #line prefix, or NULL with errno set. Read without blocking and
- * bounded (file_io.h): a FIFO or device is refused (ENODEV), a file over the cap too (EFBIG). */
+/* The whole file after the #line prefix, or NULL with errno set (op2_kernel_file_read). */
 static char *read_with_line(const char *path, const char *line_name) {
-  char *body, why[300];
   size_t body_len;
-  if (op2_read_regular_file(path, OP2_KERNEL_FILE_CAP, &body, &body_len, why, sizeof why) != 0) {
-    if (errno == EINVAL) errno = ENODEV; /* not a regular file; EINVAL means a NUL below */
-    return NULL;
-  }
+  char *body = op2_kernel_file_read(path, &body_len);
+  if (!body) return NULL;
   char head[1200];
   int hl = snprintf(head, sizeof head, "#line 1 \"%s\"\n", line_name);
   char *text = malloc((size_t)hl + body_len + 1);
@@ -28,11 +24,6 @@ static char *read_with_line(const char *path, const char *line_name) {
   free(body);
   if (!text) {
     errno = ENOMEM;
-    return NULL;
-  }
-  if (memchr(text + hl, 0, body_len)) { /* a NUL inside: the kernel would end there */
-    free(text);
-    errno = EINVAL;
     return NULL;
   }
   return text;
@@ -47,7 +38,8 @@ static char *try_dir(const char *dir, size_t dir_len, const char *file_name, cha
   else
     snprintf(path, path_size, "%s", file_name);
   char *text = read_with_line(path, file_name);
-  if (!text) *err = errno;
+  /* An OP2_KERNEL_PATH entry that is a file, not a directory, holds no kernel: searched on. */
+  if (!text) *err = errno == ENOTDIR ? ENOENT : errno;
   return text;
 }
 
@@ -76,11 +68,6 @@ static int usable_name(const char *file_name) {
 }
 
 /* The reason a found file could not be used, for the messages below. */
-static const char *read_failure(int err) {
-  if (err == ENODEV) return "it is not a regular file (a FIFO, device or directory)";
-  if (err == EFBIG) return "it is larger than the 64 MiB a kernel file may have";
-  return err == EINVAL ? "it contains a NUL byte" : strerror(err);
-}
 
 const char *op_kernel_file(const char *file_name) {
   op2_context *ctx = op2_ctx();
@@ -100,7 +87,7 @@ const char *op_kernel_file(const char *file_name) {
                 file_name, *ctx->opt.kernel_path ? ctx->opt.kernel_path : "unset");
     else
       op2_error(OP2_ERR_IO, "op_kernel_file '%s': cannot read %s: %s", file_name, path,
-                read_failure(err));
+                op2_kernel_file_failure(err));
     return NULL;
   }
   /* Its quoted includes, from the file's own directory (the compile happens elsewhere). */

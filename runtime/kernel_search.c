@@ -88,23 +88,31 @@ static void search_dirs(const op2_context *ctx, const char *caller_file, search 
   if (*exe_dir) add_dir(s, exe_dir, strlen(exe_dir));
 }
 
-/* The whole file, or NULL with errno set (EINVAL: a NUL byte inside). */
-static char *read_text(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  op2_buf b = {0};
-  char chunk[8192];
-  size_t got;
-  while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) op2_buf_append(&b, chunk, got);
-  int failed = ferror(f) || b.failed;
-  fclose(f);
-  if (!failed && !b.data) op2_buf_append(&b, "", 0);
-  if (failed || b.failed || strlen(b.data) != b.len) {
-    op2_buf_free(&b);
-    errno = failed ? EIO : b.failed ? ENOMEM : EINVAL;
+char *op2_kernel_file_read(const char *path, size_t *len) {
+  char *data, why[300];
+  size_t n;
+  if (op2_read_regular_file(path, OP2_KERNEL_FILE_CAP, &data, &n, why, sizeof why) != 0) {
+    if (errno == EINVAL) errno = ENODEV; /* not a regular file; EINVAL means a NUL below */
     return NULL;
   }
-  return b.data;
+  if (strlen(data) != n) { /* a NUL inside: the kernel would end there */
+    free(data);
+    errno = EINVAL;
+    return NULL;
+  }
+  if (n >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0) memmove(data, data + 3, (n -= 3) + 1);
+  if (len) *len = n;
+  return data;
+}
+
+const char *op2_kernel_file_failure(int err) {
+  if (err == ENODEV) return "it is not a regular file (a FIFO, device or directory)";
+  if (err == EFBIG) return "it is larger than the 64 MiB a kernel file may have";
+  return err == EINVAL ? "it contains a NUL byte" : strerror(err);
+}
+
+static char *read_text(const char *path) {
+  return op2_kernel_file_read(path, NULL);
 }
 
 /* `name` in the search directories: its text and real path (*real, malloc'ed); NULL when found
@@ -294,7 +302,8 @@ char *op2_kernel_function_source(const op2_context *ctx, const char *caller_file
   int err;
   char *types_real = NULL, *types = find_file(s, "user_types.h", &types_real, &err);
   if (!types && err != ENOENT) {
-    op2_error(OP2_ERR_IO, "op_par_loop '%s': cannot read %s: %s", name, types_real, strerror(err));
+    op2_error(OP2_ERR_IO, "op_par_loop '%s': cannot read %s: %s", name, types_real,
+              op2_kernel_file_failure(err));
     goto fail;
   }
   if (types) {
@@ -307,7 +316,7 @@ char *op2_kernel_function_source(const op2_context *ctx, const char *caller_file
     expand(s, &out, text, strlen(text), real, file_name, 0);
   } else if (err != ENOENT) {
     op2_error(OP2_ERR_IO, "op_par_loop '%s': cannot read kernel header %s: %s", name, real,
-              err == EINVAL ? "it contains a NUL byte" : strerror(err));
+              op2_kernel_file_failure(err));
   } else if ((text = read_caller(s, caller_file, &caller_real)) != NULL) {
     const char *b, *e;
     char *htext = NULL, *hreal = NULL;

@@ -263,7 +263,7 @@ typedef struct op2_options {
   int huge_pages;          /* large arrays advised as transparent huge pages (util.c) */
   int maps_base_index;     /* OP2's argv entry OP_MAPS_BASE_INDEX=1: map values count from 1 */
 
-  int compile_timeout;     /* OP2_COMPILE_TIMEOUT: seconds a child compiler may run (0: none) */
+  int compile_timeout; /* OP2_COMPILE_TIMEOUT: seconds a child compiler may run (0: none) */
   /* CUDA backends */
   char cuda_driver[1024]; /* the driver library */
   int cuda_device;        /* ordinal, or -1: the rank on its node modulo the device count */
@@ -423,6 +423,14 @@ int op2_kernel_definition(const char *text, const char *name, const char **begin
  * user_types.h, then NAME.h, or its definition in the calling file or a header it includes, with
  * quoted includes replaced by their text. malloc'ed; NULL after op2_error. */
 char *op2_kernel_function_source(const op2_context *ctx, const char *caller_file, const char *name);
+/* The text of a kernel file (a header, user_types.h, the calling file), read as every kernel
+ * file is (kernel_search.c): without blocking, a regular file only, at most OP2_KERNEL_FILE_CAP
+ * bytes, a UTF-8 byte-order mark dropped (editors on some systems write one); malloc'ed, its
+ * length in *len when len is not NULL. NULL with errno: ENODEV not a regular file (a FIFO,
+ * device or directory), EFBIG over the cap, EINVAL a NUL byte inside, else the system's. */
+char *op2_kernel_file_read(const char *path, size_t *len);
+/* Why op2_kernel_file_read failed, in words, for errno `err`. */
+const char *op2_kernel_file_failure(int err);
 /* `text` of the kernel file at `path` (#line names it `shown`) with its quoted includes replaced
  * by their text, resolved against the file's directory (kernel_search.c); NULL when out of
  * memory or `path` is gone. */

@@ -3,8 +3,11 @@
  * refused at once with a message naming it; a kernel header over the cap is refused naming the
  * cap; a 50 MB kernel header (a long comment) is read whole and compiles; a checkpoint or an
  * HDF5 mesh that is a FIFO is refused at once; a tuning record replaced by a FIFO is ignored;
- * `op2-cache list` does not block on a FIFO planted as a manifest or a tuning record. Every case
- * must end within seconds (an alarm fails the test otherwise).
+ * `op2-cache list` does not block on a FIFO planted as a manifest or a tuning record. The kernel
+ * function form (op_par_loop_header: NAME.h along OP2_KERNEL_PATH) reads the same way: a NAME.h
+ * that is a FIFO is refused at once; an OP2_KERNEL_PATH entry that is a file is skipped; a header
+ * that starts with a UTF-8 byte-order mark compiles, in both forms. Every case must end within
+ * seconds (an alarm fails the test otherwise).
  * Usage: io_bounded_reads OP2_CACHE_TOOL */
 #include <errno.h>
 #include <fcntl.h>
@@ -52,6 +55,46 @@ static void special_kernels(void) {
   CHECK(fd >= 0 && ftruncate(fd, (off_t)65 << 20) == 0);
   close(fd);
   kernel_refused(huge, "larger than the 64 MiB");
+}
+
+/* Kernel headers found along OP2_KERNEL_PATH (set before op_init to "DIR/not-a-dir:DIR/kernels").
+ */
+static void kernel_function_headers(void) {
+  op_set s = op_decl_set(4, "sh");
+  double v[4] = {1, 2, 3, 4}, got[4];
+  op_dat d = op_decl_dat(s, 1, "double", v, "vh");
+  op_arg arg = op_arg_dat(d, -1, OP_ID, 1, "double", OP_RW);
+  /* A UTF-8 byte-order mark before the kernel: dropped, in both forms. */
+  op_par_loop_header(__FILE__, "bom_kernel", s, 1, &arg);
+  const char *text = op_kernel_file("bom_kernel.h");
+  CHECK(text != NULL);
+  op_par_loop(text, "bom_kernel", s, arg);
+  op_fetch_data(d, got);
+  for (int i = 0; i < 4; i++) CHECK(got[i] == v[i] + 2);
+  /* NAME.h a FIFO: refused at once, naming it */
+  double t0 = now();
+  EXPECT_ERROR(op_par_loop_header(__FILE__, "fifo_kernel", s, 1, &arg), "not a regular file");
+  CHECK_CONTAINS(op_last_error(), "fifo_kernel.h");
+  CHECK(now() - t0 < 2.0);
+}
+
+static void make_kernel_dirs(void) {
+  char path[4300];
+  snprintf(path, sizeof path, "%s/not-a-dir", dir);
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL && fputs("a file where a directory was expected\n", f) >= 0 && fclose(f) == 0);
+  snprintf(path, sizeof path, "%s/kernels", dir);
+  CHECK(mkdir(path, 0700) == 0);
+  snprintf(path, sizeof path, "%s/kernels/bom_kernel.h", dir);
+  f = fopen(path, "w");
+  CHECK(f != NULL);
+  CHECK(fputs("\xEF\xBB\xBFinline void bom_kernel(double *v) { v[0] += 1; }\n", f) >= 0);
+  CHECK(fclose(f) == 0);
+  snprintf(path, sizeof path, "%s/kernels/fifo_kernel.h", dir);
+  CHECK(mkfifo(path, 0600) == 0);
+  char kp[9000];
+  snprintf(kp, sizeof kp, "%s/not-a-dir:%s/kernels", dir, dir);
+  CHECK(setenv("OP2_KERNEL_PATH", kp, 1) == 0);
 }
 
 /* 50 MB of comment before a kernel: read whole (read loops, no short read taken for a NUL) and
@@ -202,12 +245,14 @@ int main(int argc, char **argv) {
   alarm(50);
   eu_make_scratch(dir, sizeof dir, "bounded-reads");
   tool_list(argv[1]);
+  make_kernel_dirs();
   char *args[] = {argv[0], NULL};
   op_init(1, args, 0);
   test_catch_errors();
   special_kernels();
   checkpoint_fifo();
   mesh_fifo();
+  kernel_function_headers(); /* after the checkpoint case: it runs loops */
   big_kernel();
   op_exit();
   tuning_record_fifo();
