@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # One entry point for users and CI. Idempotent: installs only what is missing, reuses build dirs.
 #   ./build.sh airfoil [CELLS] [ITERATIONS]  install, build, generate a mesh, run Airfoil
 #   ./build.sh test                          install, build, run every test, then again under

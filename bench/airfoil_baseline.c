@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Hand-written sequential Airfoil in plain C: the reference op2jit's Airfoil sample is timed
  * against. Same mesh reader, constants, kernels (with OP2's float literals), loop order and rms
  * output as samples/airfoil, so the rms lines must agree; no framework, no threads.

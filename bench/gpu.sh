@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The CUDA backend on a real NVIDIA GPU, in one command (docs/CUDA.md, "On a real GPU"):
 #   1. builds op2jit into its own build directory (meson, release, CUDA required);
 #   2. runs the CUDA test suite as everywhere (emulator, fake drivers), then every test that the

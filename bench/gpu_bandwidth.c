@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Device memory bandwidth for bench/gpu.sh: times device-to-device copies of one buffer through
  * the driver API (libcuda loaded with dlopen, as the library loads it) and prints the best rate
  * as "bandwidth_gbs VALUE", counting each copied byte twice (read and written), the way

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* How the cost of loading a kernel from a warm disk cache grows with the kernels already loaded.
  * A first process (forked, so nothing of it stays loaded) warms a fresh cache with N distinct
  * kernels (default 3000, TinyCC only); a second loads every one of them from disk and reports the

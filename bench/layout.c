@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Dat layout benchmark (issue 11, item 3): Airfoil's res_calc and adt_calc in groups of 8 lanes,
  * the library's way (dats stored element by element, AoS: rows gathered whole and transposed in
  * registers, templates/c/loop_simd.c) against the same lane loop over dats stored component by

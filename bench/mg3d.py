@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The 3-D multigrid sample (samples/mg3d) against its hand-written serial baseline.
 
   bench/mg3d.py [--build-dir build] [--cells 72] [--levels 4] [--tets] [--cycles 10]

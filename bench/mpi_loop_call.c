@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The cost of one op_par_loop call under MPI when the loop does almost nothing: a direct loop
  * over 64 elements per rank, called N times (best of 5 rounds). What it measures is the call's
  * fixed work, mostly its two agreements across ranks (runtime/mpi/agree.c).

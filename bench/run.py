@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """op2jit speed benchmark: the Airfoil sample against a hand-written C baseline and STREAM.
 
 One command, standard library only:

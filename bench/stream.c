@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* STREAM-style memory bandwidth probe: copy, scale, add and triad over three double arrays far
  * larger than the caches, with 1 and 2 (or the given) OpenMP thread counts, best of N repeats.
  * Bytes are counted as STREAM does: what the kernel reads plus what it writes (no write-allocate

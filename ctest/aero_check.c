@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Checks the aero sample against a reference computed here, in plain serial C that shares no code
  * with the sample's kernels: the discrete full-potential equation on the same mesh, solved by
  * Newton's method to round-off with each linear step solved by conjugate gradients to 1e-14.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Runs a command (the Airfoil sample, alone or under mpiexec) and compares the rms lines it prints
  * with the reference values. Usage: airfoil_check RMS_FILE MESH_LABEL REL_TOL ITERATIONS --
  * COMMAND... The sample prints ` ITER  RMS` every 100 iterations on rank 0 only: exactly ITERATIONS

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* aero-mesh and the FE_grid.dat reader: a generated mesh reads back exactly, with the counts, the
  * Dirichlet columns and the bump the generator promises; files that are not meshes are refused
  * with a message naming the file and line. Usage: test_aero_mesh AERO_MESH_EXE */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The Airfoil sample given input that is not a mesh: /dev/zero, binary bytes, a line without
  * end, a header promising more than the file holds or holding less than the file, a truncated
  * file, a non-numeric field, a gzip stream of zeros. Each run (under `timeout`, so a reader that

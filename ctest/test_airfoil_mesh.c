@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests for the Airfoil mesh pieces in samples/airfoil.
  *
  * usage: test_airfoil_mesh AIRFOIL_MESH_EXE [OP2_NEW_GRID_45K]

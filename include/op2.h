@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file op2.h
  * @brief op2jit public API: OP2's unstructured-mesh model with kernels compiled at run time.

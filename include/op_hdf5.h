@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file op_hdf5.h
  * @brief The header OP2 programs include for declarations from HDF5 files and dumps

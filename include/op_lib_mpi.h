@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file op_lib_mpi.h
  * @brief The header OP2's MPI programs include: <mpi.h>, op_seq.h and op_hdf5.h, with OP2's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file op_profile.h
  * @brief The header OP2 programs include for application profiling (op_profile_start, _enter,

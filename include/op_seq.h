@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file op_seq.h
  * @brief The header OP2 programs include ("op_seq.h", or "op_lib_cpp.h" / "op_lib_c.h"), so their

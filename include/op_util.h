@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file op_util.h
  * @brief The helpers OP2's mesh converters take from OP2's op_util.h: the block of a global

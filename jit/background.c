@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The background tier: one worker thread compiles queued kernels with the optimising compiler
  * while loops keep running on TinyCC code. A finished job only publishes its result (an atomic
  * state); the main thread swaps the kernel at the start of a later call, never during one. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The on-disk kernel cache as a whole: keys, the root, where it and temporary files live. One
  * entry, ROOT/NAME-HASH16/{NAME.c, NAME.so, manifest.json}, is checked and stored by
  * cache_entry.c. */

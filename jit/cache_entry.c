@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One cache entry, checked and stored from its directory descriptor (see cache_entry.h). Loading
  * a shared object runs its code, so nothing is loaded from a directory or file that another user
  * could have written, and every file is checked against the manifest's sizes and hashes first. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One cache entry, ROOT/NAME-HASH16/{source, binary, manifest.json}, checked and stored the same
  * way for C kernels, CUDA modules and the op2-cache tool. Everything works from directory
  * descriptors: an entry directory is opened once (O_NOFOLLOW), checked with fstat, and its files

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The optimising tier: the system C compiler, run as a child process with posix_spawn (no fork
  * of a possibly large, possibly MPI-attached process). Its identity for the cache key is the
  * resolved binary (path, size, mtime) and, because -march=native code only runs on the CPU it was

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Generated files, for every target: the signature as a comment, the target's preamble templates,
  * the constants as literals, the user's kernel under #line (so compiler messages give the user's
  * own line numbers), a block of #defines describing the arguments (emit.c), and the strategy's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The C++ tier: kernels written for OP2's C++ programs (`std::min`, ...) that TinyCC cannot
  * compile are built by the system C++ compiler (OP2_CXX). The generated file itself stays C: the
  * compiler reads a small wrapper beside it that includes the C++ headers such kernels use, then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Element types as the generated code spells them, a property of descriptors, and the clock jit/
  * and runtime/ time with. */
 #include <time.h>

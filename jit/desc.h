@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What jit/ and runtime/ share: the words a loop is described in (element types, argument
  * descriptors, declared constants, a loop description), status codes, the failure record a jit
  * call leaves for its caller, counters and a growable text buffer. jit/ knows nothing of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Argument descriptors -> the argument macros of a generated kernel, for every target and
  * strategy (emit.h says what each macro is for). Where an argument's data lives during one
  * element is decided once, in `place`; every macro is spelled from that decision. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The one emitter of generated kernels: argument descriptors (op2_arg_desc) become the argument
  * macros a target's loop template expands (templates/c/loop.c, the .cu templates of
  * templates/cuda). One piece of code decides, per argument and strategy, where its data lives

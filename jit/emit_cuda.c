@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The CUDA strategies' own parts: choosing a strategy and laying out its staging areas and
  * reduction records, the hierarchical staging in and out of shared memory, and the block's tree
  * reduction. The per-argument macros are emit.c's, as for every target. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The engine behind op2_jit (jit.h), private to jit/: its configuration, the compilers it found,
  * the background tier and the failure its caller reads. */
 #ifndef OP2_JIT_ENGINE_H

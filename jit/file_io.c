@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Bounded reads of regular files and temporary files with unpredictable names (file_io.h). */
 #include <ctype.h>
 #include <errno.h>

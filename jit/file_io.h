@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reading and creating files safely, for every layer (jit/, runtime/, tools/).
  *
  * Reading: a file the library reads (a kernel header, a tuning record, a manifest, a checkpoint)

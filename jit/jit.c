@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The JIT driver. For a loop's generated source it finds or makes a kernel: this process's table
  * first, then the disk cache (optimised build before TinyCC build), then a compile. In tiered mode
  * (the default) the first call runs TinyCC code at once and the optimising compiler builds the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The JIT pipeline: loop descriptors -> generated source -> compiled (or cached) kernel. */
 #ifndef OP2_JIT_H
 #define OP2_JIT_H

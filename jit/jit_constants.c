@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Live constants: a C kernel that reads a constant at run time declares a pointer per constant
  * (codegen.c; a CUDA kernel declares a __constant__ variable, which runtime/cuda/core.c fills);
  * before the first call of each code object (TinyCC's, then the optimised one) the

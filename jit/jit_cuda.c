@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Obtaining compiled CUDA kernels. Generated source -> key -> disk cache entry -> compiler, as for
  * C kernels (jit.c), with the same safety rules: an entry is used only if its directory and files
  * belong to this user, nobody else may write them, and the manifest's sizes and hashes match.

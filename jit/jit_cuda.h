@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Compiling CUDA kernels (nvrtc.c, jit_cuda.c): NVRTC, the kernel cache for CUBINs, and the
  * emulator's C build of the same generated source. Below the CUDA backends (runtime/cuda/cuda.h
  * includes this); nothing here needs the CUDA driver. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The kernel rewritten for component-major lane arrays (the SIMD strategy of emit.c).
  *
  * A group of OP2_SIMD_W elements gathers an indirect argument's data into a local array. Laid

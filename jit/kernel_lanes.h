@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The kernel's copy for component-major lane arrays (kernel_lanes.c explains why). */
 #ifndef OP2_KERNEL_LANES_H
 #define OP2_KERNEL_LANES_H

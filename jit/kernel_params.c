@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A small, tolerant reader of a kernel's parameter list. It understands what kernels are written
  * with (base types, const/volatile/restrict, pointers, array declarators) and gives up on anything
  * else (macros, typedefs, function pointers): a check that cannot be made is skipped, never turned

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The kernel function's parameter list, read from its C source, and its comparison with the
  * loop's arguments before the first run. */
 #ifndef OP2_KERNEL_PARAMS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The user's kernel text as the generated C file holds it. OP2's kernels are C++ files' headers:
  * they may declare the constants they read (`extern double gam;`, which would conflict with the
  * constant baked before the kernel), include C++ headers (`<cmath>`, which neither TinyCC nor

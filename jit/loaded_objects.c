@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The objects an engine loaded, with the file each came from (see cache_entry.h). */
 #include <dlfcn.h>
 #include <link.h>

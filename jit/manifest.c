@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The manifest of a cache entry: what was compiled, how, and the hashes that prove the files on
  * disk are the ones that were written. JSON through cJSON so people and tools can read it. */
 #include <cjson/cJSON.h>

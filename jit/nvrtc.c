@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* NVRTC: generated CUDA source to CUBIN (and its PTX) for one architecture, in process. The CUDA
  * driver is not needed for this, so kernels compile and assemble on machines without a GPU. */
 #include <errno.h>

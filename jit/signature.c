@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The loop signature in words: everything that shapes the generated code, and nothing that does
  * not (no dat names, no set sizes), so equal shapes share one kernel. It heads every generated
  * file and is copied into the cache manifest. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Running a compiler or assembler as a child process: posix_spawn, never fork (the parent may be
  * large, threaded and attached to MPI), its output captured, and none of the parent's other
  * descriptors inherited (HDF5 files and their locks, MPI's sockets).

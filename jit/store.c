@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Building a kernel into a cache entry: under the entry's build lock, write the source, compile
  * it to a temporary shared object, load it from the descriptor its bytes were hashed through,
  * rename it into place, write the manifest last. A cache that cannot be written (a full disk,

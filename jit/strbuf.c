@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A growable text buffer for code generation. Allocation failure is sticky, so generators can
  * append freely and check once at the end. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The TinyCC tier: milliseconds per kernel, in memory or to a shared object for the disk cache.
  * libtcc keeps global state, so compiles are serialised here. */
 #include <pthread.h>

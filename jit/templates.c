@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Access to the templates under templates/, embedded at build time. OP2_TEMPLATE_DIR points at a
  * source tree's templates/ instead, so template edits take effect without rebuilding. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The result of a kernel's warnings check (OP2_DIAGS >= 1: a full compile by the system compiler,
  * 100-200 ms a kernel), kept as a record ROOT/warnings/NAME-KEY16.txt keyed like the optimised
  * build (source, compiler identity, flags): the check runs once per kernel, not on every run

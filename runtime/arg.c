@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Argument builders. They only record what the user said: op_par_loop validates every argument
  * against the loop before anything runs, so errors can name the loop and the argument number. */
 #include "op2_impl.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The backend API: what a backend (seq, openmp, cuda, cuda-emu) implements -- an op2_backend
  * table whose run gets an op2_exec -- and what it may call: plans as it sees them, the host copy
  * of a dat made current (op2_dat_sync_host), reductions, halo hooks. The list of backends is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The OpenMP backend. Direct loops split the set into one contiguous range per thread. Loops that
  * write through a map follow their plan: colours in sequence, the blocks of one colour in
  * parallel, so no two threads ever update the same element. The generated code itself has no

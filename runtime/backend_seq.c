@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The sequential backend: one thread, plain element order, reductions straight into the
  * caller's data. It is the reference the other backends are compared with. */
 #include "backend.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The list of backends, in one place. A backend fills an op2_backend table; meson decides which
  * files are built. */
 #include <string.h>

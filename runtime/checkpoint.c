@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Checkpointing policy and restart: op_checkpointing_init, op_checkpoint and the hooks around
  * every loop call. Positions count loop calls since op_init. A checkpoint at position P holds the
  * dats and constants as they were after P calls, and the log of those P calls. A restarted run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Checkpoint and restart (checkpoint*.c, hdf5/hdf5_checkpoint.c). A run logs every loop call
  * (name and argument shape) and the values its global reductions returned, since those are the
  * only data that flow from the library back to the program. A checkpoint holds every dat and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Durable checkpoint files. The HDF5 file starts with a user block (HDF5 skips it and finds its
  * superblock after it) whose header records the file's length and the xxHash of every byte after
  * the block. A checkpoint is written to a temporary file beside the target (an unpredictable

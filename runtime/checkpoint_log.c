@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The log of loop calls a checkpoint carries: which loop ran at each position, and the values its
  * global reductions (OP_INC, OP_MIN, OP_MAX) returned. A restarted run checks its calls against
  * it and gets the same reduction values without running the loops. */

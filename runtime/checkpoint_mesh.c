@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The mesh a checkpoint belongs to, as text: one line per set (name, size), map (name, sets,
  * dim, xxHash of its values) and dat (name, set, dim, type), in declaration order. Map values
  * are hashed in the user's numbering (set->orig undone), so a renumbering run (OP2_RENUMBER)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Block colouring (OP2's plan colouring): blocks of one colour never write the same element
  * through any written (map, column). Greedy, 32 colours per pass held as bit masks per target
  * element; blocks that find all 32 taken wait for the next pass, which offers the next 32. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* OP2's declaration forms that op2jit's own API spells differently: temporary dats, the
  * three-argument op_decl_const (the name comes from the variable's spelling) and optional
  * globals. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* OP2's allocation calls and the helpers of OP2's op_util.h that OP2's mesh converters use;
  * op_arg_info and op_halo_create. Plain functions of their arguments: no library state. */
 #include <limits.h>

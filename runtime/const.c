@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Global constants. Kernels see a stable constant as literals baked into the generated source, so
  * a changed value bumps the context's generation and the next loop call regenerates its kernel.
  * Every value is baked exactly, NaN payloads and infinities included (jit/codegen.c). A constant

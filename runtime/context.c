@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The library context: the only mutable state, created on first use and torn down by op_exit. */
 #include <stdio.h>
 #include <stdlib.h>

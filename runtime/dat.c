@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Dats: the library's own copy of per-element data. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What runtime/ calls of the distributed-memory layer (runtime/mpi/), with no MPI types, so
  * that runtime/ files never include runtime/mpi/op2_mpi.h. runtime/mpi/op2_mpi.h includes this
  * file and holds the rest. */

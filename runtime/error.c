@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The one error mechanism: every failure is formatted here, stored in the context (tests read it
  * with op_last_error) and handed to the handler. The default handler exits, as OP2 programs
  * expect; a handler that returns turns errors into early returns. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A fatal signal inside a kernel (SIGSEGV, SIGFPE, SIGBUS, SIGILL) names the loop before the
  * process dies: its name, its set, the element range being run (the element itself on the seq
  * backend) and the generated source's path. Recording each element index as it runs would cost a

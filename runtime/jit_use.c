@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The runtime's side of jit/: the engine is made from the user's options at op_init, a loop is
  * described to jit/ in its own terms, and what jit/ answers is turned into the runtime's state
  * here: kernels join the context's table, loop statistics and the context's counters are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A kernel defined in the calling source file itself (OP2's min sample defines its kernel in
  * the main .cpp): the function definition is taken from that file as it is, under a #line that
  * names the file and line, when no header name.h holds it. A plain scan: comments, string and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op_kernel_file: a kernel read from its own header at run time, found along OP2_KERNEL_PATH.
  * The text is the file byte for byte after a #line naming it, so compiler messages point into
  * the header at its own line numbers (as op2-embed does at build time); its quoted includes are

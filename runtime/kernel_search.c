@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The source of a kernel passed as a function (OP2's op_par_loop(res, "res", ...)), found where
  * OP2's programs keep it: its own header NAME.h, a header the calling file includes (several
  * kernels in one kernels.h), or the calling file itself. Directories are searched in order:

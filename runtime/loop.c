@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Loop shapes: the first call of a (kernel, set, arguments) shape validates, describes, compiles
  * and plans it; every later call costs a hash and a comparison. */
 #include <stdlib.h>

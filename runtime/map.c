@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Maps: fixed-arity connectivity between two sets, range-checked once when declared so loops
  * never index out of bounds. */
 #include <limits.h>

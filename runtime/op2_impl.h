@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The runtime's private structures. Users never see these: include/op2.h has only opaque
  * handles. All mutable state hangs off one op2_context. What jit/ shares with runtime/ (types,
  * argument descriptors, constants, compiled kernels) is in jit/desc.h and jit/jit.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every run-time option, read once at op_init from the environment and from argv entries of the
  * form OP2_NAME=value (argv wins). One table, so docs/OPTIONS.md, the diagnostics and the parser
  * cannot disagree; backends read ctx->opt, never the environment, and never change it. */

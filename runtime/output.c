@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Getting data out: op_fetch_data*, op_print_dat_to_txtfile, op_diagnostic_output. */
 #include <errno.h>
 #include <stdlib.h>

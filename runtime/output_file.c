@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Output files written through devices, FIFOs and links, replaced atomically otherwise
  * (output_file.h). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The one way the library writes an output file the user named (op_print_dat_to_*, timing files,
  * OP2_PROFILE_JSON, XDMF, and the target of HDF5 dumps and checkpoints).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Thread-owned layout of a plan, for the OpenMP backend. The set is cut into one contiguous range
  * per thread; an element whose written targets are written by no other thread's range is private
  * and runs, in set order, without any colouring. The few elements on the seams between ranges are

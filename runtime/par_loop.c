@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op_par_loop: find (or build) the loop shape, bind this call's data and run it: in one range
  * without MPI; under MPI in phases around a halo exchange, with global reductions summed over
  * ranks and written dats marked dirty. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Execution plans: the loop set cut into blocks of part_size consecutive elements, coloured so
  * that blocks of one colour can run concurrently. A plan depends only on the set, the part size
  * and the (map, column) pairs written through, so every loop of that shape shares it. */

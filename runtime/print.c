@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* OP2's printing calls: op_printf (one voice under MPI) and op_print_dat_to_binfile. */
 #include <errno.h>
 #include <stdarg.h>

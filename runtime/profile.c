@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op_profile_*: OP2's named sections around an application's own phases. A section is known by
  * its path from the outermost one ("airfoil/iteration/update"); closing it adds its time. */
 #include <stdio.h>

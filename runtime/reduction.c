@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Global reductions. Partials (per thread, per GPU block, per rank) start from zero for INC and
  * from the caller's value for MIN/MAX, and are folded in a fixed order so runs repeat. The
  * threaded backends' per-thread partials live here too. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Locality renumbering. Elements of a primary set are put in reverse Cuthill-McKee order of the
  * graph a map induces on it (two elements are neighbours when one element of the map's from-set
  * reaches both); every other set connected by maps follows, each element placed by the smallest

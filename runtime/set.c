@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Sets: named element counts. */
 #include <stdlib.h>
 #include <string.h>

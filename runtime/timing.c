@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Per-loop statistics: op_timing_output() for people, OP2_PROFILE_JSON for tools. */
 #include <cjson/cJSON.h>
 #include <stdio.h>

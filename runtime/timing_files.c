@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* OP2's timing files: op_timing_output's table in a file, and per-rank CSV. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Persistent auto-tuning (OP2_TUNE). Once a loop's final code is in (no optimised build pending),
  * its first calls run on a few candidate parameter sets, REPS calls each in round robin; the
  * fastest (by the minimum of its calls) is kept and stored as a small JSON record under ROOT/tune/,

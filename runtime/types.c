@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The element types a dat, constant or global argument may have, as OP2 spells them. */
 #include <string.h>
 

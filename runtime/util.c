@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Small helpers every part of the runtime uses. */
 #include <ctype.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Argument checking for op_par_loop. Runs before a loop shape is first compiled, so a bad call
  * never generates code or touches data; every message names the loop and the argument. */
 #include <string.h>

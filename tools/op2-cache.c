@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op2-cache: lists, shows and trims the on-disk kernel cache that op2jit programs fill (one
  * entry is judged by jit/cache_entry.c, as the library judges it). It only reads and deletes
  * files: it never loads a cached shared object, and it never follows a symbolic link found inside

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op2-embed: turns a kernel header (res_calc.h) into C source holding it as a string, byte for
  * byte after a #line directive naming the header, so that compiler messages about the kernel
  * point into the header at its own line numbers. The output is meant to be #included:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Damaged entries: after each kind of damage to the entry of loop 'spread', the next process
  * refuses that entry (and only it), compiles the kernel again, computes the same results as
  * before, and leaves a sound entry in the same place that a third process loads. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Fresh-process disk hits: the first run of cache_prog compiles every kernel into a new cache
  * directory (0700, one complete entry per kernel); a second process loads them all from disk,
  * compiles nothing, computes the same results and marks the entries it loaded as used. Runs

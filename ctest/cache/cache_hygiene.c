@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What the cache is left with when things go wrong, and what a later process or op2-cache makes
  * of it:
  *   fifo-manifest     a FIFO in place of manifest.json is refused without blocking

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What the cache key covers. Changing a kernel's source, a dim, an access mode or the value of a
  * constant the kernel uses gives that kernel (and only it) a new entry; changing the mesh size or
  * a dat's name does not: every kernel is a disk hit and no entry appears. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Loading a shared object from the descriptor it was verified through (/proc/self/fd/N): glibc
  * knows loaded objects by the name they were opened under, and descriptor numbers are reused, so
  * a second object opened at a number an earlier (still loaded) one used must still be itself;

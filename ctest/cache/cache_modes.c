@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* OP2_CACHE=off ignores the cache directory completely (nothing read, written or created);
  * OP2_CACHE=readonly loads sound entries but writes nothing, not even the last-used time, and
  * does not create a missing directory. */

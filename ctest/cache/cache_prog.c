@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The program the cache tests run as fresh processes. Four loops: 'init' (direct, a constant and
  * the element index), 'spread' (indirect increments through an edge->node map), 'fill' (a dat of
  * variable dim) and 'total' (a global reduction). Results are checked against plain C here, so a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Eight processes start together on one empty cache and run the same loops: each entry is built
  * once, by whichever process takes its build lock first; the others wait for the lock and load
  * what it stored. No process refuses another's half-written entry ("manifest.json is missing;

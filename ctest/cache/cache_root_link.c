@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The cache root is refused when it is a symbolic link in a directory other users can write
  * (another user's link planted at /tmp/op2-cache-UID, the default root when HOME is unset,
  * would have us build into and load from wherever it points), and when it is anything not owned

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The op2-cache tool against caches that cache_prog filled: list (rows, sizes, order, the BAD
  * marker), show (manifest fields and the exact source, by name, hash prefix, full key or
  * directory; ambiguity), prune (least recently used first, --max-size, --older-than), clear (only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Kernels compile and are kept under any umask: shared HPC systems often run with 002 or 007, and
  * a compiler creates its output with the umask's bits (0775). The library owns the modes of what
  * it creates, so every entry is stored (nothing refused), loads on the next run from disk, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Entries and cache roots that someone else could have written. A group/world-writable or
  * foreign-owned entry directory is refused and left exactly as it was (the library neither loads
  * from it nor writes into it); an unsafe file inside an entry we own is refused and the entry is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A cache the program cannot write: it still runs and computes the right results, compiling in
  * memory, and leaves what is there as it was. The read-only cases need a user that permissions
  * apply to (not root) and are skipped otherwise. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Loading kernels from a warm cache costs each one a constant amount of work, not work that
  * grows with the kernels already loaded. Each kernel is loaded from its verified descriptor
  * (/proc/self/fd/N) and descriptor numbers are reused: a loader that asked /proc/self/maps who

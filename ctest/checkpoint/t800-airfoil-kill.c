@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Airfoil killed with SIGKILL at 10 seeded random moments and restarted each time from its
  * checkpoint ends with the same rms, bit for bit, as an uninterrupted run; a corrupted and a
  * truncated checkpoint are refused with an error naming the file.

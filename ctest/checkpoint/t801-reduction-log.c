@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The loop log a checkpoint carries (runtime/checkpoint_log.c): reductions of every kind (INC,
  * MIN, MAX) and type (double, float, int, long long) are logged, survive serialising and come
  * back in order; read-only globals are not logged; a call that differs in name or arguments, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Restart through the public API, in one process: a reference run; a run that checkpoints at
  * every step and stops (as if killed) after K steps; a restarted run of the whole program, whose
  * reductions of every kind (INC, MIN, MAX) and type (double, float, int) and whose final data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Restarts that would go wrong silently are refused. (1) Another mesh of the same sizes (the
  * same edges between renumbered nodes): the checkpoint names its mesh (every map's values
  * hashed in the user's numbering), so restoring it onto this one is refused, naming the file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // op2.h from C++: the same call forms as in C (op_par_loop with its argument list, typed pointers
 // for data, const data for a read-only global) on a small mesh: a direct loop, an indirect
 // increment and reductions, each compared with the same computation in plain loops.

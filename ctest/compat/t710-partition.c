@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op_partition as OP2 programs call it: partitioner names OP2 falls back from ("PARMETIS",
  * "KAHIP": PT-Scotch on the same map; "RANDOM", "INERTIAL", unknown names: BLOCK), with a warning
  * at OP2_DIAGS=1 (checked on rank 0, which alone prints), and PTSCOTCH with NULL set, map and

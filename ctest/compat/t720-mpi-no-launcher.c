@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A program that calls MPI itself after op_init (as OP2's MPI programs do) runs as one process
  * without mpirun: MPI_Comm_rank gives 0, MPI_Comm_size 1, its own MPI_Allreduce works, and the
  * library's loops and reductions give plain C's results. Under mpirun the sizes are the

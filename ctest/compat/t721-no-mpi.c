@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A program that does not use MPI, run without a launcher, never touches it: after op_init, a
  * loop and op_exit, MPI is neither initialised nor finalised. <mpi.h> is deliberately not
  * included (that is what tells op2.h the program does not use MPI); the two queries, which MPI

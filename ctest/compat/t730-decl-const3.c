@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op_decl_const(dim, type, &var), OP2's three-argument form: the constant takes the variable's
  * name, as OP2's translator gives it (a scalar by address, an array by name, an element 0
  * address); the four-argument form still works beside it; a third argument that names no

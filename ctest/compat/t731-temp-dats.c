@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op_decl_dat_temp / op_free_dat_temp: a temporary starts as zeros whatever `data` is, works in
  * loops like any dat, and is released again (0 returned); dats declared after it keep working
  * once it is gone; a dat the program declared with op_decl_dat, or one already freed, is refused

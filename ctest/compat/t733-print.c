@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op_printf prints once (on rank 0 under MPI); op_print_dat_to_binfile writes OP2's layout (int
  * count, int dim, then every value in declaration order) for each type, the whole dat from rank 0
  * under MPI, after a loop has changed it. Every rank declares the whole mesh. */

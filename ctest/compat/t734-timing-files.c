@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* OP2's timing calls: op_timing_output_2_file writes op_timing_output's table to a file,
  * op_timings_to_csv one CSV row per loop and rank in OP2's columns, and op_profile_* times
  * nested sections (calls counted, inner sections no longer than outer ones). Rank 0 writes. */

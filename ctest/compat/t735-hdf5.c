@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* OP2's remaining HDF5 calls, on one process and under mpirun (each rank declares its block):
  * op_fetch_data_hdf5_file_path writes a dat as the dataset at the path it is given, as OP2 does
  * (its groups created; then replaced in place), with the type attribute as the dat was declared

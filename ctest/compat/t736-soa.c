@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* OP2's struct-of-arrays spelling: a dat declared "double:soa" and passed as "double:soa" (or as
  * plain "double") is a double dat, and kernels index it with OP2_STRIDE(arr, i), as OP2's aero
  * does with its 16-entry stiffness matrices. The values keep the element-by-element layout, so

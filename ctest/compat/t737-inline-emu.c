@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* OP2's kernels are C99 `inline` functions, which give no external definition: a call the
  * compiler does not inline needs one. The C backends declare the kernel extern after it; the
  * cuda-emu backend compiles its CUDA text as C with gcc -O2 too, and a kernel gcc chose not to

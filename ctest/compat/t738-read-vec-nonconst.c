@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A read-only vector argument (op_arg_dat with idx -4, OP_READ) reaches a kernel that declares it
  * without const, `double **x`, as OP2's aero kernels do, and one that declares it `const double
  * **`. C accepts both (a warning at most); the CUDA text is C++, where neither conversion between

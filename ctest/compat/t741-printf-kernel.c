@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A kernel calling printf, as kernels do while being debugged: the prelude declares it, so it
  * compiles on every tier, including the system compiler where implicit declarations are errors.
  * Each element's line is printed exactly once. */

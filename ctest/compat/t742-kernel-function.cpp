@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // OP2's own call form from C++: op_par_loop(kernel_function, "name", ...), the source read from
 // the kernel's header name.h, or from the calling file; the string form beside it; a kernel found
 // nowhere is an error naming the header and where it was looked for, and nothing runs. argv[1]:

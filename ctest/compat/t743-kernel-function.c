@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* OP2's call form from C: op_par_loop(kernel_function, "name", ...) is told apart from a source
  * string by _Generic (string literal, char array, const char pointer, NULL all stay strings);
  * a function's source is read from its header name.h along OP2_KERNEL_PATH. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Kernels written for OP2's C++ programs: TinyCC rejects them, so the system C++ compiler
  * (OP2_CXX) builds them and the TinyCC tier is skipped; the first call's cost is reported. argv[1]:
  * "run" (results, the OP2_DIAGS=1 report, op_timing_output's "C++" column, a run from the cache)

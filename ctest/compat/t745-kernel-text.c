@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* OP2's kernels are C++ headers, compiled here as C: float math stays in float (sqrt of a float
  * is sqrtf, as C++'s overloads pick), `std::` calls with a C form, `#include <cmath>` and the
  * kernel's own `extern` declarations of the constants it reads all compile in the C tiers (no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A kernel header's quoted include is resolved against the header's own directory, and what the
  * included file holds is part of the kernel's cache key: after the included file changes, a new
  * process (same kernel cache) computes with the new text, not with the cached build. The same

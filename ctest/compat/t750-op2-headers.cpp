@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* OP2's headers and the calls OP2's programs take from them, as an installed program sees them
  * (op2.h without the library's structs): op_lib_mpi.h brings <mpi.h> and OP2's MPI_ROOT (0, the
  * root every OP2 *_mpi.cpp scatters its mesh from), op_profile.h, op_hdf5.h, op_util.h; OP2's

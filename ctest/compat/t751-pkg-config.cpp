@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Built by plain g++ with `pkg-config --cflags --libs op2` (as OP2's users build their MPI
  * programs), <mpi.h> included first as OP2's *_mpi.cpp files do: op2.pc's flags must find mpi.h
  * and keep MPI's C++ bindings out, which need a library op2.pc does not link. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* OP2's tempdats Airfoil under MPI: temporaries declared after op_partition, every iteration,
  * used through a map and directly, then freed; the next iteration's temporaries may land at the
  * freed ones' addresses on some ranks and not on others (here: the ranks that print not, as a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* OP2's OP_MAPS_BASE_INDEX=1 (an op_init argument, as OP2 reads it): map values count from 1
  * (Fortran-style meshes) and are converted when declared, by op_decl_map, op_decl_map_long and
  * op_decl_map_hdf5 alike; loops then see the same mesh as with 0-based values. A value 0 is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Which strategy a loop gets, by default and when asked (OP2_CUDA_STRATEGY), and what the
  * generated CUDA source is: run on the emulator with NVRTC checking every kernel for sm_90, then
  * the .cu, .ptx, .cubin and manifest in the cache are read back. A second op_init with the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A kernel that is valid C but not valid CUDA C++ (a void * initialising a double *): NVRTC's
  * message must point at the user's own line (kernel:NAME(LINE)), name the architecture and the
  * generated source, which is kept for reading. Nothing runs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The real CUDA backend (OP2_BACKEND=cuda) against a fake driver table with the driver's own
  * signatures: everything up to the driver is the production path (NVRTC builds a real CUBIN, the
  * disk cache stores it), and the fake records what reaches the driver. Device memory is host

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Options the CUDA backends check at op_init, and OP2_BACKEND=cuda where the driver cannot be
  * used: a clear error from op_init, naming the library and the way out (cuda-emu). A missing
  * library, and NVIDIA's stub libcuda.so (present in every toolkit, its cuInit always fails). Where

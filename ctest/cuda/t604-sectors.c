@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Global-memory traffic of Airfoil's res_calc on the 45k mesh under each strategy, counted by the
  * emulator in 32-byte sectors (per warp and access site, distinct sectors; see docs/CUDA.md), and
  * the results of the three strategies against the seq backend. Hierarchical staging must move

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI + CUDA: the order of device work around a halo exchange, seen from the driver table. Runs
  * under mpiexec with OP2_BACKEND=cuda-emu; the emulator's table is wrapped by one that records
  * launches, copies and synchronisations. For an indirect loop that reads a dat written on the

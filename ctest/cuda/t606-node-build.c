@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI + CUDA: one kernel build per machine. Under mpiexec (all ranks on this machine) with
  * OP2_BACKEND=cuda-emu and a fresh kernel cache, the machine's first rank must compile every
  * loop's module and every other rank must load it from the disk cache, compiling nothing; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Colouring properties of every plan a backend runs from, on random meshes and Airfoil's 45k mesh:
  *   global colours (CUDA global strategy): no two elements of one colour write the same target;
  *   block colours (runtime/plan.c, OpenMP and CUDA hierarchical): no two blocks of one colour do;

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The race checker must see what a serialised emulator hides. Each case copies templates/ to a
 temporary directory, breaks the hierarchical template in one way a GPU would punish (a barrier
 removed, increments made ignoring thread colours, blocks of one launch that are not of one block

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # bench/gpu.sh without a GPU, on any machine (the environment forces each way of having none):
 # it is valid bash (and clean under shellcheck when installed), says why it cannot run and exits
 # 77 before building anything; its list of real-driver tests is every emulator test of the suite

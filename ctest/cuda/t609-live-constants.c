@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Live constants on the CUDA backends: a time step `dt` and a two-value array `coef`, declared
  * with a new value before each of 10,000 calls of an indirect loop, become live after
  * OP2_CONST_BAKED_VALUES values and are read from __constant__ memory: the loop's module count

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Files the library reads are opened without blocking, checked to be regular files and read
  * within a cap (issue 24, item 3): a kernel header that is a FIFO, /dev/zero or /dev/urandom is
  * refused at once with a message naming it; a kernel header over the cap is refused naming the

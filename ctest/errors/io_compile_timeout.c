@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Child compilers run under a time limit (OP2_COMPILE_TIMEOUT, issue 24 item 3). With a compiler
  * that never returns (a script that sleeps), or one whose grandchild keeps its output pipe open:
  *   - OP2_CC hanging, tiered: the loop runs on TinyCC's code, and the program ends in bounded time;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Output calls write through devices, FIFOs and symbolic links instead of replacing them (issue
  * 24, item 1). For each writer (op_print_dat_to_txtfile, op_print_dat_to_binfile,
  * op_timing_output_2_file, op_timings_to_csv, OP2_PROFILE_JSON, op_dump_to_hdf5 with its XDMF,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Temporary files get unpredictable names, created with O_EXCL|O_NOFOLLOW (issue 24, item 5):
  * a symbolic link planted at the name a writer used to take beside its target (FILE.tmpPID for
  * the printing calls, HDF5 dumps and cache files; FILE.tmp for checkpoints) is never written

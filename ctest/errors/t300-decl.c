@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Declaration errors: op_decl_set, op_decl_map, op_decl_dat and op_decl_const reject bad input
  * with a message naming the object and the bad value, return NULL (or nothing), and register
  * nothing: afterwards the good declarations work in a loop and a failed redeclaration of a

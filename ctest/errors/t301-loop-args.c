@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op_par_loop argument errors. Every bad call must be refused before anything runs, with a message
  * "op_par_loop 'NAME', argument N: ..." naming the dats, maps and sets involved. After each one
  * the output dat must hold exactly what it held before, a global must be untouched, and a correct

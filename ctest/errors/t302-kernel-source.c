@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Errors in the user's kernel source. The message must name the loop, say that the kernel does
  * not compile, give the path of the generated source (which must exist and hold the kernel) and
  * point at the user's own line as kernel:NAME:LINE:. Checked with the disk cache on, off and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Life-cycle errors: every entry point that needs the library refuses to run before op_init and
  * says so; op_init twice is refused and leaves the first initialisation (and the objects declared
  * under it) working; op_exit followed by op_init gives a fresh, working library. */

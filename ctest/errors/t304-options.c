@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Bad run-time options, from the environment and from argv entries OP2_NAME=value. op_init must
  * name the option and its value and say what is accepted, leave the library uninitialised (so
  * other calls are refused), and succeed when called again once the option is fixed. Every option

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Getting data out: op_fetch_data_idx refuses bad ranges without touching the output buffer;
  * op_print_dat_to_txtfile to a path it cannot write names the dat and the file and leaves no
  * file behind; a good print has the documented content. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The default error handler: with no handler installed (or after op_set_error_handler(NULL)), an
  * error prints "op2: error: MESSAGE" on stderr and exits with status 1. Each case runs in a child
  * process (this program, started again with the case's name) whose stderr comes back through a

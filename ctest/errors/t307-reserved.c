@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Names that would break the generated code are refused up front, naming the problem; OP2's own
  * op2_stride (declared by OP2's aero programs) is a constant like any other. */
 #include "test.h"

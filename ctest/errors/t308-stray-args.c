@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Loop arguments that are not op_arg values at all: a NULL argument array with a positive count,
  * and op_arg structs filled with garbage bytes (pointers that point nowhere). These must be
  * refused with a message naming the loop and the argument, never read as dats, maps or strings;

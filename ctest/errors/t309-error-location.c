@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The one error rule: the function that detects a failure reports it once, and at OP2_DIAGS=2
  * the message ends with the file and line that reported it; below that level no location is
  * shown. A failure deep inside (an argument whose dim does not match its dat) gives exactly one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Compiler messages point at the kernel's own line and column. TinyCC reports an error at the end
  * of a line on the next line and gives no column, so a kernel that fails under TinyCC is checked
  * by the system compiler, whose messages are reported instead (kernel:NAME:LINE:COLUMN). Without

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A kernel that dies by a signal names its loop first: each case runs in a child process whose
  * stderr is captured; the child must die by the signal itself (not exit), and its last words must
  * name the loop, the set, the faulting element (seq backend; the range on others) and the

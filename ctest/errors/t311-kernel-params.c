@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Kernel parameters are compared with the loop's arguments before the first run: count, element
  * type and pointer depth. A mismatch is an error naming the loop, the argument and the parameter,
  * and nothing runs; a declaration the check cannot read (a typedef) is not refused. */

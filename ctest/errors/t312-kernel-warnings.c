@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Kernel warnings that point at real bugs are shown at OP2_DIAGS=1, once per loop, at the kernel's
  * own line (kernel:NAME:LINE:COL) and naming the loop; at OP2_DIAGS=0 nothing is said. The check
  * runs once per kernel: a second process with the same cache gets one line per such kernel from

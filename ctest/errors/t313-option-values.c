@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every option of the library's table (read from the table, so an option added later is walked
  * too) given garbage, empty, negative, huge and over-long values from the environment: op_init
  * either refuses the value with a message naming the option, or accepts it, and then a loop,

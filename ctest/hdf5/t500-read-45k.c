@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reads the 45k Airfoil mesh written by OP2-Common's own converter and checks it against the
  * same mesh in text form: set sizes, every map row and dat value of this rank's block, the test
  * datasets nested in groups, and Airfoil's constants. Then runs a loop on the mesh read from the

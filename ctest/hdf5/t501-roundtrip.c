@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Round trip: declare a small mesh with every type, dims 1 to 5, an empty set and a name inside
  * groups; dump it; check the file against OP2's layout; read it back with the op_decl_*_hdf5
  * calls and compare everything (each rank its block under MPI). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The converter airfoil_to_hdf5: its output has exactly the datasets, datatypes, shapes,
  * attributes and values of the file OP2-Common's converter wrote (less OP2's group3 test
  * copies), and loads with the op_decl_*_hdf5 calls into the mesh the text file holds.

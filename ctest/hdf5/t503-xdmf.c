@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The XDMF description written next to a dump: well-formed XML (checked by xmllint when found,
  * and by the small parser below), the right topology, geometry and attributes, and every
  * DataItem naming a dataset of the .h5 file with exactly the dimensions it states.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Error paths of the HDF5 calls: every message names the call, the file and the dataset and says
  * what is wrong; failing calls return NULL and declare nothing; a map or dat missing from a file
  * that has it not is no error: as in OP2, the call says so and returns NULL (OP2's programs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op_fetch_data_hdf5_file: one dat into a new file (OP2's dat layout, nothing else in it), a
  * second dat added to that file, the first fetched again after a loop changed it (replacing its
  * dataset), and a dat fetched into a file a dump wrote; each read back with op_decl_dat_hdf5. */

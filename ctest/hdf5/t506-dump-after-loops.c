@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Dump after loops: with one process a renumbering reorders every set, under MPI the first loop
  * partitions the mesh; the loops change the data. The file must hold the loops' results in the
  * order the user declared, and read back equal. */

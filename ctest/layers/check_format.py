@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Every C and C++ source of ours is laid out as the repository's .clang-format says.
 
 The files are those git tracks under FOLDERS (every such file under them when the tree is not a

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The library's layer order, checked from its #include lines.
 
 The folders are layers: include/ (the user API) and templates/ (plain files embedded in generated

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Direct loops: READ, WRITE and RW arguments of every type and of dims 1, 3 and 4 must give
  * exactly the bytes plain C gives, whichever backend runs them (no reordering happens inside an
  * element, so even floating point must agree bit for bit). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Indirect OP_READ: every map column, several arguments sharing one map and one dat (even the
  * same column twice), one dat read through two different maps, and maps into two different
  * sets. Each element's result depends only on what it reads, so it must equal plain C bit for

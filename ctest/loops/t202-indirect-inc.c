@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Indirect OP_INC, the classic scatter: edges add into their nodes, cells into their four
  * nodes, on a random mesh where every node is reached from many blocks and some edges reach the
  * same node twice. Integer results must be exact under every backend (integer addition does not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Indirect OP_WRITE and OP_RW. Through an injective map (each edge owns two cells, in random
  * order) every target is written by exactly one element, so the result is plain C's bit for bit
  * and targets no edge owns keep their values. Through the mesh's non-injective map, RW is tested

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Vector arguments (idx = -k): the kernel receives an array of k pointers, one per map column
  * 0..k-1, `const T **` for OP_READ and `T **` otherwise. Covered: k equal to the arity (2 and 4)
  * and smaller (3 and 2 of an arity-4 map), READ, INC and RW, dims 1 and 2, double and int, and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op_arg_idx: the kernel gets a pointer to the element's own index (map OP_ID, idx -1) or to the
  * index that a map column gives. Written into int dats, the numbers must be exactly the element
  * numbers and the map's values, also in planned (coloured) loops where blocks run out of order. */

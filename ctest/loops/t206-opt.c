@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op_opt_arg_dat: with opt = 1 the argument behaves as op_arg_dat; with opt = 0 the kernel
  * receives NULL (it tests `if (p)`) and the dat behind the argument is left alone. Covered for
  * direct, single-column and vector arguments, READ, WRITE and INC, with one kernel text used both

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op_arg_gbl: READ (a dim-3 array and an int), INC (double, int, long long; dims 1 and 2), MIN
  * and MAX (double, int, float). Each reduction starts from the caller's value: an INC adds to it,
  * a MIN whose start is below every element keeps it. Integer, MIN and MAX results must be exact;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op_decl_const: scalar and array constants used by kernels, then changed. The next call of a
  * loop must use the new values, which takes a new kernel (values are compiled in) for the loops
  * that use the constant and no new kernel for those that do not; redeclaring a constant with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reuse: one kernel applied to different dats (and maps) of the same shape must take no new
  * kernel yet act on the data of each call, even when the calls alternate; and a loop called 50
  * times must give the same answer each time (an indirect double increment is repeatable because

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Kernels are whole C programs: helper functions, a typedef, a static table and the maths library
  * (sqrt, fabs, pow, M_PI, plus a few more), all defined in the kernel string, over indirect and
  * direct data. Compared with the same code compiled here, within 1e-12 relative (both use the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tiny sets: sizes 0, 1 and 7, far below a block or a thread's share. Direct, indirect (every
  * element of a 7-set hitting the single element of a 1-set: all conflicts), vector, index and
  * global arguments must still match plain C, and a loop over the empty set must leave every dat

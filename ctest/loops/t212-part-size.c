@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A small part size given through op_init's argv ("OP2_PART_SIZE=16"): plans of over a thousand
  * blocks. On the locally numbered mesh a few colours hold hundreds of blocks each; on a fully
  * random mesh every block conflicts with dozens of others and the plan needs more than 32

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op_init / op_exit more than once in one process, switching backends in between through the
  * environment: the backend under test (OP2_BACKEND as meson sets it), then the other CPU
  * backend, then the first again. The same random program runs each time; every run must match

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A loop of more arguments than the CUDA backends take (OP2_CUDA_MAX_ARGS, 64): the CPU backends
  * run it like any other loop; under CUDA (and its emulator) it is refused by a clear error that
  * names the loop, the limit and the count, before anything runs. The kernel source is written

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The OpenMP backend when OpenMP gives it fewer threads than it planned for: a thread limit
  * (OMP_THREAD_LIMIT below OMP_NUM_THREADS), dynamic teams (OMP_DYNAMIC=true with more threads
  * asked for than the machine has) and a call from inside a parallel region (argv[1] "nested",

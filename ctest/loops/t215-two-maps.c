@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One dat written through two different maps in one loop: read-write, increments, read-write and
  * increments mixed, and a vector through one map with a column through another. Every update must
  * land, under every strategy: under CUDA's hierarchical strategy a dat is staged once per block

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op2_ptscotch_kway and op2_partition_quality_of on a 60x40 four-neighbour grid, block
  * distributed, with edges given at one end only on some vertices (and duplicates and self loops
  * on others) so that the symmetrisation has work to do. Run under mpirun with 1 to 4 ranks.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Halo construction checked against brute force. Usage: t410-halo local|replicated PTSCOTCH|BLOCK
  *
  * A small random mesh (nodes, cells of four nodes, triangles of three, edges to two nodes and two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op_partition keeps the declared blocks when they already make small halos, and partitions
  * otherwise. Usage: t415-keep-blocks local|replicated ordered|random|uneven kept|partitioned
  *

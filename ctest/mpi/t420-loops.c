@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every loop kind on a distributed mesh gives what one process gives: the plain-C computation of
  * the same kernels on the whole mesh. Usage: t420-loops local|replicated PTSCOTCH|BLOCK
  *

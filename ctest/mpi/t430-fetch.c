@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Getting data out of a distributed mesh in the user's order. Usage:
  *   t430-fetch local|replicated after   fetches after op_partition and loops that changed dats
  *   t430-fetch local|replicated early   the same fetches first before anything distributed the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Halo copies stay current when dats change between loops. Usage: t440-dirty local|replicated
  *
  * Each step is checked against plain C on the whole mesh:

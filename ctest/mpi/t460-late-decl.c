@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Declarations after the mesh was distributed. Usage: t460-late-decl local|replicated
  *
  * Once the first loop (or op_partition) has moved elements to their owners, a new dat (with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Ranks that describe a loop differently must all get an error naming the loop before anything
  * runs, instead of running different code (or waiting forever in a collective that another rank
  * never reaches). Here a constant has a rank-dependent value: constants are baked into the

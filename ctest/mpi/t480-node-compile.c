@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The optimising tier under MPI: one compile per machine. With OP2_JIT=tiered and a fresh kernel
  * cache, every rank starts on TinyCC code; only the machine's first rank runs the system compiler,
  * and the others must pick its optimised kernels up from the cache and switch to them, never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Runs an MPI command (with --tag-output) and checks how it ended: its exit status (0, or
  * non-zero), that it ended within a time bound, and that every rank printed a line containing
  * one of the expected texts. Usage:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A failure on one rank inside collective work must make every rank stop (default handler) or
  * return an error (a handler that returns), never leave the others waiting. The failure comes
  * from OP2_FAULT=STEP:RANK (set by the test's environment: distribute, halo, exchange, validate or

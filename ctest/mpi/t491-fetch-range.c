@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op_fetch_data_idx under MPI moves only what each rank asked for: every rank fetches its own
  * small range of a large dat (ranges differ and overlap), gets the right values, and receives no
  * more than its range (each value with its global index), not the whole dat.

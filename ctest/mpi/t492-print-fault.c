@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op_print_dat_to_binfile whose gather fails writes no file. Under OP2_FAULT=gather:LAST the
  * print's gather fails on the last rank, so every rank's call fails: rank 0 must not write the file
  * from a buffer the gather never filled (it did when the print ignored the fetch's failure). The

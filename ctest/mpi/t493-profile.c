@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* OP2_PROFILE_JSON under MPI: rank 0 alone writes the file (every rank writing the same path at
  * once leaves a mix of documents). The path is relative and each rank runs in its own directory:
  * rank 0's gets the file; on the other ranks the path names a directory, so a rank other than 0

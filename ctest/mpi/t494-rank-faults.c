@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One rank misbehaves; every rank must end within a bounded time with the error, never wait for a
  * rank that went elsewhere. Usage: t494-rank-faults CASE (every rank installs an error handler
  * that returns, the case where ranks used to hang):

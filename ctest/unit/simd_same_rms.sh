@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # SIMD groups give the scalar loop's results bit for bit: Airfoil run with OP2_SIMD=W and with
 # OP2_SIMD=off (both on the optimised tier) must print the same rms lines, character for character.
 # Usage: simd_same_rms.sh W AIRFOIL MESH ITERATIONS

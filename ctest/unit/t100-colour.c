@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Plan colouring: blocks partition the set, every block has a colour, no two blocks of one colour
  * write the same element, and the colour count stays close to what the conflicts force. */
 #include "test.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Loop signatures and kernel keys: a key changes with anything that shapes the generated code
  * (kernel text, dims, access modes, constant values, compiler flags) and nothing else (dat names,
  * set sizes), and equal keys share one compiled kernel. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tiered compilation: the first call runs TinyCC code, the optimised build is swapped in between
  * calls with identical results, a later process starts on the optimised build from the disk cache,
  * and a missing or failing system compiler leaves loops correct on TinyCC. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Thread-owned plan layout: the runs cover every element exactly once, each thread's runs lie in
  * its own range, and no target is written by private elements of two different threads. */
 #include "test.h"

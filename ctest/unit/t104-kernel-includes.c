@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A kernel may include <math.h> itself: the prelude's own declarations must agree with it, under
  * TinyCC and the system compiler alike. */
 #include <stdlib.h>

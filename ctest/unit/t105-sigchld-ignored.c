@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A program that ignores SIGCHLD: the system reaps the compiler itself, so the library cannot
  * learn whether the optimising compile succeeded. That compile must count as failed (never as a
  * success), the loops stay right on TinyCC code, and the diagnostic says why. */

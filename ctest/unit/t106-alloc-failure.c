@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Allocation failures the library must unwind from:
  * - op_init failing part way (each of its callocs fails in turn) leaves nothing running: a
  *   backend that had started (cuda-emu holds emulator state from its init) is finalised again

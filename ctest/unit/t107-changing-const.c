@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A constant declared with a new value before every call (an adaptive time step): after
  * OP2_CONST_BAKED_VALUES values it is read at run time, so 10,000 values compile at most three
  * kernels for the loop, write at most three cache entries for it in all tiers (OP2_JIT=tiered

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The kernel parameter reader: types, pointer depth, const, comments and strings ignored, calls
  * and prototypes skipped, and a clean refusal (never a guess) for what it does not understand. */
 #include "test.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* jit/ used as the lower layer it is, without op_init and without the runtime's structures: a
  * loop description and a request give a kernel that runs, a second request reuses it, and a
  * kernel that does not compile comes back as a recorded failure that jit/ itself never reports

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The kernel's copy for component-major lane arrays (jit/kernel_lanes.c): which parameters it
  * rewrites, how, and every use that must leave a parameter alone (lane-major is always correct;
  * a wrong rewrite would compute garbage). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Auto-tuning (OP2_TUNE): each case is a fresh process (fork) over the same cache directory.
  * A first run tunes and writes records; a second reads them and runs no trial; OP2_TUNE=reset
  * discards them; a corrupt, a foreign and a group-writable record are ignored with a warning

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Constants with special values, double and float: -0.0, a subnormal, quiet NaNs with a payload
  * (positive and negative), +Inf and -Inf. Declared once they are baked into the kernel (not
  * live) and the kernel writes them bit for bit; after each constant has taken more values than

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The halo build's global -> local index (runtime/mpi/global_index.c): both representations (a
  * dense array over a narrow span, a hash table over a wide one) find every element held, the first
  * local index of a global listed twice, and nothing for the globals not held around them. */

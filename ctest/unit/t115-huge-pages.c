@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* OP2_HUGE_PAGES: with `on` (the default) a dat or map of 4 MiB and more starts on a 2 MiB
  * boundary and its memory carries the kernel's huge-page advice (the `hg` flag of its mapping in
  * /proc/self/smaps); smaller arrays, and every array with `off`, do not. Either way an indirect

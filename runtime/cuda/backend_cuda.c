@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The CUDA backend: generated kernels compiled by NVRTC to CUBIN for the device's architecture
  * and run through the CUDA driver API, loaded with dlopen("libcuda.so.1") at op_init. See
  * docs/CUDA.md; the host side is runtime/cuda/core.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The CUDA emulation backend (OP2_BACKEND=cuda-emu): the CUDA backend's host code, unchanged, over
  * a driver table that runs on the CPU. Modules are the generated .cu text compiled as C (see
  * jit/jit_cuda.c); a launch runs its blocks in order and a block's threads in order, as fibers

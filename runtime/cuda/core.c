@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The CUDA backends' host side, shared by cuda and cuda-emu: one context, device memory per dat
  * uploaded at first use and kept resident (the host copy is refreshed only when a fetch needs it:
  * dat->device_newer), maps and plans uploaded once, kernel parameters, launches, reductions.

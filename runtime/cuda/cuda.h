@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The CUDA backends (cuda, cuda-emu): shared declarations. The launch code runs against a table
  * of driver entry points: the real driver (libcuda.so.1, loaded with dlopen at first use), the
  * emulator (the generated .cu compiled as C, threads as fibers), or a test's fake. Everything up

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The real CUDA driver, loaded with dlopen at first use and never linked: the library builds and
  * runs on machines without a GPU or a driver, and only OP2_BACKEND=cuda needs libcuda.so.1. */
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Plans for the GPU strategies, built once per loop shape on the host and uploaded once.
  *   global colouring: every element gets a colour so that no two elements of a colour write the
  *     same indirect element; the elements of a colour, ascending, form one launch.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A checkpoint's contents in OP2's HDF5 layout (hdf5_impl.h): every set, map, dat and constant
  * as op_dump_to_hdf5 writes them, in the user's original order, plus the dataset
  * "op2_checkpoint" (bytes) holding the loop log. The file starts with a user block for the

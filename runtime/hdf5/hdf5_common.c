@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Pieces the HDF5 reader and writer share: ranks, property lists, types, attributes. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* HDF5 mesh I/O in OP2-Common's file layout, shared by the reader, the writer and the XDMF
  * description. The layout (what OP2's own converter writes):
  *   set:      1-element int32 dataset holding the set's global size, no attributes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Declaring sets, maps and dats from HDF5 files in OP2's layout (see hdf5_impl.h). With P ranks,
  * each rank reads its block of rows [G*r/P, G*(r+1)/P) (its declared block for maps and dats)
  * with collective MPI-IO and declares it as OP2 programs do by hand; map values stay global. */

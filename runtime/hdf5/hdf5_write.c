@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Writing the mesh in OP2's HDF5 layout (see hdf5_impl.h), in the user's original global order
  * whatever renumbering or partitioning happened since. A dump goes to a temporary file next to
  * the target that is renamed over it only once complete, so a failed dump leaves the target as

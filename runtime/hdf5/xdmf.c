@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* An XDMF 3 description of a dumped mesh, so that ParaView and VisIt open the HDF5 file: one
  * uniform grid whose cells come from a map of arity 3 (triangles) or 4 (quadrilaterals) into a
  * set with 2-D or 3-D double coordinates; dats on the cells and on the nodes become attributes.

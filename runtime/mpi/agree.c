@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Failures in collective work. Every MPI call's status is checked (OP2_MPI) and every collective
  * step ends with op2_mpi_agree, so that a failure on one rank makes every rank report and return
  * (or exit) instead of leaving the others waiting in a collective the failed rank never enters. */

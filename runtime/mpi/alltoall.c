@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Personalised all-to-all of fixed-size items: the one communication pattern the partitioning
  * and halo construction steps are built from. */
 #include <limits.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI start-up and shut-down for the library context. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A distributed directory: where (rank, local index) each global element of a set lives. Entry g
  * is kept by the rank of g's uniform block, so any rank can ask about any element with one
  * all-to-all, without anyone holding the whole mesh. Where every rank holds one run of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* From what the ranks declared to each rank owning a part of the mesh: decide how the program
  * declared (each rank its block, or the whole mesh everywhere), give every element an owner
  * (PT-Scotch on a primary set and inheritance through maps, or the declared blocks), and move

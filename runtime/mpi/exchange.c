@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Halo exchanges: a dat's export rows are packed and sent to each neighbour, its import rows
  * received, without blocking, so the loop's core elements run while messages travel. Only dats
  * written since their last exchange ("dirty") travel. A dat held by an accelerator is packed on

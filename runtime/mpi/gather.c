@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Data out under MPI: every value goes back to the position the user declared it at. */
 #include <stdlib.h>
 #include <string.h>

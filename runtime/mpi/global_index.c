@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Global index -> local index of the elements a rank holds of a set, for the halo build's
  * lookups (every map entry of every set, three times). Where the global indices held span at most
  * a few times their count (a few ranks, or a partition that follows the numbering) a dense array

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Halo construction (OP2's design), after every element has moved to its owner:
  *   1. a directory of who owns each global element;          2. the owner of every map target;
  *   3. core elements (every target owned here) first;         4. export exec halo: owned elements

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Whether op_partition's graph partitioner would pay. A partitioner makes halos small; when the
  * declared blocks already have small halos (a mesh numbered along its geometry, as mesh
  * generators and renumbering leave it), it costs the graph, the partitioner and moving about half

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One optimised build per machine. The node's first rank (the builder) runs the optimising
  * compiler in the background and stores the result in the shared kernel cache; the node's other
  * ranks (followers) run TinyCC code meanwhile and load the stored build once the builder says it

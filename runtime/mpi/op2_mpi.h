@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Distributed memory: what the runtime needs to know about MPI. One communicator per context;
  * a run with one rank (or not started by an MPI launcher) has size 1 and never communicates. */
 #ifndef OP2_MPI_H

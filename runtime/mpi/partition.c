@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op_partition: OP2's explicit request to distribute the mesh. Without it the first loop keeps
  * the declared blocks (BLOCK). Partitioner names OP2 knows but this library does not have fall
  * back as OP2 falls back when it was built without them: graph partitioners to PT-Scotch k-way on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* k-way partitioning of a distributed graph with PT-Scotch, and the quality figures of any
  * partition. Everything here is collective: each function either succeeds on every rank or fails
  * on every rank with the same message (the lowest failing rank's), so callers never hang in a

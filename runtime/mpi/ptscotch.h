@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Graph partitioning of a distributed graph with PT-Scotch. Pure functions of their arguments: no
  * library context, no global state, so the partitioning pipeline and its tests can call them on
  * any communicator. Every function here is collective on `comm`. */

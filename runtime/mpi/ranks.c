@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The rank agreement of a loop call: every rank must run the same loop. Ranks that describe a
  * loop differently (a rank-dependent constant is baked into the generated source; a different
  * dat or map means different messages) all get an error naming the loop before anything runs,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Elements travel between ranks as fixed-size records: the element's global index, its row of
  * every dat on the set, then its row of every map from the set (global target indices). */
 #include <stdlib.h>

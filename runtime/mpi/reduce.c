@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The collectives over ranks that runtime/ asks for (declared in runtime/distributed.h), so that
  * runtime/ itself makes no MPI call. Each is a raw collective: the caller agrees on success
  * first (op2_mpi_agree), as every rank must reach it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* OP2_MPI_TIMEOUT: an agreement that waits longer than this for the other ranks ends the job
  * with a message naming the waiting rank and its call, instead of hanging (a rank stuck in its
  * own code, or in a call no agreement sees). A blocking MPI_Allreduce cannot time out, and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // aero: OP2's 2-D finite-element potential-flow sample on a quadrilateral mesh, written as an OP2
 // program is (C++, kernels in their own headers, OP2's three-argument op_decl_const). Newton
 // iterations on the full potential equation, each solving for its step with a conjugate-gradient

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // aero_hdf5: the aero sample (see aero.cpp) with its mesh and initial fields read from OP2's HDF5
 // layout, as OP2's aero_hdf5 reads them; under MPI each rank reads its part of the file and
 // op_partition distributes the cells with PT-Scotch.

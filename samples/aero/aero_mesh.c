@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* aero-mesh: writes a quadrilateral finite-element mesh for the aero sample (OP2's FE_grid.dat
  * layout, see aero_mesh_io.h): a channel with a bump on its lower wall.
  * Usage: aero-mesh [--ij IxJ | --cells N] [--bump H] OUT.dat

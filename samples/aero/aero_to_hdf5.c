@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Converts an aero mesh from FE_grid.dat text (aero_mesh_io.h) to the HDF5 file OP2's aero_hdf5
  * reads: sets nodes, bedges, cells; maps pbedge, pcell; dats p_x, p_phim (the free stream,
  * AERO_MINF * x), p_resm, p_K (16 per cell), p_V, p_P, p_U (zeros), written by the library's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Airfoil: OP2's standard benchmark, a 2D inviscid flow solver on an unstructured quadrilateral
  * mesh around a NACA0012 aerofoil, written against op2jit with kernels as source strings.
  * Usage: airfoil MESH [ITERATIONS]   (MESH in new_grid.dat format, plain or gzipped)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* airfoil-mesh: writes a structured quadrilateral O-grid around a NACA 0012 section, in OP2's
  * new_grid.dat format, for the Airfoil sample.
  *

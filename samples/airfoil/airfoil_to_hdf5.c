@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Converts an Airfoil mesh from new_grid.dat text (plain or gzipped) to the HDF5 file OP2's own
  * converter writes: sets nodes, edges, bedges, cells; maps pedge, pecell, pbedge, pbecell,
  * pcell; dats p_bound, p_x, p_q (free stream), p_qold, p_adt, p_res (zeros); Airfoil's

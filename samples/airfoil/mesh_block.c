@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every rank reads the file and parses its block [G*r/P, G*(r+1)/P) of each set. */
 #include <limits.h>
 #include <mpi.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // jac1 (double precision), OP2's first sample application ported as docs/PORTING.md says:
 // Jacobi iterations for a Laplace-like problem on an NN x NN grid of nodes joined by edges, the
 // matrix stored on the edges. The program is written as an OP2 program is: kernels in their own

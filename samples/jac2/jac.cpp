@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // jac2, OP2's second Jacobi sample ported as docs/PORTING.md says: jac1's problem with mixed
 // precision and several values per element (a double matrix with 3 values per edge, float u and
 // r with 2 per node, du with 3), and a constant declared twice (the second value counts).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mg3d: a 3-D vertex-centred finite-volume solver with multigrid, written as an OP2 program (C11,
  * one kernel per header, found along OP2_KERNEL_PATH). Steady advection-diffusion,
  * adv . grad u = nu lap u, on the median dual of an unstructured hexahedral mesh (mg3d-mesh):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mg3d-baseline: the mg3d sample's solver written by hand, serial, without op2: the same mesh file
  * read with HDF5's C API into plain arrays, the same kernels (their headers) called from plain
  * loops in the same order, the same V-cycles. It prints the same "result" lines as mg3d, for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mg3d-mesh: the 3-D sample's mesh generator. A box [0,1]^3 of NX x NY x NZ hexahedra, born
  * structured but stored unstructured: nodes, edges and boundary faces are numbered in a scrambled
  * (deterministic) order and each edge's two ends are swapped at random, so nothing in the file

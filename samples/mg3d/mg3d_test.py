@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The mg3d sample's tests.
 
   mg3d_test.py agree TOL BASELINE MESH CYCLES -- COMMAND...

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // OP2's min sample, direct form, ported as docs/PORTING.md says: an OP_MIN reduction of int data
 // through a C++ kernel. Values (i - 10)^2 + 5 over 20 elements: the minimum, 5, is in the middle.
 #include <cstdio>

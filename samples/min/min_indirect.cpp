@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // OP2's min sample, indirect form, ported as docs/PORTING.md says: the OP_MIN reduction reads
 // the data through a map from a set half the size (every other element: 0, 2, 4, ...).
 #include <cstdio>

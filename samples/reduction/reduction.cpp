@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // OP2's reduction sample ported as docs/PORTING.md says: global sums over an indirect loop (over
 // edges, incrementing cells through a map) and a direct loop (over cells) must count every
 // element exactly once, also on several MPI ranks, where elements near a partition boundary are

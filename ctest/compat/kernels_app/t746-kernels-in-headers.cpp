@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // OP2's programs as they keep their kernels: several in one header the calling file includes
 // (kernels.h), helpers and types from the app's user_types.h, relative includes inside the
 // headers (sub/helpers.h, which includes consts.h beside itself, and <cmath>), an `extern`
