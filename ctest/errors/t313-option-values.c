@@ -35,11 +35,15 @@ static int try_value(const char *name, const char *value) {
   int refused = !op2_ctx()->initialised;
   if (refused) {
     CHECK_EQ_INT(errors_seen, 1);
+    /* (gcc -O2 with the sanitizers cannot see that name and value are never NULL here) */
     if (!strstr(first_error, name))
-      fprintf(stderr, "%s=%.40s refused without naming it: %s\n", name, value, first_error);
+      fprintf(stderr, "%s=%.40s refused without naming it: %s\n", name ? name : "?",
+              value ? value : "?", first_error);
     CHECK(strstr(first_error, name) != NULL);
   } else {
-    if (errors_seen) fprintf(stderr, "%s=%.40s: accepted, yet %s\n", name, value, first_error);
+    if (errors_seen)
+      fprintf(stderr, "%s=%.40s: accepted, yet %s\n", name ? name : "?", value ? value : "?",
+              first_error);
     CHECK_EQ_INT(errors_seen, 0);
     op_set s = op_decl_set(5, "s");
     const int v[] = {1, 2, 3, 4, 5};
