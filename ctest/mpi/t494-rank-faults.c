@@ -157,6 +157,7 @@ int main(int argc, char **argv) {
       op_exit();
       expect_errors(1, "out of step", "called op_exit");
       fprintf(stderr, "rank %d: finished\n", rank);
+      free(xs), free(en);
       MPI_Finalize();
       return 0;
     }

@@ -18,8 +18,12 @@ static int declared_everywhere(op2_context *ctx, int *everywhere) {
   int n = ctx->sets.count + ctx->maps.count + ctx->dats.count;
   unsigned long long *h = malloc(sizeof(*h) * 2 * ((size_t)n + 1));
   *everywhere = 0;
-  OP2_CALL(op2_mpi_agree(ctx, h ? OP2_OK : op2_error(OP2_ERR_MEM, "distribution: out of memory"),
-                         "distribution"));
+  int agreed = op2_mpi_agree(
+      ctx, h ? OP2_OK : op2_error(OP2_ERR_MEM, "distribution: out of memory"), "distribution");
+  if (agreed != OP2_OK) { /* another rank failed, or is in another call: h is ours to free */
+    free(h);
+    return agreed;
+  }
   int k = 0;
   for (int i = 0; i < ctx->sets.count; i++)
     h[k++] = (unsigned long long)((op_set)ctx->sets.items[i])->size;
@@ -84,13 +88,23 @@ typedef struct holders {
 static int holders_init(op2_context *ctx, holders *h) {
   int p = ctx->mpi.size, ns = ctx->sets.count;
   h->first = malloc(sizeof(long) * (size_t)(p + 1) * (size_t)(ns ? ns : 1));
-  OP2_CALL(op2_mpi_agree(ctx,
-                         h->first ? OP2_OK : op2_error(OP2_ERR_MEM, "partitioning: out of memory"),
-                         "distribution"));
+  int agreed =
+      op2_mpi_agree(ctx, h->first ? OP2_OK : op2_error(OP2_ERR_MEM, "partitioning: out of memory"),
+                    "distribution");
+  if (agreed != OP2_OK) { /* another rank failed, or is in another call */
+    free(h->first);
+    h->first = NULL;
+    return agreed;
+  }
   for (int s = 0; s < ns; s++) {
     op_set set = ctx->sets.items[s];
     long *f = h->first + (size_t)s * (p + 1);
-    OP2_CALL(OP2_MPI(MPI_Allgather(&set->decl_first, 1, MPI_LONG, f, 1, MPI_LONG, op2_comm(ctx))));
+    int rc = OP2_MPI(MPI_Allgather(&set->decl_first, 1, MPI_LONG, f, 1, MPI_LONG, op2_comm(ctx)));
+    if (rc != OP2_OK) {
+      free(h->first);
+      h->first = NULL;
+      return rc;
+    }
     f[p] = set->global_size;
   }
   return OP2_OK;

@@ -133,7 +133,8 @@ int op2_map_gather_block(op_map map, long *first, long *count, int **values) {
   /* the owned rows with their values back in the user's global numbering, shipped like a dat */
   int *rows = malloc(sizeof(int) * ((size_t)from->size * map->dim + 1));
   int rc = rows ? OP2_OK : op2_error(OP2_ERR_MEM, "gathering map '%s': out of memory", map->name);
-  OP2_CALL(op2_mpi_agree(ctx, rc, "a gather of map values")); /* before the fetch's collectives */
+  rc = op2_mpi_agree(ctx, rc, "a gather of map values"); /* before the fetch's collectives */
+  if (rc != OP2_OK) return free(rows), rc;
   for (size_t k = 0; k < (size_t)from->size * (size_t)map->dim; k++)
     rows[k] = map->to->orig ? map->to->orig[map->values[k]] : map->values[k];
   struct op2_dat as_dat = {.set = from,
