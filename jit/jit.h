@@ -229,7 +229,7 @@ typedef struct op2_build_request {
   int keep;                   /* 0: build in a private temporary directory removed once loaded */
   const _Atomic int *abandon; /* set while compiling: nothing is loaded or stored, if not NULL */
   struct op2_loaded_objects *known; /* the engine's loaded objects (op2_load_object_fd) */
-  int wait_ms; /* how long to wait for another process building the entry (op2_entry_wait_ms) */
+  int wait_ms; /* how long to wait for another process building the entry: op2_entry_wait_ms */
 } op2_build_request;
 typedef struct op2_build_result {
   int status;

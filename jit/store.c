@@ -139,8 +139,7 @@ static int open_locked(const op2_build_request *req, op2_entry *e, op2_build_res
       return -1;
     }
     *waited = op2_entry_try_lock(e) != 0;
-    if (*waited &&
-        op2_entry_wait_lock(e, req->wait_ms > 0 ? req->wait_ms : OP2_ENTRY_WAIT_MS) != 0) {
+    if (*waited && op2_entry_wait_lock(e, req->wait_ms) != 0) {
       op2_entry_close(e);
       return -2;
     }

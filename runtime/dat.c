@@ -11,8 +11,7 @@
  * what a halo exchange would bring. */
 static op_dat declare_dat(op_set set, int dim, const char *type, const void *data, const char *name,
                           bool temp) {
-  op2_context *ctx = op2_ctx();
-  if (op2_require_init(temp ? "op_decl_dat_temp" : "op_decl_dat") != OP2_OK) return NULL;
+  op2_context *ctx = op2_ctx(); /* op2_decl_dat checked that op_init ran */
   const char *label = name ? name : "(unnamed)";
   op2_type t;
   if (!set) {
