@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "distributed.h"
 
 static op2_checkpoint *state(op2_context *ctx) {
   if (!ctx->checkpoint) ctx->checkpoint = calloc(1, sizeof(op2_checkpoint));
@@ -148,54 +149,68 @@ static int checkpoint_point(op2_context *ctx, op2_checkpoint *ck, int explicit_c
   return due ? write_checkpoint(ctx, ck) : OP2_OK;
 }
 
-int op_checkpointing_init(const char *file, const char *policy) {
-  op2_context *ctx = op2_ctx();
-  if (op2_require_init("op_checkpointing_init") != OP2_OK) return 0;
+static int checkpointing_init(op2_context *ctx, const char *file, const char *policy) {
   if (!file || !*file) {
     op2_error(OP2_ERR_ARG, "op_checkpointing_init: file name is NULL or empty");
-    return 0;
+    return -1;
   }
   op2_ckpt_policy kind = OP2_CKPT_MANUAL;
   double interval;
-  if (parse_policy(policy, &kind, &interval) != OP2_OK) return 0;
+  if (parse_policy(policy, &kind, &interval) != OP2_OK) return -1;
   if (ctx->checkpoint && ctx->checkpoint->file) {
     op2_error(OP2_ERR_STATE, "op_checkpointing_init(%s): checkpointing already writes to %s", file,
               ctx->checkpoint->file);
-    return 0;
+    return -1;
   }
   if (!ctx->checkpoint && ctx->loops.count > 0) {
     op2_error(OP2_ERR_STATE,
               "op_checkpointing_init(%s): call it before the first op_par_loop (loops have run, "
               "and a restart could not replay them)",
               file);
-    return 0;
+    return -1;
   }
   op2_checkpoint *ck = state(ctx);
-  if (!ck) return 0;
+  if (!ck) return -1;
   if (!(ck->file = strdup(file))) {
     op2_error(OP2_ERR_MEM, "op_checkpointing_init: out of memory");
-    return 0;
+    return -1;
   }
   ck->policy = kind;
   ck->interval = interval;
   ck->last = op2_wall_seconds();
   int found = 0;
   if (ctx->opt.restart[0]) {
-    if (restart_from_option(ctx, ck) != OP2_OK) return 0;
+    if (restart_from_option(ctx, ck) != OP2_OK) return -1;
     found = ck->restoring;
   } else if (start_restart(ctx, ck, file, &found) != OP2_OK) {
-    return 0;
+    return -1;
   }
   return found;
+}
+
+/* Collective under MPI (one step): a rank whose call fails, or that is elsewhere, makes every
+ * rank's call fail, and each rank then leaves checkpointing as it was (off), so that no rank
+ * writes or restores what the others do not. */
+int op_checkpointing_init(const char *file, const char *policy) {
+  op2_context *ctx = op2_ctx();
+  if (op2_require_init("op_checkpointing_init") != OP2_OK) return 0;
+  op2_mpi_step(ctx, "op_checkpointing_init");
+  int was_on = ctx->checkpoint && ctx->checkpoint->file;
+  int found = checkpointing_init(ctx, file, policy);
+  if (op2_mpi_step_end(ctx, found < 0 ? OP2_ERR_ARG : OP2_OK) == OP2_OK) return found;
+  if (!was_on) op2_checkpoint_free(ctx); /* what this call set up, here or elsewhere, is undone */
+  return 0;
 }
 
 void op_checkpoint(void) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_checkpoint") != OP2_OK) return;
   if (!ctx->checkpoint && !ctx->opt.restart[0]) return; /* checkpointing is off */
+  op2_mpi_step(ctx, "op_checkpoint");
   op2_checkpoint *ck = state(ctx);
-  if (!ck || restart_from_option(ctx, ck) != OP2_OK) return;
-  checkpoint_point(ctx, ck, 1);
+  int rc = ck ? restart_from_option(ctx, ck) : OP2_ERR_MEM;
+  if (rc == OP2_OK) rc = checkpoint_point(ctx, ck, 1);
+  op2_mpi_step_end(ctx, rc);
 }
 
 int op2_checkpoint_before_loop(op2_context *ctx, const char *name, op_set set, int nargs,

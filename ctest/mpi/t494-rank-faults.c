@@ -19,7 +19,10 @@
  *   exit, exit0  the last rank calls exit(3), or exit(0) as a return from main would, in the
  *                middle of the run (without op_exit);
  *   sigkill      the last rank kills itself with SIGKILL;
- *   stuck        the last rank sleeps (OP2_MPI_TIMEOUT set by the test ends the wait).
+ *   stuck        the last rank sleeps (OP2_MPI_TIMEOUT set by the test ends the wait);
+ *   ckpt-init    op_checkpointing_init with a bad policy on the last rank: the call fails on every
+ *                rank, checkpointing stays off everywhere and the run goes on;
+ *   ckpt-skip    the last rank skips an op_checkpoint() the others make (out of step, as above).
  * Every rank that gets to the end prints "rank R: finished"; every error it got is printed as
  * "rank R: error: ...". Usage: t494-rank-faults CASE default: the same with the default handler,
  * whose exit must come on every rank once they agree (none gets to the end). */
@@ -163,6 +166,34 @@ int main(int argc, char **argv) {
     }
     spread_call(&m);
     expect_errors(1, "out of step", "called op_exit");
+  } else if (strcmp(c, "ckpt-skip") == 0) {
+    char dir[4096], file[4200];
+    mt_scratch_dir(dir, sizeof dir);
+    snprintf(file, sizeof file, "%s/ck.h5", dir);
+    CHECK(op_checkpointing_init(file, "manual") == 0);
+    expect_errors(0, "", NULL);
+    zero_call(&m);
+    init_v_call(&m);
+    if (rank != last) op_checkpoint();
+    spread_call(&m); /* the others: not run */
+    expect_errors(rank == last ? 1 : 2, "called op_checkpoint", "called op_par_loop 'spread'");
+    mt_scratch_remove(dir);
+  } else if (strcmp(c, "ckpt-init") == 0) {
+    out_of_step = 0;
+    char dir[4096], file[4200];
+    mt_scratch_dir(dir, sizeof dir);
+    snprintf(file, sizeof file, "%s/ck.h5", dir);
+    CHECK(op_checkpointing_init(file, rank == last ? "every:3" : "manual") == 0);
+    expect_errors(1, rank == last ? "op_checkpointing_init" : "ck.h5",
+                  rank == last ? "every:3" : "rank");
+    zero_call(&m);
+    init_v_call(&m);
+    op_checkpoint(); /* off on every rank: nothing to agree on, nothing written */
+    spread_call(&m);
+    expect_errors(0, "", NULL);
+    struct stat st;
+    CHECK(stat(file, &st) != 0);
+    CHECK(mt_scratch_remove(dir) == 0);
   } else if (strcmp(c, "out-h5") == 0) {
     out_of_step = 0;
     zero_call(&m);

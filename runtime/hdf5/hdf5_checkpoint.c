@@ -202,14 +202,15 @@ void op2_h5_checkpoint_bcast_int(int *v) {
 
 int op2_h5_checkpoint_save(const char *file, const char *blob, size_t blob_len) {
   char *tmp = malloc(PATH_MAX), *target = malloc(PATH_MAX);
-  if (op2_h5_agree(tmp && target ? OP2_OK : OP2_ERR_MEM) != OP2_OK) {
+  int rc = op2_h5_agree_alloc(tmp && target, "checkpoint", file);
+  if (rc != OP2_OK) {
     free(tmp), free(target);
-    return op2_error(OP2_ERR_MEM, "checkpoint %s: out of memory", file);
+    return rc;
   }
   /* Rank 0 writes: the file the name's links lead to (a device or FIFO cannot hold a
    * checkpoint), through a temporary file beside it with an unpredictable name, created
    * exclusively (op2_output_temp): a link planted at a guessable name is never written through. */
-  int rank = 0, parallel = op2_h5_ranks(&rank) > 1, rc = OP2_OK;
+  int rank = 0, parallel = op2_h5_ranks(&rank) > 1;
   char why[600];
   tmp[0] = target[0] = '\0';
   if (rank == 0) {
@@ -219,10 +220,12 @@ int op2_h5_checkpoint_save(const char *file, const char *blob, size_t blob_len) 
       rc = op2_error(OP2_ERR_IO, "checkpoint %s: cannot create a temporary file beside it: %s",
                      file, strerror(errno));
   }
-  if (op2_h5_agree(rc) != OP2_OK) {
-    if (rc == OP2_OK) rc = op2_error(OP2_ERR_IO, "checkpoint %s: failed on rank 0", file);
+  int agreed = op2_h5_agree(rc);
+  if (agreed != OP2_OK) {
+    if (rc == OP2_OK && !op2_h5_out_of_step())
+      agreed = op2_error(OP2_ERR_IO, "checkpoint %s: failed on rank 0", file);
     free(tmp), free(target);
-    return rc;
+    return rc != OP2_OK ? rc : agreed;
   }
   op2_h5_quiet quiet;
   op2_h5_quiet_begin(&quiet);
@@ -327,7 +330,9 @@ int op2_h5_checkpoint_load(const char *file, char **image, size_t *len, char **b
   *blob = NULL;
   int rc = agree(file, op2_ckpt_load_verified(file, image, len, exists));
   int anywhere = *exists;
-  if (op2_h5_ranks(NULL) > 1) MPI_Allreduce(exists, &anywhere, 1, MPI_INT, MPI_MAX, op2_h5_comm());
+  /* a raw collective: only once every rank agreed it got here (a failed rank has left) */
+  if (rc == OP2_OK && op2_h5_ranks(NULL) > 1)
+    MPI_Allreduce(exists, &anywhere, 1, MPI_INT, MPI_MAX, op2_h5_comm());
   if (rc == OP2_OK && anywhere != *exists)
     rc = op2_error(OP2_ERR_IO,
                    "checkpoint %s: exists on some ranks only (not a shared file system?)", file);

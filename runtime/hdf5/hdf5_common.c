@@ -26,6 +26,18 @@ int op2_h5_agree(int status) {
   return op2_mpi_agree_quiet(op2_ctx(), status, "HDF5 file access");
 }
 
+int op2_h5_out_of_step(void) {
+  return op2_ctx()->mpi.out_of_step;
+}
+
+int op2_h5_agree_alloc(int allocated, const char *fn, const char *file) {
+  int rc = op2_h5_agree(allocated ? OP2_OK : OP2_ERR_MEM);
+  if (!allocated) return op2_error(OP2_ERR_MEM, "%s: file %s: out of memory", fn, file);
+  if (rc != OP2_OK && !op2_h5_out_of_step())
+    return op2_error(rc, "%s: file %s: failed on another rank (see its message)", fn, file);
+  return rc;
+}
+
 void op2_h5_quiet_begin(op2_h5_quiet *q) {
   q->func = NULL;
   q->data = NULL;

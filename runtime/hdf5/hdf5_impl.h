@@ -26,6 +26,13 @@ MPI_Comm op2_h5_comm(void);
 /* Every rank passes its status and gets the worst one, so that all ranks leave a collective
  * sequence together instead of some waiting forever in the next collective call. */
 int op2_h5_agree(int status);
+/* An agreement on buffers a call allocated (`allocated` false: out of memory here). A rank that
+ * failed reports it naming `fn` and `file`; a rank that did not is told that another rank failed,
+ * unless the agreement found the ranks in different calls (it said so itself, naming them). */
+int op2_h5_agree_alloc(int allocated, const char *fn, const char *file);
+/* Whether the ranks were found in different calls (every later collective call fails at once,
+ * and the agreement that found it has reported it). */
+int op2_h5_out_of_step(void);
 
 /* HDF5 prints its error stack on every failure; the library reports its own messages instead,
  * so each public call silences it for its duration and then restores the user's setting. */

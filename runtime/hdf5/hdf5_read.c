@@ -39,7 +39,7 @@ static int fail(const source *s, int code, const char *fmt, ...) {
 static int agree(const source *s, int status) {
   int worst = op2_h5_agree(status);
   /* (ranks found in different calls: the agreement said so, naming them) */
-  if (worst != OP2_OK && status == OP2_OK && !op2_ctx()->mpi.out_of_step)
+  if (worst != OP2_OK && status == OP2_OK && !op2_h5_out_of_step())
     return fail(s, worst, "failed on another rank (see its message)");
   return worst;
 }

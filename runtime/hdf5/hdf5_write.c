@@ -98,7 +98,7 @@ static int sink_fail(const sink *k, int code, const char *fmt, ...) {
 
 static int sink_agree(const sink *k, int status) {
   int worst = op2_h5_agree(status);
-  if (worst != OP2_OK && status == OP2_OK)
+  if (worst != OP2_OK && status == OP2_OK && !op2_h5_out_of_step())
     return sink_fail(k, worst, "failed on another rank (see its message)");
   return worst;
 }
@@ -326,9 +326,8 @@ static void dump(const char *file) {
   const char *fn = "op_dump_to_hdf5";
   if (op2_h5_check_names(fn, file) != OP2_OK) return;
   target_plan *plan = malloc(sizeof *plan);
-  if (op2_h5_agree(plan ? OP2_OK : OP2_ERR_MEM) != OP2_OK) {
+  if (op2_h5_agree_alloc(plan != NULL, fn, file) != OP2_OK) {
     free(plan);
-    op2_error(OP2_ERR_MEM, "%s: file %s: out of memory", fn, file);
     return;
   }
   if (plan_target(fn, file, 1, plan) != OP2_OK) {
@@ -431,9 +430,8 @@ static void put(const char *fn, const char *file, const item *it) {
   target_plan *plan = malloc(sizeof *plan);
   size_t len = strlen(it->name) + 16;
   char *staged = malloc(len);
-  if (op2_h5_agree(plan && staged ? OP2_OK : OP2_ERR_MEM) != OP2_OK) {
+  if (op2_h5_agree_alloc(plan && staged, fn, file) != OP2_OK) {
     free(plan), free(staged);
-    op2_error(OP2_ERR_MEM, "%s: file %s: out of memory", fn, file);
     return;
   }
   if (plan_target(fn, file, 0, plan) != OP2_OK) {
