@@ -37,12 +37,14 @@ static const char usage_text[] =
     "                           full key. When several entries match (one loop compiled for\n"
     "                           several argument shapes or by several compilers), they are\n"
     "                           listed and nothing is shown: pick one by hash (exit status 1)\n"
-    "  clear                    removes every entry and prints how much was freed\n"
+    "  clear                    removes every entry (and the warnings check's records) and\n"
+    "                           prints how much was freed\n"
     "  prune --max-size SIZE    removes least recently used entries until the entries take at\n"
     "                           most SIZE bytes; SIZE is a number of bytes with an optional\n"
     "                           suffix K, M, G or T (powers of 1024), e.g. 500K, 10M, 1G\n"
-    "  prune --older-than DAYS  removes entries last used more than DAYS days ago (may be\n"
-    "                           combined with --max-size)\n"
+    "  prune --older-than DAYS  removes entries last used, and warnings check records\n"
+    "                           written, more than DAYS days ago (may be combined with\n"
+    "                           --max-size)\n"
     "                           Every prune first removes what builds that were killed left:\n"
     "                           entries without a manifest and temporary files (an entry\n"
     "                           that a running program is building is left alone)\n"
@@ -483,11 +485,43 @@ static int remove_and_report(const cache *c, const entry *e, int *removed, long 
   return 0;
 }
 
+/* The warnings check's records (ROOT/warnings/NAME-KEY16.txt, OP2_DIAGS >= 1) written before
+ * `cutoff` (all when cutoff < 0): regular files only; a link or anything else there is not the
+ * library's and is left alone. A removed record only makes the check run once more. */
+static int remove_warning_records(const cache *c, double cutoff) {
+  int dfd = openat(c->fd, "warnings", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dfd < 0) return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? 0 : 1;
+  DIR *d = fdopendir(dfd);
+  if (!d) return close(dfd), 1;
+  int n = 0, failed = 0;
+  long long bytes = 0;
+  for (struct dirent *de; (de = readdir(d)) != NULL;) {
+    size_t len = strlen(de->d_name);
+    struct stat st;
+    if (len < 5 || strcmp(de->d_name + len - 4, ".txt") != 0 ||
+        fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        (cutoff >= 0 && (double)st.st_mtime >= cutoff))
+      continue;
+    if (unlinkat(dfd, de->d_name, 0) != 0) {
+      fprintf(stderr, "op2-cache: cannot remove %s/warnings/%s: %s\n", c->root, de->d_name,
+              strerror(errno));
+      failed = 1;
+      continue;
+    }
+    n++, bytes += st.st_size;
+  }
+  closedir(d);
+  char h[24];
+  if (n) printf("removed %d warnings check record%s (%s)\n", n, n == 1 ? "" : "s", human(bytes, h));
+  return failed;
+}
+
 static int cmd_clear(cache *c) {
   int removed = 0, failed = 0;
   long long freed = 0;
   char h[24];
   for (int i = 0; i < c->n; i++) failed |= remove_and_report(c, &c->e[i], &removed, &freed) != 0;
+  failed |= remove_warning_records(c, -1);
   printf("cleared %s: removed %d entr%s, freed %lld bytes (%s)\n", c->root, removed,
          removed == 1 ? "y" : "ies", freed, human(freed, h));
   return failed ? 1 : 0;
@@ -564,6 +598,7 @@ static int cmd_prune(cache *c, const char *max_size, const char *older_than) {
   failed |= prune_leftovers(c, gone, &removed, &freed, &total);
   if (days >= 0) {
     double cutoff = (double)time(NULL) - days * 86400.0;
+    failed |= remove_warning_records(c, cutoff);
     for (int i = 0; i < c->n; i++) {
       if (gone[i] || (double)c->e[i].used.tv_sec >= cutoff) continue;
       if (remove_and_report(c, &c->e[i], &removed, &freed) == 0)

@@ -304,12 +304,22 @@ static void case_prune(void) {
   for (int i = 0; i < CT_NKERNELS; i++) ct_set_mtime(entry[i], now - 1000 + 100 * i);
   size[0] = dir_bytes(entry[0]);
 
-  /* --older-than: only the entry last used ten days ago goes. */
+  /* --older-than: only the entry last used ten days ago goes, and only the warnings check
+   * record written as long ago. */
   ct_set_mtime(entry[2], now - 10 * 86400);
+  CHECK(mkdir(ct_str("%s/warnings", root), 0700) == 0);
+  char *old_record = ct_str("%s/warnings/fill-0123456789abcdef.txt", root);
+  char *new_record = ct_str("%s/warnings/init-0123456789abcdef.txt", root);
+  ct_write(old_record, "", 0);
+  ct_write(new_record, "", 0);
+  ct_set_mtime(old_record, now - 10 * 86400);
   out = tool_ok((const char *[]){"--dir", root, "prune", "--older-than", "5", NULL});
   CHECK_EQ_INT(freed_bytes(out.text), size[2]);
   CHECK_EQ_INT(access(entry[2], F_OK), -1);
   CHECK_EQ_INT(ct_count_entries(root), 3);
+  CHECK_CONTAINS(out.text, "removed 1 warnings check record");
+  CHECK_EQ_INT(access(old_record, F_OK), -1);
+  CHECK_EQ_INT(access(new_record, F_OK), 0);
 
   /* Both limits; then sizes with suffixes. */
   out = tool_ok((const char *[]){"--dir", root, "prune", "--older-than=1", "--max-size",
@@ -359,8 +369,21 @@ static void case_clear(void) {
   CHECK(mkdir(stale, 0700) == 0);
   ct_write(ct_str("%s/fill.c.tmp123", stale), "partial", 7);
 
+  /* The warnings check's records go too; a link among them (not the library's) and a file that
+   * is not a record stay, and the link is never followed. */
+  CHECK(mkdir(ct_str("%s/warnings", root), 0700) == 0);
+  ct_write(ct_str("%s/warnings/spread-0123456789abcdef.txt", root), "w", 1);
+  CHECK(symlink(ct_str("%s/keep.txt", outside),
+                ct_str("%s/warnings/x-0123456789abcdef.txt", root)) == 0);
+  ct_write(ct_str("%s/warnings/notes", root), "n", 1);
+
   char *outside_before = ct_snapshot(outside);
   ct_output out = tool_ok((const char *[]){"--dir", root, "clear", NULL});
+  CHECK_CONTAINS(out.text, "removed 1 warnings check record (1B)");
+  CHECK_EQ_INT(access(ct_str("%s/warnings/spread-0123456789abcdef.txt", root), F_OK), -1);
+  CHECK_EQ_INT(access(ct_str("%s/warnings/notes", root), F_OK), 0);
+  struct stat st;
+  CHECK(lstat(ct_str("%s/warnings/x-0123456789abcdef.txt", root), &st) == 0 && S_ISLNK(st.st_mode));
   fprintf(stderr, "%s", out.text);
   CHECK_EQ_INT(freed_bytes(out.text), total + 7);
   CHECK_CONTAINS(out.text, "removed 6 entries");
