@@ -6,7 +6,7 @@
 #ifndef OP2_BACKEND_H
 #define OP2_BACKEND_H
 
-#include "op2_impl.h"
+#include "runtime/op2_impl.h"
 
 /* ---- execution plans (plan.c, colour.c) ---- */
 typedef struct op2_plan {

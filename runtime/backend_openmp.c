@@ -5,7 +5,7 @@
  * OpenMP in it: TCC need not support it. */
 #include <omp.h>
 
-#include "backend.h"
+#include "runtime/backend.h"
 
 static int init_openmp(op2_context *ctx) {
   ctx->nthreads = omp_get_max_threads();

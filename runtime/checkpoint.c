@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
+#include "runtime/checkpoint.h"
 
 static op2_checkpoint *state(op2_context *ctx) {
   if (!ctx->checkpoint) ctx->checkpoint = calloc(1, sizeof(op2_checkpoint));

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "op2_impl.h"
+#include "runtime/op2_impl.h"
 
 /* ---- the log of loop calls (checkpoint_log.c) ---- */
 typedef struct op2_ckpt_log {

@@ -18,8 +18,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "checkpoint.h"
-#include "../jit/file_io.h"
+#include "runtime/checkpoint.h"
+#include "jit/file_io.h"
 
 static const char header_magic[16] = "op2jit ckpt v1\n";
 

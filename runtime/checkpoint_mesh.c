@@ -13,7 +13,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "checkpoint.h"
+#include "runtime/checkpoint.h"
 
 typedef struct text {
   char *s;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
+#include "runtime/op2_impl.h"
 
 typedef struct colour_job {
   int begin, end;

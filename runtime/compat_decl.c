@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
-#include "distributed.h"
+#include "runtime/op2_impl.h"
+#include "runtime/distributed.h"
 
 /* OP2 passes a typed NULL as `data` only so that C++ can check the type: a temporary starts as
  * zeros. Its name is recorded so op_free_dat_temp can tell it from a dat the program owns. */

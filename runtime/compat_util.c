@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "op2_impl.h"
+#include "runtime/op2_impl.h"
 #include "op_util.h"
 
 enum { OP2_USER_ALIGN = 64 };

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
-#include "distributed.h"
+#include "runtime/op2_impl.h"
+#include "runtime/distributed.h"
 
 static bool seen_before(const op2_const *c, size_t bytes) {
   for (int i = 0; i < c->nvalues; i++)

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
-#include "checkpoint.h"
-#include "../jit/jit.h"
-#include "distributed.h"
+#include "runtime/op2_impl.h"
+#include "runtime/checkpoint.h"
+#include "jit/jit.h"
+#include "runtime/distributed.h"
 
 /* OP2's API has no context argument, so the one context is reached through this pointer. */
 static op2_context *the_context;

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
-#include "distributed.h"
+#include "runtime/op2_impl.h"
+#include "runtime/distributed.h"
 
 /* A dat with the user's values (`data`, NULL: zeros). A temporary (zeros, `temp`) may come after
  * the mesh was distributed: it then has the set's local rows, halos included, all zero, which is

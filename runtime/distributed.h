@@ -5,7 +5,7 @@
 #ifndef OP2_DISTRIBUTED_H
 #define OP2_DISTRIBUTED_H
 
-#include "op2_impl.h"
+#include "runtime/op2_impl.h"
 
 /* Starts MPI when the program did not and an MPI launcher started us (mpirun sets variables) or
  * the program uses MPI itself; otherwise a plain ./program run never touches MPI. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
+#include "runtime/op2_impl.h"
 
 static void default_handler(const char *message, void *user_data) {
   (void)user_data;

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "op2_impl.h"
+#include "runtime/op2_impl.h"
 
 static const int watched[OP2_FAULT_SIGNALS] = {SIGSEGV, SIGFPE, SIGBUS, SIGILL};
 

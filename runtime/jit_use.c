@@ -6,7 +6,7 @@
  * where jit/ found it. */
 #include <string.h>
 
-#include "op2_impl.h"
+#include "runtime/op2_impl.h"
 
 static void diag_sink(int level, const char *msg) {
   op2_diag(level, "%s", msg);

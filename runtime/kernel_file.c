@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
+#include "runtime/op2_impl.h"
 
 /* The whole file after the #line prefix, or NULL with errno set (op2_kernel_file_read). */
 static char *read_with_line(const char *path, const char *line_name) {

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "op2_impl.h"
+#include "runtime/op2_impl.h"
 
 enum { MAX_DIRS = 16, MAX_FILES = 64, MAX_DEPTH = 16, MAX_CALLER_DEPTH = 4 };
 

@@ -6,10 +6,10 @@
 #define XXH_STATIC_LINKING_ONLY /* for the streaming state on the stack */
 #include <xxhash.h>
 
-#include "op2_impl.h"
-#include "../jit/jit.h"
-#include "distributed.h"
-#include "../jit/kernel_params.h"
+#include "runtime/op2_impl.h"
+#include "jit/jit.h"
+#include "runtime/distributed.h"
+#include "jit/kernel_params.h"
 
 /* The identity of one argument as far as shape is concerned: no global data values. */
 typedef struct arg_key {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
-#include "distributed.h"
+#include "runtime/op2_impl.h"
+#include "runtime/distributed.h"
 
 /* Under MPI values are global indices: checked against the global size here, and against the
  * declared size again if the program turns out to have declared the whole mesh on every rank. */

@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "op2.h"
-#include "../jit/jit.h"
+#include "jit/jit.h"
 
 /* ---- the one error mechanism (error.c); status codes: jit/desc.h ---- */
 typedef struct op2_context op2_context;
@@ -518,6 +518,6 @@ int op2_fetch_idx(op2_context *ctx, op_dat dat, void *out, int low, int high);
 
 /* The backend API. Included here for now so that files which include op2_impl.h keep compiling
  * unchanged; a backend includes backend.h itself. */
-#include "backend.h"
+#include "runtime/backend.h"
 
 #endif /* OP2_IMPL_H */

@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "op2_impl.h"
-#include "../jit/cache_entry.h"
-#include "../jit/jit.h"
-#include "checkpoint.h"
+#include "runtime/op2_impl.h"
+#include "jit/cache_entry.h"
+#include "jit/jit.h"
+#include "runtime/checkpoint.h"
 
 typedef int (*option_parser)(op2_options *opt, const char *name, const char *value);
 

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "op2_impl.h"
-#include "distributed.h"
-#include "output_file.h"
+#include "runtime/op2_impl.h"
+#include "runtime/distributed.h"
+#include "runtime/output_file.h"
 
 int op2_fetch_idx(op2_context *ctx, op_dat dat, void *out, int low, int high) {
   if (!dat || !out)

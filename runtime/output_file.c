@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "output_file.h"
-#include "../jit/file_io.h"
+#include "runtime/output_file.h"
+#include "jit/file_io.h"
 
 enum target_kind { TARGET_NEW, TARGET_REGULAR, TARGET_OTHER };
 

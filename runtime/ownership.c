@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
+#include "runtime/op2_impl.h"
 
 enum { SHARED = -2, UNOWNED = -1 };
 

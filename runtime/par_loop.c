@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
-#include "checkpoint.h"
-#include "../jit/jit.h"
-#include "distributed.h"
+#include "runtime/op2_impl.h"
+#include "runtime/checkpoint.h"
+#include "jit/jit.h"
+#include "runtime/distributed.h"
 
 static int run_phase(op2_context *ctx, op2_exec *exec, int ph) {
   const op2_loop *loop = exec->loop;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
+#include "runtime/op2_impl.h"
 
 int op2_colour_blocks(int begin, int end, int part_size, int nwrites, const op_map *maps,
                       const int *idx, int nblocks, int *colour);

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "op2_impl.h"
-#include "distributed.h"
-#include "output_file.h"
+#include "runtime/op2_impl.h"
+#include "runtime/distributed.h"
+#include "runtime/output_file.h"
 
 void op_printf(const char *format, ...) {
   op2_context *ctx = op2_ctx();

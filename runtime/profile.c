@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
-#include "distributed.h"
+#include "runtime/op2_impl.h"
+#include "runtime/distributed.h"
 
 enum { MAX_DEPTH = 32 };
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
+#include "runtime/op2_impl.h"
 
 void op2_reduction_start(const op2_arg_desc *d, void *partial, const void *caller) {
   size_t bytes = (size_t)d->dim * op2_type_size(d->type);

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
-#include "distributed.h"
+#include "runtime/op2_impl.h"
+#include "runtime/distributed.h"
 
 static op_set declare_set(int size, const char *name) {
   op2_context *ctx = op2_ctx();

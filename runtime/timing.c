@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
-#include "output_file.h"
-#include "distributed.h"
+#include "runtime/op2_impl.h"
+#include "runtime/output_file.h"
+#include "runtime/distributed.h"
 
 op2_loop_stats *op2_stats_for(op2_context *ctx, const char *name) {
   for (int i = 0; i < ctx->stats.count; i++) {

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "op2_impl.h"
-#include "distributed.h"
-#include "output_file.h"
+#include "runtime/op2_impl.h"
+#include "runtime/distributed.h"
+#include "runtime/output_file.h"
 
 /* Opens `file_name` on rank 0 through op2_output (o->f stays NULL elsewhere); every rank learns
  * whether that worked (an agreement under MPI). */

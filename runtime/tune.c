@@ -27,8 +27,8 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "op2_impl.h"
-#include "../jit/jit.h"
+#include "runtime/op2_impl.h"
+#include "jit/jit.h"
 
 enum {
   REPS = 3,           /* calls per candidate; the minimum counts */

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "op2_impl.h"
+#include "runtime/op2_impl.h"
 
 int op2_list_push(op2_ptr_list *l, void *item) {
   if (l->count == l->capacity) {

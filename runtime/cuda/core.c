@@ -13,8 +13,8 @@
 #define XXH_STATIC_LINKING_ONLY
 #include <xxhash.h>
 
-#include "cuda.h"
-#include "../distributed.h"
+#include "runtime/cuda/cuda.h"
+#include "runtime/distributed.h"
 
 typedef struct dev_buf {
   CUdeviceptr ptr;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda.h"
+#include "runtime/cuda/cuda.h"
 
 int op2_colour_blocks(int begin, int end, int part_size, int nwrites, const op_map *maps,
                       const int *idx, int nblocks, int *colour);

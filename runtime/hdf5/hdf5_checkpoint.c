@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../checkpoint.h"
-#include "hdf5_impl.h"
-#include "../output_file.h"
+#include "runtime/checkpoint.h"
+#include "runtime/hdf5/hdf5_impl.h"
+#include "runtime/output_file.h"
 
 static const char log_dataset[] = "op2_checkpoint";
 

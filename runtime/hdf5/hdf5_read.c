@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hdf5_impl.h"
+#include "runtime/hdf5/hdf5_impl.h"
 
 /* One dataset being read, and where messages say it came from. */
 typedef struct source {

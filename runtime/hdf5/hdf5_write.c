@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hdf5_impl.h"
-#include "../output_file.h"
+#include "runtime/hdf5/hdf5_impl.h"
+#include "runtime/output_file.h"
 
 /* ---- this rank's block of the user's order ---- */
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "op2_mpi.h"
+#include "runtime/mpi/op2_mpi.h"
 
 int op2_mpi_failed(int mpi_rc, const char *call, const char *file, int line) {
   char why[MPI_MAX_ERROR_STRING] = "";

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_mpi.h"
+#include "runtime/mpi/op2_mpi.h"
 
 static int block_rank(long g, long global, int p) {
   /* the r with op2_block_begin(global, r, p) <= g < op2_block_begin(global, r+1, p) */

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "op2_mpi.h"
-#include "ptscotch.h"
+#include "runtime/mpi/op2_mpi.h"
+#include "runtime/mpi/ptscotch.h"
 
 /* ---- how the program declared ---- */
 

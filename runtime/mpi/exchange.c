@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_mpi.h"
-#include "../backend.h"
+#include "runtime/mpi/op2_mpi.h"
+#include "runtime/backend.h"
 
 struct op2_halo_buffers {
   char *sendbuf, *recvbuf;

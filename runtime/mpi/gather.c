@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_mpi.h"
+#include "runtime/mpi/op2_mpi.h"
 
 typedef struct row_head {
   long global;

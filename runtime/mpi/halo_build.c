@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_mpi.h"
+#include "runtime/mpi/op2_mpi.h"
 
 static int cmp_long(const void *x, const void *y) {
   long a = *(const long *)x, b = *(const long *)y;

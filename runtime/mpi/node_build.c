@@ -8,8 +8,8 @@
  * rank (the loops agree on their keys), so the n-th kernel's message carries tag n. */
 #include <stdlib.h>
 
-#include "../../jit/jit.h"
-#include "op2_mpi.h"
+#include "jit/jit.h"
+#include "runtime/mpi/op2_mpi.h"
 
 struct op2_node_msg {
   op2_kernel *kernel;

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "op2_mpi.h"
+#include "runtime/mpi/op2_mpi.h"
 
 long long op2_mpi_now_ns(void) {
   struct timespec t;
