@@ -6,6 +6,9 @@
 #include <omp.h>
 
 #include "runtime/backend.h"
+#include "runtime/context.h"
+#include "runtime/loop.h"
+#include "runtime/plan.h"
 
 static int init_openmp(op2_context *ctx) {
   ctx->nthreads = omp_get_max_threads();

@@ -10,6 +10,11 @@
 #include <string.h>
 
 #include "runtime/checkpoint.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/options.h"
+#include "runtime/mesh.h"
+#include "runtime/backend.h"
 
 static op2_checkpoint *state(op2_context *ctx) {
   if (!ctx->checkpoint) ctx->checkpoint = calloc(1, sizeof(op2_checkpoint));

@@ -14,6 +14,10 @@
 #include <xxhash.h>
 
 #include "runtime/checkpoint.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
 
 typedef struct text {
   char *s;

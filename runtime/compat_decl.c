@@ -6,7 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mesh.h"
+#include "runtime/loop.h"
+#include "runtime/backend.h"
 #include "runtime/distributed.h"
 
 /* OP2 passes a typed NULL as `data` only so that C++ can check the type: a temporary starts as

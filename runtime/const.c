@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/mesh.h"
 #include "runtime/distributed.h"
 
 static bool seen_before(const op2_const *c, size_t bytes) {

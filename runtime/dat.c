@@ -3,7 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/mesh.h"
 #include "runtime/distributed.h"
 
 /* A dat with the user's values (`data`, NULL: zeros). A temporary (zeros, `temp`) may come after

@@ -5,12 +5,20 @@
 #ifndef OP2_DISTRIBUTED_H
 #define OP2_DISTRIBUTED_H
 
-#include "runtime/op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/mesh.h"
+#include "runtime/loop.h"
 
 /* Starts MPI when the program did not and an MPI launcher started us (mpirun sets variables) or
  * the program uses MPI itself; otherwise a plain ./program run never touches MPI. */
 int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi);
 void op2_mpi_finalize(op2_context *ctx);
+
+/* OP2_FAULT, a testing aid (runtime/mpi/agree.c): parses "STEP:RANK" (0 when valid; step and
+ * rank may be NULL); op2_fault says whether this rank must fail STEP now (once per run), so tests
+ * can check that every rank stops, or goes on, instead of waiting. */
+int op2_fault_parse(const char *value, char *step, int *rank);
+int op2_fault(op2_context *ctx, const char *step);
 
 /* Agreement on success (agree.c). op2_mpi_agree(ctx, status, what) is collective and every rank
  * must reach it whatever happened on it: it returns OP2_OK when every rank succeeded; otherwise a

@@ -8,7 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/options.h"
+#include "runtime/mesh.h"
+#include "runtime/kernel_source.h"
 
 /* The whole file after the #line prefix, or NULL with errno set (op2_kernel_file_read). */
 static char *read_with_line(const char *path, const char *line_name) {

@@ -17,7 +17,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/options.h"
+#include "runtime/kernel_source.h"
 
 enum { MAX_DIRS = 16, MAX_FILES = 64, MAX_DEPTH = 16, MAX_CALLER_DEPTH = 4 };
 

@@ -5,7 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/options.h"
+#include "runtime/mesh.h"
 #include "runtime/distributed.h"
 
 /* Under MPI values are global indices: checked against the global size here, and against the

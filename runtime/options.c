@@ -10,10 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runtime/op2_impl.h"
+#include "runtime/error.h"
+#include "runtime/options.h"
+#include "runtime/backend.h"
 #include "jit/cache_entry.h"
 #include "jit/jit.h"
 #include "runtime/checkpoint.h"
+#include "runtime/distributed.h"
 
 typedef int (*option_parser)(op2_options *opt, const char *name, const char *value);
 

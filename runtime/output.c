@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Getting data out: op_fetch_data*, op_print_dat_to_txtfile, op_diagnostic_output. */
 #include <errno.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
+#include "runtime/output.h"
+#include "runtime/backend.h"
 #include "runtime/distributed.h"
 #include "runtime/output_file.h"
 

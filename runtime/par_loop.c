@@ -6,7 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/options.h"
+#include "runtime/mpi_state.h"
+#include "runtime/fault.h"
+#include "runtime/mesh.h"
+#include "runtime/loop.h"
+#include "runtime/tune.h"
+#include "runtime/jit_use.h"
+#include "runtime/backend.h"
 #include "runtime/checkpoint.h"
 #include "jit/jit.h"
 #include "runtime/distributed.h"

@@ -3,7 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
 #include "runtime/distributed.h"
 
 static op_set declare_set(int size, const char *name) {

@@ -5,7 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/options.h"
+#include "runtime/mpi_state.h"
+#include "runtime/loop.h"
+#include "runtime/tune.h"
+#include "runtime/output.h"
+#include "runtime/backend.h"
 #include "runtime/output_file.h"
 #include "runtime/distributed.h"
 

@@ -7,7 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mpi_state.h"
+#include "runtime/loop.h"
 #include "runtime/distributed.h"
 #include "runtime/output_file.h"
 

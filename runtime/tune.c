@@ -21,13 +21,21 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "runtime/op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/options.h"
+#include "runtime/mpi_state.h"
+#include "runtime/loop.h"
+#include "runtime/plan.h"
+#include "runtime/tune.h"
+#include "runtime/backend.h"
 #include "jit/jit.h"
 
 enum {

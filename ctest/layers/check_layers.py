@@ -11,6 +11,9 @@ include from which; anything else is a violation, and so is a cycle between fold
 included only by the folders in MPI_FACING, so a file elsewhere never depends on MPI, and a file
 elsewhere makes no MPI call either (it asks runtime/mpi/ through runtime/distributed.h).
 
+No header includes itself through others (runtime/op2_impl.h and runtime/backend.h once included
+each other): a file cycle fails the check too.
+
 Every quoted include names its file from the project root ("jit/jit.h", "runtime/backend.h") or
 beside the including file; one that climbs ("../") fails the check, in the library and in its
 tests, tools, samples and benchmarks alike (meson gives them the project root as an include
@@ -158,6 +161,36 @@ def folder_cycles(graph):
     return on_cycle
 
 
+def file_cycles(root):
+    """One include cycle between files (a header including, through others, itself), or None."""
+    graph = {}
+    for src, dst in edges(root):
+        if dst != "<mpi.h>":
+            graph.setdefault(src, set()).add(dst)
+    state, path = {}, []
+
+    def visit(n):
+        state[n] = "open"
+        path.append(n)
+        for m in sorted(graph.get(n, ())):
+            if state.get(m) == "open":
+                return path[path.index(m):] + [m]
+            if m not in state:
+                found = visit(m)
+                if found:
+                    return found
+        path.pop()
+        state[n] = "done"
+        return None
+
+    for n in sorted(graph):
+        if n not in state:
+            found = visit(n)
+            if found:
+                return found
+    return None
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
@@ -168,8 +201,12 @@ def main():
     cycles = folder_cycles(graph)
     for c in sorted(cycles):
         print(f"folder on an include cycle: {c}")
-    print(f"{len(found)} violations, {len(cycles)} folders on include cycles")
-    return 1 if found or cycles else 0
+    cycle = file_cycles(sys.argv[1])
+    if cycle:
+        print("files on an include cycle: " + " -> ".join(cycle))
+    print(f"{len(found)} violations, {len(cycles)} folders on include cycles, "
+          f"{1 if cycle else 0} file cycles")
+    return 1 if found or cycles or cycle else 0
 
 
 if __name__ == "__main__":

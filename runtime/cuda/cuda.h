@@ -8,7 +8,10 @@
 
 #include <cuda.h>
 
-#include "runtime/op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/mesh.h"
+#include "runtime/loop.h"
+#include "runtime/backend.h"
 #include "jit/jit.h"
 #include "jit/emit.h"
 #include "jit/jit_cuda.h"

@@ -13,9 +13,12 @@
 #include <string.h>
 
 #include "runtime/cuda/cuda.h"
-
-int op2_colour_blocks(int begin, int end, int part_size, int nwrites, const op_map *maps,
-                      const int *idx, int nblocks, int *colour);
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/options.h"
+#include "runtime/mesh.h"
+#include "runtime/loop.h"
+#include "runtime/plan.h"
 
 void op2_cuda_plan_free(op2_cuda_plan *p) {
   if (!p) return;

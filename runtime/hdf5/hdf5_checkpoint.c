@@ -14,6 +14,9 @@
 #include "runtime/checkpoint.h"
 #include "runtime/hdf5/hdf5_impl.h"
 #include "runtime/output_file.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mesh.h"
 
 static const char log_dataset[] = "op2_checkpoint";
 

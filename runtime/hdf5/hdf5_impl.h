@@ -14,7 +14,7 @@
 #include <hdf5.h>
 
 #include "runtime/mpi/op2_mpi.h"
-#include "runtime/op2_impl.h"
+#include "runtime/mesh.h"
 
 #ifndef H5_HAVE_PARALLEL
 #error "op2jit's HDF5 I/O needs a parallel HDF5 build (hdf5-openmpi)"

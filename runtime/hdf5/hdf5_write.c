@@ -14,6 +14,12 @@
 
 #include "runtime/hdf5/hdf5_impl.h"
 #include "runtime/output_file.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/options.h"
+#include "runtime/mesh.h"
+#include "runtime/backend.h"
 
 /* ---- this rank's block of the user's order ---- */
 

@@ -11,6 +11,9 @@
 
 #include "runtime/hdf5/hdf5_impl.h"
 #include "runtime/output_file.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mesh.h"
 
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');

@@ -4,6 +4,9 @@
 #include <stdlib.h>
 
 #include "runtime/mpi/op2_mpi.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mpi_state.h"
 
 static int launched_by_mpi(void) {
   /* Open MPI, PMIx and Hydra-style launchers each export the world size. */

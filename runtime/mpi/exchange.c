@@ -14,6 +14,10 @@
 
 #include "runtime/mpi/op2_mpi.h"
 #include "runtime/backend.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
 
 struct op2_halo_buffers {
   char *sendbuf, *recvbuf;

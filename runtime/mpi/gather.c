@@ -4,6 +4,12 @@
 #include <string.h>
 
 #include "runtime/mpi/op2_mpi.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/options.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
+#include "runtime/backend.h"
 
 typedef struct row_head {
   long global;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "runtime/mpi/op2_mpi.h"
+#include "runtime/error.h"
 
 enum { DENSE_SPAN_PER_ELEMENT = 4 };
 

@@ -14,6 +14,11 @@
 #include <string.h>
 
 #include "runtime/mpi/op2_mpi.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
 
 static int cmp_long(const void *x, const void *y) {
   long a = *(const long *)x, b = *(const long *)y;

@@ -10,6 +10,10 @@
 
 #include "jit/jit.h"
 #include "runtime/mpi/op2_mpi.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mpi_state.h"
+#include "runtime/jit_use.h"
 
 struct op2_node_msg {
   op2_kernel *kernel;

@@ -7,7 +7,9 @@
 #include <mpi.h>
 #include <stdatomic.h>
 
-#include "runtime/op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
 #include "runtime/distributed.h"
 
 /* The context's MPI objects (ctx->mpi.comms): allocated by op2_mpi_init when MPI starts, so a

@@ -6,6 +6,10 @@
 #include <string.h>
 
 #include "runtime/mpi/op2_mpi.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
 
 /* OP2's graph partitioners: partitioning the graph of the primary map is what they do. */
 static int is_graph_partitioner(const char *lib, const char *routine) {

@@ -5,6 +5,10 @@
 #include <string.h>
 
 #include "runtime/mpi/op2_mpi.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
 
 size_t op2_record_bytes(const op2_context *ctx, op_set set) {
   size_t bytes = sizeof(long);

@@ -13,6 +13,10 @@
 #include <unistd.h>
 
 #include "runtime/mpi/op2_mpi.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/options.h"
+#include "runtime/mpi_state.h"
 
 long long op2_mpi_now_ns(void) {
   struct timespec t;
