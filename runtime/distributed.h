@@ -5,6 +5,9 @@
 #ifndef OP2_DISTRIBUTED_H
 #define OP2_DISTRIBUTED_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "runtime/context.h"
 #include "runtime/mesh.h"
 #include "runtime/loop.h"
@@ -81,6 +84,11 @@ int op2_mpi_fetch(op2_context *ctx, op_dat dat, void *out, long first, long coun
 int op2_mpi_prepare(op2_context *ctx);
 int op2_mpi_distribute(op2_context *ctx, const char *lib, op_set prime, op_map prime_map);
 void op2_halo_free(op2_halo *h);
+/* Whether a set's halo lists agree with its sizes (halo_build.c): imports fill the exec and
+ * non-exec halo regions, neighbours ascending and other than this rank `me`, exported elements
+ * owned (exec exports not core). false with the first disagreement in `why`. The sanitizer
+ * build checks every halo it builds (OP2_ASSERT). */
+bool op2_halo_valid(const struct op2_set *set, int me, int nranks, char *why, size_t len);
 
 /* Block distribution of a global count over the ranks: rank r holds [begin(r), begin(r+1)). */
 static inline long op2_block_begin(long global, int rank, int size) {

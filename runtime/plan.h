@@ -5,6 +5,9 @@
 #ifndef OP2_RUNTIME_PLAN_H
 #define OP2_RUNTIME_PLAN_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "op2.h"
 
 typedef struct op2_context op2_context;
@@ -47,5 +50,11 @@ void op2_plan_free(op2_plan *plan);
 int op2_colour_blocks(int begin, int end, int part_size, int nwrites, const op_map *maps,
                       const int *idx, int nblocks, int *colour);
 int op2_plan_build_ownership(op2_plan *p, int nthreads, double max_shared_fraction);
+/* Whether the plan keeps its promises (plan_check.c): its blocks cover its range; coloured, each
+ * block is listed once under its colour and no two blocks of one colour write one element;
+ * thread-owned, its runs cover its range once and no two threads' private runs write one
+ * element. false with the first broken promise in `why`. The sanitizer build checks every plan
+ * it builds (OP2_ASSERT). */
+bool op2_plan_valid(const op2_plan *p, char *why, size_t len);
 
 #endif /* OP2_RUNTIME_PLAN_H */
