@@ -83,7 +83,7 @@ const char *op_kernel_file(const char *file_name) {
               file_name ? file_name : "(null)");
     return NULL;
   }
-  char path[4096];
+  char path[OP2_PATH_BUF];
   int err;
   char *text = find_kernel_file(ctx, file_name, NULL, path, sizeof path, &err);
   if (!text) {

@@ -88,7 +88,7 @@ void op2_loop_free(op2_loop *loop);
 /* Drops the loop shapes that use `dat` (freed by op_free_dat_temp): a later dat at the same
  * address must not find them. Their kernels stay, shared by source. */
 void op2_loops_forget_dat(op2_context *ctx, op_dat dat);
-int op2_loop_mpi_scratch(op2_loop *loop); /* par_loop.c */
+int op2_loop_mpi_scratch(op2_loop *loop);                          /* par_loop.c */
 op2_loop_stats *op2_stats_for(op2_context *ctx, const char *name); /* timing.c */
 
 #endif /* OP2_RUNTIME_LOOP_H */

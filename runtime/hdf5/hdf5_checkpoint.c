@@ -204,7 +204,7 @@ void op2_h5_checkpoint_bcast_int(int *v) {
 }
 
 int op2_h5_checkpoint_save(const char *file, const char *blob, size_t blob_len) {
-  char *tmp = malloc(PATH_MAX), *target = malloc(PATH_MAX);
+  char *tmp = malloc(OP2_PATH_MAX), *target = malloc(OP2_PATH_MAX);
   if (op2_h5_agree(tmp && target ? OP2_OK : OP2_ERR_MEM) != OP2_OK) {
     free(tmp), free(target);
     return op2_error(OP2_ERR_MEM, "checkpoint %s: out of memory", file);
@@ -216,9 +216,9 @@ int op2_h5_checkpoint_save(const char *file, const char *blob, size_t blob_len) 
   char why[600];
   tmp[0] = target[0] = '\0';
   if (rank == 0) {
-    if (op2_output_target(file, target, PATH_MAX, why, sizeof why) != 0)
+    if (op2_output_target(file, target, OP2_PATH_MAX, why, sizeof why) != 0)
       rc = op2_error(OP2_ERR_IO, "checkpoint %s: %s", file, why);
-    else if (op2_output_temp(target, tmp, PATH_MAX) != 0)
+    else if (op2_output_temp(target, tmp, OP2_PATH_MAX) != 0)
       rc = op2_error(OP2_ERR_IO, "checkpoint %s: cannot create a temporary file beside it: %s",
                      file, strerror(errno));
   }

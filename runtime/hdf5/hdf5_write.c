@@ -237,7 +237,7 @@ static const char *create_problem(const char *path, char *buf, size_t len) {
  * written through). OP2_OK, or an error reported by rank 0 and agreed by every rank. */
 typedef struct target_plan {
   int code, exists;
-  char target[PATH_MAX], tmp[PATH_MAX];
+  char target[OP2_PATH_MAX], tmp[OP2_PATH_MAX];
   char message[2048]; /* rank 0's reason, reported by every rank */
 } target_plan;
 
