@@ -19,7 +19,7 @@ beside the including file; one that climbs ("../") fails the check, in the libra
 tests, tools, samples and benchmarks alike (meson gives them the project root as an include
 directory).
 
-Any violation or folder cycle fails the check (issue 9 emptied its list of known exceptions; there
+Any violation, folder cycle or file cycle fails the check (issue 9 emptied its list of known exceptions; there
 is none to add).
 
 Usage: check_layers.py SOURCE_ROOT
