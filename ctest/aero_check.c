@@ -8,7 +8,7 @@
  * print "PASSED"; each value must be within TOL of the reference. */
 #include <unistd.h>
 
-#include "../samples/aero/aero_mesh_io.h"
+#include "samples/aero/aero_mesh_io.h"
 #include "command.h"
 
 /* Gradients of the four bilinear shape functions (corner m = p + 2q at (p, q)) at (xi, eta). */

@@ -6,7 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../samples/aero/aero_mesh_io.h"
+#include "samples/aero/aero_mesh_io.h"
 #include "test.h"
 
 extern char **environ;

@@ -43,7 +43,7 @@ static int mkdir_parents(char *path) {
 /* Whether others may create names in `path`'s directory (a world-writable /tmp, sticky or not;
  * one of another user): then a symbolic link at `path` may have been planted. */
 static int parent_open_to_others(const char *path) {
-  char dir[4096];
+  char dir[OP2_PATH_MAX];
   snprintf(dir, sizeof dir, "%s", path);
   size_t n = strlen(dir);
   while (n > 1 && dir[n - 1] == '/') dir[--n] = '\0';
@@ -72,7 +72,7 @@ int op2_cache_root_usable(const char *root, int create, char *why, size_t whylen
            -1;
   if (stat(root, &st) != 0) {
     if (!create) return snprintf(why, whylen, "%s does not exist", root), -1;
-    char tmp[4096];
+    char tmp[OP2_PATH_MAX];
     snprintf(tmp, sizeof tmp, "%s", root);
     if (mkdir_parents(tmp) != 0 || (mkdir(root, 0700) != 0 && errno != EEXIST) ||
         stat(root, &st) != 0)
@@ -101,7 +101,7 @@ const char *op2_temp_dir(void) {
 
 char *op2_keep_failed_source(const char *name, const op2_cache_key *key, const char *src,
                              size_t len, const char *ext) {
-  char path[4096], why[256];
+  char path[OP2_PATH_BUF], why[256];
   snprintf(path, sizeof path, "%s/op2-%s-%.16s.%s", op2_temp_dir(), name, key->hex, ext);
   if (op2_write_file_atomic(path, src, len, why, sizeof why) != 0) return NULL;
   return strdup(path);

@@ -197,7 +197,7 @@ int op2_write_atomic_at(int dirfd, const char *file, const void *data, size_t le
                         size_t whylen) {
   /* An unpredictable name, created exclusively: a link or file planted at a guessable name
    * (FILE.tmpPID in a shared directory) is never written through. */
-  char tmp[4400];
+  char tmp[OP2_PATH_BUF];
   int fd = op2_temp_create_at(dirfd, file, 0600, tmp, sizeof tmp);
   if (fd < 0)
     return snprintf(why, whylen, "cannot create a temporary file for %s: %s", file,

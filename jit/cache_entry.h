@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "jit/paths.h"
+
 typedef struct op2_cache_key {
   uint64_t hi, lo;
   char hex[33];
@@ -67,7 +69,7 @@ int op2_cache_file_kind(const char *loop, const char *file);
 typedef struct op2_entry {
   int fd; /* the entry directory, -1 when closed */
   int at; /* what `path` is relative to */
-  char path[4400];
+  char path[OP2_PATH_BUF];
 } op2_entry;
 /* Opens directory `dir` (relative to atfd, or a path with AT_FDCWD), creating it (0700) when
  * `create`. 0 opened and private, 1 missing (only without create), -1 refused or failed (why). */

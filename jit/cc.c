@@ -25,7 +25,7 @@ int op2_find_program(const char *name, char *out, size_t len) {
   while (*path) {
     const char *end = strchr(path, ':');
     size_t n = end ? (size_t)(end - path) : strlen(path);
-    char candidate[4096];
+    char candidate[OP2_PATH_BUF];
     snprintf(candidate, sizeof candidate, "%.*s/%s", (int)n, n ? path : ".", name);
     if (is_program(candidate) && realpath(candidate, out)) return 0;
     path += n + (end != NULL);

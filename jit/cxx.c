@@ -37,7 +37,7 @@ static int compile_cxx(const op2_tier *t, const char *source, const char *src_pa
                        const char *so_path, char **log, char *flags_used, size_t flags_len) {
   /* The wrapper lies beside the generated file (so a relative include finds it), under the
    * temporary object's name, and is removed after the compile. */
-  char wrapper[4900];
+  char wrapper[OP2_PATH_BUF];
   snprintf(wrapper, sizeof wrapper, "%s.cc", so_path);
   const char *base = strrchr(src_path, '/');
   base = base ? base + 1 : src_path;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "op2.h"
+#include "jit/paths.h"
 
 /* ---- status codes ---- */
 enum {

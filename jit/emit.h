@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "jit.h"
-#include "../templates/cuda/params.h"
+#include "templates/cuda/params.h"
 
 typedef enum op2_emit_strategy {
   OP2_EMIT_C_RANGE,      /* C: the template loops over an element range, data used in place */

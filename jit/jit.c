@@ -226,7 +226,7 @@ static int load_from_disk(op2_jit *jit, op2_jit_counters *cnt, op2_kernel *k, co
   if (rc == 0) {
     cnt->disk_hits++;
     if (jit->cfg.cache_mode == OP2_CACHE_ON) utimensat(AT_FDCWD, entry, NULL, 0);
-    char src[4400];
+    char src[OP2_PATH_BUF];
     snprintf(src, sizeof src, "%s/%s.c", entry, k->name);
     free(k->source_path);
     k->source_path = strdup(src);
@@ -293,7 +293,7 @@ static int obtain_cxx(const asking *a, op2_kernel *k, const op2_generated *gen, 
     jit->cxx_state =
         op2_cxx_tier(jit->cfg.cxx, jit->cfg.cflags, jit->cfg.compile_timeout, &jit->cxx) ? -1 : 1;
   if (jit->cxx_state < 0) return 1;
-  char entry[4400] = "";
+  char entry[OP2_PATH_BUF] = "";
   int may_write = 0;
   if (root &&
       load_from_disk(jit, a->cnt, k, root, &jit->cxx, gen, entry, sizeof entry, &may_write) == 0) {
@@ -341,7 +341,7 @@ static int obtain_tcc(const asking *a, op2_kernel *k, const op2_generated *gen, 
                       char **cxx_log) {
   op2_jit *jit = a->jit;
   const op2_loop_desc *loop = a->rq->loop;
-  char entry[4400] = "";
+  char entry[OP2_PATH_BUF] = "";
   int may_write = 0;
   if (root &&
       load_from_disk(jit, a->cnt, k, root, &jit->tcc, gen, entry, sizeof entry, &may_write) == 0) {
@@ -587,7 +587,7 @@ static int obtain_kernel(const asking *a, op2_kernel *k, const op2_generated *ge
   char *cxx_log = NULL;
   if (op2_kernel_is_cxx(a->rq->kernel_src) && obtain_cxx(a, k, gen, root, &cxx_log) == 0)
     return OP2_OK;
-  char entry[4400] = "";
+  char entry[OP2_PATH_BUF] = "";
   int may_write = 0;
   int use_cc = jit->cfg.mode != OP2_JIT_TCC && jit->cc_usable;
   int tiered = use_cc && jit->cfg.mode == OP2_JIT_TIERED, consts;

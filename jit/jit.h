@@ -20,8 +20,8 @@ typedef enum { OP2_TIER_TCC = 0, OP2_TIER_CC = 1 } op2_tier_id;
 
 /* A follower's wait for its machine's optimised build (allocated only while it waits). */
 typedef struct op2_kernel_peer {
-  char entry[4400]; /* the cache entry it will appear in */
-  char *source;     /* the source it is built from, to verify the entry */
+  char entry[OP2_PATH_BUF]; /* the cache entry it will appear in */
+  char *source;             /* the source it is built from, to verify the entry */
   size_t source_len;
 } op2_kernel_peer;
 
@@ -61,11 +61,11 @@ typedef struct op2_jit_config {
   int simd;          /* OP2_SIMD: 0 off, -1 auto, else lanes per group */
   int simd_width;    /* lanes the optimised tier uses: 0 scalar */
   op2_cache_mode cache_mode;
-  char cache_dir[4096];
-  char template_dir[4096]; /* read templates from here instead of the built-in ones, or "" */
-  int diags;               /* OP2_DIAGS: which diagnostics are worth formatting */
-  int compiler_given;      /* OP2_CC or OP2_CFLAGS set by the user: their failure told at level 0 */
-  int compile_timeout;     /* OP2_COMPILE_TIMEOUT: seconds a child compiler may run (0: none) */
+  char cache_dir[OP2_PATH_MAX];
+  char template_dir[OP2_PATH_MAX]; /* templates from here, not the built-in ones, or "" */
+  int diags;                       /* OP2_DIAGS: which diagnostics are worth formatting */
+  int compiler_given;  /* OP2_CC or OP2_CFLAGS set by the user: their failure told at level 0 */
+  int compile_timeout; /* OP2_COMPILE_TIMEOUT: seconds a child compiler may run (0: none) */
   /* Prints one diagnostic of `level` (the caller decides who speaks, e.g. one rank). */
   void (*diag)(int level, const char *msg);
 } op2_jit_config;
@@ -144,8 +144,8 @@ int op2_kernel_is_cxx(const char *src);
 /* ---- compilers: a tier is one compiler with its flags (tcc.c, cc.c) ---- */
 typedef struct op2_tier op2_tier;
 struct op2_tier {
-  const char *name; /* "tcc" or "cc" */
-  char path[4096];  /* the compiler binary (cc) */
+  const char *name;        /* "tcc" or "cc" */
+  char path[OP2_PATH_MAX]; /* the compiler binary (cc) */
   char identity[600];
   char flags[1024];
   int timeout_s; /* a run of the compiler longer than this is stopped (0: no limit) */
@@ -164,7 +164,7 @@ int op2_spawn_capture(const char *path, char *const argv[], int timeout_s, op2_b
  * limited to timeout_s seconds (0: no limit). */
 int op2_cc_tier(const char *cc, const char *flags, int timeout_s, op2_tier *t);
 /* A program as the compiler tiers find it: a path (with a '/') or a name searched on PATH; its
- * resolved path in `out` (PATH_MAX bytes). 0 when it is an executable regular file, else -1. */
+ * resolved path in `out` (OP2_PATH_MAX bytes). 0 when it is an executable regular file, else -1. */
 int op2_find_program(const char *name, char *out, size_t len);
 /* Checks the syntax of the source at src_path with the system compiler `cc`; its messages go to
  * *log (malloc'ed). 0 when it finds no error. */
@@ -221,7 +221,7 @@ enum {
 };
 typedef struct op2_build_request {
   const op2_tier *tier;
-  char entry[4400]; /* the cache entry directory when keep */
+  char entry[OP2_PATH_BUF]; /* the cache entry directory when keep */
   const char *name, *target, *signature;
   const char *source;
   size_t source_len;

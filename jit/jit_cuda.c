@@ -62,7 +62,7 @@ static int store_cubin_entry(const char *entry, const char *name, const op2_cach
                ? -1
                : 0;
   if (rc == 0) {
-    char path[4800];
+    char path[OP2_PATH_BUF];
     snprintf(path, sizeof path, "%s/%s", entry, src);
     *source_path = strdup(path);
   } else {
@@ -77,7 +77,7 @@ int op2_cuda_obtain_cubin(op2_jit *jit, op2_jit_counters *cnt, const char *ptxas
                           const op2_generated *gen, const char *arch, int want_ptx,
                           op2_cuda_binary *out) {
   memset(out, 0, sizeof *out);
-  char why[1200] = "", entry[4400] = "";
+  char why[1200] = "", entry[OP2_PATH_BUF] = "";
   op2_nvrtc_options opts;
   op2_nvrtc_options_for(arch, &opts);
   op2_cache_key key;
@@ -111,7 +111,7 @@ int op2_cuda_obtain_cubin(op2_jit *jit, op2_jit_counters *cnt, const char *ptxas
       out->image = v.binary, out->len = v.binary_len;
       v.binary = NULL;
       op2_entry_verified_clear(&v);
-      char src[4500];
+      char src[OP2_PATH_BUF];
       snprintf(src, sizeof src, "%s/%s.cu", entry, name);
       out->source_path = strdup(src);
       return OP2_OK;
@@ -214,7 +214,7 @@ static int emu_attempt(op2_jit *jit, op2_jit_counters *cnt, const char *name,
                        char **source_path) {
   op2_cache_key_make(src->data, src->len, tier->identity, tier->flags, key);
   const char *root = op2_jit_cache_root(jit);
-  char entry[4400] = "", why[1200];
+  char entry[OP2_PATH_BUF] = "", why[1200];
   if (root) {
     op2_cache_entry_dir(root, name, key, entry, sizeof entry);
     int rc = op2_jit_load_entry(jit, entry, name, key, src->data, src->len, &out->dl_handle,

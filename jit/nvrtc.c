@@ -116,7 +116,7 @@ int op2_ptxas_resources(const char *log, const char *arch, char *out, size_t len
 
 int op2_ptxas_check(const char *ptxas, const char *ptx, size_t len, const char *arch, int timeout_s,
                     char **log) {
-  char path[4200], why[300], arch_opt[64];
+  char path[OP2_PATH_BUF], why[300], arch_opt[64];
   snprintf(path, sizeof path, "%s/op2-ptxas-XXXXXX.ptx", op2_temp_dir());
   op2_buf out = {0};
   int fd = mkstemps(path, 4);

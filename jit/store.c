@@ -30,7 +30,7 @@ static int says_disk_full(const char *log) {
 /* Compiles into the open directory `d` and loads the result; NAME.so is in place on BUILT. */
 static int compile_in(const op2_build_request *req, const op2_entry *d, op2_build_result *res,
                       built *b) {
-  char src[300], bin[300], tmp[320], src_path[4800], tmp_path[4800];
+  char src[300], bin[300], tmp[320], src_path[OP2_PATH_BUF], tmp_path[OP2_PATH_BUF];
   snprintf(src, sizeof src, "%s.c", req->name);
   snprintf(bin, sizeof bin, "%s.so", req->name);
   snprintf(tmp, sizeof tmp, "%s.tmp%d", bin, (int)getpid());
@@ -122,7 +122,7 @@ static int take_stored(const op2_build_request *req, const op2_entry *e, op2_bui
   if (rc != 0) return -1;
   res->fn = (op2_kernel_fn)sym;
   res->reused = 1;
-  char path[4800];
+  char path[OP2_PATH_BUF];
   snprintf(path, sizeof path, "%s/%s.c", e->path, req->name);
   res->source_path = strdup(path);
   return 0;
@@ -167,7 +167,7 @@ static int build_kept(const op2_build_request *req, op2_build_result *res, int *
   *rc = compile_in(req, &e, res, &b);
   if (*rc == BUILT && write_manifest(req, &e, &b, res) != 0) *rc = NOT_WRITTEN;
   if (*rc == BUILT) {
-    char path[4800];
+    char path[OP2_PATH_BUF];
     snprintf(path, sizeof path, "%s/%s.c", e.path, req->name);
     res->source_path = strdup(path);
   } else { /* no partial entry stays behind; the loaded object stays mapped */
@@ -180,7 +180,7 @@ static int build_kept(const op2_build_request *req, op2_build_result *res, int *
 
 /* In a private temporary directory, removed once the object is loaded. */
 static int build_private(const op2_build_request *req, op2_build_result *res) {
-  char dir[4200];
+  char dir[OP2_PATH_BUF];
   snprintf(dir, sizeof dir, "%s/op2-build-XXXXXX", op2_temp_dir());
   op2_entry d;
   if (!mkdtemp(dir) || op2_entry_open(AT_FDCWD, dir, 0, &d, res->why, sizeof res->why) != 0) {

@@ -17,7 +17,7 @@ extern const int op2_ntemplates;
 
 char *op2_template_load(op2_jit *jit, const char *name) {
   if (jit->cfg.template_dir[0]) {
-    char path[8192];
+    char path[OP2_PATH_BUF];
     snprintf(path, sizeof path, "%s/%s", jit->cfg.template_dir, name);
     char *data;
     size_t len;

@@ -17,7 +17,7 @@
 
 /* ROOT/warnings opened (created when `create`), or -1 when missing or not private. */
 static int open_dir(const char *root, int create) {
-  char dir[4200], why[300];
+  char dir[OP2_PATH_BUF], why[300];
   snprintf(dir, sizeof dir, "%s/warnings", root);
   if (create && mkdir(dir, 0700) != 0 && errno != EEXIST) return -1;
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

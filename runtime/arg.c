@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Argument builders. They only record what the user said: op_par_loop validates every argument
  * against the loop before anything runs, so errors can name the loop and the argument number. */
-#include "op2_impl.h"
+#include "runtime/mesh.h"
+#include "runtime/loop.h"
 
 op_arg op_opt_arg_dat(int opt, op_dat dat, int idx, op_map map, int dim, const char *type,
                       op_access acc) {

@@ -6,32 +6,15 @@
 #ifndef OP2_BACKEND_H
 #define OP2_BACKEND_H
 
-#include "op2_impl.h"
+#include <stdbool.h>
+#include <stddef.h>
 
-/* ---- execution plans (plan.c, colour.c) ---- */
-typedef struct op2_plan {
-  op_set set;
-  int begin, end; /* the element range planned: the whole set, or one MPI phase of it */
-  int part_size;
-  int layout_threads; /* the thread count its layout was tried for (1: coloured only) */
-  int nblocks;        /* block b covers [begin + b*part_size, min(begin + (b+1)*part_size, end)) */
-  int ncolours;
-  int *colour_offset; /* ncolours+1 offsets into blocks_by_colour */
-  int *blocks_by_colour;
-  int *block_colour; /* per block */
-  int nwrites;       /* indirect written (map, idx) pairs that keyed the plan */
-  op_map *write_maps;
-  int *write_idx; /* -k for a vector argument */
-  /* Thread-owned layout (ownership.c), used by the OpenMP backend when owner_threads matches its
-   * thread count: thread t runs runs[2k..2k+1] for k in [thread_run_offset[t],
-   * thread_run_offset[t+1]), then one thread runs the nshared_runs shared runs that follow. */
-  int owner_threads; /* 0 when not built (one thread, or too many shared elements) */
-  int *thread_run_offset;
-  int *runs; /* [begin, end) pairs */
-  int nshared_runs;
-  long nshared;
-  double build_seconds;
-} op2_plan;
+#include "op2.h"
+#include "jit/desc.h"
+#include "runtime/context.h"
+#include "runtime/loop.h"
+#include "runtime/mesh.h"
+#include "runtime/plan.h"
 
 /* ---- backends ---- */
 typedef struct op2_exec {

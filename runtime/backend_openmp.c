@@ -5,7 +5,10 @@
  * OpenMP in it: TCC need not support it. */
 #include <omp.h>
 
-#include "backend.h"
+#include "runtime/backend.h"
+#include "runtime/context.h"
+#include "runtime/loop.h"
+#include "runtime/plan.h"
 
 static int init_openmp(op2_context *ctx) {
   ctx->nthreads = omp_get_max_threads();

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The sequential backend: one thread, plain element order, reductions straight into the
  * caller's data. It is the reference the other backends are compared with. */
-#include "backend.h"
+
+#include "runtime/backend.h"
+#include "runtime/context.h"
+#include "runtime/fault.h"
 
 static int run_seq(op2_context *ctx, const op2_exec *exec) {
   /* A fatal signal in the kernel jumps back here, and the range is re-run one element at a time

@@ -3,7 +3,7 @@
  * files are built. */
 #include <string.h>
 
-#include "op2_impl.h"
+#include "runtime/backend.h"
 
 extern const op2_backend op2_backend_seq;
 extern const op2_backend op2_backend_openmp;

@@ -9,8 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
-#include "distributed.h"
+#include "runtime/checkpoint.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/options.h"
+#include "runtime/mesh.h"
+#include "runtime/backend.h"
 
 static op2_checkpoint *state(op2_context *ctx) {
   if (!ctx->checkpoint) ctx->checkpoint = calloc(1, sizeof(op2_checkpoint));

@@ -11,7 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/mesh.h"
+#include "runtime/backend.h"
 
 /* ---- the log of loop calls (checkpoint_log.c) ---- */
 typedef struct op2_ckpt_log {

@@ -18,8 +18,9 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "checkpoint.h"
-#include "../jit/file_io.h"
+#include "runtime/checkpoint.h"
+#include "jit/file_io.h"
+#include "runtime/error.h"
 
 static const char header_magic[16] = "op2jit ckpt v1\n";
 
@@ -69,7 +70,7 @@ static uint64_t hash_fd(int fd, off_t from, off_t to, int *failed) {
 
 /* The directory holding `file`, flushed so that a rename in it survives a crash. */
 static int sync_directory(const char *file) {
-  char dir[4096];
+  char dir[OP2_PATH_MAX];
   snprintf(dir, sizeof dir, "%s", file);
   char *slash = strrchr(dir, '/');
   if (!slash)
@@ -94,7 +95,7 @@ enum { STALE_SECONDS = 3600 };
 static void remove_stale_temps(const char *file) {
   const char *slash = strrchr(file, '/');
   const char *base = slash ? slash + 1 : file;
-  char dir[4096];
+  char dir[OP2_PATH_MAX];
   snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - file) + (slash == file) : 1,
            slash ? file : ".");
   int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -8,7 +8,10 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "checkpoint.h"
+#include "runtime/checkpoint.h"
+#include "runtime/error.h"
+#include "runtime/options.h"
+#include "runtime/mesh.h"
 
 static int returns_values(const op_arg *a) {
   return a->kind == OP2_ARG_GBL && a->opt && a->data &&

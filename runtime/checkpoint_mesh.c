@@ -13,7 +13,11 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "checkpoint.h"
+#include "runtime/checkpoint.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
 
 typedef struct text {
   char *s;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
+#include "runtime/mesh.h"
 
 typedef struct colour_job {
   int begin, end;
@@ -44,7 +44,6 @@ static void mark_block(const colour_job *job, int b, uint32_t bit) {
   }
 }
 
-/* Fills colour[b] for every block; returns the number of colours, or -1 when out of memory. */
 int op2_colour_blocks(int begin, int end, int part_size, int nwrites, const op_map *maps,
                       const int *idx, int nblocks, int *colour) {
   colour_job job = {

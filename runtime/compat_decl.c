@@ -6,8 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
-#include "distributed.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mesh.h"
+#include "runtime/loop.h"
+#include "runtime/backend.h"
+#include "runtime/distributed.h"
 
 /* OP2 passes a typed NULL as `data` only so that C++ can check the type: a temporary starts as
  * zeros. Its name is recorded so op_free_dat_temp can tell it from a dat the program owns. */

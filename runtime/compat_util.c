@@ -2,12 +2,12 @@
 /* OP2's allocation calls and the helpers of OP2's op_util.h that OP2's mesh converters use;
  * op_arg_info and op_halo_create. Plain functions of their arguments: no library state. */
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "op2_impl.h"
 #include "op_util.h"
 
 enum { OP2_USER_ALIGN = 64 };

@@ -10,8 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
-#include "distributed.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/mesh.h"
+#include "runtime/distributed.h"
 
 static bool seen_before(const op2_const *c, size_t bytes) {
   for (int i = 0; i < c->nvalues; i++)

@@ -4,10 +4,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
-#include "checkpoint.h"
-#include "../jit/jit.h"
-#include "distributed.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/options.h"
+#include "runtime/fault.h"
+#include "runtime/mesh.h"
+#include "runtime/loop.h"
+#include "runtime/plan.h"
+#include "runtime/tune.h"
+#include "runtime/jit_use.h"
+#include "runtime/output.h"
+#include "runtime/backend.h"
+#include "runtime/checkpoint.h"
+#include "jit/jit.h"
+#include "runtime/distributed.h"
 
 /* OP2's API has no context argument, so the one context is reached through this pointer. */
 static op2_context *the_context;

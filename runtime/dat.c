@@ -3,8 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
-#include "distributed.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/mesh.h"
+#include "runtime/distributed.h"
 
 /* A dat with the user's values (`data`, NULL: zeros). A temporary (zeros, `temp`) may come after
  * the mesh was distributed: it then has the set's local rows, halos included, all zero, which is

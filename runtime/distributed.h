@@ -5,12 +5,23 @@
 #ifndef OP2_DISTRIBUTED_H
 #define OP2_DISTRIBUTED_H
 
-#include "op2_impl.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "runtime/context.h"
+#include "runtime/mesh.h"
+#include "runtime/loop.h"
 
 /* Starts MPI when the program did not and an MPI launcher started us (mpirun sets variables) or
  * the program uses MPI itself; otherwise a plain ./program run never touches MPI. */
 int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi);
 void op2_mpi_finalize(op2_context *ctx);
+
+/* OP2_FAULT, a testing aid (runtime/mpi/agree.c): parses "STEP:RANK" (0 when valid; step and
+ * rank may be NULL); op2_fault says whether this rank must fail STEP now (once per run), so tests
+ * can check that every rank stops, or goes on, instead of waiting. */
+int op2_fault_parse(const char *value, char *step, int *rank);
+int op2_fault(op2_context *ctx, const char *step);
 
 /* Agreement on success (agree.c). op2_mpi_agree(ctx, status, what) is collective and every rank
  * must reach it whatever happened on it: it returns OP2_OK when every rank succeeded; otherwise a
@@ -73,6 +84,11 @@ int op2_mpi_fetch(op2_context *ctx, op_dat dat, void *out, long first, long coun
 int op2_mpi_prepare(op2_context *ctx);
 int op2_mpi_distribute(op2_context *ctx, const char *lib, op_set prime, op_map prime_map);
 void op2_halo_free(op2_halo *h);
+/* Whether a set's halo lists agree with its sizes (halo_build.c): imports fill the exec and
+ * non-exec halo regions, neighbours ascending and other than this rank `me`, exported elements
+ * owned (exec exports not core). false with the first disagreement in `why`. The sanitizer
+ * build checks every halo it builds (OP2_ASSERT). */
+bool op2_halo_valid(const struct op2_set *set, int me, int nranks, char *why, size_t len);
 
 /* Block distribution of a global count over the ranks: rank r holds [begin(r), begin(r+1)). */
 static inline long op2_block_begin(long global, int rank, int size) {

@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/options.h"
+#include "runtime/mpi_state.h"
 
 static void default_handler(const char *message, void *user_data) {
   (void)user_data;

@@ -15,7 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/fault.h"
+#include "runtime/mesh.h"
+#include "runtime/loop.h"
+#include "runtime/backend.h"
 
 static const int watched[OP2_FAULT_SIGNALS] = {SIGSEGV, SIGFPE, SIGBUS, SIGILL};
 

@@ -4,9 +4,16 @@
  * here: kernels join the context's table, loop statistics and the context's counters are
  * updated, and a failure jit/ recorded is reported once, with op2_error_at at the file and line
  * where jit/ found it. */
+#include <stdio.h>
 #include <string.h>
 
-#include "op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/options.h"
+#include "runtime/loop.h"
+#include "runtime/jit_use.h"
+#include "runtime/backend.h"
 
 static void diag_sink(int level, const char *msg) {
   op2_diag(level, "%s", msg);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
+#include "runtime/kernel_source.h"
 
 static int ident_char(char c) {
   return isalnum((unsigned char)c) || c == '_';

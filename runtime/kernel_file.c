@@ -8,7 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/options.h"
+#include "runtime/mesh.h"
+#include "runtime/kernel_source.h"
 
 /* The whole file after the #line prefix, or NULL with errno set (op2_kernel_file_read). */
 static char *read_with_line(const char *path, const char *line_name) {
@@ -78,7 +83,7 @@ const char *op_kernel_file(const char *file_name) {
               file_name ? file_name : "(null)");
     return NULL;
   }
-  char path[4096];
+  char path[OP2_PATH_BUF];
   int err;
   char *text = find_kernel_file(ctx, file_name, NULL, path, sizeof path, &err);
   if (!text) {

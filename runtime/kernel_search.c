@@ -17,19 +17,22 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/options.h"
+#include "runtime/kernel_source.h"
 
 enum { MAX_DIRS = 16, MAX_FILES = 64, MAX_DEPTH = 16, MAX_CALLER_DEPTH = 4 };
 
 typedef struct search {
   int ndirs;
-  char dirs[MAX_DIRS][PATH_MAX];
+  char dirs[MAX_DIRS][OP2_PATH_MAX];
   int nseen; /* files already in the text (as #pragma once would): their real paths */
   char *seen[MAX_FILES];
 } search;
 
 static void add_dir(search *s, const char *dir, size_t len) {
-  char abs[PATH_MAX];
+  char abs[OP2_PATH_MAX];
   snprintf(abs, sizeof abs, "%.*s", (int)len, dir);
   char *real = realpath(abs, NULL); /* only directories that exist, each once */
   if (!real) return;
@@ -38,7 +41,7 @@ static void add_dir(search *s, const char *dir, size_t len) {
       free(real);
       return;
     }
-  if (s->ndirs < MAX_DIRS && strlen(real) < PATH_MAX)
+  if (s->ndirs < MAX_DIRS && strlen(real) < OP2_PATH_MAX)
     memcpy(s->dirs[s->ndirs++], real, strlen(real) + 1);
   free(real);
 }
@@ -59,7 +62,8 @@ static void search_dirs(const op2_context *ctx, const char *caller_file, search 
     dir += n + 1;
   }
   add_dir(s, ".", 1);
-  char caller_dir[PATH_MAX] = "", exe[PATH_MAX], exe_dir[PATH_MAX] = "", joined[2 * PATH_MAX];
+  char caller_dir[OP2_PATH_MAX] = "", exe[OP2_PATH_MAX], exe_dir[OP2_PATH_MAX] = "",
+       joined[2 * OP2_PATH_MAX];
   if (caller_file) dir_of(caller_file, caller_dir, sizeof caller_dir);
   if (*caller_dir) add_dir(s, caller_dir, strlen(caller_dir));
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -72,7 +76,7 @@ static void search_dirs(const op2_context *ctx, const char *caller_file, search 
    * file is found again. */
   const char *base = caller_file ? strrchr(caller_file, '/') : NULL;
   if (*exe_dir && *caller_dir && caller_dir[0] != '/') {
-    char up[PATH_MAX];
+    char up[OP2_PATH_MAX];
     snprintf(up, sizeof up, "%s", exe_dir);
     for (int level = 0; level < 5; level++) {
       snprintf(joined, sizeof joined, "%s/%s/%s", up, caller_dir, base + 1);
@@ -119,7 +123,7 @@ static char *read_text(const char *path) {
 /* `name` in the search directories: its text and real path (*real, malloc'ed); NULL when found
  * nowhere (*err ENOENT) or found but unreadable (*err, *real names it). */
 static char *find_file(const search *s, const char *name, char **real, int *err) {
-  char path[2 * PATH_MAX];
+  char path[2 * OP2_PATH_MAX];
   *err = ENOENT;
   *real = NULL;
   for (int i = 0; i < s->ndirs; i++) {
@@ -183,7 +187,8 @@ static void line_directive(op2_buf *out, int line, const char *shown) {
  * first time. */
 static void expand(search *s, op2_buf *out, const char *text, size_t len, const char *real,
                    const char *shown, int depth) {
-  char dir[PATH_MAX], path[2 * PATH_MAX], shown_dir[PATH_MAX], inc_shown[2 * PATH_MAX];
+  char dir[OP2_PATH_MAX], path[2 * OP2_PATH_MAX], shown_dir[OP2_PATH_MAX],
+      inc_shown[2 * OP2_PATH_MAX];
   dir_of(real, dir, sizeof dir);
   dir_of(shown, shown_dir, sizeof shown_dir);
   line_directive(out, 1, shown);
@@ -194,7 +199,7 @@ static void expand(search *s, op2_buf *out, const char *text, size_t len, const 
     size_t nlen;
     const char *name = quoted_include(p, &nlen);
     char *inc_real = NULL, *inc = NULL;
-    if (name && nlen < PATH_MAX && depth < MAX_DEPTH) {
+    if (name && nlen < OP2_PATH_MAX && depth < MAX_DEPTH) {
       snprintf(path, sizeof path, "%s%s%.*s", name[0] == '/' ? "" : dir, name[0] == '/' ? "" : "/",
                (int)nlen, name);
       inc_real = realpath(path, NULL);
@@ -223,12 +228,12 @@ static void expand(search *s, op2_buf *out, const char *text, size_t len, const 
  * first: 1 with the header's text and real path when found. */
 static int in_included(search *s, const char *text, const char *real, const char *name, int depth,
                        char **htext, char **hreal) {
-  char dir[PATH_MAX], path[2 * PATH_MAX];
+  char dir[OP2_PATH_MAX], path[2 * OP2_PATH_MAX];
   dir_of(real, dir, sizeof dir);
   for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
     size_t nlen;
     const char *inc = quoted_include(p, &nlen);
-    if (!inc || nlen >= PATH_MAX) continue;
+    if (!inc || nlen >= OP2_PATH_MAX) continue;
     snprintf(path, sizeof path, "%s/%.*s", dir, (int)nlen, inc);
     char *r = realpath(path, NULL);
     char *t = r && !seen(s, r) ? read_text(r) : NULL;

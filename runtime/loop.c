@@ -6,10 +6,20 @@
 #define XXH_STATIC_LINKING_ONLY /* for the streaming state on the stack */
 #include <xxhash.h>
 
-#include "op2_impl.h"
-#include "../jit/jit.h"
-#include "distributed.h"
-#include "../jit/kernel_params.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/options.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
+#include "runtime/loop.h"
+#include "runtime/plan.h"
+#include "runtime/tune.h"
+#include "runtime/jit_use.h"
+#include "runtime/backend.h"
+#include "jit/jit.h"
+#include "runtime/distributed.h"
+#include "jit/kernel_params.h"
 
 /* The identity of one argument as far as shape is concerned: no global data values. */
 typedef struct arg_key {

@@ -5,8 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
-#include "distributed.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/options.h"
+#include "runtime/mesh.h"
+#include "runtime/distributed.h"
 
 /* Under MPI values are global indices: checked against the global size here, and against the
  * declared size again if the program turns out to have declared the whole mesh on every rank. */

@@ -10,10 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "op2_impl.h"
-#include "../jit/cache_entry.h"
-#include "../jit/jit.h"
-#include "checkpoint.h"
+#include "runtime/error.h"
+#include "runtime/options.h"
+#include "runtime/backend.h"
+#include "jit/cache_entry.h"
+#include "jit/jit.h"
+#include "runtime/checkpoint.h"
+#include "runtime/distributed.h"
 
 typedef int (*option_parser)(op2_options *opt, const char *name, const char *value);
 
@@ -105,7 +108,7 @@ static int parse_text(char *dst, size_t len, const char *name, const char *value
  * TinyCC code (OP2_CC) or fail with the C compiler's messages (OP2_CXX). Looked up as the tiers
  * look it up (PATH), without running it: op_init stays cheap. */
 static int compiler_found(const char *name, const char *value) {
-  char path[4096];
+  char path[OP2_PATH_MAX];
   if (op2_find_program(value, path, sizeof path) == 0) return OP2_OK;
   return op2_error(OP2_ERR_ARG, "option %s=%s: no such compiler (not an executable file%s)", name,
                    value, strchr(value, '/') ? "" : ", nor found on PATH");
@@ -187,7 +190,7 @@ static int parse_profile_json(op2_options *opt, const char *name, const char *va
   OP2_CALL(parse_text(opt->profile_json, sizeof opt->profile_json, name, value));
   if (!*value) return OP2_OK;
   struct stat st;
-  char dir[4096];
+  char dir[OP2_PATH_MAX];
   dir_of(value, dir, sizeof dir);
   if (stat(value, &st) == 0) {
     if (S_ISDIR(st.st_mode))
@@ -235,7 +238,7 @@ static int parse_cache_dir(op2_options *opt, const char *name, const char *value
 /* A source tree's templates/: the C prelude every kernel starts with must be there. */
 static int parse_template_dir(op2_options *opt, const char *name, const char *value) {
   OP2_CALL(parse_path(opt->template_dir, sizeof opt->template_dir, name, value));
-  char prelude[4200];
+  char prelude[OP2_PATH_BUF];
   snprintf(prelude, sizeof prelude, "%s/c/prelude.h", value);
   struct stat st;
   if (stat(value, &st) != 0 || !S_ISDIR(st.st_mode) || stat(prelude, &st) != 0 ||

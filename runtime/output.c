@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Getting data out: op_fetch_data*, op_print_dat_to_txtfile, op_diagnostic_output. */
 #include <errno.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "op2_impl.h"
-#include "distributed.h"
-#include "output_file.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
+#include "runtime/output.h"
+#include "runtime/backend.h"
+#include "runtime/distributed.h"
+#include "runtime/output_file.h"
 
 int op2_fetch_idx(op2_context *ctx, op_dat dat, void *out, int low, int high) {
   if (!dat || !out)

@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "output_file.h"
-#include "../jit/file_io.h"
+#include "runtime/output_file.h"
+#include "jit/file_io.h"
 
 enum target_kind { TARGET_NEW, TARGET_REGULAR, TARGET_OTHER };
 
@@ -30,7 +30,7 @@ static int resolve(const char *path, char *out, size_t len, struct stat *st, int
     *kind = S_ISREG(st->st_mode) ? TARGET_REGULAR : TARGET_OTHER;
     struct stat lst;
     if (*kind == TARGET_OTHER || (lstat(path, &lst) == 0 && !S_ISLNK(lst.st_mode))) return 0;
-    char real[PATH_MAX];
+    char real[OP2_PATH_MAX];
     if (!realpath(path, real) || (size_t)snprintf(out, len, "%s", real) >= len) {
       int err = errno;
       snprintf(why, whylen, "%s: cannot resolve its links: %s", path, strerror(err));
@@ -54,7 +54,7 @@ static int resolve(const char *path, char *out, size_t len, struct stat *st, int
       *kind = S_ISREG(st->st_mode) ? TARGET_REGULAR : TARGET_OTHER;
       return 0;
     }
-    char link[PATH_MAX];
+    char link[OP2_PATH_MAX];
     ssize_t n = readlink(out, link, sizeof link - 1);
     if (n < 0) {
       int err = errno;
@@ -63,7 +63,7 @@ static int resolve(const char *path, char *out, size_t len, struct stat *st, int
     }
     link[n] = '\0';
     char *slash = strrchr(out, '/');
-    char next[PATH_MAX];
+    char next[OP2_PATH_MAX];
     int fit = link[0] == '/' || !slash
                   ? snprintf(next, sizeof next, "%s", link)
                   : snprintf(next, sizeof next, "%.*s/%s", (int)(slash - out), out, link);
@@ -86,7 +86,7 @@ static int open_directory(const char *target, char *base, size_t baselen, char *
     snprintf(why, whylen, "%s: not a usable file name", target);
     return errno = EINVAL, -1;
   }
-  char dir[PATH_MAX];
+  char dir[OP2_PATH_MAX];
   if (!slash)
     snprintf(dir, sizeof dir, ".");
   else if (slash == target)
@@ -161,13 +161,13 @@ static int output_open(op2_output *o, const char *path, char *why, size_t whylen
     }
     return 0;
   }
-  char target[PATH_MAX];
+  char target[OP2_PATH_MAX];
   struct stat st;
   int kind;
   if (resolve(path, target, sizeof target, &st, &kind, why, whylen) != 0) return -1;
   int fd = -1;
   /* What the messages call the file: "it", or where the links lead. */
-  char it[PATH_MAX + 8];
+  char it[OP2_PATH_MAX + 8];
   snprintf(it, sizeof it, "%s", strcmp(target, path) == 0 ? "it" : target);
   if (kind == TARGET_OTHER) {
     if (S_ISDIR(st.st_mode)) {
@@ -265,7 +265,7 @@ int op2_output_temp(const char *target, char *tmp, size_t len) {
                 : snprintf(tmp, len, "%s", name);
   if (n < 0 || (size_t)n >= len) {
     /* cannot name it to the caller: remove it again */
-    char full[PATH_MAX];
+    char full[OP2_PATH_MAX];
     snprintf(full, sizeof full, "%.*s%s", slash ? (int)(slash - target + 1) : 0, target, name);
     unlink(full);
     return errno = ENAMETOOLONG, -1;

@@ -13,12 +13,14 @@
 
 #include <stdio.h>
 
+#include "jit/paths.h"
+
 typedef struct op2_output {
-  FILE *f;         /* write here */
-  int dirfd;       /* the target's directory when replacing, else -1 */
-  char base[1024]; /* the target's name in dirfd */
-  char tmp[1100];  /* the temporary file's name in dirfd, "" when writing through */
-  char path[4096]; /* as the user gave it, for messages */
+  FILE *f;                 /* write here */
+  int dirfd;               /* the target's directory when replacing, else -1 */
+  char base[1024];         /* the target's name in dirfd */
+  char tmp[1100];          /* the temporary file's name in dirfd, "" when writing through */
+  char path[OP2_PATH_MAX]; /* as the user gave it, for messages */
 } op2_output;
 
 /* Opens `path` for writing (see above). 0, or -1 with errno set and *why naming the file and the

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
+#include "runtime/mesh.h"
+#include "runtime/plan.h"
 
 enum { SHARED = -2, UNOWNED = -1 };
 

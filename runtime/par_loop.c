@@ -6,10 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
-#include "checkpoint.h"
-#include "../jit/jit.h"
-#include "distributed.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/options.h"
+#include "runtime/mpi_state.h"
+#include "runtime/fault.h"
+#include "runtime/mesh.h"
+#include "runtime/loop.h"
+#include "runtime/tune.h"
+#include "runtime/jit_use.h"
+#include "runtime/backend.h"
+#include "runtime/checkpoint.h"
+#include "jit/jit.h"
+#include "runtime/distributed.h"
 
 static int run_phase(op2_context *ctx, op2_exec *exec, int ph) {
   const op2_loop *loop = exec->loop;

@@ -5,10 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
-
-int op2_colour_blocks(int begin, int end, int part_size, int nwrites, const op_map *maps,
-                      const int *idx, int nblocks, int *colour);
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/options.h"
+#include "runtime/mesh.h"
+#include "runtime/loop.h"
+#include "runtime/plan.h"
+#include "runtime/invariant.h"
 
 void op2_plan_free(op2_plan *plan) {
   if (!plan) return;
@@ -20,6 +24,16 @@ void op2_plan_free(op2_plan *plan) {
   free(plan->thread_run_offset);
   free(plan->runs);
   free(plan);
+}
+
+/* The sanitizer build checks the promises of every plan it builds (invariant.h). */
+static int plan_checked(const op2_plan *p) {
+  if (OP2_INVARIANTS) {
+    char why[256] = "";
+    OP2_ASSERT(op2_plan_valid(p, why, sizeof why), "plan for set '%s', %d colours: %s",
+               p->set->name, p->ncolours, why);
+  }
+  return OP2_OK;
 }
 
 int op2_plan_build(op_set set, int begin, int end, int part_size, int nwrites, const op_map *maps,
@@ -57,7 +71,7 @@ int op2_plan_build(op_set set, int begin, int end, int part_size, int nwrites, c
   if (p->owner_threads) { /* not coloured */
     p->build_seconds = op2_wall_seconds() - t0;
     *out = p;
-    return OP2_OK;
+    return plan_checked(p);
   }
   /* Counting sort of blocks by colour keeps each colour's blocks in set order. */
   for (int b = 0; b < p->nblocks; b++) p->colour_offset[p->block_colour[b] + 1]++;
@@ -74,7 +88,7 @@ int op2_plan_build(op_set set, int begin, int end, int part_size, int nwrites, c
   free(fill);
   p->build_seconds = op2_wall_seconds() - t0;
   *out = p;
-  return OP2_OK;
+  return plan_checked(p);
 }
 
 /* The written (map, column) pairs of a loop, sorted and without repeats: the plan's key. */

@@ -7,9 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "op2_impl.h"
-#include "distributed.h"
-#include "output_file.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
+#include "runtime/output.h"
+#include "runtime/distributed.h"
+#include "runtime/output_file.h"
 
 void op_printf(const char *format, ...) {
   op2_context *ctx = op2_ctx();

@@ -5,8 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
-#include "distributed.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/mpi_state.h"
+#include "runtime/output.h"
+#include "runtime/distributed.h"
 
 enum { MAX_DEPTH = 32 };
 

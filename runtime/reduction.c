@@ -5,7 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/loop.h"
+#include "runtime/backend.h"
 
 void op2_reduction_start(const op2_arg_desc *d, void *partial, const void *caller) {
   size_t bytes = (size_t)d->dim * op2_type_size(d->type);

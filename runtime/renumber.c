@@ -7,7 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
+#include "runtime/loop.h"
+#include "runtime/plan.h"
 
 typedef struct graph {
   int n;

@@ -3,8 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
-#include "distributed.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
+#include "runtime/distributed.h"
 
 static op_set declare_set(int size, const char *name) {
   op2_context *ctx = op2_ctx();

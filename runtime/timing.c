@@ -5,9 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_impl.h"
-#include "output_file.h"
-#include "distributed.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/options.h"
+#include "runtime/mpi_state.h"
+#include "runtime/loop.h"
+#include "runtime/tune.h"
+#include "runtime/output.h"
+#include "runtime/backend.h"
+#include "runtime/output_file.h"
+#include "runtime/distributed.h"
 
 op2_loop_stats *op2_stats_for(op2_context *ctx, const char *name) {
   for (int i = 0; i < ctx->stats.count; i++) {

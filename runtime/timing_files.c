@@ -7,9 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "op2_impl.h"
-#include "distributed.h"
-#include "output_file.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mpi_state.h"
+#include "runtime/loop.h"
+#include "runtime/distributed.h"
+#include "runtime/output_file.h"
 
 /* Opens `file_name` on rank 0 through op2_output (o->f stays NULL elsewhere); every rank learns
  * whether that worked (an agreement under MPI). */

@@ -21,14 +21,22 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "op2_impl.h"
-#include "../jit/jit.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/options.h"
+#include "runtime/mpi_state.h"
+#include "runtime/loop.h"
+#include "runtime/plan.h"
+#include "runtime/tune.h"
+#include "runtime/backend.h"
+#include "jit/jit.h"
 
 enum {
   REPS = 3,           /* calls per candidate; the minimum counts */
@@ -50,7 +58,7 @@ struct op2_tune {
   double sum[MAX_CANDIDATES];  /* seconds, all calls of each */
   uint64_t signature;
   int band;
-  char path[4352]; /* the record, or "" when records cannot be kept */
+  char path[OP2_PATH_BUF]; /* the record, or "" when records cannot be kept */
 };
 
 static void machine_cpu(op2_context *ctx) {
@@ -78,7 +86,7 @@ static void tune_dir(op2_context *ctx, char *out, size_t len) {
   out[0] = 0;
   const char *root = op2_jit_cache_root(ctx->jit_engine);
   if (!root) return;
-  char dir[4200];
+  char dir[OP2_PATH_BUF];
   snprintf(dir, sizeof dir, "%s/tune", root);
   if (ctx->opt.cache_mode == OP2_CACHE_ON && mkdir(dir, 0700) != 0 && errno != EEXIST) {
     op2_diag(1, "auto-tuning: cannot create %s: %s; no records kept", dir, strerror(errno));
@@ -95,7 +103,7 @@ static void tune_dir(op2_context *ctx, char *out, size_t len) {
 
 int op2_tune_init(op2_context *ctx) {
   if (ctx->opt.tune != OP2_TUNE_RESET || ctx->opt.cache_mode != OP2_CACHE_ON) return OP2_OK;
-  char dir[4352];
+  char dir[OP2_PATH_BUF];
   tune_dir(ctx, dir, sizeof dir);
   DIR *d = dir[0] ? opendir(dir) : NULL;
   int removed = 0;
@@ -184,7 +192,7 @@ static uint64_t signature(const char *kernel, const op2_loop *loop) {
 
 /* The record's path: the loop's name (letters, digits, _) and a hash of the whole key. */
 static void record_path(op2_context *ctx, struct op2_tune *t, const op2_loop *loop) {
-  char dir[4200];
+  char dir[OP2_PATH_BUF];
   tune_dir(ctx, dir, sizeof dir);
   if (!dir[0]) return;
   char key[512], name[65];

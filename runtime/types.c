@@ -2,7 +2,7 @@
 /* The element types a dat, constant or global argument may have, as OP2 spells them. */
 #include <string.h>
 
-#include "op2_impl.h"
+#include "runtime/mesh.h"
 
 int op2_type_parse(const char *name, op2_type *out) {
   if (!name) return OP2_ERR_ARG;

@@ -10,7 +10,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/options.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
 
 int op2_list_push(op2_ptr_list *l, void *item) {
   if (l->count == l->capacity) {

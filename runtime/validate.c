@@ -3,7 +3,12 @@
  * never generates code or touches data; every message names the loop and the argument. */
 #include <string.h>
 
-#include "op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/options.h"
+#include "runtime/mesh.h"
+#include "runtime/loop.h"
+#include "runtime/distributed.h"
 
 static const char *access_name(op_access acc) {
   static const char *names[] = {"OP_READ", "OP_WRITE", "OP_RW", "OP_INC", "OP_MIN", "OP_MAX"};

@@ -679,7 +679,7 @@ int main(int argc, char **argv) {
     return usage_error("%s", "prune needs --max-size SIZE or --older-than DAYS");
   if (!prune && (max_size || older))
     return usage_error("--max-size and --older-than apply to prune, not to %s", cmd);
-  char root[4096];
+  char root[OP2_PATH_MAX];
   if (dir)
     snprintf(root, sizeof root, "%s", dir);
   else if (default_root(root, sizeof root) != 0)

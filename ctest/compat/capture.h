@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../test.h"
+#include "test.h"
 
 typedef struct capture {
   int fd, saved, stream_fd;

@@ -2,7 +2,7 @@
 /* OP2 accepts OP_INC on a directly accessed dat (jac1, jac2 and aero do it) and treats it as an
  * increment: every element adds to its own value. Checked in a direct loop and in a loop that
  * also scatters through a map (so it runs by plan, in colours under openmp), against plain C. */
-#include "../test.h"
+#include "test.h"
 
 enum { NN = 5000, NE = 12000 };
 

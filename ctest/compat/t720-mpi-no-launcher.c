@@ -5,7 +5,7 @@
  * launcher's. The argument is the number of ranks expected. */
 #include <mpi.h>
 
-#include "../test.h"
+#include "test.h"
 
 enum { N = 10000 };
 

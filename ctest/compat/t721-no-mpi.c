@@ -3,7 +3,7 @@
  * loop and op_exit, MPI is neither initialised nor finalised. <mpi.h> is deliberately not
  * included (that is what tells op2.h the program does not use MPI); the two queries, which MPI
  * allows at any time, are declared here. */
-#include "../test.h"
+#include "test.h"
 
 int MPI_Initialized(int *flag);
 int MPI_Finalized(int *flag);

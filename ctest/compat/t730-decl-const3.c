@@ -3,7 +3,7 @@
  * name, as OP2's translator gives it (a scalar by address, an array by name, an element 0
  * address); the four-argument form still works beside it; a third argument that names no
  * variable is refused with a message that says what to do. */
-#include "../test.h"
+#include "test.h"
 
 static const char *use_src =
     "static void use(const double *x, double *y) {\n"

@@ -3,7 +3,7 @@
  * loops like any dat, and is released again (0 returned); dats declared after it keep working
  * once it is gone; a dat the program declared with op_decl_dat, or one already freed, is refused
  * (-1, with a message). */
-#include "../test.h"
+#include "test.h"
 
 enum { N = 1000 };
 

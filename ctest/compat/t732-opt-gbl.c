@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* op_opt_arg_gbl: switched on it is op_arg_gbl (a read and reductions); switched off the kernel
  * receives NULL and the caller's value is left as it was, for every reduction kind. */
-#include "../test.h"
+#include "test.h"
 
 enum { N = 2000 };
 

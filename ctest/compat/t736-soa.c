@@ -4,7 +4,7 @@
  * does with its 16-entry stiffness matrices. The values keep the element-by-element layout, so
  * op_fetch_data returns them in OP2's order whatever the suffix. A ":soa" that is not a suffix of
  * a known type is still refused. */
-#include "../test.h"
+#include "test.h"
 
 static const char *fill_src =
     "static void fill(const double *x, double *k) {\n"

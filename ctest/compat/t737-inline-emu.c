@@ -4,7 +4,7 @@
  * cuda-emu backend compiles its CUDA text as C with gcc -O2 too, and a kernel gcc chose not to
  * inline (aero's res_calc is large enough) failed to load with "undefined symbol". noinline
  * makes gcc's choice certain here, on every backend. */
-#include "../test.h"
+#include "test.h"
 
 static const char *scale_src =
     "inline __attribute__((noinline)) void scale(const double *x, double *y) {\n"

@@ -5,7 +5,7 @@
  * const T ** and T ** exists: run under cuda-emu with OP2_CUDA_EMU_VERIFY, so NVRTC compiles every
  * kernel too, this failed for the non-const one before OP2_READ_VEC. A kernel that needs C++
  * (std::min) is built as C++ on every backend, where the same holds. */
-#include "../test.h"
+#include "test.h"
 
 static const char *nonconst_src =
     "inline void sum_nc(double **x, double *s) {\n"

@@ -4,7 +4,7 @@
  * a function's source is read from its header name.h along OP2_KERNEL_PATH. */
 #include "op_seq.h"
 
-#include "../test.h"
+#include "test.h"
 #include "fn_scale.h"
 
 static const char scale_array[] = "void by_array(double *y) { y[0] *= 3.0; }\n";

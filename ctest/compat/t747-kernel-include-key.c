@@ -7,7 +7,7 @@
 
 #include "op_seq.h"
 
-#include "../test.h"
+#include "test.h"
 
 static void write_file(const char *dir, const char *name, const char *text) {
   char path[512];

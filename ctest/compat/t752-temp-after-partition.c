@@ -6,7 +6,7 @@
  * (the ranks would then disagree on the loop). Each temporary has the set's local rows, halos
  * included, zero. The same results with one process and with several (every rank declares the whole
  * mesh). */
-#include "../test.h"
+#include "test.h"
 #include "runtime/op2_impl.h"
 
 enum { N = 600, ITERS = 4 };

@@ -4,7 +4,7 @@
  * other calls are refused), and succeed when called again once the option is fixed. Every option
  * of the library's table has a refused value here, and a row in docs/OPTIONS.md (argv[1]). */
 #include "errors_util.h"
-#include "../../runtime/op2_impl.h"
+#include "runtime/op2_impl.h"
 
 static const char *inc_src = "static void inc(int *x) { x[0] += 1; }\n";
 static char *prog = "t304-options";

@@ -8,7 +8,7 @@
  * foreign names (the test harness's, OP2-Common's build variables) are not.
  * usage: t313-option-values TEMPLATES_DIR */
 #include "errors_util.h"
-#include "../../runtime/op2_impl.h"
+#include "runtime/op2_impl.h"
 
 static const char *inc_src = "static void inc(int *x) { x[0] += 1; }\n";
 static char *prog = "t313-option-values";

@@ -11,7 +11,15 @@ include from which; anything else is a violation, and so is a cycle between fold
 included only by the folders in MPI_FACING, so a file elsewhere never depends on MPI, and a file
 elsewhere makes no MPI call either (it asks runtime/mpi/ through runtime/distributed.h).
 
-Any violation or folder cycle fails the check (issue 9 emptied its list of known exceptions; there
+No header includes itself through others (runtime/op2_impl.h and runtime/backend.h once included
+each other): a file cycle fails the check too.
+
+Every quoted include names its file from the project root ("jit/jit.h", "runtime/backend.h") or
+beside the including file; one that climbs ("../") fails the check, in the library and in its
+tests, tools, samples and benchmarks alike (meson gives them the project root as an include
+directory).
+
+Any violation, folder cycle or file cycle fails the check (issue 9 emptied its list of known exceptions; there
 is none to add).
 
 Usage: check_layers.py SOURCE_ROOT
@@ -41,6 +49,10 @@ MPI_FACING = {"runtime/mpi", "runtime/hdf5"}
 # OP2's own MPI header for programs (`op_lib_mpi.h`): OP2's MPI programs rely on it bringing
 # <mpi.h> along. No library file includes it, so the library itself still never sees MPI here.
 MPI_FACING_FILES = {"include/op_lib_mpi.h"}
+
+# Every folder whose C and C++ files must not climb out of their folder to include.
+CLIMB_FOLDERS = LIBRARY_FOLDERS + ["ctest", "bench", "samples"]
+C_SUFFIXES = (".c", ".h", ".cu", ".cpp", ".hpp", ".cc")
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 # An MPI function called (MPI_Allreduce(...), MPI_Comm_free(...)): constants such as MPI_VERSION
@@ -87,6 +99,21 @@ def edges(root):
                     yield rel, target
 
 
+def climbs(root):
+    """(file, line number, name) of every quoted include that climbs with "../"."""
+    for top in CLIMB_FOLDERS:
+        for dirpath, _, files in os.walk(os.path.join(root, top)):
+            for f in files:
+                if not f.endswith(C_SUFFIXES):
+                    continue
+                rel = os.path.relpath(os.path.join(dirpath, f), root)
+                with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as src:
+                    for n, line in enumerate(src, 1):
+                        m = INCLUDE_RE.match(line)
+                        if m and m.group(1) == '"' and "../" in m.group(2):
+                            yield rel, n, m.group(2)
+
+
 def mpi_calls(root):
     """(file, MPI function) for every MPI call in a library file outside MPI_FACING."""
     for rel in sources(root):
@@ -100,6 +127,8 @@ def mpi_calls(root):
 
 def violations(root):
     found = {f"{src} calls {name}" for src, name in mpi_calls(root)}
+    found |= {f'{src}:{n} climbs: #include "{name}" (name it from the project root)'
+              for src, n, name in climbs(root)}
     graph = {}
     for src, dst in edges(root):
         a = folder_of(src)
@@ -132,6 +161,36 @@ def folder_cycles(graph):
     return on_cycle
 
 
+def file_cycles(root):
+    """One include cycle between files (a header including, through others, itself), or None."""
+    graph = {}
+    for src, dst in edges(root):
+        if dst != "<mpi.h>":
+            graph.setdefault(src, set()).add(dst)
+    state, path = {}, []
+
+    def visit(n):
+        state[n] = "open"
+        path.append(n)
+        for m in sorted(graph.get(n, ())):
+            if state.get(m) == "open":
+                return path[path.index(m):] + [m]
+            if m not in state:
+                found = visit(m)
+                if found:
+                    return found
+        path.pop()
+        state[n] = "done"
+        return None
+
+    for n in sorted(graph):
+        if n not in state:
+            found = visit(n)
+            if found:
+                return found
+    return None
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
@@ -142,8 +201,12 @@ def main():
     cycles = folder_cycles(graph)
     for c in sorted(cycles):
         print(f"folder on an include cycle: {c}")
-    print(f"{len(found)} violations, {len(cycles)} folders on include cycles")
-    return 1 if found or cycles else 0
+    cycle = file_cycles(sys.argv[1])
+    if cycle:
+        print("files on an include cycle: " + " -> ".join(cycle))
+    print(f"{len(found)} violations, {len(cycles)} folders on include cycles, "
+          f"{1 if cycle else 0} file cycles")
+    return 1 if found or cycles or cycle else 0
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@
 
 #include <mpi.h>
 
-#include "../../runtime/mpi/ptscotch.h"
+#include "runtime/mpi/ptscotch.h"
 
 enum { NX = 60, NY = 40, N = NX * NY };
 

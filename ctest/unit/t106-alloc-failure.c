@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "test.h"
-#include "op2_impl.h"
+#include "runtime/op2_impl.h"
 
 void *__real_calloc(size_t n, size_t size);
 void *__real_realloc(void *p, size_t size);

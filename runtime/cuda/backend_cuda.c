@@ -2,8 +2,10 @@
 /* The CUDA backend: generated kernels compiled by NVRTC to CUBIN for the device's architecture
  * and run through the CUDA driver API, loaded with dlopen("libcuda.so.1") at op_init. See
  * docs/CUDA.md; the host side is runtime/cuda/core.c. */
-#include "../backend.h"
-#include "cuda.h"
+
+#include "runtime/backend.h"
+#include "runtime/cuda/cuda.h"
+#include "runtime/context.h"
 
 static int init_cuda(op2_context *ctx) {
   return op2_cuda_init(ctx, NULL, NULL, 0);

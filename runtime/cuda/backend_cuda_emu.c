@@ -23,8 +23,12 @@
 #include <string.h>
 #include <ucontext.h>
 
-#include "../backend.h"
-#include "cuda.h"
+#include "runtime/backend.h"
+#include "runtime/cuda/cuda.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/options.h"
 
 /* AddressSanitizer must be told when the stack changes, or it takes fiber frames for overflows. */
 #if defined(__SANITIZE_ADDRESS__)

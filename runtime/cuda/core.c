@@ -13,8 +13,17 @@
 #define XXH_STATIC_LINKING_ONLY
 #include <xxhash.h>
 
-#include "cuda.h"
-#include "../distributed.h"
+#include "runtime/cuda/cuda.h"
+#include "runtime/distributed.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/options.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
+#include "runtime/loop.h"
+#include "runtime/jit_use.h"
+#include "runtime/backend.h"
 
 typedef struct dev_buf {
   CUdeviceptr ptr;

@@ -8,12 +8,15 @@
 
 #include <cuda.h>
 
-#include "../op2_impl.h"
-#include "../../jit/jit.h"
-#include "../../jit/emit.h"
-#include "../../jit/jit_cuda.h"
-#include "../../templates/cuda/params.h"
-#include "../../templates/cuda/emu_env.h"
+#include "runtime/context.h"
+#include "runtime/mesh.h"
+#include "runtime/loop.h"
+#include "runtime/backend.h"
+#include "jit/jit.h"
+#include "jit/emit.h"
+#include "jit/jit_cuda.h"
+#include "templates/cuda/params.h"
+#include "templates/cuda/emu_env.h"
 
 /* ---- the driver entry points the backend uses (same signatures as libcuda's) ---- */
 typedef struct op2_cu_api {

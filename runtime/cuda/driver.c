@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cuda.h"
+#include "runtime/cuda/cuda.h"
 
 /* Versioned names where cuda.h maps the API name to one (the _v2 ABI of 64-bit pointers). */
 static const struct {

@@ -12,10 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda.h"
-
-int op2_colour_blocks(int begin, int end, int part_size, int nwrites, const op_map *maps,
-                      const int *idx, int nblocks, int *colour);
+#include "runtime/cuda/cuda.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/options.h"
+#include "runtime/mesh.h"
+#include "runtime/loop.h"
+#include "runtime/plan.h"
 
 void op2_cuda_plan_free(op2_cuda_plan *p) {
   if (!p) return;

@@ -11,9 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../checkpoint.h"
-#include "hdf5_impl.h"
-#include "../output_file.h"
+#include "runtime/checkpoint.h"
+#include "runtime/hdf5/hdf5_impl.h"
+#include "runtime/output_file.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mesh.h"
 
 static const char log_dataset[] = "op2_checkpoint";
 
@@ -201,7 +204,7 @@ void op2_h5_checkpoint_bcast_int(int *v) {
 }
 
 int op2_h5_checkpoint_save(const char *file, const char *blob, size_t blob_len) {
-  char *tmp = malloc(PATH_MAX), *target = malloc(PATH_MAX);
+  char *tmp = malloc(OP2_PATH_MAX), *target = malloc(OP2_PATH_MAX);
   int rc = op2_h5_agree_alloc(tmp && target, "checkpoint", file);
   if (rc != OP2_OK) {
     free(tmp), free(target);
@@ -214,9 +217,9 @@ int op2_h5_checkpoint_save(const char *file, const char *blob, size_t blob_len) 
   char why[600];
   tmp[0] = target[0] = '\0';
   if (rank == 0) {
-    if (op2_output_target(file, target, PATH_MAX, why, sizeof why) != 0)
+    if (op2_output_target(file, target, OP2_PATH_MAX, why, sizeof why) != 0)
       rc = op2_error(OP2_ERR_IO, "checkpoint %s: %s", file, why);
-    else if (op2_output_temp(target, tmp, PATH_MAX) != 0)
+    else if (op2_output_temp(target, tmp, OP2_PATH_MAX) != 0)
       rc = op2_error(OP2_ERR_IO, "checkpoint %s: cannot create a temporary file beside it: %s",
                      file, strerror(errno));
   }

@@ -4,7 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hdf5_impl.h"
+#include "runtime/hdf5/hdf5_impl.h"
+#include "runtime/context.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
 
 int op2_h5_ranks(int *rank) {
   const op2_context *ctx = op2_ctx();

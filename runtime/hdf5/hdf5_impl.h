@@ -13,8 +13,8 @@
 
 #include <hdf5.h>
 
-#include "../mpi/op2_mpi.h"
-#include "../op2_impl.h"
+#include "runtime/mpi/op2_mpi.h"
+#include "runtime/mesh.h"
 
 #ifndef H5_HAVE_PARALLEL
 #error "op2jit's HDF5 I/O needs a parallel HDF5 build (hdf5-openmpi)"

@@ -12,7 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hdf5_impl.h"
+#include "runtime/hdf5/hdf5_impl.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/options.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
 
 /* One dataset being read, and where messages say it came from. */
 typedef struct source {

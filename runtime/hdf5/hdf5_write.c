@@ -12,8 +12,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hdf5_impl.h"
-#include "../output_file.h"
+#include "runtime/hdf5/hdf5_impl.h"
+#include "runtime/output_file.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/options.h"
+#include "runtime/mesh.h"
+#include "runtime/backend.h"
 
 /* ---- this rank's block of the user's order ---- */
 
@@ -231,7 +237,7 @@ static const char *create_problem(const char *path, char *buf, size_t len) {
  * written through). OP2_OK, or an error reported by rank 0 and agreed by every rank. */
 typedef struct target_plan {
   int code, exists;
-  char target[PATH_MAX], tmp[PATH_MAX];
+  char target[OP2_PATH_MAX], tmp[OP2_PATH_MAX];
   char message[2048]; /* rank 0's reason, reported by every rank */
 } target_plan;
 

@@ -9,8 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hdf5_impl.h"
-#include "../output_file.h"
+#include "runtime/hdf5/hdf5_impl.h"
+#include "runtime/output_file.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mesh.h"
 
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');

@@ -7,7 +7,11 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "op2_mpi.h"
+#include "runtime/mpi/op2_mpi.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/options.h"
+#include "runtime/mpi_state.h"
 
 int op2_mpi_failed(int mpi_rc, const char *call, const char *file, int line) {
   char why[MPI_MAX_ERROR_STRING] = "";

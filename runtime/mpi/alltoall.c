@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_mpi.h"
+#include "runtime/mpi/op2_mpi.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mpi_state.h"
 
 int op2_alltoallv(op2_context *ctx, int status, const void *send, const int *send_counts,
                   size_t item_bytes, void **recv, int *recv_counts, long *nrecv) {

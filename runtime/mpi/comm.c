@@ -3,7 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "op2_mpi.h"
+#include "runtime/mpi/op2_mpi.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mpi_state.h"
 
 static int launched_by_mpi(void) {
   /* Open MPI, PMIx and Hydra-style launchers each export the world size. */

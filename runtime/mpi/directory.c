@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_mpi.h"
+#include "runtime/mpi/op2_mpi.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mpi_state.h"
 
 static int block_rank(long g, long global, int p) {
   /* the r with op2_block_begin(global, r, p) <= g < op2_block_begin(global, r+1, p) */

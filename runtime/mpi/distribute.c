@@ -7,8 +7,14 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "op2_mpi.h"
-#include "ptscotch.h"
+#include "runtime/mpi/op2_mpi.h"
+#include "runtime/mpi/ptscotch.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/options.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
 
 /* ---- how the program declared ---- */
 

@@ -12,8 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_mpi.h"
-#include "../backend.h"
+#include "runtime/mpi/op2_mpi.h"
+#include "runtime/backend.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
 
 struct op2_halo_buffers {
   char *sendbuf, *recvbuf;

@@ -3,7 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_mpi.h"
+#include "runtime/mpi/op2_mpi.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/options.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
+#include "runtime/backend.h"
 
 typedef struct row_head {
   long global;

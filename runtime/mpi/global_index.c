@@ -8,7 +8,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "op2_mpi.h"
+#include "runtime/mpi/op2_mpi.h"
+#include "runtime/error.h"
 
 enum { DENSE_SPAN_PER_ELEMENT = 4 };
 

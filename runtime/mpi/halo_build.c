@@ -10,10 +10,18 @@
  * Each step is a function with explicit inputs and outputs. A rank that fails locally may return
  * early: every collective here is an op2_alltoallv, which first agrees on success, so the others
  * learn of the failure at their next one and nobody waits for messages that never come. */
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_mpi.h"
+#include "runtime/mpi/op2_mpi.h"
+#include "runtime/invariant.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/alloc.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
 
 static int cmp_long(const void *x, const void *y) {
   long a = *(const long *)x, b = *(const long *)y;
@@ -381,6 +389,12 @@ int op2_halo_build(op2_context *ctx) {
   op2_mpi_step_time(ctx, &t_step, "halo: map values to local indices");
   for (int s = 0; rc == OP2_OK && s < ns; s++) /* step 8 */
     rc = place_dat_rows(ctx, ctx->sets.items[s], &w[s]);
+  for (int s = 0; OP2_INVARIANTS && rc == OP2_OK && s < ns; s++) {
+    op_set set = ctx->sets.items[s];
+    char why[256] = "";
+    OP2_ASSERT(op2_halo_valid(set, me, ctx->mpi.size, why, sizeof why), "halo of set '%s': %s",
+               set->name, why);
+  }
   for (int s = 0; s < ns; s++) {
     free(w[s].exec_records);
     op2_dir_free(&w[s].dir);
@@ -390,6 +404,41 @@ int op2_halo_build(op2_context *ctx) {
   }
   free(w);
   return rc;
+}
+
+/* Whether one halo list is well formed: neighbours ascending, other ranks than this one, offsets
+ * from 0 growing to `count`, exported elements in [lo, hi). */
+static bool list_valid(const op2_halo_list *l, const char *what, int me, int nranks, int count,
+                       int lo, int hi, char *why, size_t len) {
+  if (l->nranks < 0 || l->nranks >= nranks || l->offset[0] != 0 || l->offset[l->nranks] != count)
+    return snprintf(why, len, "%s: %d neighbours, offsets 0..%d for %d elements", what, l->nranks,
+                    l->nranks >= 0 ? l->offset[l->nranks] : -1, count),
+           false;
+  for (int k = 0; k < l->nranks; k++)
+    if (l->ranks[k] == me || l->ranks[k] < 0 || l->ranks[k] >= nranks ||
+        (k > 0 && l->ranks[k] <= l->ranks[k - 1]) || l->offset[k + 1] < l->offset[k])
+      return snprintf(why, len, "%s: neighbour %d is rank %d", what, k, l->ranks[k]), false;
+  for (int i = 0; lo < hi && i < count; i++)
+    if (l->elements[i] < lo || l->elements[i] >= hi)
+      return snprintf(why, len, "%s: element %d not in [%d, %d)", what, l->elements[i], lo, hi),
+             false;
+  return true;
+}
+
+bool op2_halo_valid(const struct op2_set *set, int me, int nranks, char *why, size_t len) {
+  const op2_halo *h = set->halo;
+  if (set->core_size < 0 || set->core_size > set->size)
+    return snprintf(why, len, "%d core elements of %d", set->core_size, set->size), false;
+  /* Imports fill the halo regions exactly; an element exported to run in another rank's exec
+   * halo reaches a halo element here, so it is not core. */
+  return list_valid(&h->imp_exec, "imported exec halo", me, nranks, set->exec_size, 0, 0, why,
+                    len) &&
+         list_valid(&h->imp_nonexec, "imported non-exec halo", me, nranks, set->nonexec_size, 0, 0,
+                    why, len) &&
+         list_valid(&h->exp_exec, "exported exec halo", me, nranks,
+                    h->exp_exec.offset[h->exp_exec.nranks], set->core_size, set->size, why, len) &&
+         list_valid(&h->exp_nonexec, "exported non-exec halo", me, nranks,
+                    h->exp_nonexec.offset[h->exp_nonexec.nranks], 0, set->size, why, len);
 }
 
 static void list_free(op2_halo_list *l) {

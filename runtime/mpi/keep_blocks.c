@@ -7,8 +7,14 @@
  * in another rank's block, against all map entries of the rank, on the rank where it is largest.
  * Blocks are kept when that share is at most OP2_PARTITION_KEEP and every set's blocks are as
  * balanced as the partitioner's parts must be. One walk of the maps and one reduction. */
-#include "op2_mpi.h"
-#include "ptscotch.h"
+
+#include "runtime/mpi/op2_mpi.h"
+#include "runtime/mpi/ptscotch.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/options.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
 
 /* Sets smaller than this per rank are left out of the balance test: their loops cost nothing. */
 enum { SMALL_SET_PER_RANK = 64 };

@@ -8,8 +8,12 @@
  * rank (the loops agree on their keys), so the n-th kernel's message carries tag n. */
 #include <stdlib.h>
 
-#include "../../jit/jit.h"
-#include "op2_mpi.h"
+#include "jit/jit.h"
+#include "runtime/mpi/op2_mpi.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mpi_state.h"
+#include "runtime/jit_use.h"
 
 struct op2_node_msg {
   op2_kernel *kernel;

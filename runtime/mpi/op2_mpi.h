@@ -7,8 +7,10 @@
 #include <mpi.h>
 #include <stdatomic.h>
 
-#include "../op2_impl.h"
-#include "../distributed.h"
+#include "runtime/context.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
+#include "runtime/distributed.h"
 
 /* The context's MPI objects (ctx->mpi.comms): allocated by op2_mpi_init when MPI starts, so a
  * program that never touches MPI has none; freed by op2_mpi_finalize. */

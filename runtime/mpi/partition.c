@@ -5,7 +5,11 @@
  * the same map (the same goal), the others to BLOCK; OP2_DIAGS=1 says so. */
 #include <string.h>
 
-#include "op2_mpi.h"
+#include "runtime/mpi/op2_mpi.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
 
 /* OP2's graph partitioners: partitioning the graph of the primary map is what they do. */
 static int is_graph_partitioner(const char *lib, const char *routine) {

@@ -19,7 +19,7 @@
 /* Scotch's header first: ours has the same file name, and an -I to runtime/mpi must not hide it. */
 #include <ptscotch.h>
 
-#include "ptscotch.h"
+#include "runtime/mpi/ptscotch.h"
 
 enum { MSG_MAX = 256 };
 

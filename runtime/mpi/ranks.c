@@ -5,7 +5,9 @@
  * instead of running different code or waiting for messages that never come. */
 #include <stdio.h>
 
-#include "op2_mpi.h"
+#include "runtime/mpi/op2_mpi.h"
+#include "runtime/context.h"
+#include "runtime/loop.h"
 
 int op2_mpi_agree_loop(op2_context *ctx, int status, const op2_loop *loop, const char *name) {
   static const uint64_t none[2] = {0, 0};

@@ -4,7 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op2_mpi.h"
+#include "runtime/mpi/op2_mpi.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mpi_state.h"
+#include "runtime/mesh.h"
 
 size_t op2_record_bytes(const op2_context *ctx, op_set set) {
   size_t bytes = sizeof(long);

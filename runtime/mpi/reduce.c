@@ -4,7 +4,10 @@
  * first (op2_mpi_agree), as every rank must reach it. */
 #include <string.h>
 
-#include "op2_mpi.h"
+#include "runtime/mpi/op2_mpi.h"
+#include "runtime/context.h"
+#include "runtime/mpi_state.h"
+#include "runtime/backend.h"
 
 int op2_mpi_reduce_max_sum(op2_context *ctx, const double *mine, double *max, double *sum, int n) {
   if (ctx->mpi.size < 2) { /* never touches MPI in a program that does not use it */

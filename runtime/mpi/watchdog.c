@@ -12,7 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "op2_mpi.h"
+#include "runtime/mpi/op2_mpi.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/options.h"
+#include "runtime/mpi_state.h"
 
 long long op2_mpi_now_ns(void) {
   struct timespec t;

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The one context: all mutable state of the library hangs off it (context.c). */
+#ifndef OP2_RUNTIME_CONTEXT_H
+#define OP2_RUNTIME_CONTEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "op2.h"
+#include "jit/jit.h"
+#include "runtime/alloc.h"
+#include "runtime/error.h"
+#include "runtime/fault.h"
+#include "runtime/mpi_state.h"
+#include "runtime/options.h"
+#include "runtime/tune.h"
+
+typedef struct op2_backend op2_backend;
+
+struct op2_context {
+  bool initialised;
+  op2_mpi mpi;
+  op2_options opt;
+  const op2_backend *backend;
+  void *backend_data;
+  op_error_handler handler;
+  void *handler_data;
+  char last_error[2048];
+  unsigned long errors_reported; /* by op2_error: a call failed when this grew */
+  op2_ptr_list sets, maps, dats, consts;
+  unsigned const_generation;      /* bumps when a constant changes: kernels bake values in */
+  unsigned const_live_generation; /* the generation at which a constant last became live */
+  op2_ptr_list loops;             /* op2_loop, searched by hash */
+  op2_ptr_list kernels;           /* op2_kernel, searched by key */
+  op2_ptr_list plans;
+  op2_ptr_list stats;
+  bool renumbered;
+  bool mpi_prepared;    /* declaration mode settled, whole-mesh declarations cut to blocks */
+  bool mpi_distributed; /* partitioned and halos built (first loop or op_partition) */
+  bool mpi_replicated;  /* every rank declared the whole mesh */
+  bool mpi_lost; /* a distribution failed once elements had begun to move: the mesh is broken */
+  op2_jit_counters jit;
+  op2_tune_counters tune;
+  op2_jit *jit_engine; /* compilers, cache policy and the background tier (jit/jit.h) */
+  int nthreads;
+  /* Tests: a driver table the CUDA backends use instead of libcuda or the emulator's, given
+   * before op_init (op2_cuda_use_driver); op_exit clears it. */
+  const struct op2_cu_api *cuda_test_driver;
+  void *reduction_scratch;
+  size_t reduction_scratch_bytes;
+  struct op2_checkpoint *checkpoint; /* checkpointing and restart (checkpoint.c), or NULL */
+  struct op2_profile *profile;       /* op_profile_* sections (profile.c) */
+  op2_ptr_list kernel_files;         /* texts op_kernel_file returned, freed at op_exit */
+  op2_ptr_list kernel_headers;       /* loop name -> its header's text (op_par_loop_header) */
+  op2_fault_watch fault;             /* names the loop when a kernel dies by a signal (fault.c) */
+};
+
+op2_context *op2_ctx(void);             /* the context, created on first use */
+int op2_require_init(const char *what); /* OP2_ERR_STATE unless op_init has run */
+
+#endif /* OP2_RUNTIME_CONTEXT_H */

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Loops: arguments resolved once per loop shape (loop.c, validate.c), the shape itself with its
+ * kernel, phases and plans, and the per-name statistics op_timing_output() reports (timing.c). */
+#ifndef OP2_RUNTIME_LOOP_H
+#define OP2_RUNTIME_LOOP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "op2.h"
+#include "jit/jit.h"
+#include "runtime/tune.h"
+
+typedef struct op2_context op2_context;
+typedef struct op2_plan op2_plan;
+
+/* op_arg.tag of every value an op_arg_* call made: other bytes are refused, never followed. */
+enum { OP2_ARG_TAG = 0x4f704172 };
+
+/* Per loop name: what op_timing_output() reports. */
+typedef struct op2_loop_stats {
+  char *name;
+  long calls;
+  double seconds;
+  double bytes;  /* moved by all calls */
+  double jit_ms; /* code generation + compile or load, all shapes of this loop */
+  int kernels_compiled, kernels_from_disk;
+  long calls_by_tier[2]; /* calls run on TinyCC code and on optimised code */
+  double upgrade_ms;     /* worst first-call -> optimised-code delay of its kernels */
+  double cc_compile_ms;  /* optimising compiles (background or from a disk hit: 0) */
+  bool cxx;              /* a kernel of the loop is C++ (built by OP2_CXX) */
+  double plan_seconds;
+  double halo_bytes; /* sent by halo exchanges before this loop's calls */
+  long halo_messages;
+  /* auto-tuning (tune.c): the parameters in use and where they came from */
+  op2_tune_source tune_source;
+  op2_tune_params tune_params;
+  char tune_text[96];    /* the parameters in words */
+  long tune_calls;       /* calls run on trial parameters */
+  double tune_ms;        /* tuning's own work: trial plans, records */
+  double tune_excess_ms; /* trial calls' time beyond the same calls on the chosen parameters */
+} op2_loop_stats;
+
+/* One loop shape: kernel text + set + argument descriptors (with dat and map identities). */
+typedef struct op2_loop {
+  uint64_t hash;
+  char *key_blob; /* exact bytes the hash was taken of, compared on lookup */
+  size_t key_len;
+  char *name;
+  op_set set;
+  unsigned const_generation; /* constants baked into its kernel */
+  int nargs;
+  op_arg *args; /* copies; gbl data pointers are taken from each call instead */
+  op2_arg_desc *desc;
+  op2_kernel *kernel;   /* the C kernel, or NULL under a backend with its own code generator */
+  void *backend_kernel; /* that backend's kernel for this shape (its prepare), owned by it */
+  bool prepared;        /* prepare has run (at the first call every rank agreed on) */
+  /* Element ranges run in order: [0, size) alone without MPI; under MPI the core elements (while
+   * halo messages travel), the other owned ones, and the exec halo for indirect-write loops. */
+  int nphases;
+  int phase_begin[3], phase_end[3];
+  op2_plan *plans[3]; /* per phase; NULL when no argument is written through a map */
+  bool writes_indirectly;
+  op2_tune_params params; /* tuned parameters in use (tune.c); zero: the options' */
+  struct op2_tune *tune;  /* tuning in progress, or NULL */
+  bool tune_done;         /* tuned, read from a record, or nothing to tune */
+  op2_loop_stats *stats;
+  double bytes_per_call;
+  /* MPI, laid out once when the loop is created (op2_loop_mpi_scratch): the dats a call
+   * exchanges, then per reduction argument, at mpi_red_off[i], three private partials (owned
+   * phases, exec halo, the sum over ranks). Calls allocate nothing. */
+  char *mpi_scratch;
+  size_t *mpi_red_off;
+  /* MPI: what every rank must agree on before a call moves data: the generated source's hash
+   * and the identities of the set, dats and maps (runtime/mpi/ranks.c). */
+  uint64_t rank_key[2];
+} op2_loop;
+
+int op2_validate_loop(const char *kernel, const char *name, op_set set, int nargs,
+                      const op_arg *args);
+/* Whether an argument array is missing or holds a value no op_arg_* call made: cheap enough
+ * for every call, before anything reads the arguments. */
+bool op2_args_untrusted(int nargs, const op_arg *args);
+int op2_loop_lookup(op2_context *ctx, const char *kernel, const char *name, op_set set, int nargs,
+                    const op_arg *args, op2_loop **out);
+void op2_loop_free(op2_loop *loop);
+/* Drops the loop shapes that use `dat` (freed by op_free_dat_temp): a later dat at the same
+ * address must not find them. Their kernels stay, shared by source. */
+void op2_loops_forget_dat(op2_context *ctx, op_dat dat);
+int op2_loop_mpi_scratch(op2_loop *loop);                          /* par_loop.c */
+op2_loop_stats *op2_stats_for(op2_context *ctx, const char *name); /* timing.c */
+
+#endif /* OP2_RUNTIME_LOOP_H */

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The mesh as the library owns it: sets (with their halo lists under MPI), maps, dats, and the
+ * names and constants a program declares. Users see only op2.h's read-only views (op_*_core);
+ * what jit/ shares with runtime/ (types, constants) is in jit/desc.h. */
+#ifndef OP2_RUNTIME_MESH_H
+#define OP2_RUNTIME_MESH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "op2.h"
+#include "jit/desc.h"
+
+typedef struct op2_context op2_context;
+
+/* ---- types (types.c) ---- */
+int op2_type_parse(const char *name, op2_type *out); /* OP2_OK or OP2_ERR_ARG, no message */
+
+/* ---- mesh objects ---- */
+/* Halo lists of one set (OP2's design). Exports name owned elements, by local index, that a
+ * neighbour needs; imports are contiguous ranges of the halo region, neighbour by neighbour. */
+typedef struct op2_halo_list {
+  int nranks;
+  int *ranks;    /* neighbour ranks, ascending */
+  int *offset;   /* nranks+1: exports: into elements; imports: relative to the region start */
+  int *elements; /* exports only: local indices */
+} op2_halo_list;
+
+typedef struct op2_halo {
+  op2_halo_list exp_exec, imp_exec, exp_nonexec, imp_nonexec;
+  /* Every exported row in the order messages carry them (neighbour by neighbour, its exec rows
+   * then its non-exec rows): built at the first exchange, so accelerators pack with one gather. */
+  int *send_rows;
+  int nsend_rows;
+} op2_halo;
+
+/* Each object begins with what a program may read of it (op2.h's op_*_core, const there): the
+ * same bytes under the library's writable names, through an anonymous union. */
+struct op2_set {
+  union {
+    op_set_core core; /* the program's view */
+    struct {
+      int index; /* position in the context's set list */
+      int size;  /* elements this rank owns (all of them without MPI) */
+      char *name;
+      int core_size;    /* owned elements [0, core_size) reach no halo element through any map */
+      int exec_size;    /* import exec halo [size, size + exec_size): run by indirect-write loops */
+      int nonexec_size; /* import non-exec halo, read only */
+    };
+  };
+  int *orig; /* element -> the user's (global) index of it; NULL while in the user's order */
+  int *rank; /* the inverse of orig (single process only) */
+  /* Distributed memory. Local element order: [core | owned non-core | import exec halo | import
+   * non-exec halo]; without MPI core_size == size and the halos are empty. */
+  long global_size;
+  long decl_first; /* the block this rank declared: first global index and count */
+  int decl_count;
+  long *decl_firsts; /* every rank's decl_first, then global_size (MPI, once distributed) */
+  op2_halo *halo;    /* NULL without MPI */
+};
+
+struct op2_map {
+  union {
+    op_map_core core;
+    struct {
+      int index;
+      op_set from, to;
+      int dim;
+      int *values; /* from->size * dim, element-major */
+      char *name;
+    };
+  };
+};
+
+struct op2_dat {
+  union {
+    op_dat_core core;
+    struct {
+      int index;
+      op_set set;
+      int dim;
+      int elem_size;   /* elem_bytes for the program (OP2's dat->size) */
+      char *data;      /* (size + exec + non-exec halo) * elem_bytes, 64-byte aligned */
+      char *type_name; /* the type as declared, ":soa" included (written to HDF5 files) */
+      char *name;
+    };
+  };
+  op2_type type;
+  size_t elem_bytes; /* dim * type size */
+  bool halo_dirty;   /* written since its halo copies were last refreshed */
+  void *device;      /* accelerator backends: their copy of the data (NULL until first use) */
+  bool device_newer; /* the device copy has changes the host copy lacks */
+  bool temp;         /* declared by op_decl_dat_temp: op_free_dat_temp may release it */
+  /* MPI: its halo message buffers and requests, kept from one exchange to the next
+   * (runtime/mpi/exchange.c; NULL until its first exchange) */
+  struct op2_halo_buffers *halo_buffers;
+};
+
+/* op_decl_dat, and op_decl_dat_temp (`temp`: zeros, allowed after the mesh was distributed). */
+op_dat op2_decl_dat(op_set set, int dim, const char *type, const void *data, const char *name,
+                    bool temp);
+
+/* The program's view and the library's names must be the same bytes. */
+#define OP2_SAME_FIELD(type, pub, priv)                                                        \
+  _Static_assert(offsetof(struct type, core.pub) == offsetof(struct type, priv) &&             \
+                     sizeof(((struct type *)0)->core.pub) == sizeof(((struct type *)0)->priv), \
+                 #type "." #priv " is not the public " #pub)
+OP2_SAME_FIELD(op2_set, index, index);
+OP2_SAME_FIELD(op2_set, size, size);
+OP2_SAME_FIELD(op2_set, name, name);
+OP2_SAME_FIELD(op2_set, core_size, core_size);
+OP2_SAME_FIELD(op2_set, exec_size, exec_size);
+OP2_SAME_FIELD(op2_set, nonexec_size, nonexec_size);
+OP2_SAME_FIELD(op2_map, index, index);
+OP2_SAME_FIELD(op2_map, from, from);
+OP2_SAME_FIELD(op2_map, to, to);
+OP2_SAME_FIELD(op2_map, dim, dim);
+OP2_SAME_FIELD(op2_map, map, values);
+OP2_SAME_FIELD(op2_map, name, name);
+OP2_SAME_FIELD(op2_dat, index, index);
+OP2_SAME_FIELD(op2_dat, set, set);
+OP2_SAME_FIELD(op2_dat, dim, dim);
+OP2_SAME_FIELD(op2_dat, size, elem_size);
+OP2_SAME_FIELD(op2_dat, data, data);
+OP2_SAME_FIELD(op2_dat, type, type_name);
+OP2_SAME_FIELD(op2_dat, name, name);
+
+/* A constant is baked into kernels as a literal while it has taken at most OP2_CONST_BAKED_VALUES
+ * distinct values (going back to one reuses its kernel); the next new value makes kernels (C and
+ * CUDA) read it at run time, so a loop compiles at most OP2_CONST_BAKED_VALUES + 1 kernels per
+ * constant whatever the number of values. */
+#define OP2_CONST_BAKED_VALUES 2
+op2_const *op2_const_find(const char *name); /* const.c */
+
+/* Names of declarations (util.c). */
+int op2_is_identifier(const char *s);
+int op2_is_reserved_name(const char *s);
+
+/* Every element this rank holds: owned, exec halo and non-exec halo. */
+static inline size_t op2_set_local_count(op_set s) {
+  return (size_t)s->size + (size_t)s->exec_size + (size_t)s->nonexec_size;
+}
+
+/* op_renumber / OP2_RENUMBER (renumber.c): reverse Cuthill-McKee locality ordering. */
+int op2_renumber(op2_context *ctx, op_map base);
+op_map op2_renumber_pick_base(op2_context *ctx);
+
+#endif /* OP2_RUNTIME_MESH_H */
