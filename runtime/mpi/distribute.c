@@ -8,6 +8,7 @@
 #include <xxhash.h>
 
 #include "op2_mpi.h"
+#include "geometric.h"
 #include "ptscotch.h"
 
 /* ---- how the program declared ---- */
@@ -325,45 +326,136 @@ static int inherit(op2_context *ctx, const holders *h, op_map m, int **owner) {
   return rc;
 }
 
-static int partition_owners(op2_context *ctx, const holders *h, const char *lib, op_set prime,
-                            op_map pm, int **owner) {
+/* The primary set's parts from PT-Scotch k-way on the graph of its map. */
+static int ptscotch_parts(op2_context *ctx, const holders *h, op_set prime, op_map pm, int *part) {
+  int *xadj = NULL;
+  long *adjncy = NULL;
+  double t_step = op2_wall_seconds();
+  int rc = primary_graph(ctx, h, prime, pm, &xadj, &adjncy);
+  op2_mpi_step_time(ctx, &t_step, "graph of the primary set");
+  long *vtxdist = h->first + (size_t)prime->index * (ctx->mpi.size + 1);
+  char err[512] = "";
+  /* every rank must enter the collectives below, or none */
+  rc = op2_mpi_agree(ctx, rc, "partitioning");
+  if (rc == OP2_OK &&
+      op2_ptscotch_kway(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy, ctx->mpi.size,
+                        ctx->opt.ptscotch_check, part, NULL, err, sizeof err) != 0)
+    rc = op2_error(OP2_ERR_STATE, "op_partition PTSCOTCH on set '%s': %s", prime->name, err);
+  op2_mpi_step_time(ctx, &t_step, "PT-Scotch k-way");
+  free(xadj), free(adjncy);
+  return rc;
+}
+
+/* The primary set's parts by recursive coordinate bisection of its coordinates (float or double,
+ * dim 1 to 3: partition.c checked), each rank bisecting with its declared rows. */
+static int geometric_parts(op2_context *ctx, op_dat coords, int *part) {
+  op_set set = coords->set;
+  const int n = set->size, dim = coords->dim;
+  double *xyz = malloc(sizeof(double) * ((size_t)n * dim + 1));
+  int rc = xyz ? OP2_OK : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  for (long k = 0; rc == OP2_OK && k < (long)n * dim; k++)
+    xyz[k] = coords->type == OP2_TYPE_FLOAT ? (double)((const float *)coords->data)[k]
+                                            : ((const double *)coords->data)[k];
+  char err[512] = "";
+  rc = op2_mpi_agree(ctx, rc, "partitioning");
+  if (rc == OP2_OK && op2_rcb_partition(op2_comm(ctx), n, dim, xyz, set->decl_first, ctx->mpi.size,
+                                        OP2_PARTITION_BALANCE, part, err, sizeof err) != 0)
+    rc = op2_error(OP2_ERR_STATE, "op_partition: recursive coordinate bisection of '%s': %s",
+                   coords->name, err);
+  free(xyz);
+  return rc;
+}
+
+/* The primary set's parts as the program gives them: an int dat of dim 1 (partition.c checked),
+ * OP2's EXTERNAL partition (a "partvecNNNN" dataset read from HDF5). */
+static int external_parts(op2_context *ctx, const op2_partition_spec *spec, int *part) {
+  op_dat d = spec->data;
+  const int *given = (const int *)d->data;
+  for (int e = 0; e < d->set->size; e++) {
+    if (given[e] < 0 || given[e] >= ctx->mpi.size)
+      return op2_error(OP2_ERR_ARG,
+                       "op_partition %s: dat '%s' gives element %ld of set '%s' part %d, outside "
+                       "[0, %d) (one part per rank: was it written for another rank count?)",
+                       spec->asked, d->name, d->set->decl_first + e, d->set->name, given[e],
+                       ctx->mpi.size);
+    part[e] = given[e];
+  }
+  return OP2_OK;
+}
+
+/* OP2_DIAGS: the partition's figures on the graph of the report map: edge cut (element pairs the
+ * map links that land on different ranks, each once), part sizes and imbalance, beside the
+ * declared blocks' cut. PT-Scotch's at OP2_DIAGS=1 (as before), the others' at 2: their graph is
+ * built only for this. Collective. */
+static int report_partition(op2_context *ctx, const holders *h, const op2_partition_spec *spec,
+                            const char *ran, const int *part, double seconds) {
+  op_set prime = spec->prime;
+  op_map pm = spec->prime_map;
+  int level = spec->method == OP2_PART_PTSCOTCH ? 1 : 2;
+  if (ctx->opt.diags < level) return OP2_OK;
   int me = ctx->mpi.rank;
-  if (lib && strcmp(lib, "PTSCOTCH") == 0) {
-    int *xadj = NULL;
-    long *adjncy = NULL;
-    double t_step = op2_wall_seconds();
-    int rc = primary_graph(ctx, h, prime, pm, &xadj, &adjncy);
-    op2_mpi_step_time(ctx, &t_step, "graph of the primary set");
-    long *vtxdist = h->first + (size_t)prime->index * (ctx->mpi.size + 1);
+  if (!pm) {
+    if (me == 0)
+      op2_diag(level, "op_partition %s: %s of set '%s' (%d parts) in %.3f s (no map: no edge cut)",
+               spec->asked, ran, prime->name, ctx->mpi.size, seconds);
+    return OP2_OK;
+  }
+  int *xadj = NULL, *block = malloc(sizeof(int) * ((size_t)prime->size + 1));
+  long *adjncy = NULL;
+  int rc = block ? OP2_OK : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  rc = op2_mpi_agree(ctx, rc, "partitioning");
+  if (rc == OP2_OK) rc = primary_graph(ctx, h, prime, pm, &xadj, &adjncy);
+  rc = op2_mpi_agree(ctx, rc, "partitioning");
+  long *vtxdist = h->first + (size_t)prime->index * (ctx->mpi.size + 1);
+  op2_partition_quality q = {0}, qb = {0};
+  for (int v = 0; rc == OP2_OK && v < prime->size; v++) block[v] = me;
+  if (rc == OP2_OK && (op2_partition_quality_of(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy,
+                                                ctx->mpi.size, part, &q) != 0 ||
+                       op2_partition_quality_of(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy,
+                                                ctx->mpi.size, block, &qb) != 0))
+    rc = op2_error(OP2_ERR_STATE, "op_partition %s: the partition's figures could not be computed",
+                   spec->asked);
+  free(xadj), free(adjncy), free(block);
+  if (rc == OP2_OK && me == 0)
+    op2_diag(level,
+             "partition of '%s' (%s: %s, %d parts) in %.3f s: edge cut %ld (declared blocks: "
+             "%ld) on map '%s', parts %ld..%ld elements, imbalance %.3f",
+             prime->name, spec->asked, ran, ctx->mpi.size, seconds, q.edge_cut, qb.edge_cut,
+             pm->name, q.min_part, q.max_part, q.imbalance);
+  return rc;
+}
+
+static const char *method_name(op2_part_method m) {
+  switch (m) {
+    case OP2_PART_PTSCOTCH:
+      return "PT-Scotch k-way";
+    case OP2_PART_GEOMETRIC:
+      return "recursive coordinate bisection";
+    case OP2_PART_EXTERNAL:
+      return "the program's partition";
+    default:
+      return "declared blocks";
+  }
+}
+
+static int partition_owners(op2_context *ctx, const holders *h, const op2_partition_spec *spec,
+                            int **owner) {
+  int me = ctx->mpi.rank;
+  if (spec->method != OP2_PART_BLOCK) {
+    op_set prime = spec->prime;
     int *part = malloc(sizeof(int) * ((size_t)prime->size + 1));
-    int *block = malloc(sizeof(int) * ((size_t)prime->size + 1));
-    op2_partition_quality q, qb = {0};
-    char err[512] = "";
-    if (rc == OP2_OK && (!part || !block))
-      rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
-    /* every rank must enter the collectives below, or none */
+    int rc = part ? OP2_OK : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+    double t0 = op2_wall_seconds();
+    if (rc == OP2_OK && spec->method == OP2_PART_PTSCOTCH)
+      rc = ptscotch_parts(ctx, h, prime, spec->prime_map, part);
+    else if (rc == OP2_OK && spec->method == OP2_PART_GEOMETRIC)
+      rc = geometric_parts(ctx, spec->data, part);
+    else if (rc == OP2_OK)
+      rc = external_parts(ctx, spec, part);
     rc = op2_mpi_agree(ctx, rc, "partitioning");
-    /* The quality figures cost two more walks of the graph with messages: only for the report. */
-    int report = ctx->opt.diags >= 1;
-    if (rc == OP2_OK &&
-        op2_ptscotch_kway(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy, ctx->mpi.size,
-                          ctx->opt.ptscotch_check, part, report ? &q : NULL, err, sizeof err) != 0)
-      rc = op2_error(OP2_ERR_STATE, "op_partition PTSCOTCH on set '%s': %s", prime->name, err);
-    op2_mpi_step_time(ctx, &t_step, "PT-Scotch k-way");
-    rc = op2_mpi_agree(ctx, rc, "partitioning");
-    for (int v = 0; rc == OP2_OK && v < prime->size; v++) block[v] = me;
-    if (rc == OP2_OK && report &&
-        op2_partition_quality_of(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy, ctx->mpi.size,
-                                 block, &qb) != 0)
-      qb.edge_cut = -1;
-    free(xadj), free(adjncy), free(block);
+    double seconds = op2_wall_seconds() - t0;
+    if (rc == OP2_OK) rc = report_partition(ctx, h, spec, method_name(spec->method), part, seconds);
     if (rc != OP2_OK) return free(part), rc;
-    if (me == 0 && report)
-      op2_diag(1,
-               "partition of '%s' (PT-Scotch k-way, %d parts): edge cut %ld (declared blocks: "
-               "%ld), parts %ld..%ld elements, imbalance %.3f",
-               prime->name, ctx->mpi.size, q.edge_cut, qb.edge_cut, q.min_part, q.max_part,
-               q.imbalance);
     owner[prime->index] = part;
     /* other sets follow the primary set through the maps */
     for (int changed = 1; changed;) {
@@ -537,10 +629,10 @@ int op2_mpi_prepare(op2_context *ctx) {
 
 /* Prepares, gives every element its owner, moves the elements and builds the halos. Local
  * failures are carried to the next collective (which agrees on them), never returned early.
- * *lib becomes the report's name of what was done when the declared blocks are kept; *moving
+ * *label becomes the report's name of what was done when the declared blocks are kept; *moving
  * becomes true where no failure is agreed before the elements start to move, which is where a
  * failure stops leaving the declared mesh as it was. */
-static int distribute(op2_context *ctx, const char **lib, op_set prime, op_map prime_map,
+static int distribute(op2_context *ctx, const op2_partition_spec *spec, const char **label,
                       bool *moving) {
   double t_step = op2_wall_seconds();
   OP2_CALL(op2_mpi_prepare(ctx));
@@ -548,15 +640,15 @@ static int distribute(op2_context *ctx, const char **lib, op_set prime, op_map p
   holders h;
   OP2_CALL(holders_init(ctx, &h));
   /* holders_init ended in an agreement, so every rank is here for this collective check */
-  const char *partitioner = *lib;
-  if (partitioner && strcmp(partitioner, "PTSCOTCH") == 0) {
-    int keep = 0, rc = op2_mpi_keep_blocks(ctx, h.first, partitioner, &keep);
+  op2_partition_spec how = *spec;
+  if (how.method == OP2_PART_PTSCOTCH) { /* only a graph partitioner may be skipped */
+    int keep = 0, rc = op2_mpi_keep_blocks(ctx, h.first, how.asked, &keep);
     if (rc != OP2_OK) return free(h.first), rc;
-    if (keep) partitioner = NULL, *lib = "declared blocks kept, PTSCOTCH not run";
+    if (keep) how.method = OP2_PART_BLOCK, *label = "declared blocks kept, PTSCOTCH not run";
   }
   int **owner = calloc((size_t)ctx->sets.count + 1, sizeof(int *));
   int rc = owner ? OP2_OK : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
-  if (rc == OP2_OK) rc = partition_owners(ctx, &h, partitioner, prime, prime_map, owner);
+  if (rc == OP2_OK) rc = partition_owners(ctx, &h, &how, owner);
   /* partition_owners ends in collectives every rank passed, or fails locally after them */
   op2_mpi_step_time(ctx, &t_step, "ownership");
   rc = op2_mpi_agree(ctx, rc, "partitioning");
@@ -609,16 +701,27 @@ static int report(op2_context *ctx, const char *lib, double t0) {
 }
 
 /* One collective step: every rank ends it knowing whether every rank succeeded. */
-int op2_mpi_distribute(op2_context *ctx, const char *lib, op_set prime, op_map prime_map) {
+int op2_mpi_partition(op2_context *ctx, const op2_partition_spec *spec) {
   if (ctx->mpi_distributed) return OP2_OK;
   double t0 = op2_wall_seconds();
   op2_mpi_step(ctx, "distribution");
   bool moving = false;
-  int rc = op2_mpi_step_end(ctx, distribute(ctx, &lib, prime, prime_map, &moving));
+  const char *label = spec->method == OP2_PART_BLOCK ? "BLOCK" : spec->asked;
+  int rc = op2_mpi_step_end(ctx, distribute(ctx, spec, &label, &moving));
   if (rc != OP2_OK) {
     if (moving) ctx->mpi_lost = true; /* before the elements move, a retry finds what it had */
     return rc;
   }
   ctx->mpi_distributed = true;
-  return report(ctx, lib, t0);
+  return report(ctx, label, t0);
+}
+
+/* The first loop's distribution (lib NULL: the declared blocks), or PT-Scotch on prime_map. */
+int op2_mpi_distribute(op2_context *ctx, const char *lib, op_set prime, op_map prime_map) {
+  op2_partition_spec spec = {
+      .method = lib && strcmp(lib, "PTSCOTCH") == 0 ? OP2_PART_PTSCOTCH : OP2_PART_BLOCK,
+      .asked = lib ? lib : "BLOCK",
+      .prime = prime,
+      .prime_map = prime_map};
+  return op2_mpi_partition(ctx, &spec);
 }
