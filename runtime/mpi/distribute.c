@@ -326,8 +326,30 @@ static int inherit(op2_context *ctx, const holders *h, op_map m, int **owner) {
   return rc;
 }
 
-/* The primary set's parts from PT-Scotch k-way on the graph of its map. */
-static int ptscotch_parts(op2_context *ctx, const holders *h, op_set prime, op_map pm, int *part) {
+/* A partition's figures for the report: computed by PT-Scotch's step while it has the graph. */
+typedef struct part_figures {
+  int known;
+  op2_partition_quality q, qb; /* the partition's, the declared blocks' */
+} part_figures;
+
+/* The declared blocks' figures on the same graph (each rank's elements its own part). */
+static int block_figures(op2_context *ctx, op_set prime, const long *vtxdist, const int *xadj,
+                         const long *adjncy, op2_partition_quality *qb) {
+  int *block = malloc(sizeof(int) * ((size_t)prime->size + 1));
+  int rc = block ? OP2_OK : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  rc = op2_mpi_agree(ctx, rc, "partitioning");
+  for (int v = 0; rc == OP2_OK && v < prime->size; v++) block[v] = ctx->mpi.rank;
+  if (rc == OP2_OK && op2_partition_quality_of(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy,
+                                               ctx->mpi.size, block, qb) != 0)
+    rc = op2_error(OP2_ERR_STATE, "partitioning: the declared blocks' figures failed");
+  free(block);
+  return rc;
+}
+
+/* The primary set's parts from PT-Scotch k-way on the graph of its map; with `fig`, also the
+ * figures of the report (PT-Scotch computes the partition's on its graph). */
+static int ptscotch_parts(op2_context *ctx, const holders *h, op_set prime, op_map pm, int *part,
+                          part_figures *fig) {
   int *xadj = NULL;
   long *adjncy = NULL;
   double t_step = op2_wall_seconds();
@@ -339,9 +361,12 @@ static int ptscotch_parts(op2_context *ctx, const holders *h, op_set prime, op_m
   rc = op2_mpi_agree(ctx, rc, "partitioning");
   if (rc == OP2_OK &&
       op2_ptscotch_kway(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy, ctx->mpi.size,
-                        ctx->opt.ptscotch_check, part, NULL, err, sizeof err) != 0)
+                        ctx->opt.ptscotch_check, part, fig ? &fig->q : NULL, err, sizeof err) != 0)
     rc = op2_error(OP2_ERR_STATE, "op_partition PTSCOTCH on set '%s': %s", prime->name, err);
   op2_mpi_step_time(ctx, &t_step, "PT-Scotch k-way");
+  rc = op2_mpi_agree(ctx, rc, "partitioning");
+  if (rc == OP2_OK && fig) rc = block_figures(ctx, prime, vtxdist, xadj, adjncy, &fig->qb);
+  if (rc == OP2_OK && fig) fig->known = 1;
   free(xadj), free(adjncy);
   return rc;
 }
@@ -385,10 +410,11 @@ static int external_parts(op2_context *ctx, const op2_partition_spec *spec, int 
 
 /* OP2_DIAGS: the partition's figures on the graph of the report map: edge cut (element pairs the
  * map links that land on different ranks, each once), part sizes and imbalance, beside the
- * declared blocks' cut. PT-Scotch's at OP2_DIAGS=1 (as before), the others' at 2: their graph is
- * built only for this. Collective. */
+ * declared blocks' cut. PT-Scotch's at OP2_DIAGS=1 (as before, computed on its graph), the
+ * others' at 2: their graph is built only for this. Collective. */
 static int report_partition(op2_context *ctx, const holders *h, const op2_partition_spec *spec,
-                            const char *ran, const int *part, double seconds) {
+                            const char *ran, const int *part, double seconds,
+                            const part_figures *known) {
   op_set prime = spec->prime;
   op_map pm = spec->prime_map;
   int level = spec->method == OP2_PART_PTSCOTCH ? 1 : 2;
@@ -400,28 +426,27 @@ static int report_partition(op2_context *ctx, const holders *h, const op2_partit
                spec->asked, ran, prime->name, ctx->mpi.size, seconds);
     return OP2_OK;
   }
-  int *xadj = NULL, *block = malloc(sizeof(int) * ((size_t)prime->size + 1));
-  long *adjncy = NULL;
-  int rc = block ? OP2_OK : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
-  rc = op2_mpi_agree(ctx, rc, "partitioning");
-  if (rc == OP2_OK) rc = primary_graph(ctx, h, prime, pm, &xadj, &adjncy);
-  rc = op2_mpi_agree(ctx, rc, "partitioning");
-  long *vtxdist = h->first + (size_t)prime->index * (ctx->mpi.size + 1);
-  op2_partition_quality q = {0}, qb = {0};
-  for (int v = 0; rc == OP2_OK && v < prime->size; v++) block[v] = me;
-  if (rc == OP2_OK && (op2_partition_quality_of(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy,
-                                                ctx->mpi.size, part, &q) != 0 ||
-                       op2_partition_quality_of(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy,
-                                                ctx->mpi.size, block, &qb) != 0))
-    rc = op2_error(OP2_ERR_STATE, "op_partition %s: the partition's figures could not be computed",
-                   spec->asked);
-  free(xadj), free(adjncy), free(block);
+  part_figures fig = *known;
+  int rc = OP2_OK;
+  if (!fig.known) {
+    int *xadj = NULL;
+    long *adjncy = NULL;
+    long *vtxdist = h->first + (size_t)prime->index * (ctx->mpi.size + 1);
+    rc = primary_graph(ctx, h, prime, pm, &xadj, &adjncy);
+    rc = op2_mpi_agree(ctx, rc, "partitioning");
+    if (rc == OP2_OK && op2_partition_quality_of(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy,
+                                                 ctx->mpi.size, part, &fig.q) != 0)
+      rc = op2_error(OP2_ERR_STATE, "op_partition %s: the partition's figures failed", spec->asked);
+    rc = op2_mpi_agree(ctx, rc, "partitioning");
+    if (rc == OP2_OK) rc = block_figures(ctx, prime, vtxdist, xadj, adjncy, &fig.qb);
+    free(xadj), free(adjncy);
+  }
   if (rc == OP2_OK && me == 0)
     op2_diag(level,
              "partition of '%s' (%s: %s, %d parts) in %.3f s: edge cut %ld (declared blocks: "
              "%ld) on map '%s', parts %ld..%ld elements, imbalance %.3f",
-             prime->name, spec->asked, ran, ctx->mpi.size, seconds, q.edge_cut, qb.edge_cut,
-             pm->name, q.min_part, q.max_part, q.imbalance);
+             prime->name, spec->asked, ran, ctx->mpi.size, seconds, fig.q.edge_cut, fig.qb.edge_cut,
+             pm->name, fig.q.min_part, fig.q.max_part, fig.q.imbalance);
   return rc;
 }
 
@@ -445,16 +470,23 @@ static int partition_owners(op2_context *ctx, const holders *h, const op2_partit
     op_set prime = spec->prime;
     int *part = malloc(sizeof(int) * ((size_t)prime->size + 1));
     int rc = part ? OP2_OK : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
-    double t0 = op2_wall_seconds();
+    double t0 = op2_wall_seconds(), t_step = t0;
+    part_figures fig = {0};
+    const int report = ctx->opt.diags >= 1;
     if (rc == OP2_OK && spec->method == OP2_PART_PTSCOTCH)
-      rc = ptscotch_parts(ctx, h, prime, spec->prime_map, part);
+      rc = ptscotch_parts(ctx, h, prime, spec->prime_map, part, report ? &fig : NULL);
     else if (rc == OP2_OK && spec->method == OP2_PART_GEOMETRIC)
       rc = geometric_parts(ctx, spec->data, part);
     else if (rc == OP2_OK)
       rc = external_parts(ctx, spec, part);
     rc = op2_mpi_agree(ctx, rc, "partitioning");
     double seconds = op2_wall_seconds() - t0;
-    if (rc == OP2_OK) rc = report_partition(ctx, h, spec, method_name(spec->method), part, seconds);
+    if (spec->method != OP2_PART_PTSCOTCH) op2_mpi_step_time(ctx, &t_step, "partitioner");
+    t_step = op2_wall_seconds();
+    if (rc == OP2_OK)
+      rc = report_partition(ctx, h, spec, method_name(spec->method), part, seconds, &fig);
+    if (rc == OP2_OK && !fig.known && ctx->opt.diags >= 2)
+      op2_mpi_step_time(ctx, &t_step, "partition figures (OP2_DIAGS=2)");
     if (rc != OP2_OK) return free(part), rc;
     owner[prime->index] = part;
     /* other sets follow the primary set through the maps */
@@ -468,6 +500,7 @@ static int partition_owners(op2_context *ctx, const holders *h, const op2_partit
         changed = 1;
       }
     }
+    op2_mpi_step_time(ctx, &t_step, "other sets' owners through the maps");
   }
   for (int s = 0; s < ctx->sets.count; s++) { /* BLOCK, and sets no map reaches */
     op_set set = ctx->sets.items[s];
