@@ -391,6 +391,133 @@ static int geometric_parts(op2_context *ctx, op_dat coords, int *part) {
   return rc;
 }
 
+/* Collective: answers[i] = what rank dest[i] holds for keys[i] in its table (table[key - first],
+ * the table and first of the rank asked). The questions keep their order within each rank. */
+static int lookup(op2_context *ctx, int status, long n, const long *keys, const int *dest,
+                  const long *table, long first, long *answers) {
+  int p = ctx->mpi.size;
+  int *counts = malloc(sizeof(int) * 2 * (size_t)p);
+  long *fill = calloc((size_t)p + 1, sizeof(long));
+  void *grouped = NULL, *questions = NULL, *back = NULL;
+  long nq = 0, nback = 0;
+  int rc = status;
+  if (rc == OP2_OK && (!counts || !fill))
+    rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  if (rc == OP2_OK) rc = op2_group_by_rank(p, n, keys, dest, sizeof(long), &grouped, counts);
+  rc = op2_alltoallv(ctx, rc, grouped, counts, sizeof(long), &questions, counts + p, &nq);
+  for (long k = 0; rc == OP2_OK && k < nq; k++)
+    ((long *)questions)[k] = table[((long *)questions)[k] - first];
+  rc = op2_alltoallv(ctx, rc, questions, counts + p, sizeof(long), &back, counts, &nback);
+  if (rc == OP2_OK) {
+    for (int q = 0; q < p; q++) fill[q + 1] = fill[q] + counts[q];
+    for (long i = 0; i < n; i++) answers[i] = ((long *)back)[fill[dest[i]]++];
+  }
+  free(counts), free(fill), free(grouped), free(questions), free(back);
+  return rc;
+}
+
+/* PARMETIS GEOMKWAY, ParMETIS's idea with PT-Scotch: the graph first moves to the ranks a
+ * recursive coordinate bisection gives (compact pieces, where the declared blocks of a mesh
+ * numbered at random scatter every rank's vertices over the whole mesh), PT-Scotch k-way runs
+ * on it there, and each part comes back to the vertex's declared holder. */
+static int geomkway_parts(op2_context *ctx, const holders *h, const op2_partition_spec *spec,
+                          int *part, part_figures *fig) {
+  op_set prime = spec->prime;
+  const int n = prime->size, p = ctx->mpi.size, me = ctx->mpi.rank;
+  double t_step = op2_wall_seconds();
+  int *geo = malloc(sizeof(int) * ((size_t)n + 1));
+  long *count = calloc((size_t)p, sizeof(long)), *below = calloc((size_t)p, sizeof(long));
+  long *vtxdist = calloc((size_t)p + 1, sizeof(long)), *newid = malloc(sizeof(long) * (n + 1UL));
+  int rc = geo && count && below && vtxdist && newid
+               ? OP2_OK
+               : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  rc = op2_mpi_agree(ctx, rc, "partitioning");
+  if (rc == OP2_OK) rc = geometric_parts(ctx, spec->data, geo);
+  op2_mpi_step_time(ctx, &t_step, "recursive coordinate bisection");
+  /* New numbers: the bisection's part r holds vtxdist[r] .., in (declaring rank, index) order. */
+  for (int v = 0; rc == OP2_OK && v < n; v++) count[geo[v]]++;
+  if (rc == OP2_OK) rc = OP2_MPI(MPI_Exscan(count, below, p, MPI_LONG, MPI_SUM, op2_comm(ctx)));
+  if (rc == OP2_OK && me == 0) memset(below, 0, sizeof(long) * (size_t)p); /* Exscan leaves it */
+  if (rc == OP2_OK)
+    rc = OP2_MPI(MPI_Allreduce(count, vtxdist + 1, p, MPI_LONG, MPI_SUM, op2_comm(ctx)));
+  for (int q = 0; rc == OP2_OK && q < p; q++) vtxdist[q + 1] += vtxdist[q];
+  for (int v = 0; rc == OP2_OK && v < n; v++) newid[v] = vtxdist[geo[v]] + below[geo[v]]++;
+  rc = op2_mpi_agree(ctx, rc, "partitioning");
+
+  /* The graph in the declared numbering, its neighbours renumbered by their holders. */
+  int *xadj = NULL, *dest = NULL, *xnew = NULL, *part2 = NULL;
+  long *adjncy = NULL, *nbr = NULL, *pairs = NULL, *adjnew = NULL, *asked = NULL, *got = NULL;
+  void *recv = NULL;
+  long arcs = 0, npairs = 0;
+  if (rc == OP2_OK) rc = primary_graph(ctx, h, prime, spec->prime_map, &xadj, &adjncy);
+  rc = op2_mpi_agree(ctx, rc, "partitioning");
+  if (rc == OP2_OK) {
+    arcs = xadj[n];
+    nbr = malloc(sizeof(long) * (arcs + 1UL));
+    dest = malloc(sizeof(int) * (arcs + 1UL + n));
+    pairs = malloc(sizeof(long) * 2 * (arcs + 1UL));
+    if (!nbr || !dest || !pairs) rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  }
+  for (long k = 0; rc == OP2_OK && k < arcs; k++) dest[k] = holder_of(h, p, prime, adjncy[k]);
+  rc = lookup(ctx, rc, arcs, adjncy, dest, newid, prime->decl_first, nbr);
+  /* Each arc (new numbers) to the rank of its first end. */
+  int *counts = malloc(sizeof(int) * 2 * (size_t)p);
+  void *grouped = NULL;
+  if (rc == OP2_OK && !counts) rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  for (int v = 0; rc == OP2_OK && v < n; v++)
+    for (int k = xadj[v]; k < xadj[v + 1]; k++)
+      pairs[2 * k] = newid[v], pairs[2 * k + 1] = nbr[k], dest[k] = geo[v];
+  if (rc == OP2_OK)
+    rc = op2_group_by_rank(p, arcs, pairs, dest, 2 * sizeof(long), &grouped, counts);
+  rc = op2_alltoallv(ctx, rc, grouped, counts, 2 * sizeof(long), &recv, counts + p, &npairs);
+  free(grouped), free(pairs), free(nbr);
+  pairs = nbr = NULL;
+  op2_mpi_step_time(ctx, &t_step, "graph moved to the bisection's ranks");
+  const long first = vtxdist[me];
+  const int nloc = (int)(vtxdist[me + 1] - vtxdist[me]);
+  if (rc == OP2_OK) {
+    xnew = calloc((size_t)nloc + 1, sizeof(int));
+    adjnew = malloc(sizeof(long) * ((size_t)npairs + 1));
+    part2 = malloc(sizeof(int) * ((size_t)nloc + 1));
+    if (!xnew || !adjnew || !part2) rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  }
+  const long *in = recv;
+  for (long k = 0; rc == OP2_OK && k < npairs; k++) xnew[in[2 * k] - first + 1]++;
+  for (int v = 0; rc == OP2_OK && v < nloc; v++) xnew[v + 1] += xnew[v];
+  for (long k = 0; rc == OP2_OK && k < npairs; k++) {
+    int *at = &xnew[in[2 * k] - first]; /* the row's fill cursor: restored below */
+    adjnew[(*at)++] = in[2 * k + 1];
+  }
+  for (int v = nloc; rc == OP2_OK && v > 0; v--) xnew[v] = xnew[v - 1];
+  if (rc == OP2_OK) xnew[0] = 0;
+  free(recv);
+  rc = op2_mpi_agree(ctx, rc, "partitioning");
+  char err[512] = "";
+  if (rc == OP2_OK &&
+      op2_ptscotch_kway(op2_comm(ctx), nloc, vtxdist, xnew, adjnew, p, ctx->opt.ptscotch_check,
+                        part2, fig ? &fig->q : NULL, err, sizeof err) != 0)
+    rc = op2_error(OP2_ERR_STATE, "op_partition %s on set '%s': %s", spec->asked, prime->name, err);
+  op2_mpi_step_time(ctx, &t_step, "PT-Scotch k-way");
+  rc = op2_mpi_agree(ctx, rc, "partitioning");
+  /* The parts back to the declared holders: each asks the rank its vertex moved to. */
+  if (rc == OP2_OK) {
+    asked = malloc(sizeof(long) * ((size_t)nloc + 1));
+    got = malloc(sizeof(long) * ((size_t)n + 1));
+    if (!asked || !got) rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  }
+  for (int v = 0; rc == OP2_OK && v < nloc; v++) asked[v] = part2[v];
+  for (int v = 0; rc == OP2_OK && v < n; v++) dest[v] = geo[v];
+  rc = lookup(ctx, rc, n, newid, dest, asked, first, got);
+  for (int v = 0; rc == OP2_OK && v < n; v++) part[v] = (int)got[v];
+  if (rc == OP2_OK && fig)
+    rc = block_figures(ctx, prime, h->first + (size_t)prime->index * (p + 1), xadj, adjncy,
+                       &fig->qb);
+  if (rc == OP2_OK && fig) fig->known = 1;
+  free(geo), free(count), free(below), free(vtxdist), free(newid), free(xadj), free(adjncy);
+  free(dest), free(xnew), free(adjnew), free(part2), free(asked), free(got), free(counts);
+  return rc;
+}
+
 /* The primary set's parts as the program gives them: an int dat of dim 1 (partition.c checked),
  * OP2's EXTERNAL partition (a "partvecNNNN" dataset read from HDF5). */
 static int external_parts(op2_context *ctx, const op2_partition_spec *spec, int *part) {
@@ -473,7 +600,9 @@ static int partition_owners(op2_context *ctx, const holders *h, const op2_partit
     double t0 = op2_wall_seconds(), t_step = t0;
     part_figures fig = {0};
     const int report = ctx->opt.diags >= 1;
-    if (rc == OP2_OK && spec->method == OP2_PART_PTSCOTCH)
+    if (rc == OP2_OK && spec->method == OP2_PART_PTSCOTCH && spec->data)
+      rc = geomkway_parts(ctx, h, spec, part, report ? &fig : NULL);
+    else if (rc == OP2_OK && spec->method == OP2_PART_PTSCOTCH)
       rc = ptscotch_parts(ctx, h, prime, spec->prime_map, part, report ? &fig : NULL);
     else if (rc == OP2_OK && spec->method == OP2_PART_GEOMETRIC)
       rc = geometric_parts(ctx, spec->data, part);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* op_partition: OP2's explicit request to distribute the mesh, under OP2's names. Without it the
  * first loop keeps the declared blocks (BLOCK). What runs for each name (docs/MPI.md):
- *   PTSCOTCH (KWAY), PARMETIS KWAY and GEOMKWAY   PT-Scotch k-way on the graph of prime_map
+ *   PTSCOTCH (KWAY), PARMETIS KWAY                 PT-Scotch k-way on the graph of prime_map
+ *   PARMETIS GEOMKWAY                              the same, the graph first moved to the ranks
+ *                                                  of a bisection of coords (ParMETIS's way)
  *   PARMETIS GEOM, INERTIAL                        recursive coordinate bisection of coords
  *   EXTERNAL                                       the parts an int dat gives (e.g. OP2's
  *                                                  "partvecNNNN" read with op_decl_dat_hdf5)
@@ -69,9 +71,8 @@ static int graph_arguments(op2_context *ctx, op2_partition_spec *spec) {
 
 /* The coordinates (GEOMETRIC) or parts (EXTERNAL) dat: its set is the one partitioned. The map
  * whose cut edges OP2_DIAGS=2 reports is prime_map when it touches that set, else one picked. */
-static int data_arguments(op2_context *ctx, op2_partition_spec *spec) {
+static int data_arguments(op2_context *ctx, op2_partition_spec *spec, int geometric) {
   op_dat d = spec->data;
-  const int geometric = spec->method == OP2_PART_GEOMETRIC;
   if (!d)
     return op2_error(OP2_ERR_ARG, "op_partition %s: the 5th argument (%s) is NULL", spec->asked,
                      geometric ? "the coordinates dat" : "the dat of each element's part");
@@ -93,7 +94,8 @@ static int data_arguments(op2_context *ctx, op2_partition_spec *spec) {
                      spec->asked, spec->prime->name, d->name, d->set->name);
   spec->prime = d->set;
   op_map m = spec->prime_map;
-  if (!m || m->dim < 2 || (m->from != d->set && m->to != d->set))
+  if (spec->method != OP2_PART_PTSCOTCH && /* GEOMKWAY keeps its graph's map */
+      (!m || m->dim < 2 || (m->from != d->set && m->to != d->set)))
     spec->prime_map = pick_primary_map(ctx, d->set);
   return OP2_OK;
 }
@@ -118,15 +120,28 @@ void op_partition(const char *lib, const char *routine, op_set prime_set, op_map
   else if (spec.method == OP2_PART_BLOCK && lib && !is(lib, "BLOCK"))
     op2_diag(1, "op_partition: partitioner '%s' is not available here; using BLOCK instead", asked);
   else if (is(lib, "PARMETIS") && spec.method == OP2_PART_PTSCOTCH)
-    op2_diag(1,
-             "op_partition %s: ParMETIS is not in this build; PT-Scotch k-way runs on the same "
-             "map%s",
-             asked, is(routine, "GEOMKWAY") ? " (the coordinates are not used)" : "");
+    op2_diag(
+        1,
+        "op_partition %s: ParMETIS is not in this build; PT-Scotch k-way runs on the same "
+        "map%s",
+        asked,
+        is(routine, "GEOMKWAY") ? ", the graph first moved to a bisection of the coordinates" : "");
   int rc = OP2_OK;
-  if (spec.method == OP2_PART_PTSCOTCH)
+  if (spec.method == OP2_PART_PTSCOTCH) {
     rc = graph_arguments(ctx, &spec);
-  else if (spec.method != OP2_PART_BLOCK)
-    rc = data_arguments(ctx, &spec);
+    /* GEOMKWAY: the graph moves to a bisection of the coordinates before PT-Scotch runs */
+    spec.data = is(lib, "PARMETIS") && is(routine, "GEOMKWAY") ? coords : NULL;
+    if (rc == OP2_OK && spec.data && spec.data->set != spec.prime) {
+      op2_diag(1,
+               "op_partition %s: coordinates '%s' are not on the partitioned set '%s': "
+               "PT-Scotch k-way without them",
+               asked, spec.data->name, spec.prime->name);
+      spec.data = NULL;
+    }
+    if (rc == OP2_OK && spec.data) rc = data_arguments(ctx, &spec, 1);
+  } else if (spec.method != OP2_PART_BLOCK) {
+    rc = data_arguments(ctx, &spec, spec.method == OP2_PART_GEOMETRIC);
+  }
   if (rc != OP2_OK) return;
   if (ctx->mpi_distributed) {
     op2_error(OP2_ERR_STATE,
