@@ -535,6 +535,48 @@ static int external_parts(op2_context *ctx, const op2_partition_spec *spec, int 
   return OP2_OK;
 }
 
+/* The report's figures from an arity-2 map onto the partitioned set, whose rows are the graph's
+ * edges (OP2's edge-to-node or edge-to-cell map): a row is cut when its two ends land on
+ * different ranks (or, for the declared blocks, are held by different ranks); a row linking an
+ * element to itself is no edge. One exchange, for the parts of the ends other ranks declared,
+ * instead of building and symmetrising the graph. Collective. */
+static int map_figures(op2_context *ctx, const holders *h, op_set prime, op_map pm, const int *part,
+                       part_figures *fig) {
+  const int p = ctx->mpi.size;
+  const long n = 2L * pm->from->size;
+  long *keys = malloc(sizeof(long) * ((size_t)n + 1)), *ends = malloc(sizeof(long) * (n + 1UL));
+  long *table = malloc(sizeof(long) * ((size_t)prime->size + 1));
+  long *count = calloc((size_t)p + 2, sizeof(long));
+  int *dest = malloc(sizeof(int) * ((size_t)n + 1));
+  int rc = keys && ends && table && count && dest
+               ? OP2_OK
+               : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  for (int v = 0; rc == OP2_OK && v < prime->size; v++) table[v] = part[v], count[part[v]]++;
+  for (long k = 0; rc == OP2_OK && k < n; k++)
+    keys[k] = pm->values[k], dest[k] = holder_of(h, p, prime, keys[k]);
+  rc = lookup(ctx, rc, n, keys, dest, table, prime->decl_first, ends);
+  for (long r = 0; rc == OP2_OK && r < n / 2; r++) {
+    if (keys[2 * r] == keys[2 * r + 1]) continue;
+    count[p] += ends[2 * r] != ends[2 * r + 1];
+    count[p + 1] += dest[2 * r] != dest[2 * r + 1];
+  }
+  if (rc == OP2_OK)
+    rc = OP2_MPI(MPI_Allreduce(MPI_IN_PLACE, count, p + 2, MPI_LONG, MPI_SUM, op2_comm(ctx)));
+  if (rc == OP2_OK) {
+    fig->q.edge_cut = count[p], fig->qb.edge_cut = count[p + 1];
+    fig->q.min_part = fig->q.max_part = count[0];
+    for (int q = 1; q < p; q++) {
+      if (count[q] < fig->q.min_part) fig->q.min_part = count[q];
+      if (count[q] > fig->q.max_part) fig->q.max_part = count[q];
+    }
+    fig->q.imbalance =
+        prime->global_size > 0 ? (double)fig->q.max_part * p / (double)prime->global_size : 1.0;
+    fig->known = 1;
+  }
+  free(keys), free(ends), free(table), free(count), free(dest);
+  return rc;
+}
+
 /* OP2_DIAGS: the partition's figures on the graph of the report map: edge cut (element pairs the
  * map links that land on different ranks, each once), part sizes and imbalance, beside the
  * declared blocks' cut. PT-Scotch's at OP2_DIAGS=1 (as before, computed on its graph), the
@@ -555,7 +597,9 @@ static int report_partition(op2_context *ctx, const holders *h, const op2_partit
   }
   part_figures fig = *known;
   int rc = OP2_OK;
-  if (!fig.known) {
+  if (!fig.known && pm->to == prime && pm->dim == 2)
+    rc = map_figures(ctx, h, prime, pm, part, &fig);
+  if (!fig.known && rc == OP2_OK) {
     int *xadj = NULL;
     long *adjncy = NULL;
     long *vtxdist = h->first + (size_t)prime->index * (ctx->mpi.size + 1);
