@@ -8,6 +8,7 @@
 #include <xxhash.h>
 
 #include "runtime/mpi/op2_mpi.h"
+#include "runtime/mpi/geometric.h"
 #include "runtime/mpi/ptscotch.h"
 #include "runtime/context.h"
 #include "runtime/error.h"
@@ -331,45 +332,341 @@ static int inherit(op2_context *ctx, const holders *h, op_map m, int **owner) {
   return rc;
 }
 
-static int partition_owners(op2_context *ctx, const holders *h, const char *lib, op_set prime,
-                            op_map pm, int **owner) {
+/* A partition's figures for the report: computed by PT-Scotch's step while it has the graph. */
+typedef struct part_figures {
+  int known;
+  op2_partition_quality q, qb; /* the partition's, the declared blocks' */
+} part_figures;
+
+/* The declared blocks' figures on the same graph (each rank's elements its own part). */
+static int block_figures(op2_context *ctx, op_set prime, const long *vtxdist, const int *xadj,
+                         const long *adjncy, op2_partition_quality *qb) {
+  int *block = malloc(sizeof(int) * ((size_t)prime->size + 1));
+  int rc = block ? OP2_OK : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  rc = op2_mpi_agree(ctx, rc, "partitioning");
+  for (int v = 0; rc == OP2_OK && v < prime->size; v++) block[v] = ctx->mpi.rank;
+  if (rc == OP2_OK && op2_partition_quality_of(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy,
+                                               ctx->mpi.size, block, qb) != 0)
+    rc = op2_error(OP2_ERR_STATE, "partitioning: the declared blocks' figures failed");
+  free(block);
+  return rc;
+}
+
+/* The primary set's parts from PT-Scotch k-way on the graph of its map; with `fig`, also the
+ * figures of the report (PT-Scotch computes the partition's on its graph). */
+static int ptscotch_parts(op2_context *ctx, const holders *h, op_set prime, op_map pm, int *part,
+                          part_figures *fig) {
+  int *xadj = NULL;
+  long *adjncy = NULL;
+  double t_step = op2_wall_seconds();
+  int rc = primary_graph(ctx, h, prime, pm, &xadj, &adjncy);
+  op2_mpi_step_time(ctx, &t_step, "graph of the primary set");
+  long *vtxdist = h->first + (size_t)prime->index * (ctx->mpi.size + 1);
+  char err[512] = "";
+  /* every rank must enter the collectives below, or none */
+  rc = op2_mpi_agree(ctx, rc, "partitioning");
+  if (rc == OP2_OK &&
+      op2_ptscotch_kway(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy, ctx->mpi.size,
+                        ctx->opt.ptscotch_check, part, fig ? &fig->q : NULL, err, sizeof err) != 0)
+    rc = op2_error(OP2_ERR_STATE, "op_partition PTSCOTCH on set '%s': %s", prime->name, err);
+  op2_mpi_step_time(ctx, &t_step, "PT-Scotch k-way");
+  rc = op2_mpi_agree(ctx, rc, "partitioning");
+  if (rc == OP2_OK && fig) rc = block_figures(ctx, prime, vtxdist, xadj, adjncy, &fig->qb);
+  if (rc == OP2_OK && fig) fig->known = 1;
+  free(xadj), free(adjncy);
+  return rc;
+}
+
+/* The primary set's parts by recursive coordinate bisection of its coordinates (float or double,
+ * dim 1 to 3: partition.c checked), each rank bisecting with its declared rows. */
+static int geometric_parts(op2_context *ctx, op_dat coords, int *part) {
+  op_set set = coords->set;
+  const int n = set->size, dim = coords->dim;
+  double *xyz = malloc(sizeof(double) * ((size_t)n * dim + 1));
+  int rc = xyz ? OP2_OK : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  for (long k = 0; rc == OP2_OK && k < (long)n * dim; k++)
+    xyz[k] = coords->type == OP2_TYPE_FLOAT ? (double)((const float *)coords->data)[k]
+                                            : ((const double *)coords->data)[k];
+  char err[512] = "";
+  rc = op2_mpi_agree(ctx, rc, "partitioning");
+  if (rc == OP2_OK && op2_rcb_partition(op2_comm(ctx), n, dim, xyz, set->decl_first, ctx->mpi.size,
+                                        OP2_PARTITION_BALANCE, part, err, sizeof err) != 0)
+    rc = op2_error(OP2_ERR_STATE, "op_partition: recursive coordinate bisection of '%s': %s",
+                   coords->name, err);
+  free(xyz);
+  return rc;
+}
+
+/* Collective: answers[i] = what rank dest[i] holds for keys[i] in its table (table[key - first],
+ * the table and first of the rank asked). The questions keep their order within each rank. */
+static int lookup(op2_context *ctx, int status, long n, const long *keys, const int *dest,
+                  const long *table, long first, long *answers) {
+  int p = ctx->mpi.size;
+  int *counts = malloc(sizeof(int) * 2 * (size_t)p);
+  long *fill = calloc((size_t)p + 1, sizeof(long));
+  void *grouped = NULL, *questions = NULL, *back = NULL;
+  long nq = 0, nback = 0;
+  int rc = status;
+  if (rc == OP2_OK && (!counts || !fill))
+    rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  if (rc == OP2_OK) rc = op2_group_by_rank(p, n, keys, dest, sizeof(long), &grouped, counts);
+  rc = op2_alltoallv(ctx, rc, grouped, counts, sizeof(long), &questions, counts + p, &nq);
+  for (long k = 0; rc == OP2_OK && k < nq; k++)
+    ((long *)questions)[k] = table[((long *)questions)[k] - first];
+  rc = op2_alltoallv(ctx, rc, questions, counts + p, sizeof(long), &back, counts, &nback);
+  if (rc == OP2_OK) {
+    for (int q = 0; q < p; q++) fill[q + 1] = fill[q] + counts[q];
+    for (long i = 0; i < n; i++) answers[i] = ((long *)back)[fill[dest[i]]++];
+  }
+  free(counts), free(fill), free(grouped), free(questions), free(back);
+  return rc;
+}
+
+/* PARMETIS GEOMKWAY, ParMETIS's idea with PT-Scotch: the graph first moves to the ranks a
+ * recursive coordinate bisection gives (compact pieces, where the declared blocks of a mesh
+ * numbered at random scatter every rank's vertices over the whole mesh), PT-Scotch k-way runs
+ * on it there, and each part comes back to the vertex's declared holder. */
+static int geomkway_parts(op2_context *ctx, const holders *h, const op2_partition_spec *spec,
+                          int *part, part_figures *fig) {
+  op_set prime = spec->prime;
+  const int n = prime->size, p = ctx->mpi.size, me = ctx->mpi.rank;
+  double t_step = op2_wall_seconds();
+  int *geo = malloc(sizeof(int) * ((size_t)n + 1));
+  long *count = calloc((size_t)p, sizeof(long)), *below = calloc((size_t)p, sizeof(long));
+  long *vtxdist = calloc((size_t)p + 1, sizeof(long)), *newid = malloc(sizeof(long) * (n + 1UL));
+  int rc = geo && count && below && vtxdist && newid
+               ? OP2_OK
+               : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  rc = op2_mpi_agree(ctx, rc, "partitioning");
+  if (rc == OP2_OK) rc = geometric_parts(ctx, spec->data, geo);
+  op2_mpi_step_time(ctx, &t_step, "recursive coordinate bisection");
+  /* New numbers: the bisection's part r holds vtxdist[r] .., in (declaring rank, index) order. */
+  for (int v = 0; rc == OP2_OK && v < n; v++) count[geo[v]]++;
+  if (rc == OP2_OK) rc = OP2_MPI(MPI_Exscan(count, below, p, MPI_LONG, MPI_SUM, op2_comm(ctx)));
+  if (rc == OP2_OK && me == 0) memset(below, 0, sizeof(long) * (size_t)p); /* Exscan leaves it */
+  if (rc == OP2_OK)
+    rc = OP2_MPI(MPI_Allreduce(count, vtxdist + 1, p, MPI_LONG, MPI_SUM, op2_comm(ctx)));
+  for (int q = 0; rc == OP2_OK && q < p; q++) vtxdist[q + 1] += vtxdist[q];
+  for (int v = 0; rc == OP2_OK && v < n; v++) newid[v] = vtxdist[geo[v]] + below[geo[v]]++;
+  rc = op2_mpi_agree(ctx, rc, "partitioning");
+
+  /* The graph in the declared numbering, its neighbours renumbered by their holders. */
+  int *xadj = NULL, *dest = NULL, *xnew = NULL, *part2 = NULL;
+  long *adjncy = NULL, *nbr = NULL, *pairs = NULL, *adjnew = NULL, *asked = NULL, *got = NULL;
+  void *recv = NULL;
+  long arcs = 0, npairs = 0;
+  if (rc == OP2_OK) rc = primary_graph(ctx, h, prime, spec->prime_map, &xadj, &adjncy);
+  rc = op2_mpi_agree(ctx, rc, "partitioning");
+  if (rc == OP2_OK) {
+    arcs = xadj[n];
+    nbr = malloc(sizeof(long) * (arcs + 1UL));
+    dest = malloc(sizeof(int) * (arcs + 1UL + n));
+    pairs = malloc(sizeof(long) * 2 * (arcs + 1UL));
+    if (!nbr || !dest || !pairs) rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  }
+  for (long k = 0; rc == OP2_OK && k < arcs; k++) dest[k] = holder_of(h, p, prime, adjncy[k]);
+  rc = lookup(ctx, rc, arcs, adjncy, dest, newid, prime->decl_first, nbr);
+  /* Each arc (new numbers) to the rank of its first end. */
+  int *counts = malloc(sizeof(int) * 2 * (size_t)p);
+  void *grouped = NULL;
+  if (rc == OP2_OK && !counts) rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  for (int v = 0; rc == OP2_OK && v < n; v++)
+    for (int k = xadj[v]; k < xadj[v + 1]; k++)
+      pairs[2 * k] = newid[v], pairs[2 * k + 1] = nbr[k], dest[k] = geo[v];
+  if (rc == OP2_OK)
+    rc = op2_group_by_rank(p, arcs, pairs, dest, 2 * sizeof(long), &grouped, counts);
+  rc = op2_alltoallv(ctx, rc, grouped, counts, 2 * sizeof(long), &recv, counts + p, &npairs);
+  free(grouped), free(pairs), free(nbr);
+  pairs = nbr = NULL;
+  op2_mpi_step_time(ctx, &t_step, "graph moved to the bisection's ranks");
+  const long first = vtxdist[me];
+  const int nloc = (int)(vtxdist[me + 1] - vtxdist[me]);
+  if (rc == OP2_OK) {
+    xnew = calloc((size_t)nloc + 1, sizeof(int));
+    adjnew = malloc(sizeof(long) * ((size_t)npairs + 1));
+    part2 = malloc(sizeof(int) * ((size_t)nloc + 1));
+    if (!xnew || !adjnew || !part2) rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  }
+  const long *in = recv;
+  for (long k = 0; rc == OP2_OK && k < npairs; k++) xnew[in[2 * k] - first + 1]++;
+  for (int v = 0; rc == OP2_OK && v < nloc; v++) xnew[v + 1] += xnew[v];
+  for (long k = 0; rc == OP2_OK && k < npairs; k++) {
+    int *at = &xnew[in[2 * k] - first]; /* the row's fill cursor: restored below */
+    adjnew[(*at)++] = in[2 * k + 1];
+  }
+  for (int v = nloc; rc == OP2_OK && v > 0; v--) xnew[v] = xnew[v - 1];
+  if (rc == OP2_OK) xnew[0] = 0;
+  free(recv);
+  rc = op2_mpi_agree(ctx, rc, "partitioning");
+  char err[512] = "";
+  if (rc == OP2_OK &&
+      op2_ptscotch_kway(op2_comm(ctx), nloc, vtxdist, xnew, adjnew, p, ctx->opt.ptscotch_check,
+                        part2, fig ? &fig->q : NULL, err, sizeof err) != 0)
+    rc = op2_error(OP2_ERR_STATE, "op_partition %s on set '%s': %s", spec->asked, prime->name, err);
+  op2_mpi_step_time(ctx, &t_step, "PT-Scotch k-way");
+  rc = op2_mpi_agree(ctx, rc, "partitioning");
+  /* The parts back to the declared holders: each asks the rank its vertex moved to. */
+  if (rc == OP2_OK) {
+    asked = malloc(sizeof(long) * ((size_t)nloc + 1));
+    got = malloc(sizeof(long) * ((size_t)n + 1));
+    if (!asked || !got) rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  }
+  for (int v = 0; rc == OP2_OK && v < nloc; v++) asked[v] = part2[v];
+  for (int v = 0; rc == OP2_OK && v < n; v++) dest[v] = geo[v];
+  rc = lookup(ctx, rc, n, newid, dest, asked, first, got);
+  for (int v = 0; rc == OP2_OK && v < n; v++) part[v] = (int)got[v];
+  if (rc == OP2_OK && fig)
+    rc = block_figures(ctx, prime, h->first + (size_t)prime->index * (p + 1), xadj, adjncy,
+                       &fig->qb);
+  if (rc == OP2_OK && fig) fig->known = 1;
+  free(geo), free(count), free(below), free(vtxdist), free(newid), free(xadj), free(adjncy);
+  free(dest), free(xnew), free(adjnew), free(part2), free(asked), free(got), free(counts);
+  return rc;
+}
+
+/* The primary set's parts as the program gives them: an int dat of dim 1 (partition.c checked),
+ * OP2's EXTERNAL partition (a "partvecNNNN" dataset read from HDF5). */
+static int external_parts(op2_context *ctx, const op2_partition_spec *spec, int *part) {
+  op_dat d = spec->data;
+  const int *given = (const int *)d->data;
+  for (int e = 0; e < d->set->size; e++) {
+    if (given[e] < 0 || given[e] >= ctx->mpi.size)
+      return op2_error(OP2_ERR_ARG,
+                       "op_partition %s: dat '%s' gives element %ld of set '%s' part %d, outside "
+                       "[0, %d) (one part per rank: was it written for another rank count?)",
+                       spec->asked, d->name, d->set->decl_first + e, d->set->name, given[e],
+                       ctx->mpi.size);
+    part[e] = given[e];
+  }
+  return OP2_OK;
+}
+
+/* The report's figures from an arity-2 map onto the partitioned set, whose rows are the graph's
+ * edges (OP2's edge-to-node or edge-to-cell map): a row is cut when its two ends land on
+ * different ranks (or, for the declared blocks, are held by different ranks); a row linking an
+ * element to itself is no edge. One exchange, for the parts of the ends other ranks declared,
+ * instead of building and symmetrising the graph. Collective. */
+static int map_figures(op2_context *ctx, const holders *h, op_set prime, op_map pm, const int *part,
+                       part_figures *fig) {
+  const int p = ctx->mpi.size;
+  const long n = 2L * pm->from->size;
+  long *keys = malloc(sizeof(long) * ((size_t)n + 1)), *ends = malloc(sizeof(long) * (n + 1UL));
+  long *table = malloc(sizeof(long) * ((size_t)prime->size + 1));
+  long *count = calloc((size_t)p + 2, sizeof(long));
+  int *dest = malloc(sizeof(int) * ((size_t)n + 1));
+  int rc = keys && ends && table && count && dest
+               ? OP2_OK
+               : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+  for (int v = 0; rc == OP2_OK && v < prime->size; v++) table[v] = part[v], count[part[v]]++;
+  for (long k = 0; rc == OP2_OK && k < n; k++)
+    keys[k] = pm->values[k], dest[k] = holder_of(h, p, prime, keys[k]);
+  rc = lookup(ctx, rc, n, keys, dest, table, prime->decl_first, ends);
+  for (long r = 0; rc == OP2_OK && r < n / 2; r++) {
+    if (keys[2 * r] == keys[2 * r + 1]) continue;
+    count[p] += ends[2 * r] != ends[2 * r + 1];
+    count[p + 1] += dest[2 * r] != dest[2 * r + 1];
+  }
+  if (rc == OP2_OK)
+    rc = OP2_MPI(MPI_Allreduce(MPI_IN_PLACE, count, p + 2, MPI_LONG, MPI_SUM, op2_comm(ctx)));
+  if (rc == OP2_OK) {
+    fig->q.edge_cut = count[p], fig->qb.edge_cut = count[p + 1];
+    fig->q.min_part = fig->q.max_part = count[0];
+    for (int q = 1; q < p; q++) {
+      if (count[q] < fig->q.min_part) fig->q.min_part = count[q];
+      if (count[q] > fig->q.max_part) fig->q.max_part = count[q];
+    }
+    fig->q.imbalance =
+        prime->global_size > 0 ? (double)fig->q.max_part * p / (double)prime->global_size : 1.0;
+    fig->known = 1;
+  }
+  free(keys), free(ends), free(table), free(count), free(dest);
+  return rc;
+}
+
+/* OP2_DIAGS: the partition's figures on the graph of the report map: edge cut (element pairs the
+ * map links that land on different ranks, each once), part sizes and imbalance, beside the
+ * declared blocks' cut. PT-Scotch's at OP2_DIAGS=1 (as before, computed on its graph), the
+ * others' at 2: their graph is built only for this. Collective. */
+static int report_partition(op2_context *ctx, const holders *h, const op2_partition_spec *spec,
+                            const char *ran, const int *part, double seconds,
+                            const part_figures *known) {
+  op_set prime = spec->prime;
+  op_map pm = spec->prime_map;
+  int level = spec->method == OP2_PART_PTSCOTCH ? 1 : 2;
+  if (ctx->opt.diags < level) return OP2_OK;
   int me = ctx->mpi.rank;
-  if (lib && strcmp(lib, "PTSCOTCH") == 0) {
+  if (!pm) {
+    if (me == 0)
+      op2_diag(level, "op_partition %s: %s of set '%s' (%d parts) in %.3f s (no map: no edge cut)",
+               spec->asked, ran, prime->name, ctx->mpi.size, seconds);
+    return OP2_OK;
+  }
+  part_figures fig = *known;
+  int rc = OP2_OK;
+  if (!fig.known && pm->to == prime && pm->dim == 2)
+    rc = map_figures(ctx, h, prime, pm, part, &fig);
+  if (!fig.known && rc == OP2_OK) {
     int *xadj = NULL;
     long *adjncy = NULL;
-    double t_step = op2_wall_seconds();
-    int rc = primary_graph(ctx, h, prime, pm, &xadj, &adjncy);
-    op2_mpi_step_time(ctx, &t_step, "graph of the primary set");
     long *vtxdist = h->first + (size_t)prime->index * (ctx->mpi.size + 1);
+    rc = primary_graph(ctx, h, prime, pm, &xadj, &adjncy);
+    rc = op2_mpi_agree(ctx, rc, "partitioning");
+    if (rc == OP2_OK && op2_partition_quality_of(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy,
+                                                 ctx->mpi.size, part, &fig.q) != 0)
+      rc = op2_error(OP2_ERR_STATE, "op_partition %s: the partition's figures failed", spec->asked);
+    rc = op2_mpi_agree(ctx, rc, "partitioning");
+    if (rc == OP2_OK) rc = block_figures(ctx, prime, vtxdist, xadj, adjncy, &fig.qb);
+    free(xadj), free(adjncy);
+  }
+  if (rc == OP2_OK && me == 0)
+    op2_diag(level,
+             "partition of '%s' (%s: %s, %d parts) in %.3f s: edge cut %ld (declared blocks: "
+             "%ld) on map '%s', parts %ld..%ld elements, imbalance %.3f",
+             prime->name, spec->asked, ran, ctx->mpi.size, seconds, fig.q.edge_cut, fig.qb.edge_cut,
+             pm->name, fig.q.min_part, fig.q.max_part, fig.q.imbalance);
+  return rc;
+}
+
+static const char *method_name(op2_part_method m) {
+  switch (m) {
+    case OP2_PART_PTSCOTCH:
+      return "PT-Scotch k-way";
+    case OP2_PART_GEOMETRIC:
+      return "recursive coordinate bisection";
+    case OP2_PART_EXTERNAL:
+      return "the program's partition";
+    default:
+      return "declared blocks";
+  }
+}
+
+static int partition_owners(op2_context *ctx, const holders *h, const op2_partition_spec *spec,
+                            int **owner) {
+  int me = ctx->mpi.rank;
+  if (spec->method != OP2_PART_BLOCK) {
+    op_set prime = spec->prime;
     int *part = malloc(sizeof(int) * ((size_t)prime->size + 1));
-    int *block = malloc(sizeof(int) * ((size_t)prime->size + 1));
-    op2_partition_quality q, qb = {0};
-    char err[512] = "";
-    if (rc == OP2_OK && (!part || !block))
-      rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
-    /* every rank must enter the collectives below, or none */
+    int rc = part ? OP2_OK : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+    double t0 = op2_wall_seconds(), t_step = t0;
+    part_figures fig = {0};
+    const int report = ctx->opt.diags >= 1;
+    if (rc == OP2_OK && spec->method == OP2_PART_PTSCOTCH && spec->data)
+      rc = geomkway_parts(ctx, h, spec, part, report ? &fig : NULL);
+    else if (rc == OP2_OK && spec->method == OP2_PART_PTSCOTCH)
+      rc = ptscotch_parts(ctx, h, prime, spec->prime_map, part, report ? &fig : NULL);
+    else if (rc == OP2_OK && spec->method == OP2_PART_GEOMETRIC)
+      rc = geometric_parts(ctx, spec->data, part);
+    else if (rc == OP2_OK)
+      rc = external_parts(ctx, spec, part);
     rc = op2_mpi_agree(ctx, rc, "partitioning");
-    /* The quality figures cost two more walks of the graph with messages: only for the report. */
-    int report = ctx->opt.diags >= 1;
-    if (rc == OP2_OK &&
-        op2_ptscotch_kway(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy, ctx->mpi.size,
-                          ctx->opt.ptscotch_check, part, report ? &q : NULL, err, sizeof err) != 0)
-      rc = op2_error(OP2_ERR_STATE, "op_partition PTSCOTCH on set '%s': %s", prime->name, err);
-    op2_mpi_step_time(ctx, &t_step, "PT-Scotch k-way");
-    rc = op2_mpi_agree(ctx, rc, "partitioning");
-    for (int v = 0; rc == OP2_OK && v < prime->size; v++) block[v] = me;
-    if (rc == OP2_OK && report &&
-        op2_partition_quality_of(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy, ctx->mpi.size,
-                                 block, &qb) != 0)
-      qb.edge_cut = -1;
-    free(xadj), free(adjncy), free(block);
+    double seconds = op2_wall_seconds() - t0;
+    if (spec->method != OP2_PART_PTSCOTCH) op2_mpi_step_time(ctx, &t_step, "partitioner");
+    t_step = op2_wall_seconds();
+    if (rc == OP2_OK)
+      rc = report_partition(ctx, h, spec, method_name(spec->method), part, seconds, &fig);
+    if (rc == OP2_OK && !fig.known && ctx->opt.diags >= 2)
+      op2_mpi_step_time(ctx, &t_step, "partition figures (OP2_DIAGS=2)");
     if (rc != OP2_OK) return free(part), rc;
-    if (me == 0 && report)
-      op2_diag(1,
-               "partition of '%s' (PT-Scotch k-way, %d parts): edge cut %ld (declared blocks: "
-               "%ld), parts %ld..%ld elements, imbalance %.3f",
-               prime->name, ctx->mpi.size, q.edge_cut, qb.edge_cut, q.min_part, q.max_part,
-               q.imbalance);
     owner[prime->index] = part;
     /* other sets follow the primary set through the maps */
     for (int changed = 1; changed;) {
@@ -382,6 +679,7 @@ static int partition_owners(op2_context *ctx, const holders *h, const char *lib,
         changed = 1;
       }
     }
+    op2_mpi_step_time(ctx, &t_step, "other sets' owners through the maps");
   }
   for (int s = 0; s < ctx->sets.count; s++) { /* BLOCK, and sets no map reaches */
     op_set set = ctx->sets.items[s];
@@ -543,10 +841,10 @@ int op2_mpi_prepare(op2_context *ctx) {
 
 /* Prepares, gives every element its owner, moves the elements and builds the halos. Local
  * failures are carried to the next collective (which agrees on them), never returned early.
- * *lib becomes the report's name of what was done when the declared blocks are kept; *moving
+ * *label becomes the report's name of what was done when the declared blocks are kept; *moving
  * becomes true where no failure is agreed before the elements start to move, which is where a
  * failure stops leaving the declared mesh as it was. */
-static int distribute(op2_context *ctx, const char **lib, op_set prime, op_map prime_map,
+static int distribute(op2_context *ctx, const op2_partition_spec *spec, const char **label,
                       bool *moving) {
   double t_step = op2_wall_seconds();
   OP2_CALL(op2_mpi_prepare(ctx));
@@ -554,15 +852,15 @@ static int distribute(op2_context *ctx, const char **lib, op_set prime, op_map p
   holders h;
   OP2_CALL(holders_init(ctx, &h));
   /* holders_init ended in an agreement, so every rank is here for this collective check */
-  const char *partitioner = *lib;
-  if (partitioner && strcmp(partitioner, "PTSCOTCH") == 0) {
-    int keep = 0, rc = op2_mpi_keep_blocks(ctx, h.first, partitioner, &keep);
+  op2_partition_spec how = *spec;
+  if (how.method == OP2_PART_PTSCOTCH) { /* only a graph partitioner may be skipped */
+    int keep = 0, rc = op2_mpi_keep_blocks(ctx, h.first, how.asked, &keep);
     if (rc != OP2_OK) return free(h.first), rc;
-    if (keep) partitioner = NULL, *lib = "declared blocks kept, PTSCOTCH not run";
+    if (keep) how.method = OP2_PART_BLOCK, *label = "declared blocks kept, PTSCOTCH not run";
   }
   int **owner = calloc((size_t)ctx->sets.count + 1, sizeof(int *));
   int rc = owner ? OP2_OK : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
-  if (rc == OP2_OK) rc = partition_owners(ctx, &h, partitioner, prime, prime_map, owner);
+  if (rc == OP2_OK) rc = partition_owners(ctx, &h, &how, owner);
   /* partition_owners ends in collectives every rank passed, or fails locally after them */
   op2_mpi_step_time(ctx, &t_step, "ownership");
   rc = op2_mpi_agree(ctx, rc, "partitioning");
@@ -615,16 +913,27 @@ static int report(op2_context *ctx, const char *lib, double t0) {
 }
 
 /* One collective step: every rank ends it knowing whether every rank succeeded. */
-int op2_mpi_distribute(op2_context *ctx, const char *lib, op_set prime, op_map prime_map) {
+int op2_mpi_partition(op2_context *ctx, const op2_partition_spec *spec) {
   if (ctx->mpi_distributed) return OP2_OK;
   double t0 = op2_wall_seconds();
   op2_mpi_step(ctx, "distribution");
   bool moving = false;
-  int rc = op2_mpi_step_end(ctx, distribute(ctx, &lib, prime, prime_map, &moving));
+  const char *label = spec->method == OP2_PART_BLOCK ? "BLOCK" : spec->asked;
+  int rc = op2_mpi_step_end(ctx, distribute(ctx, spec, &label, &moving));
   if (rc != OP2_OK) {
     if (moving) ctx->mpi_lost = true; /* before the elements move, a retry finds what it had */
     return rc;
   }
   ctx->mpi_distributed = true;
-  return report(ctx, lib, t0);
+  return report(ctx, label, t0);
+}
+
+/* The first loop's distribution (lib NULL: the declared blocks), or PT-Scotch on prime_map. */
+int op2_mpi_distribute(op2_context *ctx, const char *lib, op_set prime, op_map prime_map) {
+  op2_partition_spec spec = {
+      .method = lib && strcmp(lib, "PTSCOTCH") == 0 ? OP2_PART_PTSCOTCH : OP2_PART_BLOCK,
+      .asked = lib ? lib : "BLOCK",
+      .prime = prime,
+      .prime_map = prime_map};
+  return op2_mpi_partition(ctx, &spec);
 }

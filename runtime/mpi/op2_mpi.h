@@ -81,6 +81,25 @@ int op2_dir_query(op2_context *ctx, const op2_directory *dir, long n, const long
                   int *rank_out, int *local_out);
 void op2_dir_free(op2_directory *dir);
 
+/* How op_partition gives the primary set its owners (partition.c maps OP2's names onto these). */
+typedef enum op2_part_method {
+  OP2_PART_BLOCK,     /* the declared blocks */
+  OP2_PART_PTSCOTCH,  /* PT-Scotch k-way on the graph of prime_map */
+  OP2_PART_GEOMETRIC, /* recursive coordinate bisection of `data`, the coordinates */
+  OP2_PART_EXTERNAL,  /* `data`, an int dat of dim 1, holds each element's rank */
+} op2_part_method;
+
+typedef struct op2_partition_spec {
+  op2_part_method method;
+  const char *asked; /* OP2's names as the program gave them ("PARMETIS GEOM"), for the reports */
+  op_set prime;      /* the set partitioned; the others follow through the maps */
+  op_map prime_map;  /* PTSCOTCH: the graph; otherwise the map whose cut edges are reported */
+  op_dat data;       /* GEOMETRIC: coordinates on prime; EXTERNAL: parts on prime */
+} op2_partition_spec;
+
+/* op_partition's distribution (distribute.c): op2_mpi_distribute with a partitioner spec. */
+int op2_mpi_partition(op2_context *ctx, const op2_partition_spec *spec);
+
 /* op_partition with a graph partitioner: whether the declared blocks (first: p+1 first global
  * indices per set, by set index) already make halos as small as OP2_PARTITION_KEEP asks, so the
  * partitioner is not run (keep_blocks.c). Collective; *keep is the same on every rank. */
