@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "chain.h"
 
 static op2_checkpoint *state(op2_context *ctx) {
   if (!ctx->checkpoint) ctx->checkpoint = calloc(1, sizeof(op2_checkpoint));
@@ -151,6 +152,7 @@ static int checkpoint_point(op2_context *ctx, op2_checkpoint *ck, int explicit_c
 int op_checkpointing_init(const char *file, const char *policy) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_checkpointing_init") != OP2_OK) return 0;
+  op2_chain_flush(ctx, "op_checkpointing_init"); /* lazy execution: queued loops first */
   if (!file || !*file) {
     op2_error(OP2_ERR_ARG, "op_checkpointing_init: file name is NULL or empty");
     return 0;
@@ -192,6 +194,7 @@ int op_checkpointing_init(const char *file, const char *policy) {
 void op_checkpoint(void) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_checkpoint") != OP2_OK) return;
+  op2_chain_flush(ctx, "op_checkpoint");                /* lazy execution: queued loops first */
   if (!ctx->checkpoint && !ctx->opt.restart[0]) return; /* checkpointing is off */
   op2_checkpoint *ck = state(ctx);
   if (!ck || restart_from_option(ctx, ck) != OP2_OK) return;

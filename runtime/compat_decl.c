@@ -8,6 +8,7 @@
 
 #include "op2_impl.h"
 #include "distributed.h"
+#include "chain.h"
 
 /* OP2 passes a typed NULL as `data` only so that C++ can check the type: a temporary starts as
  * zeros. Its name is recorded so op_free_dat_temp can tell it from a dat the program owns. */
@@ -19,6 +20,7 @@ op_dat op_decl_dat_temp(op_set set, int dim, const char *type, const void *data,
 int op_free_dat_temp(op_dat dat) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_free_dat_temp") != OP2_OK) return -1;
+  op2_chain_flush(ctx, "op_free_dat_temp"); /* lazy execution: queued loops first */
   int at = -1;
   for (int i = 0; dat && i < ctx->dats.count; i++)
     if (ctx->dats.items[i] == dat) at = i;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "op2_impl.h"
+#include "chain.h"
 
 static void default_handler(const char *message, void *user_data) {
   (void)user_data;
@@ -45,6 +46,7 @@ int op2_error_at(const char *file, int line, int code, const char *fmt, ...) {
   size_t len = n < 0                                ? 0
                : (size_t)n < sizeof ctx->last_error ? (size_t)n
                                                     : sizeof ctx->last_error - 1;
+  len += op2_chain_error_note(ctx, ctx->last_error + len, sizeof ctx->last_error - len);
   if (ctx->opt.diags >= 2)
     snprintf(ctx->last_error + len, sizeof ctx->last_error - len, " [%s:%d]", source_name(file),
              line);
@@ -68,6 +70,7 @@ void op2_diag(int level, const char *fmt, ...) {
 
 void op_set_error_handler(op_error_handler handler, void *user_data) {
   op2_context *ctx = op2_ctx();
+  op2_chain_flush(ctx, "op_set_error_handler"); /* queued loops report to their call's handler */
   ctx->handler = handler;
   ctx->handler_data = user_data;
 }

@@ -282,6 +282,8 @@ typedef struct op2_options {
   unsigned cuda_emu_seed;    /* emulator: the shuffle's seed */
   int tune;                  /* op2_tune_mode */
   int compiler_given;        /* OP2_CC or OP2_CFLAGS set: their first failure is always told */
+  int lazy;                  /* OP2_LAZY: op_par_loop queues its call (runtime/chain.c) */
+  int lazy_chain;            /* OP2_LAZY_CHAIN: the most calls queued before the chain runs */
 } op2_options;
 
 /* The user's options: defaults, then the environment, then argv entries OP2_NAME=value. The
@@ -412,6 +414,7 @@ struct op2_context {
   op2_ptr_list kernel_files;         /* texts op_kernel_file returned, freed at op_exit */
   op2_ptr_list kernel_headers;       /* loop name -> its header's text (op_par_loop_header) */
   op2_fault_watch fault;             /* names the loop when a kernel dies by a signal (fault.c) */
+  struct op2_chain *chain;           /* op_par_loop calls queued under OP2_LAZY (chain.c) */
 };
 
 /* The definition of function `name` in source text `text` of file `caller_file` (at file scope),

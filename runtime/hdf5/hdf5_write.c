@@ -14,6 +14,7 @@
 
 #include "hdf5_impl.h"
 #include "../output_file.h"
+#include "../chain.h"
 
 /* ---- this rank's block of the user's order ---- */
 
@@ -532,6 +533,7 @@ static void write_const_hdf5(const char *name, int dim, const char *type, char *
  * found before or during the file work, is an error on every rank, and a rank in another call
  * is told so instead of pairing its collectives with these. */
 static void step_begin(op2_context *ctx, const char *what, unsigned long *errors) {
+  op2_chain_flush(ctx, what); /* lazy execution: queued loops first */
   op2_mpi_step(ctx, what);
   *errors = ctx->errors_reported;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "op2_mpi.h"
+#include "../chain.h"
 
 /* OP2's graph partitioners: partitioning the graph of the primary map is what they do. */
 static int is_graph_partitioner(const char *lib, const char *routine) {
@@ -32,6 +33,7 @@ void op_partition(const char *lib, const char *routine, op_set prime_set, op_map
   op2_context *ctx = op2_ctx();
   (void)coords; /* PT-Scotch partitions the graph; coordinates are never needed */
   if (op2_require_init("op_partition") != OP2_OK) return;
+  op2_chain_flush(ctx, "op_partition"); /* lazy execution: queued loops first */
   const char *use = NULL;
   if (lib && strcmp(lib, "PTSCOTCH") == 0) {
     use = "PTSCOTCH";
