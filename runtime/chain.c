@@ -175,6 +175,10 @@ bool op2_chain_defer(op2_context *ctx, const char *kernel, const char *name, op_
   return false;
 }
 
+void op2_chain_flush_local(op2_context *ctx, const char *why) {
+  if (ctx->mpi.size <= 1) op2_chain_flush(ctx, why);
+}
+
 void op2_chain_before_const(op2_context *ctx, int dim, const char *type, const void *data,
                             const char *name) {
   struct op2_chain *c = ctx->chain;

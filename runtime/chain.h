@@ -26,6 +26,11 @@ bool op2_chain_defer(op2_context *ctx, const char *kernel, const char *name, op_
  * as each would have after the failed call returned. */
 void op2_chain_flush(op2_context *ctx, const char *why);
 
+/* The same for calls that are not collective under MPI (op_printf, op_timers,
+ * op_set_error_handler): a program may make them on one rank only, where running the chain (its
+ * loops are collective) would leave the ranks out of step, so under MPI they run nothing. */
+void op2_chain_flush_local(op2_context *ctx, const char *why);
+
 /* op_decl_const: runs the chain first when the declaration changes a constant's value (queued
  * calls see the values they were called with). */
 void op2_chain_before_const(op2_context *ctx, int dim, const char *type, const void *data,

@@ -14,7 +14,7 @@
 
 void op_printf(const char *format, ...) {
   op2_context *ctx = op2_ctx();
-  op2_chain_flush(ctx, "op_printf"); /* every rank: output in the order of the calls */
+  op2_chain_flush_local(ctx, "op_printf"); /* output in the order of the calls */
   if (!format || ctx->mpi.rank != 0) return;
   va_list ap;
   va_start(ap, format);
