@@ -6,6 +6,7 @@
  * calls that run the chain first. Each call's copies live in one buffer that is kept for the next
  * call queued in its place, so a chain in steady state allocates nothing. */
 #include "chain.h"
+#include "chain_fuse.h"
 
 #include <dlfcn.h> /* dladdr (the build defines _GNU_SOURCE): where a queued call was made */
 #include <stdint.h>
@@ -30,8 +31,9 @@ typedef struct op2_chain_call {
 struct op2_chain {
   op2_chain_call *calls;
   int count, cap;
-  int running;   /* the call being run, or -1 */
-  bool orphaned; /* op_exit ran while the chain ran (from an error handler): free it after */
+  int running;      /* the call being run, or -1 */
+  int running_last; /* the last call of the fused pass being run (running when alone) */
+  bool orphaned;    /* op_exit ran while the chain ran (from an error handler): free it after */
   unsigned long calls_made; /* op_par_loop calls since op_init, queued or not */
   char why[160];            /* what made the chain run */
 };
@@ -128,11 +130,48 @@ static bool record(struct op2_chain *c, const char *kernel, const char *name, op
   return true;
 }
 
+/* How many calls from calls[i] run as one fused pass (OP2_FUSE), 1 for one call alone, looking
+ * at the next FUSE_WINDOW calls. */
+enum { FUSE_WINDOW = 16 };
+static int fuse_span(const struct op2_chain *c, int i) {
+  op2_fuse_part parts[FUSE_WINDOW];
+  int n = c->count - i < FUSE_WINDOW ? c->count - i : FUSE_WINDOW;
+  for (int k = 0; k < n; k++) {
+    const op2_chain_call *q = &c->calls[i + k];
+    parts[k] = (op2_fuse_part){q->kernel, q->name, q->set, q->nargs, q->args};
+  }
+  return op2_fuse_span(parts, n);
+}
+
+/* Runs calls[i..i+k) as one fused loop; false when the fused call cannot be made. */
+static bool run_fused(const struct op2_chain *c, int i, int k) {
+  op2_fuse_part parts[FUSE_WINDOW];
+  for (int j = 0; j < k; j++) {
+    const op2_chain_call *q = &c->calls[i + j];
+    parts[j] = (op2_fuse_part){q->kernel, q->name, q->set, q->nargs, q->args};
+  }
+  op2_fused f;
+  if (op2_fuse_build(parts, k, &f) != OP2_OK) return false;
+  op_par_loop_args(f.kernel, f.name, parts[0].set, f.nargs, f.args);
+  op2_fused_free(&f);
+  return true;
+}
+
 static void run(op2_context *ctx, struct op2_chain *c) {
-  for (int i = 0; i < c->count; i++) {
+  /* Fusion changes the loops a checkpoint logs, and backends with their own code generator
+   * would see a kernel text they were not asked for: it is for seq and openmp, uncheckpointed. */
+  bool fuse = ctx->opt.fuse && ctx->backend->kernel == OP2_KERNEL_C && !ctx->checkpoint &&
+              !ctx->opt.restart[0];
+  for (int i = 0, k = 1; i < c->count; i += k) {
+    k = fuse ? fuse_span(c, i) : 1;
     c->running = i;
-    const op2_chain_call *q = &c->calls[i];
-    op_par_loop_args(q->kernel, q->name, q->set, q->nargs, q->args);
+    c->running_last = i + k - 1;
+    if (k == 1 || !run_fused(c, i, k)) { /* out of memory for the fused call: one by one */
+      const op2_chain_call *q = &c->calls[i];
+      k = 1;
+      c->running_last = i;
+      op_par_loop_args(q->kernel, q->name, q->set, q->nargs, q->args);
+    }
     if (c->orphaned) { /* op_exit ran inside (an error handler's call): nothing is left to run */
       for (int k = 0; k < c->cap; k++) free(c->calls[k].buf);
       free(c->calls);
@@ -204,8 +243,13 @@ size_t op2_chain_error_note(const op2_context *ctx, char *buf, size_t len) {
     if (info.dli_sname && n < sizeof where)
       snprintf(where + n, sizeof where - n, " (in %s)", info.dli_sname);
   }
-  int n = snprintf(buf, len, " (queued: op_par_loop call %lu%s; the chain ran at %s)", q->seq,
-                   where, c->why);
+  char calls[96];
+  snprintf(calls, sizeof calls, "call %lu", q->seq);
+  if (c->running_last > c->running) /* a fused pass: its first call's site */
+    snprintf(calls, sizeof calls, "calls %lu-%lu run as one fused loop, the first", q->seq,
+             c->calls[c->running_last].seq);
+  int n =
+      snprintf(buf, len, " (queued: op_par_loop %s%s; the chain ran at %s)", calls, where, c->why);
   return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
 }
 

@@ -432,6 +432,11 @@ static int parse_lazy_chain(op2_options *opt, const char *name, const char *valu
   return parse_int(name, value, 1, 1000000, &opt->lazy_chain);
 }
 
+/* Fusion of consecutive direct loops over one set in the lazy chain (runtime/chain_fuse.c). */
+static int parse_fuse(op2_options *opt, const char *name, const char *value) {
+  return PARSE_CHOICE(name, value, on_off, &opt->fuse);
+}
+
 static const struct {
   const char *name;
   option_parser parse;
@@ -471,6 +476,7 @@ static const struct {
     {"OP2_COMPILE_TIMEOUT", parse_compile_timeout},
     {"OP2_LAZY", parse_lazy},
     {"OP2_LAZY_CHAIN", parse_lazy_chain},
+    {"OP2_FUSE", parse_fuse},
 };
 enum { NOPTIONS = sizeof option_table / sizeof option_table[0] };
 

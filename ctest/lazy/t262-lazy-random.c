@@ -2,17 +2,21 @@
 /* A random chain of loops on a random mesh gives the same bits lazily as eagerly: direct RW,
  * indirect reads, indirect increments (single and vector arguments), indirect RW, index
  * arguments, OP_READ globals whose variable changes after every call, reductions, and a constant
- * that takes new values between calls. Run four times in one process: OP2_LAZY=off, the default,
- * OP2_LAZY=on, and OP2_LAZY=on with OP2_LAZY_CHAIN=3; every dat and every reduction result must
- * be byte for byte those of the first run. */
+ * that takes new values between calls. Run five times in one process: OP2_LAZY=off, the default,
+ * OP2_LAZY=on, OP2_LAZY=on with OP2_LAZY_CHAIN=3, and OP2_LAZY=on with OP2_FUSE=on (runs of direct
+ * loops on nodes fused); every dat and every reduction result must be byte for byte those of the
+ * first run. */
 #include "../loops/random_mesh.h"
 #include "lazy_test.h"
 
-enum { NE = 9000, NN = 3000, NC = 4000, CALLS = 120 };
+enum { NE = 9000, NN = 3000, NC = 4000, CALLS = 80 };
 
 static const char node_direct_src[] =
     "static void node_direct(const double *g, const double *w, double *u) {\n"
     "  u[0] = u[0] * g[0] + w[0] * kc; u[1] += g[1]; }";
+static const char node_mix_src[] =
+    "static void node_mix(const double *g, const double *u, double *w) {\n"
+    "  w[0] = w[0] * 0.5 + u[1] * g[0]; }";
 static const char edge_gather_src[] =
     "static void edge_gather(const double *g, const double *u0, const double *u1, double *e) {\n"
     "  e[0] = g[0] * (u0[0] - u1[1]) + 0.5 * e[0]; }";
@@ -62,7 +66,7 @@ static void run(const rm_mesh *values, const char *opt1, const char *opt2, int l
   memset(out->tops, 0, sizeof out->tops);
   double g[2];
   for (int call = 0; call < CALLS; call++) {
-    int kind = call == 0 ? 0 : rm_below(&rng, 8);
+    int kind = call == 0 ? 0 : rm_below(&rng, 10);
     g[0] = rm_uniform(&rng, 0.5, 1.0), g[1] = rm_uniform(&rng, -0.1, 0.1);
     op_arg gr = op_arg_gbl(g, 2, "double", OP_READ);
     switch (kind) {
@@ -105,6 +109,12 @@ static void run(const rm_mesh *values, const char *opt1, const char *opt2, int l
                     op_arg_gbl(&out->sums[call], 1, "double", OP_INC),
                     op_arg_gbl(&out->tops[call], 1, "int", OP_MAX));
         break;
+      case 8:
+      case 9: /* direct on nodes, like node_direct: OP2_FUSE fuses runs of them */
+        op_par_loop(node_mix_src, "node_mix", m.nodes, gr,
+                    op_arg_dat(u, -1, OP_ID, 2, "double", OP_READ),
+                    op_arg_dat(w, -1, OP_ID, 1, "double", OP_RW));
+        break;
       default:
         kc = rm_uniform(&rng, 0.0, 1.0); /* a new value: queued calls keep the old one */
         op_decl_const(1, "double", &kc, "kc");
@@ -135,15 +145,17 @@ static void same(const state *a, const state *b, const char *what) {
 int main(void) {
   rm_mesh values;
   rm_mesh_values(&values, NE, NN, NC, RM_JUMPS, 2620);
-  static state eager, dflt, lazy, bounded;
+  static state eager, dflt, lazy, bounded, fused;
   run(&values, "OP2_LAZY=off", NULL, 0, &eager);
   const char *env = getenv("OP2_LAZY"); /* the default is the environment's, else off */
   run(&values, NULL, NULL, env && !strcmp(env, "on"), &dflt);
   run(&values, "OP2_LAZY=on", NULL, 1, &lazy);
   run(&values, "OP2_LAZY=on", "OP2_LAZY_CHAIN=3", 1, &bounded);
+  run(&values, "OP2_LAZY=on", "OP2_FUSE=on", 1, &fused);
   same(&dflt, &eager, "no option against OP2_LAZY=off");
   same(&lazy, &eager, "OP2_LAZY=on against off");
   same(&bounded, &eager, "OP2_LAZY=on, OP2_LAZY_CHAIN=3 against off");
+  same(&fused, &eager, "OP2_LAZY=on, OP2_FUSE=on against off");
   int reductions = 0;
   for (int i = 0; i < CALLS; i++) reductions += eager.sums[i] != 0.0;
   CHECK(reductions > 5); /* the chain had reductions in it */
