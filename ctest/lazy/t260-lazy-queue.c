@@ -45,7 +45,7 @@ int main(void) {
   close(fd);
   char json_opt[64];
   snprintf(json_opt, sizeof json_opt, "OP2_PROFILE_JSON=%s", json);
-  lazy_init("OP2_LAZY=on", "OP2_LAZY_CHAIN=4", json_opt, NULL);
+  lazy_init("OP2_LAZY=on", "OP2_LAZY_CHAIN=4", "OP2_FUSE=off", json_opt, NULL);
   op_set s = op_decl_set(N, "cells");
   double x[N], got[N];
   for (int i = 0; i < N; i++) x[i] = 0.5 * i - 7.0;

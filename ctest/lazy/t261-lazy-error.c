@@ -11,7 +11,7 @@ static const char add1_src[] = "static void add1(double *a) { a[0] += 1.0; }";
 static const char bad_src[] = "static void bad(float *a) { a[0] = 0.0f; }";
 
 int main(void) {
-  lazy_init("OP2_LAZY=on", NULL);
+  lazy_init("OP2_LAZY=on", "OP2_FUSE=off", NULL);
   test_catch_errors();
   op_set s = op_decl_set(N, "cells");
   op_dat a = op_decl_dat(s, 1, "double", NULL, "a");
