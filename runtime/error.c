@@ -70,8 +70,8 @@ void op2_diag(int level, const char *fmt, ...) {
 
 void op_set_error_handler(op_error_handler handler, void *user_data) {
   op2_context *ctx = op2_ctx();
-  op2_chain_flush_local(ctx,
-                        "op_set_error_handler"); /* queued loops report to their call's handler */
+  /* queued loops report their errors to the handler of their call */
+  op2_chain_flush_local(ctx, "op_set_error_handler");
   ctx->handler = handler;
   ctx->handler_data = user_data;
 }
