@@ -15,6 +15,7 @@
 #include "runtime/options.h"
 #include "runtime/mesh.h"
 #include "runtime/backend.h"
+#include "runtime/chain.h"
 
 static op2_checkpoint *state(op2_context *ctx) {
   if (!ctx->checkpoint) ctx->checkpoint = calloc(1, sizeof(op2_checkpoint));
@@ -198,6 +199,7 @@ static int checkpointing_init(op2_context *ctx, const char *file, const char *po
 int op_checkpointing_init(const char *file, const char *policy) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_checkpointing_init") != OP2_OK) return 0;
+  op2_chain_flush(ctx, "op_checkpointing_init"); /* lazy execution: queued loops first */
   op2_mpi_step(ctx, "op_checkpointing_init");
   int was_on = ctx->checkpoint && ctx->checkpoint->file;
   int found = checkpointing_init(ctx, file, policy);
@@ -209,6 +211,7 @@ int op_checkpointing_init(const char *file, const char *policy) {
 void op_checkpoint(void) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_checkpoint") != OP2_OK) return;
+  op2_chain_flush(ctx, "op_checkpoint");                /* lazy execution: queued loops first */
   if (!ctx->checkpoint && !ctx->opt.restart[0]) return; /* checkpointing is off */
   op2_mpi_step(ctx, "op_checkpoint");
   op2_checkpoint *ck = state(ctx);

@@ -12,6 +12,8 @@
 #include "runtime/loop.h"
 #include "runtime/backend.h"
 #include "runtime/distributed.h"
+#include "runtime/op2_impl.h"
+#include "runtime/chain.h"
 
 /* OP2 passes a typed NULL as `data` only so that C++ can check the type: a temporary starts as
  * zeros. Its name is recorded so op_free_dat_temp can tell it from a dat the program owns. */
@@ -23,6 +25,7 @@ op_dat op_decl_dat_temp(op_set set, int dim, const char *type, const void *data,
 int op_free_dat_temp(op_dat dat) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_free_dat_temp") != OP2_OK) return -1;
+  op2_chain_flush(ctx, "op_free_dat_temp"); /* lazy execution: queued loops first */
   int at = -1;
   for (int i = 0; dat && i < ctx->dats.count; i++)
     if (ctx->dats.items[i] == dat) at = i;

@@ -15,6 +15,8 @@
 #include "runtime/alloc.h"
 #include "runtime/mesh.h"
 #include "runtime/distributed.h"
+#include "runtime/op2_impl.h"
+#include "runtime/chain.h"
 
 static bool seen_before(const op2_const *c, size_t bytes) {
   for (int i = 0; i < c->nvalues; i++)
@@ -113,6 +115,7 @@ static void declare_const(int dim, const char *type, const void *data, const cha
 void op_decl_const(int dim, const char *type, const void *data, const char *name) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_decl_const") != OP2_OK) return;
+  op2_chain_before_const(ctx, dim, type, data, name); /* queued loops keep the value they saw */
   op2_mpi_decl_begin(ctx, "op_decl_const", name);
   unsigned long errors = ctx->errors_reported;
   declare_const(dim, type, data, name);

@@ -19,6 +19,8 @@
 #include "runtime/checkpoint.h"
 #include "jit/jit.h"
 #include "runtime/distributed.h"
+#include "runtime/op2_impl.h"
+#include "runtime/chain.h"
 
 /* OP2's API has no context argument, so the one context is reached through this pointer. */
 static op2_context *the_context;
@@ -130,6 +132,7 @@ static void free_kernel(void *p) {
 
 void op_exit(void) {
   op2_context *ctx = op2_ctx();
+  op2_chain_flush(ctx, "op_exit"); /* lazy execution: queued loops run before anything ends */
   /* Under MPI every rank must be here: one that is elsewhere fails on every rank (reported) */
   if (ctx->initialised) (void)op2_mpi_agree_exit(ctx);
   if (ctx->initialised && ctx->opt.profile_json[0]) op2_profile_write(ctx, ctx->opt.profile_json);
@@ -150,6 +153,7 @@ void op_exit(void) {
   free_list(&ctx->maps, free_map);
   free_list(&ctx->sets, free_set);
   free(ctx->reduction_scratch);
+  op2_chain_free(ctx);
   op2_checkpoint_free(ctx);
   op2_mpi_finalize(ctx);
   /* The error handler and the last message outlive op_exit: a program may install its handler

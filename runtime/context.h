@@ -53,6 +53,7 @@ struct op2_context {
   op2_ptr_list kernel_files;         /* texts op_kernel_file returned, freed at op_exit */
   op2_ptr_list kernel_headers;       /* loop name -> its header's text (op_par_loop_header) */
   op2_fault_watch fault;             /* names the loop when a kernel dies by a signal (fault.c) */
+  struct op2_chain *chain;           /* op_par_loop calls queued under OP2_LAZY (chain.c) */
 };
 
 op2_context *op2_ctx(void);             /* the context, created on first use */

@@ -8,6 +8,8 @@
 #include "runtime/alloc.h"
 #include "runtime/mesh.h"
 #include "runtime/distributed.h"
+#include "runtime/op2_impl.h"
+#include "runtime/chain.h"
 
 /* A dat with the user's values (`data`, NULL: zeros). A temporary (zeros, `temp`) may come after
  * the mesh was distributed: it then has the set's local rows, halos included, all zero, which is
@@ -86,6 +88,7 @@ op_dat op2_decl_dat(op_set set, int dim, const char *type, const void *data, con
   op2_context *ctx = op2_ctx();
   const char *call = temp ? "op_decl_dat_temp" : "op_decl_dat";
   if (op2_require_init(call) != OP2_OK) return NULL;
+  op2_chain_flush(ctx, call); /* lazy execution: queued loops first */
   op2_mpi_decl_begin(ctx, call, name);
   op_dat dat = declare_dat(set, dim, type, data, name, temp);
   if (op2_mpi_decl_end(ctx, dat ? OP2_OK : OP2_ERR_ARG) != OP2_OK && dat) {

@@ -11,6 +11,8 @@
 #include "runtime/error.h"
 #include "runtime/options.h"
 #include "runtime/mpi_state.h"
+#include "runtime/op2_impl.h"
+#include "runtime/chain.h"
 
 static void default_handler(const char *message, void *user_data) {
   (void)user_data;
@@ -48,6 +50,7 @@ int op2_error_at(const char *file, int line, int code, const char *fmt, ...) {
   size_t len = n < 0                                ? 0
                : (size_t)n < sizeof ctx->last_error ? (size_t)n
                                                     : sizeof ctx->last_error - 1;
+  len += op2_chain_error_note(ctx, ctx->last_error + len, sizeof ctx->last_error - len);
   if (ctx->opt.diags >= 2)
     snprintf(ctx->last_error + len, sizeof ctx->last_error - len, " [%s:%d]", source_name(file),
              line);
@@ -71,6 +74,8 @@ void op2_diag(int level, const char *fmt, ...) {
 
 void op_set_error_handler(op_error_handler handler, void *user_data) {
   op2_context *ctx = op2_ctx();
+  /* queued loops report their errors to the handler of their call */
+  op2_chain_flush_local(ctx, "op_set_error_handler");
   ctx->handler = handler;
   ctx->handler_data = user_data;
 }

@@ -11,6 +11,8 @@
 #include "runtime/options.h"
 #include "runtime/mesh.h"
 #include "runtime/distributed.h"
+#include "runtime/op2_impl.h"
+#include "runtime/chain.h"
 
 /* Under MPI values are global indices: checked against the global size here, and against the
  * declared size again if the program turns out to have declared the whole mesh on every rank. */
@@ -123,6 +125,7 @@ static op_map decl_map(const char *fn, op_set from, op_set to, int dim, const vo
                        size_t width, const char *name) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init(fn) != OP2_OK) return NULL;
+  op2_chain_flush(ctx, fn); /* lazy execution: queued loops first */
   op2_mpi_decl_begin(ctx, fn, name);
   op_map map = map_from(ctx, from, to, dim, data, width, name);
   if (op2_mpi_decl_end(ctx, map ? OP2_OK : OP2_ERR_ARG) != OP2_OK && map) {

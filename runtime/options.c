@@ -425,6 +425,21 @@ static int parse_compile_timeout(op2_options *opt, const char *name, const char 
   return parse_int(name, value, 0, 86400, &opt->compile_timeout);
 }
 
+/* Lazy execution (runtime/chain.c): op_par_loop queues its call; off runs each call at once. */
+static int parse_lazy(op2_options *opt, const char *name, const char *value) {
+  return PARSE_CHOICE(name, value, on_off, &opt->lazy);
+}
+
+/* The most op_par_loop calls queued before the chain runs. */
+static int parse_lazy_chain(op2_options *opt, const char *name, const char *value) {
+  return parse_int(name, value, 1, 1000000, &opt->lazy_chain);
+}
+
+/* Fusion of consecutive direct loops over one set in the lazy chain (runtime/chain_fuse.c). */
+static int parse_fuse(op2_options *opt, const char *name, const char *value) {
+  return PARSE_CHOICE(name, value, on_off, &opt->fuse);
+}
+
 static const struct {
   const char *name;
   option_parser parse;
@@ -462,6 +477,9 @@ static const struct {
     {"OP2_CUDA_EMU_ORDER", parse_cuda_emu_order},
     {"OP2_TUNE", parse_tune},
     {"OP2_COMPILE_TIMEOUT", parse_compile_timeout},
+    {"OP2_LAZY", parse_lazy},
+    {"OP2_LAZY_CHAIN", parse_lazy_chain},
+    {"OP2_FUSE", parse_fuse},
 };
 enum { NOPTIONS = sizeof option_table / sizeof option_table[0] };
 
@@ -501,6 +519,7 @@ int op2_options_read(op2_options *opt, int argc, char **argv, int diags) {
   opt->mpi_timeout = 3600;
   opt->huge_pages = 1;
   opt->compile_timeout = 300;
+  opt->lazy_chain = 64;
   OP2_CALL(default_cache_dir(opt));
   for (int i = 0; i < NOPTIONS; i++) {
     /* argv wins over the environment: a bad value that argv overrides is never looked at. */

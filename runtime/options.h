@@ -60,6 +60,9 @@ typedef struct op2_options {
   unsigned cuda_emu_seed; /* emulator: the shuffle's seed */
   int tune;               /* op2_tune_mode */
   int compiler_given;     /* OP2_CC or OP2_CFLAGS set: their first failure is always told */
+  int lazy;               /* OP2_LAZY: op_par_loop queues its call (runtime/chain.c) */
+  int lazy_chain;         /* OP2_LAZY_CHAIN: the most calls queued before the chain runs */
+  int fuse;               /* OP2_FUSE: consecutive direct loops on one set run fused */
 } op2_options;
 
 /* The user's options: defaults, then the environment, then argv entries OP2_NAME=value. The

@@ -14,6 +14,8 @@
 #include "runtime/backend.h"
 #include "runtime/distributed.h"
 #include "runtime/output_file.h"
+#include "runtime/op2_impl.h"
+#include "runtime/chain.h"
 
 int op2_fetch_idx(op2_context *ctx, op_dat dat, void *out, int low, int high) {
   if (!dat || !out)
@@ -46,6 +48,7 @@ int op2_fetch_idx(op2_context *ctx, op_dat dat, void *out, int low, int high) {
 void op_fetch_data_idx(op_dat dat, void *out, int low, int high) {
   if (op2_require_init("op_fetch_data") != OP2_OK) return;
   op2_context *ctx = op2_ctx();
+  op2_chain_flush(ctx, "op_fetch_data_idx"); /* lazy execution: queued loops first */
   op2_mpi_step(ctx, "op_fetch_data_idx");
   op2_mpi_step_end(ctx, op2_fetch_idx(ctx, dat, out, low, high));
 }
@@ -74,6 +77,7 @@ static int fetch(op2_context *ctx, op_dat dat, void *out) {
 void op_fetch_data(op_dat dat, void *out) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_fetch_data") != OP2_OK) return;
+  op2_chain_flush(ctx, "op_fetch_data"); /* lazy execution: queued loops first */
   op2_mpi_step(ctx, "op_fetch_data");
   op2_mpi_step_end(ctx, fetch(ctx, dat, out));
 }
@@ -131,6 +135,7 @@ static int print_dat(op2_context *ctx, op_dat dat, const char *file_name) {
 void op_print_dat_to_txtfile(op_dat dat, const char *file_name) {
   if (op2_require_init("op_print_dat_to_txtfile") != OP2_OK) return;
   op2_context *ctx = op2_ctx();
+  op2_chain_flush(ctx, "op_print_dat_to_txtfile"); /* lazy execution: queued loops first */
   op2_mpi_step(ctx, "op_print_dat_to_txtfile");
   op2_mpi_step_end(ctx, print_dat(ctx, dat, file_name));
 }

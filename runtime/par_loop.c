@@ -19,6 +19,8 @@
 #include "runtime/checkpoint.h"
 #include "jit/jit.h"
 #include "runtime/distributed.h"
+#include "runtime/op2_impl.h"
+#include "runtime/chain.h"
 
 static int run_phase(op2_context *ctx, op2_exec *exec, int ph) {
   const op2_loop *loop = exec->loop;
@@ -152,6 +154,8 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
                       const op_arg *args) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_par_loop") != OP2_OK) return;
+  /* OP2_LAZY: queued (runtime/chain.c), run later through this function */
+  if (op2_chain_defer(ctx, kernel, name, set, nargs, args, __builtin_return_address(0))) return;
   int replayed; /* restarting: the call is before the checkpoint and its results are logged */
   if (op2_checkpoint_before_loop(ctx, name, set, nargs, args, &replayed) != OP2_OK || replayed)
     return;

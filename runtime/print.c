@@ -14,9 +14,12 @@
 #include "runtime/output.h"
 #include "runtime/distributed.h"
 #include "runtime/output_file.h"
+#include "runtime/op2_impl.h"
+#include "runtime/chain.h"
 
 void op_printf(const char *format, ...) {
   op2_context *ctx = op2_ctx();
+  op2_chain_flush_local(ctx, "op_printf"); /* output in the order of the calls */
   if (!format || ctx->mpi.rank != 0) return;
   va_list ap;
   va_start(ap, format);
@@ -62,6 +65,7 @@ static int print_bin(op2_context *ctx, op_dat dat, const char *file_name) {
 void op_print_dat_to_binfile(op_dat dat, const char *file_name) {
   if (op2_require_init("op_print_dat_to_binfile") != OP2_OK) return;
   op2_context *ctx = op2_ctx();
+  op2_chain_flush(ctx, "op_print_dat_to_binfile"); /* lazy execution: queued loops first */
   op2_mpi_step(ctx, "op_print_dat_to_binfile");
   op2_mpi_step_end(ctx, print_bin(ctx, dat, file_name));
 }

@@ -11,6 +11,8 @@
 #include "runtime/mpi_state.h"
 #include "runtime/output.h"
 #include "runtime/distributed.h"
+#include "runtime/op2_impl.h"
+#include "runtime/chain.h"
 
 enum { MAX_DEPTH = 32 };
 
@@ -30,6 +32,7 @@ struct op2_profile {
 static struct op2_profile *profile(const char *what) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init(what) != OP2_OK) return NULL;
+  op2_chain_flush(ctx, what); /* a section times the loops called inside it */
   if (!ctx->profile && !(ctx->profile = calloc(1, sizeof *ctx->profile)))
     op2_error(OP2_ERR_MEM, "%s: out of memory", what);
   return ctx->profile;

@@ -14,6 +14,8 @@
 #include "runtime/mesh.h"
 #include "runtime/loop.h"
 #include "runtime/plan.h"
+#include "runtime/op2_impl.h"
+#include "runtime/chain.h"
 
 typedef struct graph {
   int n;
@@ -270,6 +272,7 @@ op_map op2_renumber_pick_base(op2_context *ctx) {
 void op_renumber(op_map base) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_renumber") != OP2_OK) return;
+  op2_chain_flush(ctx, "op_renumber"); /* lazy execution: queued loops first */
   if (!base) {
     op2_error(OP2_ERR_ARG, "op_renumber: map is NULL");
     return;

@@ -9,6 +9,8 @@
 #include "runtime/mpi_state.h"
 #include "runtime/mesh.h"
 #include "runtime/distributed.h"
+#include "runtime/op2_impl.h"
+#include "runtime/chain.h"
 
 static op_set declare_set(int size, const char *name) {
   op2_context *ctx = op2_ctx();
@@ -66,6 +68,7 @@ int op_get_size(op_set set) {
 op_set op_decl_set(int size, const char *name) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_decl_set") != OP2_OK) return NULL;
+  op2_chain_flush(ctx, "op_decl_set"); /* lazy execution: queued loops first */
   op2_mpi_decl_begin(ctx, "op_decl_set", name);
   op_set set = declare_set(size, name);
   if (op2_mpi_decl_end(ctx, set ? OP2_OK : OP2_ERR_ARG) != OP2_OK && set) {

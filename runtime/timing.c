@@ -16,6 +16,8 @@
 #include "runtime/backend.h"
 #include "runtime/output_file.h"
 #include "runtime/distributed.h"
+#include "runtime/op2_impl.h"
+#include "runtime/chain.h"
 
 op2_loop_stats *op2_stats_for(op2_context *ctx, const char *name) {
   for (int i = 0; i < ctx->stats.count; i++) {
@@ -116,6 +118,7 @@ static void print_tuning(const op2_context *ctx) {
 void op_timing_output(void) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_timing_output") != OP2_OK) return;
+  op2_chain_flush(ctx, "op_timing_output"); /* lazy execution: queued loops first */
   gather_kernel_facts(ctx);
   if (ctx->mpi.size > 1) {
     op2_mpi_step(ctx, "op_timing_output");

@@ -13,6 +13,8 @@
 #include "runtime/loop.h"
 #include "runtime/distributed.h"
 #include "runtime/output_file.h"
+#include "runtime/op2_impl.h"
+#include "runtime/chain.h"
 
 /* Opens `file_name` on rank 0 through op2_output (o->f stays NULL elsewhere); every rank learns
  * whether that worked (an agreement under MPI). */
@@ -65,6 +67,7 @@ static int timing_to_file(op2_context *ctx, const char *file_name) {
 void op_timing_output_2_file(const char *file_name) {
   if (op2_require_init("op_timing_output_2_file") != OP2_OK) return;
   op2_context *ctx = op2_ctx();
+  op2_chain_flush(ctx, "op_timing_output_2_file"); /* lazy execution: queued loops first */
   op2_mpi_step(ctx, "op_timing_output_2_file");
   op2_mpi_step_end(ctx, timing_to_file(ctx, file_name));
 }
@@ -115,6 +118,7 @@ static int timings_to_csv(op2_context *ctx, const char *file_name) {
 void op_timings_to_csv(const char *file_name) {
   if (op2_require_init("op_timings_to_csv") != OP2_OK) return;
   op2_context *ctx = op2_ctx();
+  op2_chain_flush(ctx, "op_timings_to_csv"); /* lazy execution: queued loops first */
   op2_mpi_step(ctx, "op_timings_to_csv");
   op2_mpi_step_end(ctx, timings_to_csv(ctx, file_name));
 }

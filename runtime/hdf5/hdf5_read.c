@@ -18,6 +18,7 @@
 #include "runtime/options.h"
 #include "runtime/mpi_state.h"
 #include "runtime/mesh.h"
+#include "runtime/chain.h"
 
 /* One dataset being read, and where messages say it came from. */
 typedef struct source {
@@ -405,6 +406,7 @@ void op_get_const_hdf5(const char *name, int dim, const char *type, char *const_
 op_set op_decl_set_hdf5(const char *file, const char *name) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_decl_set_hdf5") != OP2_OK) return NULL;
+  op2_chain_flush(ctx, "op_decl_set_hdf5"); /* lazy execution: queued loops first */
   op2_mpi_decl_begin(ctx, "op_decl_set_hdf5", name);
   op_set set = declare_set_hdf5(file, name);
   op2_mpi_decl_end(ctx, set ? OP2_OK : OP2_ERR_IO);
@@ -415,6 +417,7 @@ op_set op_decl_set_hdf5_infer_size(const char *file, const char *name,
                                    const char *set_dataset_name) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_decl_set_hdf5_infer_size") != OP2_OK) return NULL;
+  op2_chain_flush(ctx, "op_decl_set_hdf5_infer_size"); /* lazy execution: queued loops first */
   op2_mpi_decl_begin(ctx, "op_decl_set_hdf5_infer_size", name);
   op_set set = declare_set_hdf5_infer_size(file, name, set_dataset_name);
   op2_mpi_decl_end(ctx, set ? OP2_OK : OP2_ERR_IO);
@@ -424,6 +427,7 @@ op_set op_decl_set_hdf5_infer_size(const char *file, const char *name,
 op_map op_decl_map_hdf5(op_set from, op_set to, int dim, const char *file, const char *name) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_decl_map_hdf5") != OP2_OK) return NULL;
+  op2_chain_flush(ctx, "op_decl_map_hdf5"); /* lazy execution: queued loops first */
   op2_mpi_decl_begin(ctx, "op_decl_map_hdf5", name);
   op_map map = declare_map_hdf5(from, to, dim, file, name);
   op2_mpi_decl_end(ctx, map ? OP2_OK : OP2_ERR_IO);
@@ -433,6 +437,7 @@ op_map op_decl_map_hdf5(op_set from, op_set to, int dim, const char *file, const
 op_dat op_decl_dat_hdf5(op_set set, int dim, const char *type, const char *file, const char *name) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_decl_dat_hdf5") != OP2_OK) return NULL;
+  op2_chain_flush(ctx, "op_decl_dat_hdf5"); /* lazy execution: queued loops first */
   op2_mpi_decl_begin(ctx, "op_decl_dat_hdf5", name);
   op_dat dat = declare_dat_hdf5(set, dim, type, file, name);
   op2_mpi_decl_end(ctx, dat ? OP2_OK : OP2_ERR_IO);

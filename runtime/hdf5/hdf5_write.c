@@ -20,6 +20,7 @@
 #include "runtime/options.h"
 #include "runtime/mesh.h"
 #include "runtime/backend.h"
+#include "runtime/chain.h"
 
 /* ---- this rank's block of the user's order ---- */
 
@@ -536,6 +537,7 @@ static void write_const_hdf5(const char *name, int dim, const char *type, char *
  * found before or during the file work, is an error on every rank, and a rank in another call
  * is told so instead of pairing its collectives with these. */
 static void step_begin(op2_context *ctx, const char *what, unsigned long *errors) {
+  op2_chain_flush(ctx, what); /* lazy execution: queued loops first */
   op2_mpi_step(ctx, what);
   *errors = ctx->errors_reported;
 }

@@ -17,6 +17,7 @@
 #include "runtime/error.h"
 #include "runtime/mpi_state.h"
 #include "runtime/mesh.h"
+#include "runtime/chain.h"
 
 /* With no primary map given, the graph comes from the map of arity 2 or more from the largest
  * set touching prime_set (the first declared on a tie): in OP2's meshes that is the edge-to-node
@@ -108,6 +109,7 @@ void op_partition(const char *lib, const char *routine, op_set prime_set, op_map
                   op_dat coords) {
   op2_context *ctx = op2_ctx();
   if (op2_require_init("op_partition") != OP2_OK) return;
+  op2_chain_flush(ctx, "op_partition"); /* lazy execution: queued loops first */
   char asked[64];
   snprintf(asked, sizeof asked, "%s%s%s", lib ? lib : "BLOCK", routine ? " " : "",
            routine ? routine : "");

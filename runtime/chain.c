@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Lazy execution: the chain of queued op_par_loop calls (chain.h). A queued call keeps copies of
+ * everything of the caller's it needs later: the kernel text, the name, the arguments with their
+ * type strings, and the values of its OP_READ globals (the program may change its variable as soon
+ * as op_par_loop returns). Dats, maps and sets are the library's and change only through loops or
+ * calls that run the chain first. Each call's copies live in one buffer that is kept for the next
+ * call queued in its place, so a chain in steady state allocates nothing. */
+#include "runtime/chain.h"
+#include "runtime/chain_fuse.h"
+
+#include <dlfcn.h> /* dladdr (the build defines _GNU_SOURCE): where a queued call was made */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A global read by value is copied; one larger than this is not queued (the call runs now). */
+enum { OP2_CHAIN_GBL_MAX = 1 << 20 };
+
+typedef struct op2_chain_call {
+  const char *kernel, *name; /* into buf */
+  op_set set;
+  int nargs;
+  op_arg *args;     /* into buf; OP_READ globals point at their copies in buf */
+  const void *site; /* the caller's return address */
+  unsigned long seq;
+  char *buf;
+  size_t cap;
+} op2_chain_call;
+
+struct op2_chain {
+  op2_chain_call *calls;
+  int count, cap;
+  int running;      /* the call being run, or -1 */
+  int running_last; /* the last call of the fused pass being run (running when alone) */
+  bool orphaned;    /* op_exit ran while the chain ran (from an error handler): free it after */
+  unsigned long calls_made; /* op_par_loop calls since op_init, queued or not */
+  char why[160];            /* what made the chain run */
+};
+
+static size_t round16(size_t n) {
+  return (n + 15) / 16 * 16;
+}
+
+static bool is_reduction(const op_arg *a) {
+  return a->kind == OP2_ARG_GBL && a->opt && a->acc != OP_READ;
+}
+
+/* The bytes of an OP_READ global's value, or 0 when it cannot be copied (op_par_loop's checks
+ * then report why, at once). */
+static size_t gbl_bytes(const op_arg *a) {
+  op2_type t;
+  if (!a->data || a->dim < 1 || op2_type_parse(a->type, &t) != OP2_OK) return 0;
+  size_t bytes = (size_t)a->dim * op2_type_size(t);
+  return bytes <= OP2_CHAIN_GBL_MAX ? bytes : 0;
+}
+
+/* NULL when the call can be queued, else why it runs now. */
+static const char *why_now(const char *kernel, const char *name, int nargs, const op_arg *args) {
+  if (!kernel || !name || nargs < 1 || op2_args_untrusted(nargs, args))
+    return "a call whose arguments are checked at once";
+  for (int i = 0; i < nargs; i++) {
+    if (is_reduction(&args[i])) return "a global reduction";
+    if (args[i].kind == OP2_ARG_GBL && args[i].opt && !gbl_bytes(&args[i]))
+      return "a call whose arguments are checked at once";
+  }
+  return NULL;
+}
+
+static struct op2_chain *chain_of(op2_context *ctx) {
+  if (!ctx->chain) {
+    ctx->chain = calloc(1, sizeof *ctx->chain);
+    if (ctx->chain) ctx->chain->running = -1;
+  }
+  return ctx->chain;
+}
+
+/* Copies the call into the chain's next slot; false when out of memory (the call runs now). */
+static bool record(struct op2_chain *c, const char *kernel, const char *name, op_set set, int nargs,
+                   const op_arg *args, const void *site) {
+  if (c->count == c->cap) {
+    int cap = c->cap ? 2 * c->cap : 16;
+    op2_chain_call *calls = realloc(c->calls, (size_t)cap * sizeof *calls);
+    if (!calls) return false;
+    memset(calls + c->cap, 0, (size_t)(cap - c->cap) * sizeof *calls);
+    c->calls = calls, c->cap = cap;
+  }
+  op2_chain_call *q = &c->calls[c->count];
+  size_t klen = strlen(kernel) + 1, nlen = strlen(name) + 1;
+  size_t need = round16((size_t)nargs * sizeof(op_arg));
+  for (int i = 0; i < nargs; i++) {
+    const op_arg *a = &args[i];
+    if (a->kind == OP2_ARG_GBL && a->opt) need += round16(gbl_bytes(a));
+    if (a->type) need += strlen(a->type) + 1;
+  }
+  need += klen + nlen;
+  if (need > q->cap) {
+    char *buf = malloc(need);
+    if (!buf) return false;
+    free(q->buf);
+    q->buf = buf, q->cap = need;
+  }
+  char *p = q->buf;
+  q->args = (op_arg *)p;
+  memcpy(q->args, args, (size_t)nargs * sizeof *args);
+  p += round16((size_t)nargs * sizeof(op_arg));
+  for (int i = 0; i < nargs; i++) {
+    op_arg *a = &q->args[i];
+    if (a->kind == OP2_ARG_GBL && a->opt) {
+      size_t bytes = gbl_bytes(a);
+      memcpy(p, a->data, bytes);
+      a->data = p;
+      p += round16(bytes);
+    }
+  }
+  for (int i = 0; i < nargs; i++) {
+    op_arg *a = &q->args[i];
+    if (!a->type) continue;
+    size_t len = strlen(a->type) + 1;
+    a->type = memcpy(p, a->type, len);
+    p += len;
+  }
+  q->kernel = memcpy(p, kernel, klen);
+  q->name = memcpy(p + klen, name, nlen);
+  q->set = set;
+  q->nargs = nargs;
+  q->site = site;
+  q->seq = c->calls_made;
+  c->count++;
+  return true;
+}
+
+/* How many calls from calls[i] run as one fused pass (OP2_FUSE), 1 for one call alone, looking
+ * at the next FUSE_WINDOW calls. */
+enum { FUSE_WINDOW = 16 };
+static int fuse_span(const struct op2_chain *c, int i) {
+  op2_fuse_part parts[FUSE_WINDOW];
+  int n = c->count - i < FUSE_WINDOW ? c->count - i : FUSE_WINDOW;
+  for (int k = 0; k < n; k++) {
+    const op2_chain_call *q = &c->calls[i + k];
+    parts[k] = (op2_fuse_part){q->kernel, q->name, q->set, q->nargs, q->args};
+  }
+  return op2_fuse_span(parts, n);
+}
+
+/* Runs calls[i..i+k) as one fused loop; false when the fused call cannot be made. */
+static bool run_fused(const struct op2_chain *c, int i, int k) {
+  op2_fuse_part parts[FUSE_WINDOW];
+  for (int j = 0; j < k; j++) {
+    const op2_chain_call *q = &c->calls[i + j];
+    parts[j] = (op2_fuse_part){q->kernel, q->name, q->set, q->nargs, q->args};
+  }
+  op2_fused f;
+  if (op2_fuse_build(parts, k, &f) != OP2_OK) return false;
+  op_par_loop_args(f.kernel, f.name, parts[0].set, f.nargs, f.args);
+  op2_fused_free(&f);
+  return true;
+}
+
+static void run(op2_context *ctx, struct op2_chain *c) {
+  /* Fusion changes the loops a checkpoint logs, and backends with their own code generator
+   * would see a kernel text they were not asked for: it is for seq and openmp, uncheckpointed. */
+  bool fuse = ctx->opt.fuse && ctx->backend->kernel == OP2_KERNEL_C && !ctx->checkpoint &&
+              !ctx->opt.restart[0];
+  for (int i = 0, k = 1; i < c->count; i += k) {
+    k = fuse ? fuse_span(c, i) : 1;
+    c->running = i;
+    c->running_last = i + k - 1;
+    if (k == 1 || !run_fused(c, i, k)) { /* out of memory for the fused call: one by one */
+      const op2_chain_call *q = &c->calls[i];
+      k = 1;
+      c->running_last = i;
+      op_par_loop_args(q->kernel, q->name, q->set, q->nargs, q->args);
+    }
+    if (c->orphaned) { /* op_exit ran inside (an error handler's call): nothing is left to run */
+      for (int k = 0; k < c->cap; k++) free(c->calls[k].buf);
+      free(c->calls);
+      free(c);
+      return;
+    }
+  }
+  c->running = -1;
+  c->count = 0;
+  (void)ctx;
+}
+
+void op2_chain_flush(op2_context *ctx, const char *why) {
+  struct op2_chain *c = ctx->chain;
+  if (!c || c->count == 0 || c->running >= 0) return;
+  snprintf(c->why, sizeof c->why, "%s", why);
+  run(ctx, c);
+}
+
+bool op2_chain_defer(op2_context *ctx, const char *kernel, const char *name, op_set set, int nargs,
+                     const op_arg *args, const void *call_site) {
+  if (!ctx->opt.lazy) return false;
+  struct op2_chain *c = chain_of(ctx);
+  if (!c) return false; /* out of memory: eager, as without the option */
+  if (c->running >= 0) return false;
+  c->calls_made++;
+  const char *why = why_now(kernel, name, nargs, args);
+  if (!why && record(c, kernel, name, set, nargs, args, call_site)) {
+    if (c->count >= ctx->opt.lazy_chain) {
+      snprintf(c->why, sizeof c->why, "the chain's bound (OP2_LAZY_CHAIN=%d)", ctx->opt.lazy_chain);
+      run(ctx, c);
+    }
+    return true;
+  }
+  if (c->count) {
+    snprintf(c->why, sizeof c->why, "op_par_loop '%.80s' (%s)", name ? name : "(null)",
+             why ? why : "out of memory to queue it");
+    run(ctx, c);
+  }
+  return false;
+}
+
+void op2_chain_flush_local(op2_context *ctx, const char *why) {
+  if (ctx->mpi.size <= 1) op2_chain_flush(ctx, why);
+}
+
+void op2_chain_before_const(op2_context *ctx, int dim, const char *type, const void *data,
+                            const char *name) {
+  struct op2_chain *c = ctx->chain;
+  if (!c || c->count == 0) return;
+  op2_type t;
+  const op2_const *k = name ? op2_const_find(name) : NULL;
+  bool same = k && data && dim == k->dim && op2_type_parse(type, &t) == OP2_OK && t == k->type &&
+              memcmp(k->data, data, (size_t)dim * op2_type_size(t)) == 0;
+  if (!same) op2_chain_flush(ctx, "op_decl_const (a new value)");
+}
+
+size_t op2_chain_error_note(const op2_context *ctx, char *buf, size_t len) {
+  const struct op2_chain *c = ctx->chain;
+  if (!c || c->running < 0 || len < 2) return 0;
+  const op2_chain_call *q = &c->calls[c->running];
+  char where[600] = "";
+  Dl_info info;
+  /* The return address is just past the call: one byte back is inside it, for addr2line. */
+  const char *at = (const char *)q->site - 1;
+  if (q->site && dladdr(at, &info) && info.dli_fname) {
+    size_t n = (size_t)snprintf(where, sizeof where, " from %s+%#lx", info.dli_fname,
+                                (unsigned long)(at - (const char *)info.dli_fbase));
+    if (info.dli_sname && n < sizeof where)
+      snprintf(where + n, sizeof where - n, " (in %s)", info.dli_sname);
+  }
+  char calls[96];
+  snprintf(calls, sizeof calls, "call %lu", q->seq);
+  if (c->running_last > c->running) /* a fused pass: its first call's site */
+    snprintf(calls, sizeof calls, "calls %lu-%lu run as one fused loop, the first", q->seq,
+             c->calls[c->running_last].seq);
+  int n =
+      snprintf(buf, len, " (queued: op_par_loop %s%s; the chain ran at %s)", calls, where, c->why);
+  return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+}
+
+void op2_chain_free(op2_context *ctx) {
+  struct op2_chain *c = ctx->chain;
+  ctx->chain = NULL;
+  if (!c) return;
+  if (c->running >= 0) { /* op_exit from an error handler while the chain ran: run() frees it */
+    c->orphaned = true;
+    return;
+  }
+  for (int k = 0; k < c->cap; k++) free(c->calls[k].buf);
+  free(c->calls);
+  free(c);
+}

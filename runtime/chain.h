@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Lazy execution (OP2_LAZY=on): op_par_loop records its call in the context's chain and returns;
+ * the chain runs, call by call and in order, when something needs its results. Each call is run
+ * by op_par_loop itself, so halo exchanges, reductions, checkpoints and statistics stay exactly
+ * those of the eager run. */
+#ifndef OP2_CHAIN_H
+#define OP2_CHAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "runtime/op2_impl.h"
+
+/* op_par_loop's hook, before anything else of the call. True: the call was queued and
+ * op_par_loop returns at once. False: it runs now, after every queued call has run (lazy
+ * execution is off, the loop has a global reduction whose value the program reads when the call
+ * returns, the arguments need checking now, the chain is running this call, or the error
+ * handler called op_par_loop while it ran). `call_site` is the caller's return address, named in
+ * messages about the call. */
+bool op2_chain_defer(op2_context *ctx, const char *kernel, const char *name, op_set set, int nargs,
+                     const op_arg *args, const void *call_site);
+
+/* Runs every queued call, in order, before `why` (the public call that needs their results,
+ * named in the messages of a queued call's errors). Nothing when nothing is queued or the chain
+ * is already running. A queued call that fails is reported (naming it) and the rest still run,
+ * as each would have after the failed call returned. */
+void op2_chain_flush(op2_context *ctx, const char *why);
+
+/* The same for calls that are not collective under MPI (op_printf, op_timers,
+ * op_set_error_handler): a program may make them on one rank only, where running the chain (its
+ * loops are collective) would leave the ranks out of step, so under MPI they run nothing. */
+void op2_chain_flush_local(op2_context *ctx, const char *why);
+
+/* op_decl_const: runs the chain first when the declaration changes a constant's value (queued
+ * calls see the values they were called with). */
+void op2_chain_before_const(op2_context *ctx, int dim, const char *type, const void *data,
+                            const char *name);
+
+/* op2_error: while a queued call runs, writes " (queued ...)" into buf (at most len bytes, NUL
+ * included): which op_par_loop call it was, where it was called and what ran the chain. Returns
+ * the characters written. */
+size_t op2_chain_error_note(const op2_context *ctx, char *buf, size_t len);
+
+/* op_exit: releases the chain (op_exit has run it first). */
+void op2_chain_free(op2_context *ctx);
+
+#endif /* OP2_CHAIN_H */
