@@ -51,7 +51,6 @@ typedef struct lower {
   int n, cap;
   ref_fn fn[MAX_FUNCS];
   int nfn;
-  int refused;
 } lower;
 
 static int ident_char(char c) {
@@ -165,7 +164,11 @@ static int closing(const lower *L, int i, int *pp) {
 static void add(char **s, const char *text, int at_front) {
   size_t old = *s ? strlen(*s) : 0, n = strlen(text);
   char *r = malloc(old + n + 1);
-  if (!r) return; /* L->refused is set by the caller's check of the result */
+  if (!r) { /* the caller sees NULL and refuses */
+    free(*s);
+    *s = NULL;
+    return;
+  }
   if (at_front) {
     memcpy(r, text, n);
     if (old) memcpy(r + n, *s, old);
@@ -251,6 +254,22 @@ static int parameter(lower *L, int b, int e, int *ref, int *name, char **type) {
   return 0;
 }
 
+/* Whether `name` is declared at file scope as a function (`name (` at brace depth 0). */
+static int file_scope_function(const lower *L, const tok *name) {
+  int depth = 0, paren = 0;
+  for (int j = 0; j < L->n; j++) {
+    const tok *t = &L->t[j];
+    if (t->kind == T_PUNCT) {
+      depth += is(t, "{") - is(t, "}");
+      paren += is(t, "(") - is(t, ")");
+    }
+    if (!depth && !paren && t->kind == T_IDENT && same(t, name->p, name->len) &&
+        next_code(L, j) < L->n && is(&L->t[next_code(L, j)], "("))
+      return 1;
+  }
+  return 0;
+}
+
 /* Whether the occurrence of a reference parameter at i (in a body) may be a declaration of a
  * new variable of that name (which a nested block or a for statement may do): then the
  * occurrence is not surely a use, and the text is refused. Conservative: a statement that
@@ -284,10 +303,12 @@ static int may_declare(lower *L, int i, int body_open) {
   if (!decl && first->kind == T_IDENT && s != i && second < L->n && !IN(first, statement_words)) {
     const tok *t2 = &L->t[second];
     decl = t2->kind == T_IDENT || is(t2, "*") || is(t2, "&");
-    /* `T (x);` declares x too: a call of a function the text defines does not */
+    /* `T (x);` or `T (*x)` declares x too, unless T is a function the text declares */
     if (!decl && is(t2, "(")) {
-      ref_fn *f = find_fn(L, first);
-      decl = !f;
+      int j = next_code(L, second);
+      while (j < i && is(&L->t[j], "*")) j = next_code(L, j);
+      decl = j == i && next_code(L, i) < L->n && is(&L->t[next_code(L, i)], ")") &&
+             !file_scope_function(L, first);
     }
   }
   if (!decl) return 0;
@@ -300,6 +321,14 @@ static int may_declare(lower *L, int i, int body_open) {
     if (depth == 0 && is(t, ",")) in_init = 0;
   }
   return !in_init;
+}
+
+/* Whether the preprocessor line t names the identifier w. */
+static int names_word(const tok *t, const char *w, int len) {
+  for (const char *p = t->p; p + len <= t->p + t->len; p++)
+    if ((p == t->p || !ident_char(p[-1])) && strncmp(p, w, (size_t)len) == 0 && !ident_char(p[len]))
+      return 1;
+  return 0;
 }
 
 /* A function declared or defined at file scope: name at i, '(' at open. Records its reference
@@ -359,17 +388,11 @@ static int declaration(lower *L, int i, int open, int kernel_last, const char *k
   for (int k = 0; k < nparams; k++) {
     if (names[k] < 0) continue;
     const tok *nm = &L->t[names[k]];
+    /* a macro naming the parameter (wherever it is defined) would read the pointer */
+    for (int j = 0; j < L->n; j++)
+      if (L->t[j].kind == T_PP && names_word(&L->t[j], nm->p, nm->len)) return -1;
     for (int j = after + 1; j < end; j++) {
       tok *t = &L->t[j];
-      if (t->kind == T_PP) {
-        /* a macro naming the parameter would read the pointer, not the object */
-        const char *s = t->p;
-        for (const char *w = s; w < s + t->len; w++)
-          if ((w == s || !ident_char(w[-1])) && strncmp(w, nm->p, (size_t)nm->len) == 0 &&
-              !ident_char(w[nm->len]))
-            return -1;
-        continue;
-      }
       if (t->kind != T_IDENT || !same(t, nm->p, nm->len)) continue;
       int prev = prev_code(L, j);
       if (prev >= 0 && (is(&L->t[prev], ".") || is(&L->t[prev], "->"))) continue; /* a member */
@@ -385,7 +408,7 @@ static int declaration(lower *L, int i, int open, int kernel_last, const char *k
 }
 
 /* A call of a function with reference parameters at i: each reference argument `a` passed as
- * `_Generic((a), T: &(a))`. -1: refused (the arity differs, a preprocessor line splits it...). */
+ * `op2_cxx_ref(T, a)`. -1: refused (the arity differs, a preprocessor line splits it...). */
 static int call(lower *L, int i, const ref_fn *f) {
   int open = next_code(L, i), pp = 0;
   if (open >= L->n || !is(&L->t[open], "(")) return -1; /* its address taken, ... */
@@ -543,10 +566,7 @@ static int lower_text(lower *L, const char *kernel) {
     tok *t = &L->t[i];
     if (t->kind == T_PP) {
       for (int f = 0; f < L->nfn; f++)
-        for (const char *w = t->p; w < t->p + t->len; w++)
-          if ((w == t->p || !ident_char(w[-1])) &&
-              strncmp(w, L->fn[f].name, (size_t)L->fn[f].len) == 0 && !ident_char(w[L->fn[f].len]))
-            return -1;
+        if (names_word(t, L->fn[f].name, L->fn[f].len)) return -1;
       continue;
     }
     ref_fn *f = t->kind == T_IDENT ? find_fn(L, t) : NULL;

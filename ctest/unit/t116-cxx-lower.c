@@ -88,6 +88,14 @@ int main(void) {
       "struct pair { int a, b; };\n"
       "typedef struct pair pair;\n"
       "void kern(double *a) { vec3 v = {a[0], 0, 0}; a[1] = v.x; }\n");
+  /* a statement that calls a function with the parameter, declared here or not */
+  lowers(
+      "static void g(double *p);\n"
+      "static void f(double &x) { g(&x); printf(\"%g\", x); }\n"
+      "void kern(double *a) { f(a[0]); }\n",
+      "static void g(double *p);\n"
+      "static void f(double *x) { g(&(*x)); printf(\"%g\", (*x)); }\n"
+      "void kern(double *a) { f(op2_cxx_ref(double, a[0])); }\n");
   /* a conditional definition: both branches alike */
   lowers(
       "#ifdef IDIVIDE\n"
@@ -126,6 +134,9 @@ int main(void) {
   /* a macro naming the parameter or the function */
   refuses(
       "static void f(double &x) {\n#define TWICE (x + x)\n x = TWICE; }\n"
+      "void kern(double *a) { f(a[0]); }\n");
+  refuses(
+      "#define TWICE (x + x)\nstatic void f(double &x) { x = TWICE; }\n"
       "void kern(double *a) { f(a[0]); }\n");
   refuses(
       "static void f(double &x) { x = 1; }\n#define CALL(v) f(v)\n"
