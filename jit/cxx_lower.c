@@ -351,7 +351,10 @@ static int declaration(lower *L, int i, int open, int kernel_last, const char *k
       e = j;
     }
     int ref, name;
-    if (nparams == MAX_PARAMS) return -1;
+    if (nparams == MAX_PARAMS) {
+      rc = -1;
+      break;
+    }
     rc = parameter(L, b, e, &ref, &name, &types[nparams]);
     if (rc == 0 && ref) refs |= (uint64_t)1 << nparams, nrefs++;
     names[nparams++] = ref ? name : -1;

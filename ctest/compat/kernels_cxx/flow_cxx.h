@@ -9,6 +9,10 @@ inline void flow_auto(const double *a, double *out) {
   out[0] = y;
 }
 
+// a C++ standard header, as MG-CFD's config.h includes them: the C++ tier includes it before its
+// `extern "C"` block, where its templates may be declared
+#include <string>
+
 // the parameter's name declared again in a nested block: not lowered
 static inline void shadowed(double &x, double &out) {
   out = x;

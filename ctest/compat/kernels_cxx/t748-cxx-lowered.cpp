@@ -28,7 +28,15 @@
 // stderr into a file while the loops run: the OP2_DIAGS=1 report of each kernel's tier
 static int saved_fd = -1;
 static char diag_path[64];
+static std::string capture_end();
+// an op2 error exits the program inside a loop: what was captured is shown then
+static void show_captured() {
+  if (saved_fd >= 0) capture_end(); /* it copies the text to stderr */
+}
+
 static void capture_begin() {
+  static bool registered = false;
+  if (!registered) registered = std::atexit(show_captured) == 0;
   std::fflush(stderr);
   std::snprintf(diag_path, sizeof diag_path, "/tmp/op2-t748-diag-XXXXXX");
   int fd = mkstemp(diag_path);
@@ -41,6 +49,7 @@ static std::string capture_end() {
   std::fflush(stderr);
   CHECK(dup2(saved_fd, 2) == 2);
   close(saved_fd);
+  saved_fd = -1;
   std::string text;
   FILE *f = std::fopen(diag_path, "r");
   CHECK(f != NULL);
