@@ -13,7 +13,8 @@
 
 #include "jit.h"
 
-/* What the wrapper puts before the generated file. Part of the tier's identity (cache key). */
+/* What the wrapper puts before the kernel's C++ headers and the generated file (inside
+ * `extern "C"`). Part of the tier's identity (cache key). */
 static const char cxx_wrapper_head[] =
     "#include <algorithm>\n"
     "#include <cmath>\n"
@@ -25,13 +26,30 @@ static const char cxx_wrapper_head[] =
      * kernels whose std:: calls lost the namespace (kernel_text.c) */
     "#include <math.h>\n"
     "#include <stdlib.h>\n"
-    "#define restrict __restrict\n"
-    "extern \"C\" {\n";
+    "#define restrict __restrict\n";
 
 /* The flags after the user's: C++ with C's leniency on const, and the scalar loop (the SIMD
  * template is C). */
 static const char *const cxx_extra_flags[] = {"-fpermissive", "-UOP2_SIMD_W", "-x", "c++"};
 enum { NEXTRA = sizeof cxx_extra_flags / sizeof cxx_extra_flags[0] };
+
+/* The C++ standard headers the kernel includes (`<string>`, `<iostream>`: names without '.'),
+ * written before `extern "C"`, where their templates may be declared: their second inclusion,
+ * inside the block, is empty (include guards). C headers stay where the kernel has them. */
+static int hoisted_includes(const char *source, FILE *f) {
+  int ok = 1;
+  for (const char *p = source; p && *p && ok; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+    const char *q = p + strspn(p, " \t");
+    if (*q != '#') continue;
+    q += 1 + strspn(q + 1, " \t");
+    if (strncmp(q, "include", 7) != 0) continue;
+    q += 7 + strspn(q + 7, " \t");
+    size_t len = strcspn(q, ">\n.\"");
+    if (*q == '<' && q[len] == '>' && len > 1)
+      ok = fprintf(f, "#include %.*s\n", (int)len + 1, q) > 0;
+  }
+  return ok;
+}
 
 static int compile_cxx(const op2_tier *t, const char *source, const char *src_path,
                        const char *so_path, char **log, char *flags_used, size_t flags_len) {
@@ -42,7 +60,8 @@ static int compile_cxx(const op2_tier *t, const char *source, const char *src_pa
   const char *base = strrchr(src_path, '/');
   base = base ? base + 1 : src_path;
   FILE *f = fopen(wrapper, "w");
-  int ok = f && fprintf(f, "%s#include \"%s\"\n}\n", cxx_wrapper_head, base) >= 0;
+  int ok = f && fprintf(f, "%s", cxx_wrapper_head) >= 0 && hoisted_includes(source, f) &&
+           fprintf(f, "extern \"C\" {\n#include \"%s\"\n}\n", base) >= 0;
   if (f && fclose(f) != 0) ok = 0;
   if (!ok) {
     op2_buf msg = {0};

@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "cxx_lower.h"
 #include "jit.h"
 
 static int ident_char(char c) {
@@ -72,6 +73,10 @@ int op2_kernel_is_cxx(const char *src) {
       p = q;
       continue;
     }
+    /* C++'s deduced type: C (and TinyCC, silently) would declare an int */
+    if (*p == 'a' && strncmp(p, "auto", 4) == 0 && !ident_char(p[4]) &&
+        (p == src || !ident_char(p[-1])))
+      return 1;
     if (p[0] == ':' && p[1] == ':') {
       if (p < src + 3 || !std_known(p - 3, &renamed) || ident_char(p > src + 3 ? p[-4] : ' '))
         return 1;
@@ -161,9 +166,41 @@ static int inline_has_linkage(const char *src, const char *p) {
   return word_is(a, (size_t)(e - a), "static") || word_is(a, (size_t)(e - a), "extern");
 }
 
+/* How many of the text's `#if`, `#ifdef` and `#ifndef` have no `#endif`: a kernel taken from a
+ * header ends there, inside the header's include guard. */
+static int unclosed_conditionals(const char *src) {
+  int open = 0, line_start = 1;
+  for (const char *p = src; *p;) {
+    const char *q = skip_non_code(p);
+    if (q != p) {
+      line_start = 0, p = q;
+      continue;
+    }
+    if (line_start && *p == '#') {
+      const char *d = p + 1;
+      while (*d == ' ' || *d == '\t') d++;
+      const char *e = d;
+      while (ident_char(*e)) e++;
+      size_t len = (size_t)(e - d);
+      if (word_is(d, len, "if") || word_is(d, len, "ifdef") || word_is(d, len, "ifndef")) open++;
+      if (word_is(d, len, "endif") && open > 0) open--;
+    }
+    if (*p == '\n')
+      line_start = 1;
+    else if (!isspace((unsigned char)*p))
+      line_start = 0;
+    p++;
+  }
+  return open;
+}
+
 void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewrite_std,
                            op2_buf *out) {
   int depth = 0, line_start = 1, renamed;
+  /* C++ that has a C form (cxx_lower.c) first: the rewrites below apply to its result */
+  op2_buf lowered = {0};
+  if (rewrite_std && op2_cxx_lower(src, loop ? loop->name : NULL, &lowered) && !lowered.failed)
+    src = lowered.data;
   for (const char *p = src; *p;) {
     const char *q = skip_non_code(p);
     if (q != p) {
@@ -207,5 +244,8 @@ void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewri
     op2_buf_append(out, p, 1);
     p++;
   }
+  /* the header's guard (and any conditional around the kernel) closed after the kernel */
+  for (int n = unclosed_conditionals(src); n > 0; n--) op2_buf_printf(out, "\n#endif");
   if (!out->data) op2_buf_append(out, "", 0);
+  op2_buf_free(&lowered);
 }

@@ -84,6 +84,20 @@ long long llabs(long long);
 #define op2_std_abs(x) std::abs(x)
 #endif
 
+/* A reference argument of a helper, lowered to a pointer (jit/cxx_lower.c): its address, and in
+ * C a compile error unless it is an lvalue of the parameter's type, where C++ would bind a
+ * converted temporary. The C++ tier then builds the same text: there the argument binds to a
+ * reference as written (a temporary lives to the end of the full expression, past the call). */
+#ifdef __cplusplus
+extern "C++" {
+template <class T> static inline T *op2_cxx_ref_(T &a) { return &a; }
+template <class T> static inline const T *op2_cxx_ref_(const T &a) { return &a; }
+}
+#define op2_cxx_ref(T, a) op2_cxx_ref_<T>(a)
+#else
+#define op2_cxx_ref(T, a) _Generic((a), T: &(a))
+#endif
+
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif

@@ -1,0 +1,630 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* OP2's kernels are C++, and a real application's (MG-CFD's, for one) are C with a few C++
+ * habits: helpers taking `double &density`, `double(0.5)`, `struct vec3 {...};` used as `vec3`.
+ * Each such kernel used to wait 150-800 ms on its first call for the system C++ compiler. Here
+ * those habits become C with the same meaning, so TinyCC runs the first calls and the
+ * optimising tier builds the rest in the background, as for C kernels:
+ *  - a reference parameter `T &x` of a function defined or declared at file scope becomes
+ *    `T *x`, each use of x in its body `(*x)`, and each argument passed to it
+ *    `op2_cxx_ref(T, a)`, which the prelude makes `_Generic((a), T: &(a))`: the address of the
+ *    same object, and a compile error when `a` is not an lvalue of type T (where C++ would have
+ *    bound a converted temporary). The lowered text is C++ too (the C++ tier builds it when
+ *    TinyCC rejects it for another reason): there the macro is `&(a)`;
+ *  - `T(e)` for an arithmetic type keyword T, where an expression stands, becomes `((T)(e))`;
+ *  - `struct S {...};` at file scope gets `typedef struct S S;` after it.
+ * It is all or nothing and errs on the side of refusing: any construct not surely understood
+ * (a reference parameter that a nested declaration may shadow, one named in a macro, a call
+ * split by a preprocessor line, `&&`, default arguments, C++ keywords...) leaves the whole text
+ * unchanged, which TinyCC rejects and the C++ tier builds as before. No newline is added or
+ * removed, so compiler messages keep the user's line numbers. */
+#include "cxx_lower.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { T_SPACE, T_COMMENT, T_LIT, T_PP, T_IDENT, T_NUM, T_PUNCT } tkind;
+
+typedef struct tok {
+  const char *p;
+  int len;
+  tkind kind;
+  const char *repl; /* replaces the token's text (static string or NULL) */
+  char *pre, *post; /* added before / after (malloc'd or NULL) */
+  int wrap_end;     /* a reference argument from here to that token (0: none) */
+  const char *wrap_type;
+} tok;
+
+/* A function with reference parameters: its name, parameter count and which are references
+ * (the same for every declaration of the name), and each reference's type for the check. */
+enum { MAX_FUNCS = 128, MAX_PARAMS = 64 };
+typedef struct ref_fn {
+  const char *name;
+  int len, nparams;
+  uint64_t refs;
+  char *type[MAX_PARAMS]; /* the referenced type without qualifiers, for _Generic */
+} ref_fn;
+
+typedef struct lower {
+  tok *t;
+  int n, cap;
+  ref_fn fn[MAX_FUNCS];
+  int nfn;
+} lower;
+
+static int ident_char(char c) {
+  return isalnum((unsigned char)c) || c == '_';
+}
+
+static int is(const tok *t, const char *s) {
+  return (int)strlen(s) == t->len && strncmp(t->p, s, (size_t)t->len) == 0;
+}
+
+static int is_word(const tok *t, const char *s) {
+  return t->kind == T_IDENT && is(t, s);
+}
+
+static int same(const tok *a, const char *p, int len) {
+  return a->len == len && strncmp(a->p, p, (size_t)len) == 0;
+}
+
+static int push(lower *L, const char *p, int len, tkind kind) {
+  if (L->n == L->cap) {
+    int cap = L->cap ? 2 * L->cap : 256;
+    tok *t = realloc(L->t, (size_t)cap * sizeof *t);
+    if (!t) return -1;
+    L->t = t, L->cap = cap;
+  }
+  L->t[L->n++] = (tok){.p = p, .len = len, .kind = kind};
+  return 0;
+}
+
+static const char *const punct3[] = {"...", "<<=", ">>="};
+static const char *const punct2[] = {"&&", "||", "->", "::", "++", "--", "<<",
+                                     ">>", "<=", ">=", "==", "!=", "+=", "-=",
+                                     "*=", "/=", "%=", "&=", "|=", "^=", "##"};
+
+static int tokenize(lower *L, const char *src) {
+  int line_start = 1;
+  for (const char *p = src; *p;) {
+    const char *q = p;
+    tkind kind;
+    if (isspace((unsigned char)*p)) {
+      while (isspace((unsigned char)*q)) {
+        if (*q == '\n') line_start = 1;
+        q++;
+      }
+      if (push(L, p, (int)(q - p), T_SPACE)) return -1;
+      p = q;
+      continue;
+    }
+    if (p[0] == '/' && p[1] == '/') {
+      q = p + strcspn(p, "\n"), kind = T_COMMENT;
+    } else if (p[0] == '/' && p[1] == '*') {
+      const char *e = strstr(p + 2, "*/");
+      q = e ? e + 2 : p + strlen(p), kind = T_COMMENT;
+    } else if (*p == '#' && line_start) { /* the directive, with its continuation lines */
+      while (*q && !(*q == '\n' && q[-1] != '\\')) q++;
+      kind = T_PP;
+    } else if (*p == '"' || *p == '\'') {
+      char quote = *q++;
+      while (*q && *q != quote && *q != '\n') q += (*q == '\\' && q[1]) ? 2 : 1;
+      if (*q != quote) return -1; /* unterminated: not understood */
+      q++, kind = T_LIT;
+    } else if (isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))) {
+      while (ident_char(*q) || *q == '.' || ((*q == '+' || *q == '-') && strchr("eEpP", q[-1])))
+        q++;
+      kind = T_NUM;
+    } else if (ident_char(*p)) {
+      while (ident_char(*q)) q++;
+      if (*q == '"' || *q == '\'') return -1; /* L"", u8"", R"(...)": not understood */
+      kind = T_IDENT;
+    } else {
+      size_t len = 1;
+      for (size_t i = 0; i < sizeof punct3 / sizeof *punct3 && len == 1; i++)
+        if (strncmp(p, punct3[i], 3) == 0) len = 3;
+      for (size_t i = 0; i < sizeof punct2 / sizeof *punct2 && len == 1; i++)
+        if (strncmp(p, punct2[i], 2) == 0) len = 2;
+      q = p + len, kind = T_PUNCT;
+    }
+    line_start = 0;
+    if (push(L, p, (int)(q - p), kind)) return -1;
+    p = q;
+  }
+  return 0;
+}
+
+/* The next / previous token that is code (not space, comment or preprocessor line); -1 or n. */
+static int next_code(const lower *L, int i) {
+  for (i++; i < L->n; i++)
+    if (L->t[i].kind > T_PP) return i;
+  return L->n;
+}
+static int prev_code(const lower *L, int i) {
+  for (i--; i >= 0; i--)
+    if (L->t[i].kind > T_PP) return i;
+  return -1;
+}
+
+/* The token closing the group opened at i ('(', '[' or '{'); -1 when unbalanced. *pp is set
+ * when a preprocessor line lies inside. */
+static int closing(const lower *L, int i, int *pp) {
+  int depth = 0;
+  for (int j = i; j < L->n; j++) {
+    const tok *t = &L->t[j];
+    if (t->kind == T_PP && pp) *pp = 1;
+    if (t->kind != T_PUNCT) continue;
+    if (is(t, "(") || is(t, "[") || is(t, "{")) depth++;
+    if ((is(t, ")") || is(t, "]") || is(t, "}")) && --depth == 0) return j;
+  }
+  return -1;
+}
+
+static void add(char **s, const char *text, int at_front) {
+  size_t old = *s ? strlen(*s) : 0, n = strlen(text);
+  char *r = malloc(old + n + 1);
+  if (!r) { /* the caller sees NULL and refuses */
+    free(*s);
+    *s = NULL;
+    return;
+  }
+  if (at_front) {
+    memcpy(r, text, n);
+    if (old) memcpy(r + n, *s, old);
+  } else {
+    if (old) memcpy(r, *s, old);
+    memcpy(r + old, text, n);
+  }
+  r[old + n] = 0;
+  free(*s);
+  *s = r;
+}
+
+/* C++ words that no lowered text may hold: what uses them is not understood here. `auto` is
+ * C++'s deduced type, which C (and TinyCC, silently) reads as an int. */
+static const char *const cxx_only[] = {
+    "template", "typename", "class",    "namespace",    "operator",         "this",
+    "new",      "delete",   "virtual",  "auto",         "decltype",         "constexpr",
+    "using",    "friend",   "mutable",  "static_cast",  "reinterpret_cast", "const_cast",
+    "throw",    "try",      "catch",    "dynamic_cast", "explicit",         "nullptr",
+    "typeid",   "alignof",  "noexcept", "static_assert"};
+
+/* Arithmetic type keywords, which `T(e)` casts to. */
+static const char *const cast_types[] = {"double", "float", "int",      "long",
+                                         "short",  "char",  "unsigned", "signed"};
+
+/* Words that start a declaration. */
+static const char *const decl_words[] = {
+    "double", "float", "int",     "long",   "short",  "char",     "unsigned",   "signed",
+    "void",   "_Bool", "bool",    "const",  "static", "volatile", "register",   "struct",
+    "union",  "enum",  "typedef", "extern", "inline", "restrict", "__restrict", "size_t"};
+
+static int in_list(const tok *t, const char *const *list, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (is_word(t, list[i])) return 1;
+  return 0;
+}
+#define IN(t, list) in_list(t, list, sizeof list / sizeof *list)
+
+static ref_fn *find_fn(lower *L, const tok *name) {
+  for (int f = 0; f < L->nfn; f++)
+    if (same(name, L->fn[f].name, L->fn[f].len)) return &L->fn[f];
+  return NULL;
+}
+
+/* One parameter, tokens [b, e] (code tokens only counted): *ref set when it is `T &name` or
+ * `T &` (T: words and '*'), its '&' then written '*' and its name and type returned. -1 when
+ * it holds something not understood here ('&&', a default value, '...' beside a reference). */
+static int parameter(lower *L, int b, int e, int *ref, int *name, char **type) {
+  int amp = -1, words = 0;
+  *ref = 0, *name = -1, *type = NULL;
+  for (int j = b; j <= e; j = next_code(L, j)) {
+    const tok *t = &L->t[j];
+    if (is(t, "&&") || is(t, "=")) return -1;
+    if (is(t, "&")) {
+      if (amp >= 0) return -1;
+      amp = j;
+    }
+  }
+  if (amp < 0) return 0;
+  for (int j = b; j < amp; j = next_code(L, j)) {
+    const tok *t = &L->t[j];
+    if (t->kind == T_IDENT)
+      words++;
+    else if (!is(t, "*"))
+      return -1;
+  }
+  int after = next_code(L, amp);
+  if (!words || (after <= e && (L->t[after].kind != T_IDENT || next_code(L, after) <= e)))
+    return -1;
+  *name = after <= e ? after : -1;
+  /* the type as _Generic names it: qualifiers dropped (its controlling expression is an rvalue) */
+  op2_buf ty = {0};
+  for (int j = b; j < amp; j = next_code(L, j))
+    if (!is_word(&L->t[j], "const") && !is_word(&L->t[j], "volatile"))
+      op2_buf_printf(&ty, "%s%.*s", ty.len ? " " : "", L->t[j].len, L->t[j].p);
+  if (ty.failed || !ty.len) {
+    op2_buf_free(&ty);
+    return -1;
+  }
+  *type = ty.data;
+  L->t[amp].repl = "*";
+  *ref = 1;
+  return 0;
+}
+
+/* Whether `name` is declared at file scope as a function (`name (` at brace depth 0). */
+static int file_scope_function(const lower *L, const tok *name) {
+  int depth = 0, paren = 0;
+  for (int j = 0; j < L->n; j++) {
+    const tok *t = &L->t[j];
+    if (t->kind == T_PUNCT) {
+      depth += is(t, "{") - is(t, "}");
+      paren += is(t, "(") - is(t, ")");
+    }
+    if (!depth && !paren && t->kind == T_IDENT && same(t, name->p, name->len) &&
+        next_code(L, j) < L->n && is(&L->t[next_code(L, j)], "("))
+      return 1;
+  }
+  return 0;
+}
+
+/* Whether the occurrence of a reference parameter at i (in a body) may be a declaration of a
+ * new variable of that name (which a nested block or a for statement may do): then the
+ * occurrence is not surely a use, and the text is refused. Conservative: a statement that
+ * starts like a declaration counts, unless the name stands in an initializer. */
+static int may_declare(lower *L, int i, int body_open) {
+  int s = i;
+  for (int j = prev_code(L, i); j > body_open; j = prev_code(L, j)) {
+    const tok *t = &L->t[j];
+    if (is(t, ";") || is(t, "{") || is(t, "}") || is(t, ":")) break;
+    s = j;
+  }
+  /* `if (...)`, `for (...)`, ... before the statement, or the occurrence in their parentheses */
+  while (s < i &&
+         (is_word(&L->t[s], "if") || is_word(&L->t[s], "for") || is_word(&L->t[s], "while") ||
+          is_word(&L->t[s], "switch") || is_word(&L->t[s], "else") || is_word(&L->t[s], "do"))) {
+    int open = next_code(L, s);
+    if (is_word(&L->t[s], "else") || is_word(&L->t[s], "do")) {
+      s = open;
+      continue;
+    }
+    if (open >= L->n || !is(&L->t[open], "(")) return 1;
+    int close = closing(L, open, NULL);
+    if (close < 0) return 1;
+    s = close > i ? next_code(L, open) : next_code(L, close);
+  }
+  const tok *first = &L->t[s];
+  int second = next_code(L, s);
+  int decl = IN(first, decl_words) || IN(first, cast_types);
+  static const char *const statement_words[] = {"return", "goto",  "case",     "default",
+                                                "sizeof", "break", "continue", "_Alignof"};
+  if (!decl && first->kind == T_IDENT && s != i && second < L->n && !IN(first, statement_words)) {
+    const tok *t2 = &L->t[second];
+    decl = t2->kind == T_IDENT || is(t2, "*") || is(t2, "&");
+    /* `T (x);` or `T (*x)` declares x too, unless T is a function the text declares */
+    if (!decl && is(t2, "(")) {
+      int j = next_code(L, second);
+      while (j < i && is(&L->t[j], "*")) j = next_code(L, j);
+      decl = j == i && next_code(L, i) < L->n && is(&L->t[next_code(L, i)], ")") &&
+             !file_scope_function(L, first);
+    }
+  }
+  if (!decl) return 0;
+  int depth = 0, in_init = 0;
+  for (int j = s; j < i; j = next_code(L, j)) {
+    const tok *t = &L->t[j];
+    if (is(t, "(") || is(t, "[") || is(t, "{")) depth++;
+    if (is(t, ")") || is(t, "]") || is(t, "}")) depth--;
+    if (depth == 0 && is(t, "=")) in_init = 1;
+    if (depth == 0 && is(t, ",")) in_init = 0;
+  }
+  return !in_init;
+}
+
+/* Whether the preprocessor line t names the identifier w. */
+static int names_word(const tok *t, const char *w, int len) {
+  for (const char *p = t->p; p + len <= t->p + t->len; p++)
+    if ((p == t->p || !ident_char(p[-1])) && strncmp(p, w, (size_t)len) == 0 && !ident_char(p[len]))
+      return 1;
+  return 0;
+}
+
+/* A function declared or defined at file scope: name at i, '(' at open. Records its reference
+ * parameters (their '&' written '*', their uses in the body dereferenced). -1: refused. */
+static int declaration(lower *L, int i, int open, int kernel_last, const char *kernel) {
+  int pp = 0, close = closing(L, open, &pp);
+  if (close < 0) return -1;
+  int nparams = 0, nrefs = 0, names[MAX_PARAMS];
+  uint64_t refs = 0;
+  char *types[MAX_PARAMS] = {NULL};
+  if (pp) return -1;
+  int rc = 0;
+  for (int b = next_code(L, open); b < close && rc == 0;) {
+    int depth = 0, e = b, j;
+    for (j = b; j < close; j = next_code(L, j)) {
+      const tok *t = &L->t[j];
+      if (is(t, "(") || is(t, "[") || is(t, "{")) depth++;
+      if (is(t, ")") || is(t, "]") || is(t, "}")) depth--;
+      if (depth == 0 && is(t, ",")) break;
+      e = j;
+    }
+    int ref, name;
+    if (nparams == MAX_PARAMS) {
+      rc = -1;
+      break;
+    }
+    rc = parameter(L, b, e, &ref, &name, &types[nparams]);
+    if (rc == 0 && ref) refs |= (uint64_t)1 << nparams, nrefs++;
+    names[nparams++] = ref ? name : -1;
+    b = j < close ? next_code(L, j) : close;
+  }
+  if (nparams == 1 && !refs && next_code(L, open) < close &&
+      is_word(&L->t[next_code(L, open)], "void"))
+    nparams = 0;
+  int after = next_code(L, close);
+  int body = after < L->n && is(&L->t[after], "{");
+  if (rc == 0 && (!body && !(after < L->n && is(&L->t[after], ";")))) rc = -1;
+  /* the kernel's own parameters are the loop's arguments: never lowered */
+  if (rc == 0 && nrefs &&
+      ((kernel && same(&L->t[i], kernel, (int)strlen(kernel))) || (body && kernel_last == i)))
+    rc = -1;
+  /* every declaration of a name with references has the same (C has no overloads) */
+  ref_fn *f = rc == 0 ? find_fn(L, &L->t[i]) : NULL;
+  if (rc == 0 && (!nrefs || (f && (f->nparams != nparams || f->refs != refs)))) rc = -1;
+  if (rc == 0 && !f && nrefs) {
+    if (L->nfn == MAX_FUNCS)
+      rc = -1;
+    else {
+      f = &L->fn[L->nfn++];
+      *f = (ref_fn){.name = L->t[i].p, .len = L->t[i].len, .nparams = nparams, .refs = refs};
+      memcpy(f->type, types, sizeof types);
+      memset(types, 0, sizeof types);
+    }
+  }
+  for (int k = 0; k < MAX_PARAMS; k++) free(types[k]);
+  if (rc != 0 || !body || !nrefs) return rc;
+  /* the body: each use of a reference parameter dereferences its pointer */
+  int end = closing(L, after, NULL);
+  if (end < 0) return -1;
+  for (int k = 0; k < nparams; k++) {
+    if (names[k] < 0) continue;
+    const tok *nm = &L->t[names[k]];
+    /* a macro naming the parameter (wherever it is defined) would read the pointer */
+    for (int j = 0; j < L->n; j++)
+      if (L->t[j].kind == T_PP && names_word(&L->t[j], nm->p, nm->len)) return -1;
+    for (int j = after + 1; j < end; j++) {
+      tok *t = &L->t[j];
+      if (t->kind != T_IDENT || !same(t, nm->p, nm->len)) continue;
+      int prev = prev_code(L, j);
+      if (prev >= 0 && (is(&L->t[prev], ".") || is(&L->t[prev], "->"))) continue; /* a member */
+      if (prev >= 0 && is(&L->t[prev], "::")) return -1;
+      if (may_declare(L, j, after)) return -1;
+      t->repl = NULL;
+      add(&t->pre, "(*", 1);
+      add(&t->post, ")", 0);
+      if (!t->pre || !t->post) return -1;
+    }
+  }
+  return 0;
+}
+
+/* A call of a function with reference parameters at i: each reference argument `a` passed as
+ * `op2_cxx_ref(T, a)`. -1: refused (the arity differs, a preprocessor line splits it...). */
+static int call(lower *L, int i, const ref_fn *f) {
+  int open = next_code(L, i), pp = 0;
+  if (open >= L->n || !is(&L->t[open], "(")) return -1; /* its address taken, ... */
+  int close = closing(L, open, &pp);
+  if (close < 0 || pp) return -1;
+  int narg = 0;
+  for (int b = next_code(L, open); b < close;) {
+    int depth = 0, e = -1, j;
+    for (j = b; j < close; j = next_code(L, j)) {
+      const tok *t = &L->t[j];
+      if (is(t, "(") || is(t, "[") || is(t, "{")) depth++;
+      if (is(t, ")") || is(t, "]") || is(t, "}")) depth--;
+      if (depth == 0 && is(t, ",")) break;
+      e = j;
+    }
+    if (e < 0 || narg >= f->nparams) return -1;
+    if (f->refs >> narg & 1) {
+      if (L->t[b].wrap_end) return -1;
+      L->t[b].wrap_end = e, L->t[b].wrap_type = f->type[narg];
+    }
+    narg++;
+    b = j < close ? next_code(L, j) : close;
+  }
+  return narg == f->nparams ? 0 : -1;
+}
+
+/* `T(e)` with T an arithmetic type keyword, where an expression stands: `((T)(e))`. */
+static int functional_cast(lower *L, int i) {
+  int open = next_code(L, i), prev = prev_code(L, i), pp = 0;
+  if (open >= L->n || !is(&L->t[open], "(") || prev < 0) return 0;
+  const tok *p = &L->t[prev];
+  static const char *const expr_before[] = {"=",  "(",  ",",  "[",  "?",  "+",   "-",  "*",  "/",
+                                            "%",  "<",  ">",  "<=", ">=", "==",  "!=", "&&", "||",
+                                            "!",  "~",  "|",  "^",  "+=", "-=",  "*=", "/=", "%=",
+                                            "&=", "|=", "^=", "<<", ">>", "<<=", ">>="};
+  int expr = is_word(p, "return");
+  for (size_t k = 0; k < sizeof expr_before / sizeof *expr_before && !expr; k++)
+    expr = p->kind == T_PUNCT && is(p, expr_before[k]);
+  if (!expr) return 0; /* left as it is: maybe a declaration (`double(x);`) */
+  /* `sizeof(double(x))` may name a type; a declaration in a condition (`if (double(x) = e)`)
+   * becomes an assignment to a cast, which C rejects */
+  if (is(p, "(")) {
+    int pp2 = prev_code(L, prev);
+    if (pp2 >= 0 && (is_word(&L->t[pp2], "sizeof") || is_word(&L->t[pp2], "_Alignof"))) return 0;
+  }
+  int close = closing(L, open, &pp);
+  if (close < 0 || pp || next_code(L, open) == close) return -1;
+  int depth = 0;
+  for (int j = open; j < close; j++) {
+    const tok *t = &L->t[j];
+    if (t->kind != T_PUNCT) continue;
+    if (is(t, "(") || is(t, "[") || is(t, "{")) depth++;
+    if (is(t, ")") || is(t, "]") || is(t, "}")) depth--;
+    if (depth == 1 && is(t, ",")) return -1;
+  }
+  add(&L->t[i].pre, "((", 1);
+  add(&L->t[i].post, ")", 0);
+  add(&L->t[close].post, ")", 0);
+  return L->t[i].pre && L->t[i].post && L->t[close].post ? 0 : -1;
+}
+
+/* `struct S {...};` at file scope (at i): `typedef struct S S;` after it, unless S is named by a
+ * typedef already. */
+static int struct_tag(lower *L, int i) {
+  int name = next_code(L, i), prev = prev_code(L, i);
+  if (prev >= 0 && is_word(&L->t[prev], "typedef")) return 0;
+  if (name >= L->n || L->t[name].kind != T_IDENT) return 0;
+  int open = next_code(L, name);
+  if (open >= L->n || !is(&L->t[open], "{")) return 0;
+  int close = closing(L, open, NULL), semi = close < 0 ? L->n : next_code(L, close);
+  if (semi >= L->n || !is(&L->t[semi], ";")) return 0;
+  const tok *nm = &L->t[name];
+  for (int j = 0; j < L->n; j++)
+    if (is_word(&L->t[j], "typedef")) {
+      int depth = 0;
+      for (int k = next_code(L, j); k < L->n && !(depth == 0 && is(&L->t[k], ";"));
+           k = next_code(L, k)) {
+        if (is(&L->t[k], "{")) depth++;
+        if (is(&L->t[k], "}")) depth--;
+        if (depth == 0 && same(&L->t[k], nm->p, nm->len) && next_code(L, k) < L->n &&
+            is(&L->t[next_code(L, k)], ";"))
+          return 0;
+      }
+    }
+  op2_buf td = {0};
+  op2_buf_printf(&td, " typedef struct %.*s %.*s;", nm->len, nm->p, nm->len, nm->p);
+  if (td.failed) return -1;
+  add(&L->t[semi].post, td.data, 0);
+  op2_buf_free(&td);
+  return L->t[semi].post ? 0 : -1;
+}
+
+/* Whether a declaration at file scope of this name has '&' in its parameter list. */
+static int named_with_refs(const lower *L, const tok *name, const int *amp, int namp) {
+  for (int k = 0; k < namp; k++)
+    if (same(name, L->t[amp[k]].p, L->t[amp[k]].len)) return 1;
+  return 0;
+}
+
+static int lower_text(lower *L, const char *kernel) {
+  for (int i = 0; i < L->n; i++)
+    if (IN(&L->t[i], cxx_only)) return -1;
+  /* file scope: the names declared with '&' in their parameters, the last function defined
+   * (the kernel, when its name is not the loop's); '&' elsewhere at file scope (a function
+   * returning a reference, a reference variable) is not understood */
+  enum { MAX_DECLS = 4096 };
+  int amp[MAX_FUNCS], namp = 0, decl_at[MAX_DECLS], ndecl = 0;
+  int depth = 0, paren = 0, kernel_last = -1;
+  for (int i = 0; i < L->n; i++) {
+    const tok *t = &L->t[i];
+    if (t->kind == T_PUNCT) {
+      if (is(t, "{") && depth++ == 0) {
+        int close = prev_code(L, i), open = close >= 0 && is(&L->t[close], ")") ? close : -1;
+        for (int d = 0; open >= 0; open--) {
+          if (is(&L->t[open], ")")) d++;
+          if (is(&L->t[open], "(") && --d == 0) break;
+        }
+        int nm = open > 0 ? prev_code(L, open) : -1;
+        if (nm >= 0 && L->t[nm].kind == T_IDENT) kernel_last = nm;
+      }
+      if (is(t, "}")) depth--;
+      if (is(t, "(")) paren++;
+      if (is(t, ")")) paren--;
+      if (depth == 0 && paren == 0 && (is(t, "&") || is(t, "&&"))) return -1;
+    }
+    if (depth || paren || t->kind != T_IDENT) continue;
+    int open = next_code(L, i),
+        close = open < L->n && is(&L->t[open], "(") ? closing(L, open, NULL) : -1;
+    int any = 0;
+    for (int j = open; close > 0 && j < close; j++)
+      any |= L->t[j].kind == T_PUNCT && (is(&L->t[j], "&") || is(&L->t[j], "&&"));
+    if (!any || named_with_refs(L, t, amp, namp)) continue;
+    if (namp == MAX_FUNCS) return -1;
+    amp[namp++] = i;
+  }
+  if (depth != 0 || paren != 0) return -1;
+  /* every declaration of those names: the same references in each, bodies rewritten */
+  for (int i = 0; i < L->n && namp; i++) {
+    const tok *t = &L->t[i];
+    if (t->kind == T_PUNCT) {
+      if (is(t, "{")) depth++;
+      if (is(t, "}")) depth--;
+      if (is(t, "(")) paren++;
+      if (is(t, ")")) paren--;
+    }
+    if (depth || paren || t->kind != T_IDENT || !named_with_refs(L, t, amp, namp)) continue;
+    int open = next_code(L, i);
+    if (open >= L->n || !is(&L->t[open], "(")) return -1;
+    if (ndecl == MAX_DECLS) return -1;
+    decl_at[ndecl++] = i;
+    if (declaration(L, i, open, kernel_last, kernel)) return -1;
+  }
+  /* macros and call sites of functions with references */
+  for (int i = 0; i < L->n && L->nfn; i++) {
+    tok *t = &L->t[i];
+    if (t->kind == T_PP) {
+      for (int f = 0; f < L->nfn; f++)
+        if (names_word(t, L->fn[f].name, L->fn[f].len)) return -1;
+      continue;
+    }
+    ref_fn *f = t->kind == T_IDENT ? find_fn(L, t) : NULL;
+    if (!f) continue;
+    int is_decl = 0;
+    for (int d = 0; d < ndecl && !is_decl; d++) is_decl = decl_at[d] == i;
+    if (is_decl) continue;
+    int prev = prev_code(L, i);
+    if (prev >= 0 && (is(&L->t[prev], ".") || is(&L->t[prev], "->") || is(&L->t[prev], "::")))
+      return -1;
+    if (call(L, i, f)) return -1;
+  }
+  depth = 0;
+  for (int i = 0; i < L->n; i++) {
+    const tok *t = &L->t[i];
+    if (t->kind == T_PUNCT && is(t, "{")) depth++;
+    if (t->kind == T_PUNCT && is(t, "}")) depth--;
+    if (depth > 0 && IN(t, cast_types) && functional_cast(L, i)) return -1;
+    if (depth == 0 && is_word(t, "struct") && struct_tag(L, i)) return -1;
+  }
+  return 0;
+}
+
+/* Tokens b..e as the lowered text: a reference argument `a` to a parameter `T &` as
+ * `op2_cxx_ref(T, a)` (the prelude's: `_Generic((a), T: &(a))` in C, `&(a)` in C++). */
+static void render(const lower *L, int b, int e, int nowrap, op2_buf *out) {
+  for (int i = b; i <= e; i++) {
+    const tok *t = &L->t[i];
+    if (t->wrap_end && i != nowrap) {
+      op2_buf_printf(out, "op2_cxx_ref(%s, ", t->wrap_type);
+      render(L, i, t->wrap_end, i, out);
+      op2_buf_append(out, ")", 1);
+      i = t->wrap_end;
+      continue;
+    }
+    if (t->pre) op2_buf_append(out, t->pre, strlen(t->pre));
+    if (t->repl)
+      op2_buf_append(out, t->repl, strlen(t->repl));
+    else
+      op2_buf_append(out, t->p, (size_t)t->len);
+    if (t->post) op2_buf_append(out, t->post, strlen(t->post));
+  }
+}
+
+int op2_cxx_lower(const char *src, const char *kernel, op2_buf *out) {
+  lower L = {0};
+  int changed = 0;
+  if (tokenize(&L, src) == 0 && lower_text(&L, kernel) == 0) {
+    for (int i = 0; i < L.n && !changed; i++)
+      changed = L.t[i].pre || L.t[i].post || L.t[i].repl || L.t[i].wrap_end;
+    if (changed) render(&L, 0, L.n - 1, -1, out);
+  }
+  for (int i = 0; i < L.n; i++) free(L.t[i].pre), free(L.t[i].post);
+  for (int f = 0; f < L.nfn; f++)
+    for (int k = 0; k < MAX_PARAMS; k++) free(L.fn[f].type[k]);
+  free(L.t);
+  return changed;
+}
