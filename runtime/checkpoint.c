@@ -16,6 +16,7 @@
 #include "runtime/mesh.h"
 #include "runtime/backend.h"
 #include "runtime/chain.h"
+#include "runtime/distributed.h"
 
 static op2_checkpoint *state(op2_context *ctx) {
   if (!ctx->checkpoint) ctx->checkpoint = calloc(1, sizeof(op2_checkpoint));
