@@ -160,5 +160,5 @@ void op_par_loop_header(const char *caller_file, const char *name, op_set set, i
     return;
   }
   const char *source = header_source(ctx, caller_file, name);
-  if (source) op_par_loop_args(source, name, set, nargs, args);
+  if (source) op2_par_loop(ctx, source, true, name, set, nargs, args); /* kept until op_exit */
 }

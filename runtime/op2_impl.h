@@ -223,7 +223,26 @@ typedef struct op2_loop {
   /* MPI: what every rank must agree on before a call moves data: the generated source's hash
    * and the identities of the set, dats and maps (runtime/mpi/ranks.c). */
   uint64_t rank_key[2];
+  struct op2_mpi_step_name *step; /* MPI: its calls' step name, made once (distributed.h) */
 } op2_loop;
+
+/* A call site's loop (loop_site.c): op_par_loop's kernel, name and set pointers and its
+ * arguments' identities lead to the loop the site's last call used, without reading the text. */
+typedef struct op2_loop_site {
+  uint64_t key; /* of the pointers and argument identities; 0: an empty slot */
+  const char *kernel, *name;
+  op_set set;
+  op2_loop *loop;
+  bool text_fixed;  /* kernel and name lie in read-only memory: never compared */
+  bool types_fixed; /* so do the loop's argument type strings */
+} op2_loop_site;
+
+typedef struct op2_loop_sites {
+  op2_loop_site *slots; /* open addressing, a power of two */
+  size_t cap, used;
+  int objects; /* loaded objects whose read-only segments hold fixed strings (loop_site.c) */
+  unsigned long hits, misses; /* calls that found their loop here, and those that did not */
+} op2_loop_sites;
 
 /* ---- backends: the API is in backend.h ---- */
 typedef struct op2_backend op2_backend;
@@ -390,6 +409,7 @@ struct op2_context {
   unsigned const_generation;      /* bumps when a constant changes: kernels bake values in */
   unsigned const_live_generation; /* the generation at which a constant last became live */
   op2_ptr_list loops;             /* op2_loop, searched by hash */
+  op2_loop_sites loop_sites;      /* call site -> loop: a repeated call reads no kernel text */
   op2_ptr_list kernels;           /* op2_kernel, searched by key */
   op2_ptr_list plans;
   op2_ptr_list stats;
@@ -472,6 +492,21 @@ static inline size_t op2_set_local_count(op_set s) {
   return (size_t)s->size + (size_t)s->exec_size + (size_t)s->nonexec_size;
 }
 void op2_loop_free(op2_loop *loop);
+/* A loop's texts against a call's: compared only for call sites whose strings may change. */
+bool op2_loop_same_text(const op2_loop *l, const char *kernel, const char *name);
+bool op2_loop_same_type(const op2_loop *l, int arg, const char *type);
+/* Call sites (loop_site.c): the loop of a call seen before, or NULL; remembered after a lookup;
+ * forgotten whenever a loop is freed (they point at loops). */
+op2_loop *op2_loop_site_find(op2_context *ctx, const char *kernel, const char *name, op_set set,
+                             int nargs, const op_arg *args);
+void op2_loop_site_remember(op2_context *ctx, const char *kernel, bool kernel_kept,
+                            const char *name, op_set set, int nargs, const op_arg *args,
+                            op2_loop *loop);
+/* op_par_loop after op_init; kernel_kept: the library holds the text, unchanged until op_exit. */
+void op2_par_loop(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
+                  op_set set, int nargs, const op_arg *args);
+void op2_loop_sites_clear(op2_context *ctx);
+void op2_loop_sites_free(op2_context *ctx);
 /* Drops the loop shapes that use `dat` (freed by op_free_dat_temp): a later dat at the same
  * address must not find them. Their kernels stay, shared by source. */
 void op2_loops_forget_dat(op2_context *ctx, op_dat dat);
