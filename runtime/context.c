@@ -141,6 +141,7 @@ void op_exit(void) {
   if (ctx->initialised && ctx->backend->finalize) ctx->backend->finalize(ctx);
   op2_fault_remove(ctx);
   op2_jit_fini(ctx);
+  op2_loop_sites_free(ctx);
   free_list(&ctx->loops, free_loop);
   free_list(&ctx->kernels, free_kernel);
   free_list(&ctx->plans, free_plan);

@@ -11,6 +11,7 @@
 #include "runtime/alloc.h"
 #include "runtime/error.h"
 #include "runtime/fault.h"
+#include "runtime/loop_site.h"
 #include "runtime/mpi_state.h"
 #include "runtime/options.h"
 #include "runtime/tune.h"
@@ -53,6 +54,7 @@ struct op2_context {
   op2_ptr_list kernel_files;         /* texts op_kernel_file returned, freed at op_exit */
   op2_ptr_list kernel_headers;       /* loop name -> its header's text (op_par_loop_header) */
   op2_fault_watch fault;             /* names the loop when a kernel dies by a signal (fault.c) */
+  op2_loop_sites loop_sites;         /* call site -> loop: a repeated call reads no kernel text */
   struct op2_chain *chain;           /* op_par_loop calls queued under OP2_LAZY (chain.c) */
 };
 

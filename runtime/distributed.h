@@ -47,6 +47,16 @@ int op2_mpi_agree_quiet(op2_context *ctx, int status, const char *what);
  * same collective: no extra message, and checked against the other ranks' calls. */
 int op2_mpi_agree_rank0_int(op2_context *ctx, int *value, const char *what);
 void op2_mpi_step(op2_context *ctx, const char *what);
+/* A step whose name is made once (a loop's, when the loop is created) and begun on every call
+ * with no formatting or hashing: op2_mpi_step_named gives the same name and tag as
+ * op2_mpi_step(ctx, "CALL 'NAME'"). */
+typedef struct op2_mpi_step_name {
+  char text[256]; /* CALL 'NAME', NAME cut at 200 characters; fits op2_mpi's step_name */
+  size_t len;
+  uint64_t hash;
+} op2_mpi_step_name;
+void op2_mpi_step_name_make(op2_mpi_step_name *s, const char *call, const char *name);
+void op2_mpi_step_named(op2_context *ctx, const op2_mpi_step_name *s);
 int op2_mpi_step_end(op2_context *ctx, int status);
 /* Declarations (op_decl_set, _map, _dat, _const) are collective under MPI, as in OP2: each is one
  * step named "CALL 'NAME'", begun before anything is checked (so the default handler waits for

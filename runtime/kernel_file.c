@@ -14,6 +14,7 @@
 #include "runtime/options.h"
 #include "runtime/mesh.h"
 #include "runtime/kernel_source.h"
+#include "runtime/loop.h"
 
 /* The whole file after the #line prefix, or NULL with errno set (op2_kernel_file_read). */
 static char *read_with_line(const char *path, const char *line_name) {
@@ -165,5 +166,7 @@ void op_par_loop_header(const char *caller_file, const char *name, op_set set, i
     return;
   }
   const char *source = header_source(ctx, caller_file, name);
-  if (source) op_par_loop_args(source, name, set, nargs, args);
+  if (source)
+    op2_par_loop(ctx, source, true, name, set, nargs, args,
+                 __builtin_return_address(0)); /* kept until op_exit */
 }

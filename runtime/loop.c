@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Loop shapes: the first call of a (kernel, set, arguments) shape validates, describes, compiles
- * and plans it; every later call costs a hash and a comparison. */
+ * and plans it; a later call from a call site not seen before costs a hash and a comparison (one
+ * seen before finds its loop in loop_site.c). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #define XXH_STATIC_LINKING_ONLY /* for the streaming state on the stack */
@@ -42,6 +44,18 @@ static void make_arg_keys(int nargs, const op_arg *args, arg_key *keys) {
                         .map = a->map};
     if (a->type) strncpy(keys[i].type, a->type, sizeof keys[i].type - 1);
   }
+}
+
+bool op2_loop_same_text(const op2_loop *l, const char *kernel, const char *name) {
+  return strcmp(l->name, name) == 0 && strncmp(l->key_blob, kernel, l->key_len) == 0;
+}
+
+bool op2_loop_same_type(const op2_loop *l, int arg, const char *type) {
+  /* The keys follow the text in key_blob, unaligned: read as bytes. */
+  const char *key = l->key_blob + l->key_len - (size_t)(l->nargs - arg) * sizeof(arg_key);
+  char mine[sizeof((arg_key *)0)->type] = "";
+  if (type) strncpy(mine, type, sizeof mine - 1);
+  return memcmp(mine, key + offsetof(arg_key, type), sizeof mine) == 0;
 }
 
 static uint64_t shape_hash(const op2_context *ctx, const char *kernel, const char *name, op_set set,
@@ -205,6 +219,11 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
   if (rc == OP2_OK) loop->stats->jit_ms += 1e3 * (op2_wall_seconds() - t0);
   loop->writes_indirectly = needs_plan(nargs, loop->desc);
   if (rc == OP2_OK && ctx->mpi.size > 1) rc = op2_loop_mpi_scratch(loop);
+  if (rc == OP2_OK && ctx->mpi.size > 1) { /* its calls' step name, made once */
+    loop->step = malloc(sizeof *loop->step);
+    if (!loop->step) rc = op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
+    if (loop->step) op2_mpi_step_name_make(loop->step, "op_par_loop", name);
+  }
   if (ctx->mpi.size > 1) { /* core while messages travel, the rest, then the exec halo */
     int bounds[4] = {0, set->core_size, set->size, set->size + set->exec_size};
     loop->nphases = loop->writes_indirectly ? 3 : 2;
@@ -234,6 +253,7 @@ void op2_loop_free(op2_loop *l) {
   free(l->desc);
   free(l->mpi_scratch);
   free(l->mpi_red_off);
+  free(l->step);
   free(l);
 }
 
@@ -248,6 +268,7 @@ void op2_loops_forget_dat(op2_context *ctx, op_dat dat) {
     bool uses = false;
     for (int a = 0; a < l->nargs && !uses; a++) uses = l->args[a].dat == dat;
     if (!uses) continue;
+    op2_loop_sites_clear(ctx);
     list_remove_at(&ctx->loops, i);
     op2_loop_free(l);
   }
@@ -274,6 +295,7 @@ static void free_superseded(op2_context *ctx, const op2_loop *fresh) {
         memcmp(l->key_blob, fresh->key_blob, l->key_len) != 0)
       continue;
     op2_kernel *k = l->kernel;
+    op2_loop_sites_clear(ctx);
     list_remove_at(&ctx->loops, i);
     op2_loop_free(l);
     for (int j = 0; k && !kernel_in_use(ctx, k) && j < ctx->kernels.count; j++)

@@ -10,6 +10,7 @@
 
 #include "op2.h"
 #include "jit/jit.h"
+#include "runtime/loop_site.h"
 #include "runtime/tune.h"
 
 typedef struct op2_context op2_context;
@@ -75,6 +76,7 @@ typedef struct op2_loop {
   /* MPI: what every rank must agree on before a call moves data: the generated source's hash
    * and the identities of the set, dats and maps (runtime/mpi/ranks.c). */
   uint64_t rank_key[2];
+  struct op2_mpi_step_name *step; /* MPI: its calls' step name, made once (distributed.h) */
 } op2_loop;
 
 int op2_validate_loop(const char *kernel, const char *name, op_set set, int nargs,
@@ -85,6 +87,22 @@ bool op2_args_untrusted(int nargs, const op_arg *args);
 int op2_loop_lookup(op2_context *ctx, const char *kernel, const char *name, op_set set, int nargs,
                     const op_arg *args, op2_loop **out);
 void op2_loop_free(op2_loop *loop);
+/* A loop's texts against a call's: compared only for call sites whose strings may change. */
+bool op2_loop_same_text(const op2_loop *l, const char *kernel, const char *name);
+bool op2_loop_same_type(const op2_loop *l, int arg, const char *type);
+/* Call sites (loop_site.c): the loop of a call seen before, or NULL; remembered after a lookup;
+ * forgotten whenever a loop is freed (they point at loops). */
+op2_loop *op2_loop_site_find(op2_context *ctx, const char *kernel, const char *name, op_set set,
+                             int nargs, const op_arg *args);
+void op2_loop_site_remember(op2_context *ctx, const char *kernel, bool kernel_kept,
+                            const char *name, op_set set, int nargs, const op_arg *args,
+                            op2_loop *loop);
+/* op_par_loop after op_init; kernel_kept: the library holds the text, unchanged until op_exit;
+ * call_site: the program's call, named in messages about a queued call (OP2_LAZY). */
+void op2_par_loop(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
+                  op_set set, int nargs, const op_arg *args, const void *call_site);
+void op2_loop_sites_clear(op2_context *ctx);
+void op2_loop_sites_free(op2_context *ctx);
 /* Drops the loop shapes that use `dat` (freed by op_free_dat_temp): a later dat at the same
  * address must not find them. Their kernels stay, shared by source. */
 void op2_loops_forget_dat(op2_context *ctx, op_dat dat);

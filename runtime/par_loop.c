@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* op_par_loop: find (or build) the loop shape, bind this call's data and run it: in one range
  * without MPI; under MPI in phases around a halo exchange, with global reductions summed over
- * ranks and written dats marked dirty. */
+ * ranks and written dats marked dirty. op2_par_loop reads as its steps: find_loop, bind_data,
+ * ready_code, run_call, record_call. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,10 +133,30 @@ static int prepare(op2_context *ctx, op2_loop *loop) {
   return OP2_OK;
 }
 
-/* The loop shape of this call; under MPI the mesh is distributed first. */
-static int find_loop(op2_context *ctx, const char *kernel, const char *name, op_set set, int nargs,
-                     const op_arg *args, op2_loop **loop) {
-  *loop = NULL;
+/* A call's own pointers to its data and maps, bound to its loop. */
+typedef struct call_data {
+  void **ptrs;
+  const int **maps;
+  void *small_ptrs[32];
+  const int *small_maps[32];
+} call_data;
+
+/* Under MPI the call's step, named once per loop (the loop's own name) or, for a call site not
+ * seen before, here. */
+static void begin_step(op2_context *ctx, const op2_loop *loop, const char *name) {
+  if (loop) {
+    op2_mpi_step_named(ctx, loop->step);
+    return;
+  }
+  op2_mpi_step_name step;
+  op2_mpi_step_name_make(&step, "op_par_loop", name);
+  op2_mpi_step_named(ctx, &step);
+}
+
+/* A call site not seen before: once the mesh is distributed (MPI) or renumbered (OP2_RENUMBER),
+ * the loop is looked up by its text (or built) and remembered for the site. */
+static int search_loop(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
+                       op_set set, int nargs, const op_arg *args, op2_loop **loop) {
   if (ctx->mpi.size > 1 && !ctx->mpi_distributed)
     OP2_CALL(op2_mpi_distribute(ctx, NULL, NULL, NULL));
   if (ctx->opt.renumber && !ctx->renumbered && ctx->mpi.size == 1) {
@@ -143,48 +164,53 @@ static int find_loop(op2_context *ctx, const char *kernel, const char *name, op_
     ctx->renumbered = true; /* once, even when no map qualifies */
     if (base) OP2_CALL(op2_renumber(ctx, base));
   }
-  return op2_loop_lookup(ctx, kernel, name, set, nargs, args, loop);
+  OP2_CALL(op2_loop_lookup(ctx, kernel, name, set, nargs, args, loop));
+  op2_loop_site_remember(ctx, kernel, kernel_kept, name, set, nargs, args, *loop);
+  return OP2_OK;
 }
 
-/* Under MPI a call is one collective step: every rank checks the call and agrees that every
- * rank has the same loop before any message moves (op2_mpi_agree_loop), and every rank learns
- * at the end whether every rank succeeded (run_distributed), so a failure on one rank is an
- * error on every rank, never a wait. */
-void op_par_loop_args(const char *kernel, const char *name, op_set set, int nargs,
-                      const op_arg *args) {
-  op2_context *ctx = op2_ctx();
-  if (op2_require_init("op_par_loop") != OP2_OK) return;
-  /* OP2_LAZY: queued (runtime/chain.c), run later through this function */
-  if (op2_chain_defer(ctx, kernel, name, set, nargs, args, __builtin_return_address(0))) return;
-  int replayed; /* restarting: the call is before the checkpoint and its results are logged */
-  if (op2_checkpoint_before_loop(ctx, name, set, nargs, args, &replayed) != OP2_OK || replayed)
-    return;
+/* The call's loop: a call site seen before finds it without reading the kernel text. */
+static int find_loop(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
+                     op_set set, int nargs, const op_arg *args, op2_loop **loop) {
   int mpi = ctx->mpi.size > 1;
-  if (mpi) {
-    char step[256];
-    snprintf(step, sizeof step, "op_par_loop '%.200s'", name ? name : "(null)");
-    op2_mpi_step(ctx, step);
-  }
-  op2_loop *loop;
-  int rc = find_loop(ctx, kernel, name, set, nargs, args, &loop);
-  void *small_ptrs[32];
-  const int *small_maps[32];
-  void **ptrs = nargs <= 32 ? small_ptrs : malloc((size_t)nargs * sizeof *ptrs);
-  const int **maps = nargs <= 32 ? small_maps : malloc((size_t)nargs * sizeof *maps);
-  if (rc == OP2_OK && (!ptrs || !maps))
-    rc = op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
-  for (int i = 0; rc == OP2_OK && i < nargs; i++) {
+  *loop =
+      mpi && !ctx->mpi_distributed ? NULL : op2_loop_site_find(ctx, kernel, name, set, nargs, args);
+  if (mpi) begin_step(ctx, *loop, name);
+  return *loop ? OP2_OK : search_loop(ctx, kernel, kernel_kept, name, set, nargs, args, loop);
+}
+
+/* This call's data for the kernel: an idx argument gets the original-index table of the set it
+ * indexes (NULL: identity). */
+static int bind_data(call_data *cd, const op2_loop *loop, op_set set, const op_arg *args) {
+  int nargs = loop->nargs;
+  cd->ptrs = nargs <= 32 ? cd->small_ptrs : malloc((size_t)nargs * sizeof *cd->ptrs);
+  cd->maps = nargs <= 32 ? cd->small_maps : malloc((size_t)nargs * sizeof *cd->maps);
+  if (!cd->ptrs || !cd->maps)
+    return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
+  for (int i = 0; i < nargs; i++) {
     const op_arg *a = &args[i];
     const op2_arg_desc *d = &loop->desc[i];
-    /* An idx argument gets the original-index table of the set it indexes (NULL: identity). */
-    ptrs[i] = d->kind == OP2_ARG_GBL                  ? a->data
-              : d->kind == OP2_ARG_DAT && !d->opt_off ? (void *)a->dat->data
-              : d->kind == OP2_ARG_IDX ? (void *)(d->map_arity ? a->map->to->orig : set->orig)
-                                       : NULL;
-    maps[i] = d->map_arity ? a->map->values : NULL;
+    cd->ptrs[i] = d->kind == OP2_ARG_GBL                  ? a->data
+                  : d->kind == OP2_ARG_DAT && !d->opt_off ? (void *)a->dat->data
+                  : d->kind == OP2_ARG_IDX ? (void *)(d->map_arity ? a->map->to->orig : set->orig)
+                                           : NULL;
+    cd->maps[i] = d->map_arity ? a->map->values : NULL;
   }
+  return OP2_OK;
+}
+
+static void release_data(call_data *cd) {
+  if (cd->ptrs && cd->ptrs != cd->small_ptrs) free(cd->ptrs);
+  if (cd->maps && cd->maps != cd->small_maps) free(cd->maps);
+}
+
+/* The code to run, ready: a finished optimised build swapped in (between calls only), live
+ * constants bound, the ranks agreed on the loop (MPI: also after a failure, which every rank
+ * learns there), the backend's own kernel prepared, tuning trials set up. */
+static int ready_code(op2_context *ctx, op2_loop *loop, const char *kernel, const char *name,
+                      int rc) {
+  int mpi = ctx->mpi.size > 1;
   op2_kernel *k = rc == OP2_OK ? loop->kernel : NULL; /* NULL: the backend generates its code */
-  /* Finished optimised builds are swapped in between calls only. */
   if (mpi && rc == OP2_OK) rc = op2_mpi_node_progress(ctx);
   if (!mpi && k && k->job) op2_jit_poll_kernel(ctx, k);
   /* Live constants: the code now in use reads them through pointers set once per code object. */
@@ -194,21 +220,59 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
   if (rc == OP2_OK && !loop->prepared) rc = prepare(ctx, loop);
   if (rc == OP2_OK && ctx->opt.tune != OP2_TUNE_OFF && !loop->tune_done)
     rc = op2_tune_before(ctx, loop, kernel, k);
-  op2_exec exec = {.loop = loop, .arg_ptrs = ptrs, .map_ptrs = maps};
+  return rc;
+}
+
+/* Runs the call: in one range, or under MPI in phases around the halo exchange, ending the step
+ * (a failure before this point ends it here, so every rank learns of it). */
+static int run_call(op2_context *ctx, op2_exec *exec, const op_arg *args, int rc) {
+  int mpi = ctx->mpi.size > 1;
+  if (rc == OP2_OK) return mpi ? run_distributed(ctx, exec, args) : run_phase(ctx, exec, 0);
+  if (mpi) op2_mpi_step_end(ctx, rc);
+  return rc;
+}
+
+/* A call that ran: the loop's statistics, the checkpoint's log, tuning's measurement. */
+static void record_call(op2_context *ctx, op2_loop *loop, double seconds, op_set set, int nargs,
+                        const op_arg *args) {
+  op2_loop_stats *st = loop->stats;
+  st->calls++;
+  if (loop->kernel) st->calls_by_tier[loop->kernel->tier]++;
+  st->seconds += seconds;
+  st->bytes += loop->bytes_per_call;
+  op2_checkpoint_after_loop(ctx, loop->name, set, nargs, args);
+  if (loop->tune) (void)op2_tune_after(ctx, loop, seconds); /* a failure is reported there */
+}
+
+/* Under MPI a call is one collective step: every rank checks the call and agrees that every
+ * rank has the same loop before any message moves (op2_mpi_agree_loop), and every rank learns
+ * at the end whether every rank succeeded (run_distributed), so a failure on one rank is an
+ * error on every rank, never a wait. */
+void op2_par_loop(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
+                  op_set set, int nargs, const op_arg *args, const void *call_site) {
+  /* OP2_LAZY: queued (runtime/chain.c), run later through this function; before the checkpoint
+   * hook, which counts the call when it runs */
+  if (op2_chain_defer(ctx, kernel, name, set, nargs, args, call_site)) return;
+  int replayed; /* restarting: the call is before the checkpoint and its results are logged */
+  if (op2_checkpoint_before_loop(ctx, name, set, nargs, args, &replayed) != OP2_OK || replayed)
+    return;
+  op2_loop *loop;
+  call_data data = {0};
+  int rc = find_loop(ctx, kernel, kernel_kept, name, set, nargs, args, &loop);
+  if (rc == OP2_OK) rc = bind_data(&data, loop, set, args);
+  rc = ready_code(ctx, loop, kernel, name, rc);
+  op2_exec exec = {.loop = loop, .arg_ptrs = data.ptrs, .map_ptrs = data.maps};
   double t0 = op2_wall_seconds();
-  if (rc == OP2_OK)
-    rc = mpi ? run_distributed(ctx, &exec, args) : run_phase(ctx, &exec, 0);
-  else if (mpi)
-    op2_mpi_step_end(ctx, rc);
-  if (rc == OP2_OK) {
-    double seconds = op2_wall_seconds() - t0;
-    loop->stats->calls++;
-    if (k) loop->stats->calls_by_tier[k->tier]++;
-    loop->stats->seconds += seconds;
-    loop->stats->bytes += loop->bytes_per_call;
-    op2_checkpoint_after_loop(ctx, name, set, nargs, args);
-    if (loop->tune) (void)op2_tune_after(ctx, loop, seconds); /* a failure is reported there */
-  }
-  if (ptrs && ptrs != small_ptrs) free(ptrs);
-  if (maps && maps != small_maps) free(maps);
+  rc = run_call(ctx, &exec, args, rc);
+  if (rc == OP2_OK) record_call(ctx, loop, op2_wall_seconds() - t0, set, nargs, args);
+  release_data(&data);
+}
+
+void op_par_loop_args(const char *kernel, const char *name, op_set set, int nargs,
+                      const op_arg *args) {
+  op2_context *ctx = op2_ctx();
+  if (!ctx->initialised)
+    (void)op2_require_init("op_par_loop");
+  else
+    op2_par_loop(ctx, kernel, false, name, set, nargs, args, __builtin_return_address(0));
 }

@@ -240,6 +240,7 @@ int op2_renumber(op2_context *ctx, op_map base) {
   /* Plans and loop shapes hold old map values: drop them (compiled kernels stay). */
   for (int i = 0; i < ctx->plans.count; i++) op2_plan_free(ctx->plans.items[i]);
   ctx->plans.count = 0;
+  op2_loop_sites_clear(ctx);
   for (int i = 0; i < ctx->loops.count; i++) op2_loop_free(ctx->loops.items[i]);
   ctx->loops.count = 0;
   ctx->renumbered = 1;

@@ -22,10 +22,28 @@ int op2_mpi_failed(int mpi_rc, const char *call, const char *file, int line) {
   return op2_error_at(file, line, OP2_ERR_STATE, "%.*s failed: %s", name_len, call, why);
 }
 
-/* The tag of a public call: its name and its number among this rank's collective calls. */
-static void begin_call(op2_mpi *m, const char *what) {
+/* The tag of a public call: its name's hash and its number among this rank's collective calls. */
+static void begin_call_hashed(op2_mpi *m, uint64_t what_hash) {
   m->call_seq++;
-  m->call_tag = XXH3_64bits(what, strlen(what)) + m->call_seq * 0x9E3779B97F4A7C15ull;
+  m->call_tag = what_hash + m->call_seq * 0x9E3779B97F4A7C15ull;
+}
+
+static void begin_call(op2_mpi *m, const char *what) {
+  begin_call_hashed(m, XXH3_64bits(what, strlen(what)));
+}
+
+void op2_mpi_step_name_make(op2_mpi_step_name *s, const char *call, const char *name) {
+  snprintf(s->text, sizeof s->text, "%s '%.200s'", call, name ? name : "(null)");
+  s->len = strlen(s->text);
+  s->hash = XXH3_64bits(s->text, s->len);
+}
+
+void op2_mpi_step_named(op2_context *ctx, const op2_mpi_step_name *s) {
+  if (ctx->mpi.size < 2) return;
+  if (ctx->mpi.step_depth++ == 0) {
+    memcpy(ctx->mpi.step_name, s->text, s->len + 1);
+    begin_call_hashed(&ctx->mpi, s->hash);
+  }
 }
 
 void op2_mpi_step(op2_context *ctx, const char *what) {

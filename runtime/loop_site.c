@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Call sites: a repeated op_par_loop call finds its loop from its pointers and its arguments'
+ * identities, without hashing or comparing the kernel text.
+ *
+ * A site is (kernel pointer, name pointer, set, argument identities). Its strings are trusted
+ * by pointer only when they lie in a read-only segment of an object loaded before the sites were
+ * first used (string literals of the program and its libraries): such bytes cannot change while
+ * the object stays loaded (a program that unloads it, or makes it writable, and keeps passing the
+ * pointer is not followed). Any other string (a buffer the program may rewrite, a heap copy) is
+ * compared with the loop's own copy on every call, so a new text in the same buffer is a new loop
+ * (unless the library holds the text itself, unchanged until op_exit: a kernel header's).
+ * Sites point at loops: every free of a loop forgets them all. */
+#include <link.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/op2_impl.h"
+
+static uint64_t mix(uint64_t h, uint64_t v) {
+  h = (h ^ v) * 0x9E3779B97F4A7C15ull;
+  return h ^ (h >> 29);
+}
+
+static uint64_t site_key(const char *kernel, const char *name, op_set set, int nargs,
+                         const op_arg *args) {
+  uint64_t h = mix(mix(mix((uintptr_t)kernel, (uintptr_t)name), (uintptr_t)set), (unsigned)nargs);
+  for (int i = 0; i < nargs; i++)
+    h = mix(mix(h, (uintptr_t)args[i].dat ^ (uintptr_t)args[i].map),
+            (uint64_t)args[i].acc << 32 ^ (uint32_t)args[i].idx);
+  return h ? h : 1; /* 0 marks an empty slot */
+}
+
+/* The fields of an argument that make a loop's shape (as loop.c's key), the type apart. */
+static bool same_arg(const op_arg *a, const op_arg *b) {
+  return a->tag == OP2_ARG_TAG && a->kind == b->kind && a->opt == b->opt && a->idx == b->idx &&
+         a->dim == b->dim && a->acc == b->acc && (a->data != NULL) == (b->data != NULL) &&
+         a->dat == b->dat && a->map == b->map;
+}
+
+static bool site_matches(const op2_context *ctx, const op2_loop_site *s, const char *kernel,
+                         const char *name, op_set set, int nargs, const op_arg *args) {
+  const op2_loop *l = s->loop;
+  if (s->kernel != kernel || s->name != name || s->set != set || l->nargs != nargs ||
+      l->const_generation != ctx->const_generation)
+    return false;
+  for (int i = 0; i < nargs; i++) {
+    const op_arg *a = &args[i], *mine = &l->args[i];
+    if (!same_arg(a, mine)) return false;
+    if (!(s->types_fixed && a->type == mine->type) && !op2_loop_same_type(l, i, a->type))
+      return false;
+  }
+  return s->text_fixed || op2_loop_same_text(l, kernel, name);
+}
+
+op2_loop *op2_loop_site_find(op2_context *ctx, const char *kernel, const char *name, op_set set,
+                             int nargs, const op_arg *args) {
+  op2_loop_sites *t = &ctx->loop_sites;
+  if (!t->cap || !kernel || !name || nargs < 1 || !args) return NULL;
+  uint64_t key = site_key(kernel, name, set, nargs, args);
+  for (size_t i = key & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+    const op2_loop_site *s = &t->slots[i];
+    if (!s->key) break;
+    if (s->key == key && site_matches(ctx, s, kernel, name, set, nargs, args)) {
+      t->hits++;
+      return s->loop;
+    }
+  }
+  t->misses++;
+  return NULL;
+}
+
+/* ---- read-only strings ---- */
+
+typedef struct span_query {
+  uintptr_t begin, end; /* end: of the read-only segment holding begin */
+  int objects_left;     /* the objects loaded when the sites were first used: a bounded walk */
+  bool read_only;
+} span_query;
+
+static int find_span(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  span_query *q = data;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+    if (ph->p_type != PT_LOAD || q->begin < lo || q->begin >= hi) continue;
+    q->read_only = !(ph->p_flags & PF_W);
+    q->end = hi;
+    return 1;
+  }
+  return --q->objects_left <= 0;
+}
+
+static int count_object(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)info, (void)size;
+  ++*(int *)data;
+  return 0;
+}
+
+/* Read only where it starts (the pointer may be a loop's copy of a buffer freed since: nothing
+ * is read from it unless it lies in a loaded object) and through its terminating zero. */
+static bool read_only_text(const op2_loop_sites *t, const char *s) {
+  if (!s) return true;
+  span_query q = {.begin = (uintptr_t)s, .objects_left = t->objects};
+  dl_iterate_phdr(find_span, &q);
+  return q.read_only && strnlen(s, q.end - q.begin) < q.end - q.begin;
+}
+
+/* ---- the table ---- */
+
+static bool grow(op2_context *ctx) {
+  op2_loop_sites *t = &ctx->loop_sites;
+  /* Sites are bounded by the loops they lead to: a program that passes a new buffer on every
+   * call starts over rather than growing without end. */
+  if (t->cap >= 4 * ((size_t)ctx->loops.count + 16)) {
+    op2_loop_sites_clear(ctx);
+    return true;
+  }
+  size_t cap = t->cap ? 2 * t->cap : 64;
+  op2_loop_site *slots = calloc(cap, sizeof *slots);
+  if (!slots) return false;
+  for (size_t i = 0; i < t->cap; i++) {
+    const op2_loop_site *s = &t->slots[i];
+    if (!s->key) continue;
+    size_t j = s->key & (cap - 1);
+    while (slots[j].key) j = (j + 1) & (cap - 1);
+    slots[j] = *s;
+  }
+  free(t->slots);
+  t->slots = slots, t->cap = cap;
+  return true;
+}
+
+void op2_loop_site_remember(op2_context *ctx, const char *kernel, bool kernel_kept,
+                            const char *name, op_set set, int nargs, const op_arg *args,
+                            op2_loop *loop) {
+  op2_loop_sites *t = &ctx->loop_sites;
+  if (!kernel || !name || nargs < 1 || !args) return;
+  if (2 * (t->used + 1) > t->cap && !grow(ctx)) return; /* out of memory: calls take the search */
+  if (!t->objects) dl_iterate_phdr(count_object, &t->objects);
+  uint64_t key = site_key(kernel, name, set, nargs, args);
+  size_t i = key & (t->cap - 1);
+  while (t->slots[i].key && !(t->slots[i].key == key && t->slots[i].kernel == kernel &&
+                              t->slots[i].name == name && t->slots[i].set == set))
+    i = (i + 1) & (t->cap - 1);
+  if (!t->slots[i].key) t->used++;
+  bool types_fixed = true;
+  for (int a = 0; a < nargs && types_fixed; a++)
+    types_fixed = read_only_text(t, loop->args[a].type);
+  t->slots[i] = (op2_loop_site){
+      .key = key,
+      .kernel = kernel,
+      .name = name,
+      .set = set,
+      .loop = loop,
+      .text_fixed = (kernel_kept || read_only_text(t, kernel)) && read_only_text(t, name),
+      .types_fixed = types_fixed,
+  };
+}
+
+void op2_loop_sites_clear(op2_context *ctx) {
+  op2_loop_sites *t = &ctx->loop_sites;
+  if (t->used) memset(t->slots, 0, t->cap * sizeof *t->slots);
+  t->used = 0;
+}
+
+void op2_loop_sites_free(op2_context *ctx) {
+  free(ctx->loop_sites.slots);
+  ctx->loop_sites = (op2_loop_sites){0};
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The call-site table's types (loop_site.c), held by the context: its functions are in loop.h. */
+#ifndef OP2_RUNTIME_LOOP_SITE_H
+#define OP2_RUNTIME_LOOP_SITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "op2.h"
+
+typedef struct op2_loop op2_loop;
+
+/* A call site's loop (loop_site.c): op_par_loop's kernel, name and set pointers and its
+ * arguments' identities lead to the loop the site's last call used, without reading the text. */
+typedef struct op2_loop_site {
+  uint64_t key; /* of the pointers and argument identities; 0: an empty slot */
+  const char *kernel, *name;
+  op_set set;
+  op2_loop *loop;
+  bool text_fixed;  /* kernel and name lie in read-only memory: never compared */
+  bool types_fixed; /* so do the loop's argument type strings */
+} op2_loop_site;
+
+typedef struct op2_loop_sites {
+  op2_loop_site *slots; /* open addressing, a power of two */
+  size_t cap, used;
+  int objects; /* loaded objects whose read-only segments hold fixed strings (loop_site.c) */
+  unsigned long hits, misses; /* calls that found their loop here, and those that did not */
+} op2_loop_sites;
+
+#endif /* OP2_RUNTIME_LOOP_SITE_H */
