@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../jit/kernel_params.h"
+#include "jit/kernel_params.h"
 
 /* Limits of one fused pass: its name stays a loop name (at most 200 characters), its arguments
  * within what the kernel parameter check reads. */

@@ -6,7 +6,7 @@
  * OP2_LAZY=on, OP2_LAZY=on with OP2_LAZY_CHAIN=3, and OP2_LAZY=on with OP2_FUSE=on (runs of direct
  * loops on nodes fused); every dat and every reduction result must be byte for byte those of the
  * first run. */
-#include "../loops/random_mesh.h"
+#include "loops/random_mesh.h"
 #include "lazy_test.h"
 
 enum { NE = 9000, NN = 3000, NC = 4000, CALLS = 80 };

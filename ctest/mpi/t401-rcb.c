@@ -14,7 +14,7 @@
 
 #include <mpi.h>
 
-#include "../../runtime/mpi/geometric.h"
+#include "runtime/mpi/geometric.h"
 
 static int rank, size, failures;
 
