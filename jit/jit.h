@@ -16,7 +16,10 @@
 typedef void (*op2_kernel_fn)(void *const *args, const int *const *maps, int begin, int end);
 
 typedef enum { OP2_FROM_COMPILE, OP2_FROM_DISK } op2_kernel_origin;
-typedef enum { OP2_TIER_TCC = 0, OP2_TIER_CC = 1 } op2_tier_id;
+/* Which compiler made a kernel's code: TinyCC, the optimising C compiler, or the C++ compiler
+ * (kernels a C compiler rejects). */
+typedef enum { OP2_TIER_TCC = 0, OP2_TIER_CC = 1, OP2_TIER_CXX = 2 } op2_tier_id;
+enum { OP2_NTIERS = 3 };
 
 /* A follower's wait for its machine's optimised build (allocated only while it waits). */
 typedef struct op2_kernel_peer {
@@ -30,7 +33,6 @@ typedef struct op2_kernel {
   char *name;
   op2_kernel_fn fn; /* what calls run now; swapped only between calls */
   op2_tier_id tier; /* which compiler produced fn */
-  bool cxx;         /* fn is C++ (not C: built by the C++ tier), the optimised tier, no other */
   void *dl_handle;  /* shared object holding fn, or NULL */
   void *tcc_state;  /* in-memory TinyCC code holding fn, or NULL */
   op2_kernel_origin origin;
@@ -137,9 +139,6 @@ int op2_codegen_c(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_sr
  * Lines are kept. Appended to `out` (check out->failed). */
 void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewrite_std,
                            op2_buf *out);
-/* Whether the kernel is C++: "::" in its code (not in a comment or literal), other than a
- * `std::` call that op2_kernel_text_for_c rewrites. */
-int op2_kernel_is_cxx(const char *src);
 
 /* ---- compilers: a tier is one compiler with its flags (tcc.c, cc.c) ---- */
 typedef struct op2_tier op2_tier;

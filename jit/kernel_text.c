@@ -64,23 +64,6 @@ static int std_known(const char *p, int *renamed) {
   return 0;
 }
 
-int op2_kernel_is_cxx(const char *src) {
-  int renamed;
-  for (const char *p = src; *p;) {
-    const char *q = skip_non_code(p);
-    if (q != p) {
-      p = q;
-      continue;
-    }
-    if (p[0] == ':' && p[1] == ':') {
-      if (p < src + 3 || !std_known(p - 3, &renamed) || ident_char(p > src + 3 ? p[-4] : ' '))
-        return 1;
-    }
-    p++;
-  }
-  return 0;
-}
-
 /* The C header in place of a C++ one: "" (nothing: the prelude declares it, or the C++ tier's
  * wrapper includes it before the generated file), a C header, or NULL (not a C++ header). */
 static const char *c_header_for(const char *name, size_t len) {

@@ -75,7 +75,7 @@ int op2_mpi_node_kernel(op2_context *ctx, op2_kernel *k) {
   struct op2_node_msg *msg = add(m, k, tag, is_follower(ctx));
   if (!msg) return op2_error(OP2_ERR_MEM, "sharing optimised builds: out of memory");
   if (is_builder(ctx)) /* no background build: the outcome is known now */
-    return k->job ? OP2_OK : publish(ctx, msg, k->tier == OP2_TIER_CC);
+    return k->job ? OP2_OK : publish(ctx, msg, k->tier != OP2_TIER_TCC);
   return OP2_MPI(MPI_Irecv(msg->outcome, 1, MPI_INT, 0, tag, m->comms->node_comm, &msg->request));
 }
 
@@ -109,7 +109,7 @@ int op2_mpi_node_progress(op2_context *ctx) {
   for (int i = 0; i < m->node_count; i++) {
     struct op2_node_msg *msg = &m->node_msgs[i];
     if (msg->kernel && is_builder(ctx) && !msg->kernel->job)
-      rc = publish(ctx, msg, msg->kernel->tier == OP2_TIER_CC);
+      rc = publish(ctx, msg, msg->kernel->tier != OP2_TIER_TCC);
     else if (msg->kernel && is_follower(ctx))
       rc = follower_progress(ctx, msg);
     if (msg->kernel) m->node_msgs[kept++] = *msg; /* still waiting */
