@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jit.h"
+#include "jit_internal.h"
 
 /* What the wrapper puts before the generated file. Part of the tier's identity (cache key). */
 static const char cxx_wrapper_head[] =

@@ -77,6 +77,41 @@ void op2_jit_diag(const op2_jit *jit, int level, const char *fmt, ...) {
   free(msg);
 }
 
+/* ---- the kernel's accessors (jit.h: runtime/ reads no field of it) ---- */
+op2_kernel_fn op2_kernel_entry(const op2_kernel *k) {
+  return k->fn;
+}
+const char *op2_kernel_name(const op2_kernel *k) {
+  return k->name;
+}
+op2_tier_id op2_kernel_tier(const op2_kernel *k) {
+  return k->tier;
+}
+op2_kernel_origin op2_kernel_origin_of(const op2_kernel *k) {
+  return k->origin;
+}
+const char *op2_kernel_source_path(const op2_kernel *k) {
+  return k->source_path;
+}
+void op2_kernel_key(const op2_kernel *k, uint64_t key[2]) {
+  key[0] = k->key_hi, key[1] = k->key_lo;
+}
+double op2_kernel_upgrade_ms(const op2_kernel *k) {
+  return k->upgrade_ms;
+}
+double op2_kernel_cc_compile_ms(const op2_kernel *k) {
+  return k->cc_compile_ms;
+}
+bool op2_kernel_queued(const op2_kernel *k) {
+  return k->job != NULL;
+}
+bool op2_kernel_upgrading(const op2_kernel *k) {
+  return k->job || k->awaiting_peer;
+}
+bool op2_kernel_awaiting_peer(const op2_kernel *k) {
+  return k->awaiting_peer;
+}
+
 void op2_kernel_free(op2_kernel *k) {
   if (!k) return;
   if (k->dl_handle) dlclose(k->dl_handle);
@@ -261,11 +296,16 @@ void op2_jit_follow_node(op2_jit *jit, int follower) {
   jit->node_follower = follower;
 }
 
-int op2_jit_load_node_build(op2_jit *jit, op2_kernel *k) {
+int op2_jit_load_node_build(op2_jit *jit, op2_kernel *k, int stored) {
   if (!k->awaiting_peer) return -1;
   k->awaiting_peer = false;
   op2_kernel_peer *peer = k->peer;
   k->peer = NULL;
+  if (!stored) { /* the builder's compile failed: TinyCC code stays */
+    free(peer->source);
+    free(peer);
+    return -1;
+  }
   op2_cache_key key;
   op2_cache_key_make(peer->source, peer->source_len, jit->cc.identity, jit->cc.flags, &key);
   char why[1200];

@@ -11,7 +11,7 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "jit.h"
+#include "jit_internal.h"
 
 static int ident_char(char c) {
   return isalnum((unsigned char)c) || c == '_';

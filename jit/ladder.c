@@ -23,8 +23,12 @@ typedef struct rung {
   bool build;      /* built when it was not found (false: a lookup only) */
   bool store;      /* the build goes into the cache entry when we may write it */
   bool background; /* the (TinyCC) kernel it gives is upgraded by an optimised build */
-  bool on_reject;  /* a compile error hands the kernel to the C++ tier */
+  int on_reject;   /* what a compile error leads to: REJECT_* */
 } rung;
+
+/* A compile error of a C tier: the error stands, or the kernel goes to the C++ tier, its build
+ * stored in the cache or not (a kernel baking a constant that keeps changing stores nothing). */
+enum { REJECT_FAILS, REJECT_CXX, REJECT_CXX_UNSTORED };
 
 enum { MAX_RUNGS = 4 };
 typedef struct ladder {
@@ -63,20 +67,20 @@ static void plan_ladder(const op2_jit *jit, int consts, ladder *l) {
    * kernel baking a constant that has changed runs TinyCC code built in memory, neither stored
    * nor optimised; one reading a live constant stores its optimised build only. */
   if (tiered && consts == CONSTS_UNSETTLED) {
-    add(l, (rung){.tier = OP2_TIER_TCC, .build = true, .on_reject = true});
+    add(l, (rung){.tier = OP2_TIER_TCC, .build = true, .on_reject = REJECT_CXX_UNSTORED});
     return;
   }
   bool tcc_cached = !(tiered && consts == CONSTS_LIVE);
   if (use_cc) add(l, (rung){.tier = OP2_TIER_CC, .look = true});
   add(l, (rung){.tier = OP2_TIER_CXX, .look = true});
   if (use_cc && !tiered) /* OP2_JIT=cc: the optimising compiler now, TinyCC if it fails */
-    add(l, (rung){.tier = OP2_TIER_CC, .build = true, .store = true, .on_reject = true});
+    add(l, (rung){.tier = OP2_TIER_CC, .build = true, .store = true, .on_reject = REJECT_CXX});
   add(l, (rung){.tier = OP2_TIER_TCC,
                 .look = tcc_cached,
                 .build = true,
                 .store = tcc_cached,
                 .background = tiered,
-                .on_reject = true});
+                .on_reject = REJECT_CXX});
 }
 
 /* A climb in progress: the request, the kernel being made, and what the rungs left behind. */
@@ -314,17 +318,19 @@ static int arrived(walk *w, const rung *r) {
 
 static int walk_ladder(walk *w, const ladder *l) {
   static const rung cxx = {.tier = OP2_TIER_CXX, .look = true, .build = true, .store = true};
+  static const rung cxx_unstored = {.tier = OP2_TIER_CXX, .build = true};
   for (int i = 0; i < l->n; i++) {
     const rung *r = &l->rungs[i];
     char *log = NULL;
     int rc = climb(w, r, &log);
     if (rc == CLIMB_READY) return arrived(w, r);
     if (rc == CLIMB_ABSENT) continue;
-    if (r->on_reject && !w->cxx_tried) {
+    if (r->on_reject != REJECT_FAILS && !w->cxx_tried) {
+      const rung *next = r->on_reject == REJECT_CXX ? &cxx : &cxx_unstored;
       w->cxx_tried = true;
-      if (climb(w, &cxx, &w->cxx_log) == CLIMB_READY) {
+      if (climb(w, next, &w->cxx_log) == CLIMB_READY) {
         free(log);
-        return arrived(w, &cxx);
+        return arrived(w, next);
       }
     }
     if (r->tier == OP2_TIER_CC) { /* the optimiser failed: the next rungs are TinyCC's */

@@ -173,9 +173,9 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
   op2_kernel *k = rc == OP2_OK ? loop->kernel : NULL; /* NULL: the backend generates its code */
   /* Finished optimised builds are swapped in between calls only. */
   if (mpi && rc == OP2_OK) rc = op2_mpi_node_progress(ctx);
-  if (!mpi && k && k->job) op2_jit_poll_kernel(ctx, k);
+  if (!mpi && k && op2_kernel_queued(k)) op2_jit_poll_kernel(ctx, k);
   /* Live constants: the code now in use reads them through pointers set once per code object. */
-  if (rc == OP2_OK && k && k->constants_bound != k->fn)
+  if (rc == OP2_OK && k && !op2_kernel_constants_bound(k))
     op2_jit_bind_constants(k, (op2_const *const *)ctx->consts.items, ctx->consts.count);
   if (mpi) rc = op2_mpi_agree_loop(ctx, rc, loop, name);
   if (rc == OP2_OK && !loop->prepared) rc = prepare(ctx, loop);
@@ -190,7 +190,7 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
   if (rc == OP2_OK) {
     double seconds = op2_wall_seconds() - t0;
     loop->stats->calls++;
-    if (k) loop->stats->calls_by_tier[k->tier]++;
+    if (k) loop->stats->calls_by_tier[op2_kernel_tier(k)]++;
     loop->stats->seconds += seconds;
     loop->stats->bytes += loop->bytes_per_call;
     op2_checkpoint_after_loop(ctx, name, set, nargs, args);

@@ -32,10 +32,10 @@ static void gather_kernel_facts(op2_context *ctx) {
     s->cxx = false;
     for (int j = 0; j < ctx->kernels.count; j++) {
       const op2_kernel *k = ctx->kernels.items[j];
-      if (strcmp(k->name, s->name) != 0) continue;
-      if (k->upgrade_ms > s->upgrade_ms) s->upgrade_ms = k->upgrade_ms;
-      if (k->tier == OP2_TIER_CXX) s->cxx = true;
-      s->cc_compile_ms += k->cc_compile_ms;
+      if (strcmp(op2_kernel_name(k), s->name) != 0) continue;
+      if (op2_kernel_upgrade_ms(k) > s->upgrade_ms) s->upgrade_ms = op2_kernel_upgrade_ms(k);
+      if (op2_kernel_tier(k) == OP2_TIER_CXX) s->cxx = true;
+      s->cc_compile_ms += op2_kernel_cc_compile_ms(k);
     }
   }
 }

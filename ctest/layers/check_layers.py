@@ -11,6 +11,11 @@ include from which; anything else is a violation, and so is a cycle between fold
 included only by the folders in MPI_FACING, so a file elsewhere never depends on MPI, and a file
 elsewhere makes no MPI call either (it asks runtime/mpi/ through runtime/distributed.h).
 
+jit/ has a public face (jit/jit.h: config, request -> result, poll/cancel, an opaque kernel read
+through accessors) and private internals (JIT_PRIVATE: the kernel's fields, the engine, tiers,
+builds, the background tier). No file of runtime/ may reach a private header, directly or through
+the jit/ headers it includes.
+
 Any violation or folder cycle fails the check (issue 9 emptied its list of known exceptions; there
 is none to add).
 
@@ -41,6 +46,10 @@ MPI_FACING = {"runtime/mpi", "runtime/hdf5"}
 # OP2's own MPI header for programs (`op_lib_mpi.h`): OP2's MPI programs rely on it bringing
 # <mpi.h> along. No library file includes it, so the library itself still never sees MPI here.
 MPI_FACING_FILES = {"include/op_lib_mpi.h"}
+
+# jit/'s internals: runtime/ reaches none of them, not even through another jit/ header.
+JIT_PRIVATE = {"jit/jit_internal.h"}
+PRIVATE_TO_JIT_FOR = ("runtime",)
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 # An MPI function called (MPI_Allreduce(...), MPI_Comm_free(...)): constants such as MPI_VERSION
@@ -98,8 +107,32 @@ def mpi_calls(root):
             yield rel, name
 
 
+def private_reached(root):
+    """(runtime file, chain of includes) for every runtime/ file that reaches a JIT_PRIVATE header."""
+    includes = {}
+    for src, dst in edges(root):
+        if dst != "<mpi.h>":
+            includes.setdefault(src, []).append(dst)
+    for rel in sources(root):
+        if not rel.startswith(tuple(f + "/" for f in PRIVATE_TO_JIT_FOR)):
+            continue
+        stack, seen = [(rel, [rel])], {rel}
+        while stack:
+            node, chain = stack.pop()
+            for nxt in includes.get(node, ()):
+                if nxt in JIT_PRIVATE:
+                    yield rel, chain + [nxt]
+                    stack = []
+                    break
+                if nxt not in seen and nxt.startswith(("jit/", "runtime/")):
+                    seen.add(nxt)
+                    stack.append((nxt, chain + [nxt]))
+
+
 def violations(root):
     found = {f"{src} calls {name}" for src, name in mpi_calls(root)}
+    found |= {f"{src} reaches jit's private {chain[-1]}: {' -> '.join(chain)}"
+              for src, chain in private_reached(root)}
     graph = {}
     for src, dst in edges(root):
         a = folder_of(src)
