@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit.h"
+#include "jit_internal.h"
 
 struct op2_background {
   pthread_t thread;

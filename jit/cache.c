@@ -12,7 +12,7 @@
 #define XXH_STATIC_LINKING_ONLY /* for the streaming state on the stack */
 #include <xxhash.h>
 
-#include "jit.h"
+#include "jit_internal.h"
 
 void op2_cache_key_make(const char *source, size_t len, const char *compiler, const char *flags,
                         op2_cache_key *key) {

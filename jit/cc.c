@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "jit.h"
+#include "jit_internal.h"
 
 /* An executable regular file (a directory passes access(X_OK)). */
 static int is_program(const char *path) {

@@ -13,7 +13,7 @@
 
 #include "emit.h"
 #include "kernel_lanes.h"
-#include "engine.h"
+#include "jit_internal.h"
 
 static void emit_value(op2_buf *b, op2_type t, const void *data, int k) {
   switch (t) {

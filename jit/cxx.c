@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jit.h"
+#include "jit_internal.h"
 
 /* What the wrapper puts before the kernel's C++ headers and the generated file (inside
  * `extern "C"`). Part of the tier's identity (cache key). */

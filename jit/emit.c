@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit.h"
+#include "jit_internal.h"
 #include "kernel_lanes.h"
 
 /* What differs between targets in the macros, as data rather than branches. */

@@ -117,6 +117,14 @@ int op2_is_indirect_dat(const op2_arg_desc *d);
 void op2_arg_columns(const op2_arg_desc *d, int *lo, int *hi);
 
 /* ---- whole files (codegen.c) ---- */
+#define OP2_CODEGEN_VERSION 1
+
+typedef struct op2_generated {
+  op2_buf source;
+  op2_buf signature;     /* the signature in words, one line per item */
+  int kernel_first_line; /* line of the generated file where the user's kernel begins */
+} op2_generated;
+
 /* The C source with the SIMD loop added (used by op2_codegen_c when OP2_SIMD is not off, and
  * for a loop the SIMD strategy cannot run: the scalar source, with `why` set). */
 int op2_codegen_c_simd(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "emit.h"
+#include "jit_internal.h"
 
 const char *op2_cuda_strategy_name(op2_cuda_strategy s) {
   static const char *names[] = {"direct", "atomics", "global", "hierarchical"};

@@ -16,7 +16,7 @@
 #define XXH_STATIC_LINKING_ONLY
 #include <xxhash.h>
 
-#include "engine.h"
+#include "jit_internal.h"
 
 int op2_jit_create(const op2_jit_config *cfg, op2_jit **out) {
   op2_jit *jit = calloc(1, sizeof *jit);
@@ -77,6 +77,41 @@ void op2_jit_diag(const op2_jit *jit, int level, const char *fmt, ...) {
   free(msg);
 }
 
+/* ---- the kernel's accessors (jit.h: runtime/ reads no field of it) ---- */
+op2_kernel_fn op2_kernel_entry(const op2_kernel *k) {
+  return k->fn;
+}
+const char *op2_kernel_name(const op2_kernel *k) {
+  return k->name;
+}
+op2_tier_id op2_kernel_tier(const op2_kernel *k) {
+  return k->tier;
+}
+op2_kernel_origin op2_kernel_origin_of(const op2_kernel *k) {
+  return k->origin;
+}
+const char *op2_kernel_source_path(const op2_kernel *k) {
+  return k->source_path;
+}
+void op2_kernel_key(const op2_kernel *k, uint64_t key[2]) {
+  key[0] = k->key_hi, key[1] = k->key_lo;
+}
+double op2_kernel_upgrade_ms(const op2_kernel *k) {
+  return k->upgrade_ms;
+}
+double op2_kernel_cc_compile_ms(const op2_kernel *k) {
+  return k->cc_compile_ms;
+}
+bool op2_kernel_queued(const op2_kernel *k) {
+  return k->job != NULL;
+}
+bool op2_kernel_upgrading(const op2_kernel *k) {
+  return k->job || k->awaiting_peer;
+}
+bool op2_kernel_awaiting_peer(const op2_kernel *k) {
+  return k->awaiting_peer;
+}
+
 void op2_kernel_free(op2_kernel *k) {
   if (!k) return;
   if (k->dl_handle) dlclose(k->dl_handle);
@@ -86,44 +121,6 @@ void op2_kernel_free(op2_kernel *k) {
   if (k->peer) free(k->peer->source);
   free(k->peer);
   free(k);
-}
-
-static int compile_failed(op2_jit *jit, const op2_loop_desc *loop, op2_kernel *k,
-                          const op2_cache_key *key, const op2_generated *gen, const char *log,
-                          const char *cxx_log) {
-  if (!k->source_path)
-    k->source_path = op2_keep_failed_source(k->name, key, gen->source.data, gen->source.len, "c");
-  /* The system compiler's messages, when it finds the error too: they name the exact line and
-   * column. When it accepts the source, or finds the error outside the user's kernel (a missing
-   * kernel function shows in the generated wrapper), TinyCC's message stands. */
-  char *exact = NULL;
-  if (jit->cc_usable && k->source_path &&
-      op2_cc_syntax_check(&jit->cc, k->source_path, &exact) != 0 && exact &&
-      strstr(exact, "kernel:"))
-    log = exact;
-  /* TinyCC in memory says "undefined symbol 'NAME'", dlopen of a built entry "symbol: NAME";
-   * the C file's declaration of an inline kernel after it ("'NAME' undeclared") fails first. */
-  char own[300], own_dl[300], own_decl[300];
-  snprintf(own, sizeof own, "undefined symbol '%s'", loop->name);
-  snprintf(own_dl, sizeof own_dl, "undefined symbol: %s\n", loop->name);
-  snprintf(own_decl, sizeof own_decl, "'%s' undeclared", loop->name);
-  /* Tried as C++ without a C++ compiler: say so, or TinyCC's "'std' undeclared" would be all the
-   * user sees of a C++ kernel. */
-  char no_cxx[1200] = "";
-  if (!cxx_log && jit->cxx_state < 0 && strcmp(jit->cfg.cxx, "off") != 0)
-    snprintf(no_cxx, sizeof no_cxx, "nor as C++: the C++ compiler OP2_CXX=%s was not found\n",
-             jit->cfg.cxx);
-  int err = op2_jit_fail(
-      jit, OP2_ERR_JIT,
-      "op_par_loop '%s': the kernel does not compile (generated source: %s)\n%s%s%s%s%s",
-      loop->name, k->source_path ? k->source_path : "(could not be written)", log,
-      strstr(log, own) || strstr(log, own_dl) || strstr(log, own_decl)
-          ? "the kernel source defines no function with the loop's "
-            "name (the loop name must name the kernel function)\n"
-          : "",
-      cxx_log ? "nor as C++ (OP2_CXX):\n" : "", cxx_log ? cxx_log : "", no_cxx);
-  free(exact);
-  return err;
 }
 
 const char *op2_jit_cache_root(op2_jit *jit) {
@@ -137,7 +134,7 @@ const char *op2_jit_cache_root(op2_jit *jit) {
   return jit->cfg.cache_dir;
 }
 
-static void tier_key(const op2_tier *t, const op2_generated *gen, op2_cache_key *key) {
+void op2_jit_tier_key(const op2_tier *t, const op2_generated *gen, op2_cache_key *key) {
   op2_cache_key_make(gen->source.data, gen->source.len, t->identity, t->flags, key);
 }
 
@@ -212,41 +209,11 @@ int op2_jit_load_entry(const op2_jit *jit, const char *entry, const char *name,
   return rc;
 }
 
-/* Loads the tier's entry if it is there and sound. Returns 0 when loaded. *may_write says
- * whether a new build may be stored in that entry (it must not if someone else's). */
-static int load_from_disk(op2_jit *jit, op2_jit_counters *cnt, op2_kernel *k, const char *root,
-                          const op2_tier *t, const op2_generated *gen, char *entry,
-                          size_t entry_len, int *may_write) {
-  op2_cache_key key;
-  tier_key(t, gen, &key);
-  op2_cache_entry_dir(root, k->name, &key, entry, entry_len);
-  char why[1200];
-  int rc = op2_jit_load_entry(jit, entry, k->name, &key, gen->source.data, gen->source.len,
-                              &k->dl_handle, &k->fn, why, sizeof why);
-  if (rc == 0) {
-    cnt->disk_hits++;
-    if (jit->cfg.cache_mode == OP2_CACHE_ON) utimensat(AT_FDCWD, entry, NULL, 0);
-    char src[OP2_PATH_BUF];
-    snprintf(src, sizeof src, "%s/%s.c", entry, k->name);
-    free(k->source_path);
-    k->source_path = strdup(src);
-    return 0;
-  }
-  if (rc != 1) {
-    cnt->disk_rejects++;
-    op2_jit_diag(jit, 1, "kernel cache: %s entry for loop '%s' refused (%s); building it again",
-                 t->name, k->name, why);
-  }
-  /* Processes sharing a machine leave the cache to its builder, so they never race on an entry. */
-  *may_write = op2_jit_may_write(jit, entry);
-  return 1;
-}
-
 /* Fills a build request: into the cache entry when we may write it, otherwise into a private
  * temporary directory removed once the object is loaded. */
-static void prepare_request(const op2_jit *jit, const op2_jit_request *rq, const op2_tier *t,
-                            const op2_generated *gen, const char *entry, int may_write,
-                            op2_build_request *req) {
+void op2_jit_prepare_build(const op2_jit *jit, const op2_jit_request *rq, const op2_tier *t,
+                           const op2_generated *gen, const char *entry, int may_write,
+                           op2_build_request *req) {
   memset(req, 0, sizeof *req);
   req->tier = t;
   req->name = rq->loop->name;
@@ -254,14 +221,14 @@ static void prepare_request(const op2_jit *jit, const op2_jit_request *rq, const
   req->signature = gen->signature.data;
   req->source = gen->source.data;
   req->source_len = gen->source.len;
-  tier_key(t, gen, &req->key);
+  op2_jit_tier_key(t, gen, &req->key);
   snprintf(req->entry, sizeof req->entry, "%s", may_write ? entry : "");
   req->keep = may_write;
   req->known = jit->loaded;
   req->wait_ms = op2_entry_wait_ms(jit->cfg.compile_timeout);
 }
 
-static void adopt_build(op2_kernel *k, op2_build_result *res, op2_tier_id tier) {
+void op2_jit_adopt_build(op2_kernel *k, op2_build_result *res, op2_tier_id tier) {
   if (k->dl_handle) dlclose(k->dl_handle);
   op2_tcc_release(k->tcc_state);
   k->tcc_state = NULL;
@@ -275,144 +242,42 @@ static void adopt_build(op2_kernel *k, op2_build_result *res, op2_tier_id tier) 
   }
 }
 
-/* One request in progress: the engine, what was asked, and what it counts. */
-typedef struct asking {
-  op2_jit *jit;
-  const op2_jit_request *rq;
-  op2_jit_counters *cnt;
-} asking;
-
-/* The C++ tier (cfg.cxx) for a kernel that is not C: its disk entry, else a compile now (the
- * first call waits for it; no background tier follows). 0 when the kernel is ready; otherwise
- * *log holds the C++ compiler's messages (NULL when there is no C++ compiler). */
-static int obtain_cxx(const asking *a, op2_kernel *k, const op2_generated *gen, const char *root,
-                      char **log) {
-  op2_jit *jit = a->jit;
-  *log = NULL;
-  if (!jit->cxx_state)
-    jit->cxx_state =
-        op2_cxx_tier(jit->cfg.cxx, jit->cfg.cflags, jit->cfg.compile_timeout, &jit->cxx) ? -1 : 1;
-  if (jit->cxx_state < 0) return 1;
-  char entry[OP2_PATH_BUF] = "";
-  int may_write = 0;
-  if (root &&
-      load_from_disk(jit, a->cnt, k, root, &jit->cxx, gen, entry, sizeof entry, &may_write) == 0) {
-    k->origin = OP2_FROM_DISK;
-  } else {
-    op2_build_request req;
-    op2_build_result res;
-    prepare_request(jit, a->rq, &jit->cxx, gen, entry, may_write, &req);
-    int rc = op2_build_into_entry(&req, &res);
-    if (res.not_stored) op2_jit_cache_unwritable(jit, a->cnt, res.why);
-    if (rc != OP2_BUILD_OK) {
-      *log = res.log ? res.log : strdup(res.why);
-      res.log = NULL;
-      op2_build_result_clear(&res);
-      return 1;
+/* Queues the optimised build of a kernel that runs TinyCC code, or, for a follower of its
+ * machine's builder with a usable cache, waits for that builder's build (op2_jit_load_node_build).
+ */
+void op2_jit_upgrade_later(op2_jit *jit, const op2_jit_request *rq, op2_kernel *k,
+                           const op2_generated *gen, const char *entry, int may_write) {
+  if (jit->node_follower && entry[0]) {
+    op2_kernel_peer *peer = malloc(sizeof *peer);
+    char *source = peer ? malloc(gen->source.len + 1) : NULL;
+    if (!source) {
+      free(peer);
+      return; /* stays on TinyCC code */
     }
-    adopt_build(k, &res, OP2_TIER_CC);
-    k->origin = OP2_FROM_COMPILE;
-    k->compile_ms = res.compile_ms;
-    a->cnt->compiles++;
-    op2_build_result_clear(&res);
+    snprintf(peer->entry, sizeof peer->entry, "%s", entry);
+    memcpy(source, gen->source.data, gen->source.len + 1);
+    peer->source = source;
+    peer->source_len = gen->source.len;
+    k->peer = peer;
+    k->awaiting_peer = true;
+    return;
   }
-  k->tier = OP2_TIER_CC;
-  k->cxx = true;
-  if (k->origin == OP2_FROM_DISK)
-    op2_jit_diag(jit, 1, "kernel '%s' is C++: its C++ build (%s) from the cache", a->rq->loop->name,
-                 jit->cxx.path);
-  else
-    op2_jit_diag(jit, 1, "kernel '%s' is C++: compiled as C++ by %s in %.0f ms", a->rq->loop->name,
-                 jit->cxx.path, k->compile_ms);
-  return 0;
-}
-
-/* TinyCC rejected the kernel: the C++ tier gets it (unless it was tried already: *cxx_log), else
- * the error stands. */
-static int tcc_rejected(const asking *a, op2_kernel *k, const op2_cache_key *key,
-                        const op2_generated *gen, const char *root, const char *log,
-                        char **cxx_log) {
-  if (!*cxx_log && obtain_cxx(a, k, gen, root, cxx_log) == 0) return OP2_OK;
-  return compile_failed(a->jit, a->rq->loop, k, key, gen, log, *cxx_log);
-}
-
-/* The TinyCC tier: disk entry, else compile into the entry, else compile in memory. */
-static int obtain_tcc(const asking *a, op2_kernel *k, const op2_generated *gen, const char *root,
-                      char **cxx_log) {
-  op2_jit *jit = a->jit;
-  const op2_loop_desc *loop = a->rq->loop;
-  char entry[OP2_PATH_BUF] = "";
-  int may_write = 0;
-  if (root &&
-      load_from_disk(jit, a->cnt, k, root, &jit->tcc, gen, entry, sizeof entry, &may_write) == 0) {
-    k->origin = OP2_FROM_DISK;
-    k->tier = OP2_TIER_TCC;
-    return OP2_OK;
-  }
-  op2_cache_key key;
-  tier_key(&jit->tcc, gen, &key);
-  char *log = NULL;
-  k->origin = OP2_FROM_COMPILE;
-  k->tier = OP2_TIER_TCC;
-  if (may_write) {
-    op2_build_request req;
-    op2_build_result res;
-    prepare_request(jit, a->rq, &jit->tcc, gen, entry, 1, &req);
-    int rc = op2_build_into_entry(&req, &res);
-    if (res.reused) /* another process built it meanwhile */
-      a->cnt->disk_hits++, k->origin = OP2_FROM_DISK;
-    else if (rc != OP2_BUILD_NOT_STORED)
-      a->cnt->compiles++;
-    if (res.not_stored) op2_jit_cache_unwritable(jit, a->cnt, res.why);
-    if (rc == OP2_BUILD_OK) {
-      adopt_build(k, &res, OP2_TIER_TCC);
-      k->compile_ms = res.compile_ms;
-      op2_build_result_clear(&res);
-      return OP2_OK;
-    }
-    if (rc == OP2_BUILD_COMPILE_ERROR) {
-      k->source_path = res.source_path;
-      res.source_path = NULL;
-      int err = tcc_rejected(a, k, &key, gen, root, res.log ? res.log : "", cxx_log);
-      op2_build_result_clear(&res);
-      return err;
-    }
-    op2_jit_cache_unwritable(jit, a->cnt, res.why);
-    op2_build_result_clear(&res);
-  }
-  double t0 = op2_wall_seconds();
-  if (op2_tcc_compile(gen->source.data, NULL, &k->tcc_state, &k->fn, &log) != OP2_OK) {
-    int err = tcc_rejected(a, k, &key, gen, root, log, cxx_log);
-    free(log);
-    return err;
-  }
-  k->compile_ms = 1e3 * (op2_wall_seconds() - t0);
-  a->cnt->compiles++;
-  if (log && *log && jit->cfg.diags >= 1)
-    fprintf(stderr, "op2: compiler messages for loop '%s':\n%s", loop->name, log);
-  free(log);
-  return OP2_OK;
-}
-
-static void queue_optimised_build(const asking *a, op2_kernel *k, const op2_generated *gen,
-                                  const char *entry, int may_write) {
-  op2_jit *jit = a->jit;
   op2_bg_job *job = calloc(1, sizeof *job);
   if (!job) return;
   job->source_copy = malloc(gen->source.len + 1);
   job->signature_copy = strdup(gen->signature.data ? gen->signature.data : "");
-  job->name_copy = strdup(a->rq->loop->name);
+  job->name_copy = strdup(rq->loop->name);
   if (!job->source_copy || !job->signature_copy || !job->name_copy) {
     free(job->source_copy), free(job->signature_copy), free(job->name_copy), free(job);
     return;
   }
-  prepare_request(jit, a->rq, &jit->cc, gen, entry, may_write, &job->request);
+  op2_jit_prepare_build(jit, rq, &jit->cc, gen, entry, may_write, &job->request);
   memcpy(job->source_copy, gen->source.data, gen->source.len + 1);
   /* The job must not point into anything the main thread may free or change. */
   job->request.source = job->source_copy;
   job->request.signature = job->signature_copy;
   job->request.name = job->name_copy;
-  job->request.target = a->rq->target; /* static storage */
+  job->request.target = rq->target; /* static storage */
   job->request.abandon = &job->cancelled;
   job->submitted_at = op2_wall_seconds();
   if (op2_background_submit(&jit->background, job) != 0) {
@@ -431,11 +296,16 @@ void op2_jit_follow_node(op2_jit *jit, int follower) {
   jit->node_follower = follower;
 }
 
-int op2_jit_load_node_build(op2_jit *jit, op2_kernel *k) {
+int op2_jit_load_node_build(op2_jit *jit, op2_kernel *k, int stored) {
   if (!k->awaiting_peer) return -1;
   k->awaiting_peer = false;
   op2_kernel_peer *peer = k->peer;
   k->peer = NULL;
+  if (!stored) { /* the builder's compile failed: TinyCC code stays */
+    free(peer->source);
+    free(peer);
+    return -1;
+  }
   op2_cache_key key;
   op2_cache_key_make(peer->source, peer->source_len, jit->cc.identity, jit->cc.flags, &key);
   char why[1200];
@@ -453,7 +323,7 @@ int op2_jit_load_node_build(op2_jit *jit, op2_kernel *k) {
     return -1;
   }
   op2_build_result res = {.handle = handle, .fn = fn};
-  adopt_build(k, &res, OP2_TIER_CC);
+  op2_jit_adopt_build(k, &res, OP2_TIER_CC);
   k->upgrade_ms = 1e3 * (op2_wall_seconds() - k->requested_at);
   return 0;
 }
@@ -470,7 +340,7 @@ int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt) {
   int state = atomic_load_explicit(&job->state, memory_order_acquire);
   if (state == OP2_JOB_QUEUED) return OP2_JIT_BUILDING;
   if (state == OP2_JOB_DONE) {
-    adopt_build(k, &job->result, OP2_TIER_CC);
+    op2_jit_adopt_build(k, &job->result, OP2_TIER_CC);
     k->cc_compile_ms = job->result.compile_ms;
     k->upgrade_ms = 1e3 * (op2_wall_seconds() - k->requested_at);
     cnt->cc_compiles++;
@@ -522,111 +392,6 @@ void op2_jit_shutdown(op2_jit *jit, op2_kernel *const *kernels, int n, op2_jit_c
   }
 }
 
-/* Optimised tier first: from disk, or (OP2_JIT=cc) built now. 0 when the kernel is ready. */
-static int obtain_cc(const asking *a, op2_kernel *k, const op2_generated *gen, const char *root,
-                     char *entry, size_t entry_len, int *may_write) {
-  op2_jit *jit = a->jit;
-  *may_write = 0;
-  if (root &&
-      load_from_disk(jit, a->cnt, k, root, &jit->cc, gen, entry, entry_len, may_write) == 0) {
-    k->origin = OP2_FROM_DISK;
-    k->tier = OP2_TIER_CC;
-    return 0;
-  }
-  if (jit->cfg.mode != OP2_JIT_CC) return 1;
-  op2_build_request req;
-  op2_build_result res;
-  prepare_request(jit, a->rq, &jit->cc, gen, entry, *may_write, &req);
-  int rc = op2_build_into_entry(&req, &res);
-  if (res.not_stored) op2_jit_cache_unwritable(jit, a->cnt, res.why);
-  if (rc == OP2_BUILD_OK) {
-    adopt_build(k, &res, OP2_TIER_CC);
-    k->origin = res.reused ? OP2_FROM_DISK : OP2_FROM_COMPILE;
-    k->compile_ms = k->cc_compile_ms = res.compile_ms;
-    if (res.reused)
-      a->cnt->disk_hits++;
-    else
-      a->cnt->cc_compiles++;
-  } else {
-    a->cnt->cc_failures++;
-    if (a->cnt->cc_failures == 1 || jit->cfg.diags >= 2)
-      op2_jit_diag(
-          jit, cc_failure_level(jit),
-          "optimising compile of '%s' failed (%s): using TinyCC (OP2_CC=%s OP2_CFLAGS=%s)%s%s",
-          a->rq->loop->name, res.why, jit->cfg.cc, jit->cfg.cflags, res.log && *res.log ? "\n" : "",
-          res.log ? res.log : "");
-  }
-  op2_build_result_clear(&res);
-  return rc == OP2_BUILD_OK ? 0 : 1;
-}
-
-/* How the constants a kernel uses stand: UNSETTLED when one it bakes has changed value already
- * (its kernel is likely superseded soon), LIVE when it reads one at run time. */
-enum { CONSTS_STABLE, CONSTS_UNSETTLED, CONSTS_LIVE };
-static int constants_state(op2_jit *jit, const op2_jit_request *rq, int *state) {
-  op2_const **used = NULL;
-  int n = 0;
-  *state = CONSTS_STABLE;
-  if (!rq->kernel_src) return OP2_OK;
-  OP2_CALL(op2_constants_used(jit, rq->loop, rq->kernel_src, &used, &n));
-  for (int i = 0; i < n; i++)
-    if (!used[i]->live && used[i]->nvalues > 1)
-      *state = CONSTS_UNSETTLED;
-    else if (used[i]->live && *state == CONSTS_STABLE)
-      *state = CONSTS_LIVE;
-  free(used);
-  return OP2_OK;
-}
-
-static int obtain_kernel(const asking *a, op2_kernel *k, const op2_generated *gen) {
-  op2_jit *jit = a->jit;
-  const char *root = op2_jit_cache_root(jit);
-  /* "::" in the code is C++ (std::vector): such a kernel goes to the C++ tier first, without a
-   * TinyCC attempt, also when it comes from the cache. Other kernels get there when TinyCC
-   * rejects them; `std::` calls with a C form (std::sqrt, std::min) are C (kernel_text.c). */
-  char *cxx_log = NULL;
-  if (op2_kernel_is_cxx(a->rq->kernel_src) && obtain_cxx(a, k, gen, root, &cxx_log) == 0)
-    return OP2_OK;
-  char entry[OP2_PATH_BUF] = "";
-  int may_write = 0;
-  int use_cc = jit->cfg.mode != OP2_JIT_TCC && jit->cc_usable;
-  int tiered = use_cc && jit->cfg.mode == OP2_JIT_TIERED, consts;
-  int rc = constants_state(jit, a->rq, &consts);
-  /* Tiered, a loop writes at most 3 cache entries whatever its constants do (docs/API.md):
-   * a kernel baking a constant that has changed runs TinyCC code built in memory, neither
-   * stored nor optimised; one reading a live constant stores its optimised build only. */
-  if (rc == OP2_OK && tiered && consts == CONSTS_UNSETTLED)
-    rc = obtain_tcc(a, k, gen, NULL, &cxx_log);
-  else if (rc == OP2_OK && use_cc && !cxx_log &&
-           obtain_cc(a, k, gen, root, entry, sizeof entry, &may_write) == 0)
-    return OP2_OK;
-  else if (rc == OP2_OK)
-    rc = obtain_tcc(a, k, gen, tiered && consts == CONSTS_LIVE ? NULL : root, &cxx_log);
-  free(cxx_log);
-  if (rc != OP2_OK || consts == CONSTS_UNSETTLED) return rc;
-  if (tiered && !k->cxx) {
-    /* A follower with a usable cache leaves the compile to the machine's builder and loads its
-     * result when told it is there (op2_jit_load_node_build). */
-    if (jit->node_follower && root && jit->cfg.cache_mode != OP2_CACHE_OFF) {
-      op2_kernel_peer *peer = malloc(sizeof *peer);
-      char *source = peer ? malloc(gen->source.len + 1) : NULL;
-      if (!source) {
-        free(peer);
-        return OP2_OK; /* stays on TinyCC code */
-      }
-      snprintf(peer->entry, sizeof peer->entry, "%s", entry);
-      memcpy(source, gen->source.data, gen->source.len + 1);
-      peer->source = source;
-      peer->source_len = gen->source.len;
-      k->peer = peer;
-      k->awaiting_peer = true;
-    } else {
-      queue_optimised_build(a, k, gen, entry, may_write);
-    }
-  }
-  return OP2_OK;
-}
-
 /* Whether a line of the warnings check is a warning about the user's code: one naming a line of
  * the kernel (kernel:NAME:, or a header its text came from), not of the generated parts (NAME.c,
  * the entry's source file); or one a newer compiler makes an error by default (implicit
@@ -652,7 +417,7 @@ static int user_warning(const char *line, const char *name, const char *src_path
 static void kernel_warnings(op2_jit *jit, op2_kernel *k, const op2_generated *gen) {
   if (jit->cfg.diags < 1 || !jit->cc_usable) return;
   op2_cache_key key;
-  tier_key(&jit->cc, gen, &key);
+  op2_jit_tier_key(&jit->cc, gen, &key);
   const char *root = jit->cfg.cache_mode == OP2_CACHE_ON ? op2_jit_cache_root(jit) : NULL;
   char *stored = NULL;
   if (root && op2_warnings_record_read(root, k->name, &key, &stored) == 0) {
@@ -700,6 +465,8 @@ int op2_jit_source_hash(op2_jit *jit, const op2_loop_desc *loop, const char *ker
   return OP2_OK;
 }
 
+static const char *const tier_words[] = {"TinyCC", "optimised", "C++"};
+
 int op2_jit_kernel(op2_jit *jit, const op2_jit_request *rq, op2_jit_result *res) {
   memset(res, 0, sizeof *res);
   const op2_loop_desc *loop = rq->loop;
@@ -724,8 +491,7 @@ int op2_jit_kernel(op2_jit *jit, const op2_jit_request *rq, op2_jit_result *res)
   k->key_hi = h.high64;
   k->key_lo = h.low64;
   k->requested_at = t0;
-  const asking a = {jit, rq, &res->counts};
-  int rc = obtain_kernel(&a, k, &gen);
+  int rc = op2_jit_obtain(jit, rq, &res->counts, k, &gen);
   if (rc != OP2_OK) {
     op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
     op2_kernel_free(k);
@@ -735,11 +501,8 @@ int op2_jit_kernel(op2_jit *jit, const op2_jit_request *rq, op2_jit_result *res)
   kernel_warnings(jit, k, &gen);
   op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
   op2_jit_diag(jit, 2, "kernel '%s': %s %s code in %.2f ms (%s)", k->name,
-               k->origin == OP2_FROM_DISK ? "loaded" : "compiled",
-               k->cxx                   ? "C++"
-               : k->tier == OP2_TIER_CC ? "optimised"
-                                        : "TinyCC",
-               k->load_ms, k->source_path ? k->source_path : "not cached");
+               k->origin == OP2_FROM_DISK ? "loaded" : "compiled", tier_words[k->tier], k->load_ms,
+               k->source_path ? k->source_path : "not cached");
   res->kernel = k;
   res->fresh = true;
   return OP2_OK;

@@ -10,7 +10,7 @@
 #include <link.h>
 #include <stdio.h>
 
-#include "jit.h"
+#include "jit_internal.h"
 
 void *op2_jit_symbol(void *dl_handle, void *tcc_state, const char *symbol, size_t *bytes) {
   void *p = dl_handle   ? dlsym(dl_handle, symbol)
@@ -22,6 +22,10 @@ void *op2_jit_symbol(void *dl_handle, void *tcc_state, const char *symbol, size_
   if (p && bytes && dl_handle && dladdr1(p, &info, (void **)&sym, RTLD_DL_SYMENT) && sym)
     *bytes = (size_t)sym->st_size;
   return p;
+}
+
+bool op2_kernel_constants_bound(const op2_kernel *k) {
+  return k->constants_bound == k->fn;
 }
 
 void op2_jit_bind_constants(op2_kernel *k, op2_const *const *consts, int nconsts) {

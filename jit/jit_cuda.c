@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "jit_internal.h"
 #include "jit_cuda.h"
 
 void op2_cuda_binary_clear(op2_cuda_binary *b) {
@@ -156,8 +156,11 @@ int op2_cuda_obtain_cubin(op2_jit *jit, op2_jit_counters *cnt, const char *ptxas
                         out->compile_ms, resources, &out->source_path, why, sizeof why) != 0) {
     op2_jit_cache_unwritable(jit, cnt, why);
   }
-  if (log && *log && jit->cfg.diags >= 2)
-    fprintf(stderr, "op2: NVRTC messages for loop '%s':\n%s", name, log);
+  if (log && *log) { /* to the caller's diagnostics, which decide who prints (one rank) */
+    int n = (int)strlen(log);
+    op2_jit_diag(jit, 2, "NVRTC messages for loop '%s':\n%.*s", name, n - (log[n - 1] == '\n'),
+                 log);
+  }
   free(log);
   if (want_ptx)
     out->ptx = ptx, out->ptx_len = ptx_len;

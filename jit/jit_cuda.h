@@ -5,7 +5,7 @@
 #ifndef OP2_JIT_CUDA_H
 #define OP2_JIT_CUDA_H
 
-#include "jit.h"
+#include "emit.h"
 
 /* Every build, disk hit and refused entry is counted in the caller's counters (`cnt`); failures
  * are recorded in the engine (op2_jit_failure). */

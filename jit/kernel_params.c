@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jit_internal.h"
 #include "kernel_params.h"
 
 /* The source with comments and the contents of string and character literals blanked, so that

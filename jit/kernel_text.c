@@ -13,6 +13,7 @@
 
 #include "cxx_lower.h"
 #include "jit.h"
+#include "jit/jit_internal.h"
 
 static int ident_char(char c) {
   return isalnum((unsigned char)c) || c == '_';
@@ -65,8 +66,7 @@ static int std_known(const char *p, int *renamed) {
   return 0;
 }
 
-int op2_kernel_is_cxx(const char *src) {
-  int renamed;
+int op2_kernel_needs_cxx(const char *src) {
   for (const char *p = src; *p;) {
     const char *q = skip_non_code(p);
     if (q != p) {
@@ -77,10 +77,6 @@ int op2_kernel_is_cxx(const char *src) {
     if (*p == 'a' && strncmp(p, "auto", 4) == 0 && !ident_char(p[4]) &&
         (p == src || !ident_char(p[-1])))
       return 1;
-    if (p[0] == ':' && p[1] == ':') {
-      if (p < src + 3 || !std_known(p - 3, &renamed) || ident_char(p > src + 3 ? p[-4] : ' '))
-        return 1;
-    }
     p++;
   }
   return 0;

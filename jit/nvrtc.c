@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "jit_cuda.h"
+#include "jit_internal.h"
 
 /* Asked each time (NVRTC answers from constants): nothing cached in file-level state. */
 void op2_nvrtc_identity(char *out, size_t len) {

@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "jit.h"
+#include "jit_internal.h"
 
 extern char **environ;
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jit.h"
+#include "jit_internal.h"
 
 enum { BUILT, COMPILER_FAILED, NOT_WRITTEN, NOT_LOADED, ABANDONED };
 

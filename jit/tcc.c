@@ -8,7 +8,7 @@
 
 #include <libtcc.h>
 
-#include "jit.h"
+#include "jit_internal.h"
 
 #ifndef OP2_TCC_VERSION
 #define OP2_TCC_VERSION "tcc"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "jit_internal.h"
 
 typedef struct {
   const char *name;

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cache_entry.h"
-#include "jit.h"
+#include "jit_internal.h"
 
 /* ROOT/warnings opened (created when `create`), or -1 when missing or not private. */
 static int open_dir(const char *root, int create) {

@@ -95,8 +95,8 @@ static void report(op2_context *ctx, int sig) {
   put(" (");
   put(ctx->backend ? ctx->backend->name : "?");
   put(" backend); generated source: ");
-  put(loop->kernel && loop->kernel->source_path ? loop->kernel->source_path
-                                                : "not kept (compiled in memory)");
+  put(loop->kernel && op2_kernel_source_path(loop->kernel) ? op2_kernel_source_path(loop->kernel)
+                                                           : "not kept (compiled in memory)");
   put("\n");
 }
 
@@ -157,7 +157,7 @@ _Noreturn void op2_fault_find_element(op2_context *ctx, const op2_exec *exec) {
   w->one_by_one = true;
   for (int e = exec->begin; e < exec->end; e++) {
     w->element = e;
-    exec->loop->kernel->fn(exec->arg_ptrs, exec->map_ptrs, e, e + 1);
+    op2_kernel_entry(exec->loop->kernel)(exec->arg_ptrs, exec->map_ptrs, e, e + 1);
   }
   /* No element faulted alone (a fault that does not repeat): name the range, and die by the
    * signal through the handler that was there before op_init, as a fault met again would. */

@@ -75,8 +75,8 @@ static void count(op2_jit_counters *to, const op2_jit_counters *add) {
 static void cancel_superseded_builds(op2_context *ctx, const op2_loop *loop, const op2_kernel *k) {
   for (int i = 0; i < ctx->loops.count; i++) {
     const op2_loop *l = ctx->loops.items[i];
-    if (l != loop && l->kernel && l->kernel != k && l->kernel->job && l->set == loop->set &&
-        strcmp(l->name, loop->name) == 0)
+    if (l != loop && l->kernel && l->kernel != k && op2_kernel_queued(l->kernel) &&
+        l->set == loop->set && strcmp(l->name, loop->name) == 0)
       op2_jit_cancel(l->kernel);
   }
 }
@@ -100,7 +100,7 @@ int op2_loop_kernel(op2_context *ctx, op2_loop *loop, const char *kernel_src) {
       return rc;
     }
     cancel_superseded_builds(ctx, loop, res.kernel);
-    if (res.kernel->origin == OP2_FROM_DISK)
+    if (op2_kernel_origin_of(res.kernel) == OP2_FROM_DISK)
       loop->stats->kernels_from_disk++;
     else
       loop->stats->kernels_compiled++;

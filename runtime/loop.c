@@ -209,7 +209,7 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
              ? op2_jit_report(ctx, op2_jit_source_hash(ctx->jit_engine, &d, kernel, source))
              : OP2_OK;
   if (rc == OP2_OK && ctx->mpi.size > 1) {
-    if (loop->kernel) source[0] = loop->kernel->key_hi, source[1] = loop->kernel->key_lo;
+    if (loop->kernel) op2_kernel_key(loop->kernel, source);
     make_rank_key(loop, source);
     if (ctx->kernels.count > kernels_before) rc = op2_mpi_node_kernel(ctx, loop->kernel);
   }
@@ -277,7 +277,7 @@ void op2_loops_forget_dat(op2_context *ctx, op_dat dat) {
 static bool kernel_in_use(const op2_context *ctx, const op2_kernel *k) {
   for (int i = 0; i < ctx->loops.count; i++)
     if (((const op2_loop *)ctx->loops.items[i])->kernel == k) return true;
-  return k->job || k->awaiting_peer; /* a background build still writes into it */
+  return op2_kernel_upgrading(k); /* a background build still writes into it */
 }
 
 /* Once a constant has become live, the shapes of generations before that are superseded by

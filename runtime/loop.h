@@ -27,7 +27,7 @@ typedef struct op2_loop_stats {
   double bytes;  /* moved by all calls */
   double jit_ms; /* code generation + compile or load, all shapes of this loop */
   int kernels_compiled, kernels_from_disk;
-  long calls_by_tier[2]; /* calls run on TinyCC code and on optimised code */
+  long calls_by_tier[OP2_NTIERS]; /* calls run on TinyCC, optimised C and C++ code (op2_tier_id) */
   double upgrade_ms;     /* worst first-call -> optimised-code delay of its kernels */
   double cc_compile_ms;  /* optimising compiles (background or from a disk hit: 0) */
   bool cxx;              /* a kernel of the loop is C++ (built by OP2_CXX) */

@@ -212,9 +212,9 @@ static int ready_code(op2_context *ctx, op2_loop *loop, const char *kernel, cons
   int mpi = ctx->mpi.size > 1;
   op2_kernel *k = rc == OP2_OK ? loop->kernel : NULL; /* NULL: the backend generates its code */
   if (mpi && rc == OP2_OK) rc = op2_mpi_node_progress(ctx);
-  if (!mpi && k && k->job) op2_jit_poll_kernel(ctx, k);
+  if (!mpi && k && op2_kernel_queued(k)) op2_jit_poll_kernel(ctx, k);
   /* Live constants: the code now in use reads them through pointers set once per code object. */
-  if (rc == OP2_OK && k && k->constants_bound != k->fn)
+  if (rc == OP2_OK && k && !op2_kernel_constants_bound(k))
     op2_jit_bind_constants(k, (op2_const *const *)ctx->consts.items, ctx->consts.count);
   if (mpi) rc = op2_mpi_agree_loop(ctx, rc, loop, name);
   if (rc == OP2_OK && !loop->prepared) rc = prepare(ctx, loop);
@@ -237,7 +237,7 @@ static void record_call(op2_context *ctx, op2_loop *loop, double seconds, op_set
                         const op_arg *args) {
   op2_loop_stats *st = loop->stats;
   st->calls++;
-  if (loop->kernel) st->calls_by_tier[loop->kernel->tier]++;
+  if (loop->kernel) st->calls_by_tier[op2_kernel_tier(loop->kernel)]++;
   st->seconds += seconds;
   st->bytes += loop->bytes_per_call;
   op2_checkpoint_after_loop(ctx, loop->name, set, nargs, args);

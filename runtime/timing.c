@@ -42,10 +42,10 @@ static void gather_kernel_facts(op2_context *ctx) {
     s->cxx = false;
     for (int j = 0; j < ctx->kernels.count; j++) {
       const op2_kernel *k = ctx->kernels.items[j];
-      if (strcmp(k->name, s->name) != 0) continue;
-      if (k->upgrade_ms > s->upgrade_ms) s->upgrade_ms = k->upgrade_ms;
-      if (k->cxx) s->cxx = true;
-      s->cc_compile_ms += k->cc_compile_ms;
+      if (strcmp(op2_kernel_name(k), s->name) != 0) continue;
+      if (op2_kernel_upgrade_ms(k) > s->upgrade_ms) s->upgrade_ms = op2_kernel_upgrade_ms(k);
+      if (op2_kernel_tier(k) == OP2_TIER_CXX) s->cxx = true;
+      s->cc_compile_ms += op2_kernel_cc_compile_ms(k);
     }
   }
 }
@@ -131,9 +131,9 @@ void op_timing_output(void) {
   for (int i = 0; i < ctx->stats.count; i++) {
     const op2_loop_stats *s = ctx->stats.items[i];
     char tiers[48];
-    if (s->calls_by_tier[OP2_TIER_TCC] + s->calls_by_tier[OP2_TIER_CC] > 0)
-      snprintf(tiers, sizeof tiers, "%ld/%ld", s->calls_by_tier[OP2_TIER_TCC],
-               s->calls_by_tier[OP2_TIER_CC]);
+    long optimised = s->calls_by_tier[OP2_TIER_CC] + s->calls_by_tier[OP2_TIER_CXX];
+    if (s->calls_by_tier[OP2_TIER_TCC] + optimised > 0)
+      snprintf(tiers, sizeof tiers, "%ld/%ld", s->calls_by_tier[OP2_TIER_TCC], optimised);
     else /* no C kernel ran: an accelerator's, or no calls */
       snprintf(tiers, sizeof tiers, "-");
     printf("  %-16s %7ld %10.4f %9.4f %8.2f %9.3f %9.3f %15s  %s\n", s->name, s->calls, s->seconds,
@@ -185,7 +185,9 @@ int op2_profile_write(op2_context *ctx, const char *path) {
     cJSON_AddNumberToObject(l, "bytes", s->bytes);
     cJSON_AddNumberToObject(l, "gb_per_s", s->seconds > 0 ? s->bytes / s->seconds / 1e9 : 0);
     cJSON_AddNumberToObject(l, "calls_tcc", (double)s->calls_by_tier[OP2_TIER_TCC]);
-    cJSON_AddNumberToObject(l, "calls_optimised", (double)s->calls_by_tier[OP2_TIER_CC]);
+    cJSON_AddNumberToObject(
+        l, "calls_optimised",
+        (double)(s->calls_by_tier[OP2_TIER_CC] + s->calls_by_tier[OP2_TIER_CXX]));
     cJSON_AddBoolToObject(l, "cxx", s->cxx);
     cJSON_AddNumberToObject(l, "jit_ms", s->jit_ms);
     cJSON_AddNumberToObject(l, "optimised_compile_ms", s->cc_compile_ms);

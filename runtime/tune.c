@@ -369,7 +369,7 @@ int op2_tune_before(op2_context *ctx, op2_loop *loop, const char *kernel, const 
     if (loop->tune_done) return OP2_OK;
   }
   /* Trials time the code that will stay: not TinyCC's while the optimised build is on its way. */
-  if (loop->tune->state == WAITING && !(k && (k->job || k->awaiting_peer))) {
+  if (loop->tune->state == WAITING && !(k && op2_kernel_upgrading(k))) {
     loop->tune->state = TRYING;
     return apply(ctx, loop, &loop->tune->cand[0]);
   }

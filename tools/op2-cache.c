@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jit/cache_entry.h"
 #include "jit/jit.h"
 
 enum { EXIT_USAGE = 2 };

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "jit/jit.h"
+#include "jit/jit_internal.h" /* white-box: the jit layer's internals */
 #include "runtime/op2_impl.h"
 #include "test.h"
 

@@ -9,7 +9,7 @@
 #include <ctype.h>
 
 #include "cache_test.h"
-#include "jit/jit.h"
+#include "jit/jit_internal.h" /* white-box: the jit layer's internals */
 
 static const char *loops[CT_NKERNELS] = {"init", "spread", "fill", "total"};
 

@@ -16,6 +16,7 @@
 
 #include "random_mesh.h"
 #include "runtime/cuda/cuda.h"
+#include "jit/jit_internal.h" /* white-box: cache keys and manifests */
 
 enum { MAX_ALLOCS = 4096, MAX_LAUNCHES = 512 };
 

@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "errors_util.h"
-#include "jit/jit.h"
+#include "jit/jit_internal.h" /* white-box: the jit layer's internals */
 
 static char dir[4096], victim[4200];
 static const char *victim_text = "the victim's own contents\n";

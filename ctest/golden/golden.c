@@ -20,7 +20,8 @@
 
 #include "test.h"
 #include "runtime/op2_impl.h"
-#include "jit/emit.h" /* the CUDA generator is built without the CUDA toolkit too */
+#include "jit/emit.h"         /* the CUDA generator is built without the CUDA toolkit too */
+#include "jit/jit_internal.h" /* white-box: the generators themselves */
 #include "jit/kernel_lanes.h"
 
 static const char *golden_dir, *scratch_dir;

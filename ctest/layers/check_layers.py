@@ -19,6 +19,11 @@ beside the including file; one that climbs ("../") fails the check, in the libra
 tests, tools, samples and benchmarks alike (meson gives them the project root as an include
 directory).
 
+jit/ has a public face (jit/jit.h: config, request -> result, poll/cancel, an opaque kernel read
+through accessors) and private internals (JIT_PRIVATE: the kernel's fields, the engine, tiers,
+builds, the background tier). No file of runtime/ may reach a private header, directly or through
+the jit/ headers it includes.
+
 Any violation, folder cycle or file cycle fails the check (issue 9 emptied its list of known exceptions; there
 is none to add).
 
@@ -53,6 +58,9 @@ MPI_FACING_FILES = {"include/op_lib_mpi.h"}
 # Every folder whose C and C++ files must not climb out of their folder to include.
 CLIMB_FOLDERS = LIBRARY_FOLDERS + ["ctest", "bench", "samples"]
 C_SUFFIXES = (".c", ".h", ".cu", ".cpp", ".hpp", ".cc")
+# jit/'s internals: runtime/ reaches none of them, not even through another jit/ header.
+JIT_PRIVATE = {"jit/jit_internal.h"}
+PRIVATE_TO_JIT_FOR = ("runtime",)
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 # An MPI function called (MPI_Allreduce(...), MPI_Comm_free(...)): constants such as MPI_VERSION
@@ -125,10 +133,34 @@ def mpi_calls(root):
             yield rel, name
 
 
+def private_reached(root):
+    """(runtime file, chain of includes) for every runtime/ file that reaches a JIT_PRIVATE header."""
+    includes = {}
+    for src, dst in edges(root):
+        if dst != "<mpi.h>":
+            includes.setdefault(src, []).append(dst)
+    for rel in sources(root):
+        if not rel.startswith(tuple(f + "/" for f in PRIVATE_TO_JIT_FOR)):
+            continue
+        stack, seen = [(rel, [rel])], {rel}
+        while stack:
+            node, chain = stack.pop()
+            for nxt in includes.get(node, ()):
+                if nxt in JIT_PRIVATE:
+                    yield rel, chain + [nxt]
+                    stack = []
+                    break
+                if nxt not in seen and nxt.startswith(("jit/", "runtime/")):
+                    seen.add(nxt)
+                    stack.append((nxt, chain + [nxt]))
+
+
 def violations(root):
     found = {f"{src} calls {name}" for src, name in mpi_calls(root)}
     found |= {f'{src}:{n} climbs: #include "{name}" (name it from the project root)'
               for src, n, name in climbs(root)}
+    found |= {f"{src} reaches jit's private {chain[-1]}: {' -> '.join(chain)}"
+              for src, chain in private_reached(root)}
     graph = {}
     for src, dst in edges(root):
         a = folder_of(src)

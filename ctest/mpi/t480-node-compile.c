@@ -24,7 +24,7 @@ static int all_optimised(op2_context *ctx) {
   int n = 0;
   for (int i = 0; i < ctx->kernels.count; i++) {
     const op2_kernel *k = ctx->kernels.items[i];
-    n += k->tier == OP2_TIER_CC;
+    n += op2_kernel_tier(k) == OP2_TIER_CC;
   }
   return n == KERNELS && ctx->kernels.count == KERNELS;
 }

@@ -95,7 +95,7 @@ static void refused_after_broken_mesh(mesh *m) {
 static int any_awaiting(void) {
   op2_context *ctx = op2_ctx();
   for (int i = 0; i < ctx->kernels.count; i++)
-    if (((op2_kernel *)ctx->kernels.items[i])->awaiting_peer) return 1;
+    if (op2_kernel_awaiting_peer(ctx->kernels.items[i])) return 1;
   return 0;
 }
 
@@ -138,7 +138,7 @@ int main(int argc, char **argv) {
     int tcc = 0;
     for (int i = 0; i < ctx->kernels.count; i++) {
       const op2_kernel *k = ctx->kernels.items[i];
-      tcc += k->tier == OP2_TIER_TCC && strcmp(k->name, "init_v") == 0;
+      tcc += op2_kernel_tier(k) == OP2_TIER_TCC && strcmp(op2_kernel_name(k), "init_v") == 0;
     }
     CHECK(ctx->mpi.node_rank == 0 || (tcc == 1 && ctx->jit.cc_compiles == 0));
   } else {

@@ -4,7 +4,7 @@
  * set sizes), and equal keys share one compiled kernel. */
 #include "test.h"
 #include "runtime/op2_impl.h"
-#include "jit/jit.h"
+#include "jit/jit_internal.h" /* white-box: the jit layer's internals */
 
 static const char *copy_src = "void copy(const double *a, double *b) { b[0] = a[0] * scale; }\n";
 static const char *copy_src2 = "void copy(const double *a, double *b) { b[0] = a[0] * scale;  }\n";

@@ -42,8 +42,8 @@ static void run(const char *cache_dir, const char *jit, const char *cc, const ch
                 op_arg_dat(dy, -1, OP_ID, 1, "double", OP_RW),
                 op_arg_gbl(&sum, 1, "double", OP_INC));
     op2_loop *l = ctx->loops.items[0];
-    if (c == 0) *first_tier = l->kernel->tier;
-    *last_tier = l->kernel->tier;
+    if (c == 0) *first_tier = op2_kernel_tier(l->kernel);
+    *last_tier = op2_kernel_tier(l->kernel);
     for (int i = 0; i < N; i++) expect[i] = a * x[i] + expect[i], expect_sum += expect[i];
     op_fetch_data(dy, y);
     CHECK(memcmp(y, expect, sizeof y) == 0); /* both tiers compute bit for bit the same */

@@ -41,7 +41,7 @@ static op2_tier_id run(const char *cache_dir, const char *jit, int calls, char *
     op_par_loop(scale_src, "scale", s, op_arg_dat(dx, -1, OP_ID, 1, "double", OP_READ),
                 op_arg_dat(dy, -1, OP_ID, 1, "double", OP_WRITE),
                 op_arg_gbl(&sum, 1, "double", OP_INC));
-    tier = ((op2_loop *)ctx->loops.items[0])->kernel->tier;
+    tier = op2_kernel_tier(((op2_loop *)ctx->loops.items[0])->kernel);
     op_fetch_data(dy, y);
     for (int i = 0; i < N; i++) {
       CHECK(y[i] == 2.0 * x[i] + 1.0);

@@ -101,8 +101,9 @@ int main(void) {
   for (int i = 0; i < N; i++) CHECK(out[i] == scale * x[i]);
   CHECK(!op2_const_find("scale")->live);
   op2_loop *scaled = ctx->loops.items[ctx->loops.count - 1];
-  if (scaled->kernel->source_path)
-    CHECK(strstr(read_text(scaled->kernel->source_path), "static const double scale = ") != NULL);
+  if (op2_kernel_source_path(scaled->kernel))
+    CHECK(strstr(read_text(op2_kernel_source_path(scaled->kernel)),
+                 "static const double scale = ") != NULL);
   op2_jit_wait_all(ctx);
   int objects = count_objects(cache, NULL) - objects_before;
   int dt_objects = count_objects(cache, "dt_axpy") - dt_before;

@@ -57,7 +57,7 @@ static int publish(op2_context *ctx, struct op2_node_msg *msg, int ok) {
   struct op2_mpi_comms *c = m->comms;
   if (ok && op2_fault(ctx, "node-build")) {
     op2_diag(1, "optimising compile of '%s' failed (failure injected by OP2_FAULT)",
-             msg->kernel ? msg->kernel->name : "?");
+             msg->kernel ? op2_kernel_name(msg->kernel) : "?");
     ok = 0;
   }
   msg->kernel = NULL;
@@ -79,7 +79,7 @@ int op2_mpi_node_kernel(op2_context *ctx, op2_kernel *k) {
   struct op2_node_msg *msg = add(m, k, tag, is_follower(ctx));
   if (!msg) return op2_error(OP2_ERR_MEM, "sharing optimised builds: out of memory");
   if (is_builder(ctx)) /* no background build: the outcome is known now */
-    return k->job ? OP2_OK : publish(ctx, msg, k->tier == OP2_TIER_CC);
+    return op2_kernel_queued(k) ? OP2_OK : publish(ctx, msg, op2_kernel_tier(k) != OP2_TIER_TCC);
   return OP2_MPI(MPI_Irecv(msg->outcome, 1, MPI_INT, 0, tag, m->comms->node_comm, &msg->request));
 }
 
@@ -92,13 +92,10 @@ static int follower_progress(op2_context *ctx, struct op2_node_msg *msg) {
   msg->kernel = NULL;
   free(msg->outcome);
   msg->outcome = NULL;
-  if (!k->awaiting_peer) return OP2_OK; /* it found its optimised code itself */
-  if (outcome) {
-    op2_jit_load_node_build(ctx->jit_engine, k);
-  } else {
-    k->awaiting_peer = false;
+  if (!op2_kernel_awaiting_peer(k)) return OP2_OK; /* it found its optimised code itself */
+  if (op2_jit_load_node_build(ctx->jit_engine, k, outcome) != 0 && !outcome) {
     op2_diag(1, "kernel '%s': this machine's optimised build failed: staying on TinyCC code",
-             k->name);
+             op2_kernel_name(k));
   }
   return OP2_OK;
 }
@@ -108,12 +105,12 @@ int op2_mpi_node_progress(op2_context *ctx) {
   int rc = OP2_OK, kept = 0;
   for (int i = 0; i < ctx->kernels.count; i++) { /* this process's own background builds */
     op2_kernel *k = ctx->kernels.items[i];
-    if (k->job) op2_jit_poll_kernel(ctx, k);
+    if (op2_kernel_queued(k)) op2_jit_poll_kernel(ctx, k);
   }
   for (int i = 0; i < m->node_count; i++) {
     struct op2_node_msg *msg = &m->node_msgs[i];
-    if (msg->kernel && is_builder(ctx) && !msg->kernel->job)
-      rc = publish(ctx, msg, msg->kernel->tier == OP2_TIER_CC);
+    if (msg->kernel && is_builder(ctx) && !op2_kernel_queued(msg->kernel))
+      rc = publish(ctx, msg, op2_kernel_tier(msg->kernel) != OP2_TIER_TCC);
     else if (msg->kernel && is_follower(ctx))
       rc = follower_progress(ctx, msg);
     if (msg->kernel) m->node_msgs[kept++] = *msg; /* still waiting */

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The jit layer's internals, private to jit/ (runtime/ never includes this: ctest/layers checks
+ * it): the kernel object, the engine, failures and diagnostics, code generation, the compiler
+ * tiers, the cache and the background tier. */
+#ifndef OP2_JIT_INTERNAL_H
+#define OP2_JIT_INTERNAL_H
+
+#include <stdatomic.h>
+
+#include "cache_entry.h"
+#include "emit.h"
+#include "jit.h"
+
+/* ---- the kernel ---- */
+/* A follower's wait for its machine's optimised build (allocated only while it waits). */
+typedef struct op2_kernel_peer {
+  char entry[OP2_PATH_BUF]; /* the cache entry it will appear in */
+  char *source;             /* the source it is built from, to verify the entry */
+  size_t source_len;
+} op2_kernel_peer;
+
+typedef struct op2_kernel {
+  uint64_t key_hi, key_lo; /* hash of the generated source: one kernel object per source */
+  char *name;
+  op2_kernel_fn fn; /* what calls run now; swapped only between calls */
+  op2_tier_id tier; /* which compiler produced fn */
+  void *dl_handle;  /* shared object holding fn, or NULL */
+  void *tcc_state;  /* in-memory TinyCC code holding fn, or NULL */
+  op2_kernel_origin origin;
+  double compile_ms;     /* compile time this process spent for the first tier, 0 from disk */
+  double load_ms;        /* time from request to callable function */
+  double requested_at;   /* wall clock of the first request */
+  double upgrade_ms;     /* first request -> optimised code in use, 0 if never */
+  double cc_compile_ms;  /* background compile time */
+  char *source_path;     /* generated source in the cache, or NULL */
+  void *job;             /* pending background build, or NULL */
+  bool awaiting_peer;    /* another process of this machine builds the optimised code */
+  op2_kernel_peer *peer; /* where and from what, while awaiting_peer */
+  /* the fn whose live-constant pointers are set (jit_constants.c) */
+  op2_kernel_fn constants_bound;
+} op2_kernel;
+
+/* ---- failures and diagnostics (jit.c) ---- */
+/* Records a failure (the first one stays) and returns `code`. */
+int op2_jit_fail_at(op2_jit *jit, const char *file, int line, int code, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+#define op2_jit_fail(jit, ...) op2_jit_fail_at((jit), __FILE__, __LINE__, __VA_ARGS__)
+/* A diagnostic at `level`, through the config's diag when its diags level asks for it. */
+void op2_jit_diag(const op2_jit *jit, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- templates embedded at build time (templates.c + generated table) ---- */
+/* A malloc'ed copy of template `name` (e.g. "c/loop.c"), or NULL with the failure recorded. */
+char *op2_template_load(op2_jit *jit, const char *name);
+
+/* ---- code generation (codegen.c, signature.c; the emitter, emit.c: emit.h) ---- */
+int op2_signature_describe(op2_jit *jit, const op2_loop_desc *loop, const char *target,
+                           op2_buf *out);
+int op2_codegen_c(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
+                  op2_generated *out);
+/* Whether the kernel's code (comments and strings skipped) uses what C compilers accept with
+ * another meaning than C++'s: `auto` (a deduced type in C++, an int in C and TinyCC, silently).
+ * Such a kernel goes to the C++ tier only; any other C++ reaches it by a C compiler's rejection. */
+int op2_kernel_needs_cxx(const char *src);
+/* The kernel text as the generated file holds it (kernel_text.c): `extern` declarations of the
+ * loop's constants blanked, C++ standard headers dropped or replaced by C ones and, with
+ * rewrite_std (C targets), `std::` calls the prelude provides in C (sqrt, min, ...) without the
+ * namespace and file-scope `inline` functions `static inline`.
+ * Lines are kept. Appended to `out` (check out->failed). */
+void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewrite_std,
+                           op2_buf *out);
+
+/* ---- compilers: a tier is one compiler with its flags (tcc.c, cc.c) ---- */
+typedef struct op2_tier op2_tier;
+struct op2_tier {
+  const char *name;        /* "tcc" or "cc" */
+  char path[OP2_PATH_MAX]; /* the compiler binary (cc) */
+  char identity[600];
+  char flags[1024];
+  int timeout_s; /* a run of the compiler longer than this is stopped (0: no limit) */
+  /* Compiles `source` (also written at src_path) into the shared object so_path; says in
+   * flags_used the flags the compiler received (the manifest records them: they must be the
+   * `flags` the key was made from). */
+  int (*compile)(const op2_tier *t, const char *source, const char *src_path, const char *so_path,
+                 char **log, char *flags_used, size_t flags_len);
+};
+void op2_tcc_tier(op2_tier *t);
+/* Runs `path` with argv (spawn.c); its stdout and stderr, and why it failed, are appended to
+ * *out. 0 when it ran and exited with status 0. With timeout_s > 0 a child still running after
+ * that many seconds is killed with its process group, and that is a failure naming it. */
+int op2_spawn_capture(const char *path, char *const argv[], int timeout_s, op2_buf *out);
+/* Finds the compiler `cc` (a name in PATH or a path); -1 when there is none. Each run of it is
+ * limited to timeout_s seconds (0: no limit). */
+int op2_cc_tier(const char *cc, const char *flags, int timeout_s, op2_tier *t);
+/* Checks the syntax of the source at src_path with the system compiler `cc`; its messages go to
+ * *log (malloc'ed). 0 when it finds no error. */
+int op2_cc_syntax_check(const op2_tier *cc, const char *src_path, char **log);
+/* The system compiler tier's compile (its `compile`): `cc path, flags, -o so_path, src_path`. */
+int op2_cc_compile(const op2_tier *cc, const char *source, const char *src_path,
+                   const char *so_path, char **log, char *flags_used, size_t flags_len);
+/* The C++ tier (cxx.c): the compiler `cxx` ("off": none) with the optimised tier's flags, for
+ * kernels TinyCC rejects; -1 when there is none. */
+int op2_cxx_tier(const char *cxx, const char *flags, int timeout_s, op2_tier *t);
+/* Compiles the source at src_path with `cc` and warnings that point at bugs (implicit function
+ * declarations, unused values and results, uninitialised use) to nowhere; messages to *log. */
+int op2_cc_warnings(const op2_tier *cc, const char *src_path, char **log);
+void op2_tcc_release(void *tcc_state);
+/* Compiles to a shared object at so_path, or in memory when so_path is NULL. The compiler's
+ * messages go to *log (malloc'ed). */
+int op2_tcc_compile(const char *source, const char *so_path, void **tcc_state, op2_kernel_fn *fn,
+                    char **log);
+
+/* ---- the on-disk cache (cache.c, cache_entry.c, manifest.c; types in cache_entry.h) ---- */
+/* The warnings check's result of a kernel under ROOT/warnings (warnings_record.c): 0 and the
+ * lines it found (malloc'ed, "" for none) when recorded. */
+struct op2_cache_key;
+int op2_warnings_record_read(const char *root, const char *name, const struct op2_cache_key *key,
+                             char **text);
+void op2_warnings_record_write(const char *root, const char *name, const struct op2_cache_key *key,
+                               const char *text, size_t len);
+/* Whether a new build may be stored in `entry`: the cache is on, this process is not a follower
+ * of its machine's builder, and the directory is absent or a private one of ours. */
+int op2_jit_may_write(const op2_jit *jit, const char *entry);
+/* Looks at a cache entry that must hold `ex`: 0 sound (v holds the verified binary), 1 absent,
+ * -1 refused (why). A refused entry that this process may write is removed, unless another
+ * process is building it, so that a later run does not meet it again. */
+int op2_jit_entry_lookup(const op2_jit *jit, const char *entry, const op2_entry_expect *ex,
+                         op2_entry_verified *v, char *why, size_t whylen);
+/* Loads a C kernel's entry (NAME.c, NAME.so) through op2_jit_entry_lookup: 0 loaded, 1 absent,
+ * -1 refused (why). */
+int op2_jit_load_entry(const op2_jit *jit, const char *entry, const char *name,
+                       const op2_cache_key *key, const char *source, size_t len, void **handle,
+                       op2_kernel_fn *fn, char *why, size_t whylen);
+/* Says once per engine that the cache cannot be written; counts the failed store in *cnt. */
+void op2_jit_cache_unwritable(op2_jit *jit, op2_jit_counters *cnt, const char *why);
+
+/* Building into an entry (store.c): thread-safe, touches no library state. NOT_STORED: not even
+ * a private build directory could be made. */
+enum {
+  OP2_BUILD_OK = 0,
+  OP2_BUILD_COMPILE_ERROR = -1,
+  OP2_BUILD_NOT_STORED = 1,
+  OP2_BUILD_ABANDONED = 2
+};
+typedef struct op2_build_request {
+  const op2_tier *tier;
+  char entry[OP2_PATH_BUF]; /* the cache entry directory when keep */
+  const char *name, *target, *signature;
+  const char *source;
+  size_t source_len;
+  op2_cache_key key;
+  int keep;                   /* 0: build in a private temporary directory removed once loaded */
+  const _Atomic int *abandon; /* set while compiling: nothing is loaded or stored, if not NULL */
+  struct op2_loaded_objects *known; /* the engine's loaded objects (op2_load_object_fd) */
+  int wait_ms; /* how long to wait for another process building the entry: op2_entry_wait_ms */
+} op2_build_request;
+typedef struct op2_build_result {
+  int status;
+  void *handle;
+  op2_kernel_fn fn;
+  double compile_ms;
+  char *log, *source_path;
+  int not_stored; /* built, but the cache could not be written (why): built privately instead */
+  int reused;     /* not built: another process stored the entry while we waited for its lock */
+  char why[600];
+} op2_build_result;
+int op2_build_into_entry(const op2_build_request *req, op2_build_result *res);
+void op2_build_result_clear(op2_build_result *res);
+
+/* ---- the background tier (background.c) ---- */
+enum { OP2_JOB_QUEUED = 1, OP2_JOB_DONE = 2, OP2_JOB_FAILED = 3, OP2_JOB_CANCELLED = 4 };
+typedef struct op2_bg_job {
+  op2_build_request request;
+  op2_build_result result;
+  char *source_copy, *signature_copy, *name_copy;
+  _Atomic int state;
+  _Atomic int cancelled; /* op2_jit_cancel: not built if not started, not stored if running */
+  double submitted_at;
+  struct op2_bg_job *next;
+} op2_bg_job;
+typedef struct op2_background op2_background;
+int op2_background_submit(op2_background **bg, op2_bg_job *job);
+void op2_background_stop(op2_background **bg);
+
+/* ---- the engine ---- */
+struct op2_jit {
+  op2_jit_config cfg;
+  op2_tier tcc, cc, cxx;
+  int cc_usable;
+  int cxx_state; /* the C++ tier (cxx.c), set up when first needed: 0 not yet, 1 usable, -1 none */
+  int told_unwritable; /* the warning that the cache cannot be written is given once */
+  int node_follower;   /* another process of this machine builds and stores optimised code */
+  op2_background *background;
+  op2_loaded_objects *loaded; /* the objects this engine loaded: see op2_load_object_fd */
+  op2_jit_error failure;
+};
+
+/* The kernel's tier ladder (ladder.c): the caller's kernels were searched already; fills k from
+ * the cache or a compile. Counted in *cnt. */
+int op2_jit_obtain(op2_jit *jit, const op2_jit_request *rq, op2_jit_counters *cnt, op2_kernel *k,
+                   const op2_generated *gen);
+/* The key of generated source for a tier (compiler identity and flags). */
+void op2_jit_tier_key(const op2_tier *t, const op2_generated *gen, op2_cache_key *key);
+/* Fills a build request: into the cache entry when may_write, otherwise into a private
+ * temporary directory removed once the object is loaded. */
+void op2_jit_prepare_build(const op2_jit *jit, const op2_jit_request *rq, const op2_tier *t,
+                           const op2_generated *gen, const char *entry, int may_write,
+                           op2_build_request *req);
+/* Makes a finished build the kernel's code (the previous code object is released). */
+void op2_jit_adopt_build(op2_kernel *k, op2_build_result *res, op2_tier_id tier);
+/* After the kernel runs TinyCC code: its optimised build into `entry` (may_write) queued on the
+ * background tier, or, on a follower of its machine's builder, awaited from that builder. */
+void op2_jit_upgrade_later(op2_jit *jit, const op2_jit_request *rq, op2_kernel *k,
+                           const op2_generated *gen, const char *entry, int may_write);
+
+#endif /* OP2_JIT_INTERNAL_H */
