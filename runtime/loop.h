@@ -28,9 +28,9 @@ typedef struct op2_loop_stats {
   double jit_ms; /* code generation + compile or load, all shapes of this loop */
   int kernels_compiled, kernels_from_disk;
   long calls_by_tier[OP2_NTIERS]; /* calls run on TinyCC, optimised C and C++ code (op2_tier_id) */
-  double upgrade_ms;     /* worst first-call -> optimised-code delay of its kernels */
-  double cc_compile_ms;  /* optimising compiles (background or from a disk hit: 0) */
-  bool cxx;              /* a kernel of the loop is C++ (built by OP2_CXX) */
+  double upgrade_ms;              /* worst first-call -> optimised-code delay of its kernels */
+  double cc_compile_ms;           /* optimising compiles (background or from a disk hit: 0) */
+  bool cxx;                       /* a kernel of the loop is C++ (built by OP2_CXX) */
   double plan_seconds;
   double halo_bytes; /* sent by halo exchanges before this loop's calls */
   long halo_messages;

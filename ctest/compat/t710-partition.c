@@ -38,9 +38,20 @@ int main(int argc, char **argv) {
   CHECK_CONTAINS(op_last_error(), "prime_set 'other' (3rd argument)");
 
   int given = strcmp(argv[3], "given") == 0;
-  const char *said =
-      mt_partition_capturing(argv[1], argv[2], given ? nodes : NULL, given ? pedge : NULL, NULL);
-  if (strcmp(argv[4], "-") != 0 && mt_rank() == 0) CHECK_CONTAINS(said, argv[4]);
+  /* "error:TEXT": the call is refused with TEXT (a geometric partitioner given no coordinates),
+   * on every rank, and the run goes on with the declared blocks */
+  if (strncmp(argv[4], "error:", 6) == 0) {
+    test_errors_expected = 1;
+    test_errors_seen = 0;
+    op_partition(argv[1], argv[2], given ? nodes : NULL, given ? pedge : NULL, NULL);
+    test_errors_expected = 0;
+    CHECK(test_errors_seen == 1);
+    CHECK_CONTAINS(op_last_error(), argv[4] + 6);
+  } else {
+    const char *said =
+        mt_partition_capturing(argv[1], argv[2], given ? nodes : NULL, given ? pedge : NULL, NULL);
+    if (strcmp(argv[4], "-") != 0 && mt_rank() == 0) CHECK_CONTAINS(said, argv[4]);
+  }
 
   op_par_loop(scatter_src, "scatter", edges, op_arg_dat(dw, -1, OP_ID, 1, "double", OP_READ),
               op_arg_dat(dn, 0, pedge, 1, "double", OP_INC),
