@@ -79,7 +79,7 @@ void op2_jit_diag(const op2_jit *jit, int level, const char *fmt, ...) {
 
 void op2_kernel_free(op2_kernel *k) {
   if (!k) return;
-  if (k->dl_handle) dlclose(k->dl_handle);
+  op2_object_close(k->dl_handle);
   op2_tcc_release(k->tcc_state);
   free(k->name);
   free(k->source_path);
@@ -262,7 +262,7 @@ static void prepare_request(const op2_jit *jit, const op2_jit_request *rq, const
 }
 
 static void adopt_build(op2_kernel *k, op2_build_result *res, op2_tier_id tier) {
-  if (k->dl_handle) dlclose(k->dl_handle);
+  op2_object_close(k->dl_handle);
   op2_tcc_release(k->tcc_state);
   k->tcc_state = NULL;
   k->dl_handle = res->handle;
