@@ -462,8 +462,8 @@ int op2_load_object_fd(op2_loaded_objects *known, int fd, const char *what, cons
   char direct_why[300] = "";
   if (known && known->direct) {
     op2_elf_image *img = NULL;
-    if (op2_elf_load(fd, op2_loaded_objects_needed, known, &img, direct_why,
-                     sizeof direct_why) == 0) {
+    if (op2_elf_load(fd, op2_loaded_objects_needed, known, &img, direct_why, sizeof direct_why) ==
+        0) {
       void *s = op2_elf_symbol(img, symbol, NULL);
       op2_object *o = s ? op2_object_wrap(NULL, img) : NULL;
       if (!o) {

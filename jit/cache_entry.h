@@ -157,7 +157,7 @@ typedef struct op2_loaded_objects {
   struct op2_needed_library {
     char *name;
     void *dl;
-  } *needed; /* the libraries the direct loader's objects need, each opened once */
+  } * needed; /* the libraries the direct loader's objects need, each opened once */
   int nneeded;
 } op2_loaded_objects;
 void op2_loaded_objects_init(op2_loaded_objects *t);

@@ -25,6 +25,7 @@ int op2_jit_create(const op2_jit_config *cfg, op2_jit **out) {
   jit->cfg = *cfg;
   if (!(jit->loaded = malloc(sizeof *jit->loaded))) return free(jit), *out = NULL, OP2_ERR_MEM;
   op2_loaded_objects_init(jit->loaded);
+  jit->loaded->direct = !cfg->loader_dlopen;
   op2_tcc_tier(&jit->tcc);
   if (cfg->mode != OP2_JIT_TCC) {
     jit->cc_usable = op2_cc_tier(cfg->cc, cfg->cflags, cfg->compile_timeout, &jit->cc) == 0;

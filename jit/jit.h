@@ -66,6 +66,7 @@ typedef struct op2_jit_config {
   int diags;               /* OP2_DIAGS: which diagnostics are worth formatting */
   int compiler_given;      /* OP2_CC or OP2_CFLAGS set by the user: their failure told at level 0 */
   int compile_timeout;     /* OP2_COMPILE_TIMEOUT: seconds a child compiler may run (0: none) */
+  int loader_dlopen;       /* OP2_LOADER=dlopen: no direct loader (cache_entry.h) */
   /* Prints one diagnostic of `level` (the caller decides who speaks, e.g. one rank). */
   void (*diag)(int level, const char *msg);
 } op2_jit_config;
