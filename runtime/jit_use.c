@@ -67,8 +67,8 @@ static void count(op2_jit_counters *to, const op2_jit_counters *add) {
 /* A new kernel for a loop supersedes the kernels of its other shapes (a constant changed): their
  * optimised builds are not worth finishing, nor storing (docs/API.md, Constants). */
 static void cancel_superseded_builds(op2_context *ctx, const op2_loop *loop, const op2_kernel *k) {
-  for (int i = 0; i < ctx->loops.count; i++) {
-    const op2_loop *l = ctx->loops.items[i];
+  size_t pos = 0; /* the loops of its name and set, not all loops */
+  for (const op2_loop *l; (l = op2_index_next(&ctx->loops_by_name, loop->name_key, &pos));) {
     if (l != loop && l->kernel && l->kernel != k && l->kernel->job && l->set == loop->set &&
         strcmp(l->name, loop->name) == 0)
       op2_jit_cancel(l->kernel);

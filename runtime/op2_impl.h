@@ -15,6 +15,7 @@
 
 #include "op2.h"
 #include "../jit/jit.h"
+#include "index.h"
 
 /* ---- the one error mechanism (error.c); status codes: jit/desc.h ---- */
 typedef struct op2_context op2_context;
@@ -193,6 +194,7 @@ typedef struct op2_loop_stats {
 /* One loop shape: kernel text + set + argument descriptors (with dat and map identities). */
 typedef struct op2_loop {
   uint64_t hash;
+  uint64_t name_key; /* op2_index_key(name, set): the loops of one name on one set */
   char *key_blob; /* exact bytes the hash was taken of, compared on lookup */
   size_t key_len;
   char *name;
@@ -391,9 +393,12 @@ struct op2_context {
   unsigned const_generation;      /* bumps when a constant changes: kernels bake values in */
   unsigned const_live_generation; /* the generation at which a constant last became live */
   op2_ptr_list loops;             /* op2_loop, searched by hash */
+  op2_index loops_by_hash;        /* the same loops by shape hash and by name_key (loop.c) */
+  op2_index loops_by_name;
   op2_ptr_list kernels;           /* op2_kernel, searched by key */
   op2_ptr_list plans;
   op2_ptr_list stats;
+  op2_index stats_by_name; /* the same stats by op2_index_key(name, NULL) (timing.c) */
   bool renumbered;
   bool mpi_prepared;    /* declaration mode settled, whole-mesh declarations cut to blocks */
   bool mpi_distributed; /* partitioned and halos built (first loop or op_partition) */
@@ -464,6 +469,8 @@ int op2_validate_loop(const char *kernel, const char *name, op_set set, int narg
 /* Whether an argument array is missing or holds a value no op_arg_* call made: cheap enough
  * for every call, before anything reads the arguments. */
 bool op2_args_untrusted(int nargs, const op_arg *args);
+/* Drops the loop indexes; the next lookup rebuilds them from ctx->loops (renumber, op_exit). */
+void op2_loops_index_reset(op2_context *ctx);
 int op2_loop_lookup(op2_context *ctx, const char *kernel, const char *name, op_set set, int nargs,
                     const op_arg *args, op2_loop **out);
 int op2_renumber(op2_context *ctx, op_map base);
