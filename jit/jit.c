@@ -708,13 +708,14 @@ int op2_jit_kernel(op2_jit *jit, const op2_jit_request *rq, op2_jit_result *res)
   op2_generated gen;
   OP2_CALL(op2_codegen_c(jit, loop, rq->kernel_src, &gen));
   XXH128_hash_t h = XXH3_128bits(gen.source.data, gen.source.len);
-  for (int i = 0; i < rq->nloaded; i++) {
-    op2_kernel *k = rq->loaded[i];
-    if (k->key_hi == h.high64 && k->key_lo == h.low64) {
-      op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
-      res->kernel = k;
-      return OP2_OK;
-    }
+  op2_kernel *known = rq->find_loaded ? rq->find_loaded(rq->find_arg, h.high64, h.low64) : NULL;
+  for (int i = 0; !rq->find_loaded && !known && i < rq->nloaded; i++)
+    if (rq->loaded[i]->key_hi == h.high64 && rq->loaded[i]->key_lo == h.low64)
+      known = rq->loaded[i];
+  if (known) {
+    op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
+    res->kernel = known;
+    return OP2_OK;
   }
   op2_kernel *k = calloc(1, sizeof *k);
   if (!k || !(k->name = strdup(loop->name))) {

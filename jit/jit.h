@@ -95,6 +95,10 @@ typedef struct op2_jit_request {
   const char *target;        /* recorded in manifests; static storage */
   op2_kernel *const *loaded; /* the caller's kernels: a source already built is reused */
   int nloaded;
+  /* or, when set, the caller's own search of its kernels by source hash: a walk of `loaded` for
+   * each new loop costs O(kernels) (runtime/jit_use.c keeps a hash index) */
+  op2_kernel *(*find_loaded)(void *arg, uint64_t key_hi, uint64_t key_lo);
+  void *find_arg;
 } op2_jit_request;
 typedef struct op2_jit_result {
   op2_kernel *kernel;      /* NULL on failure (op2_jit_failure says why) */

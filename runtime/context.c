@@ -129,6 +129,7 @@ void op_exit(void) {
   op2_jit_fini(ctx);
   op2_loops_index_reset(ctx);
   free_list(&ctx->loops, free_loop);
+  op2_index_free(&ctx->kernels_by_key);
   free_list(&ctx->kernels, free_kernel);
   free_list(&ctx->plans, free_plan);
   op2_index_free(&ctx->stats_by_name);

@@ -75,6 +75,31 @@ static void cancel_superseded_builds(op2_context *ctx, const op2_loop *loop, con
   }
 }
 
+/* The context's kernel of this source, through ctx->kernels_by_key: kernels are added to it here
+ * and removed from it where they leave the list (loop.c); rebuilt whenever its count differs. */
+static op2_kernel *find_loaded(void *arg, uint64_t hi, uint64_t lo) {
+  op2_context *ctx = arg;
+  op2_index *ix = &ctx->kernels_by_key;
+  if (ix->count != (size_t)ctx->kernels.count) {
+    op2_index_free(ix);
+    for (int i = 0; i < ctx->kernels.count; i++) {
+      op2_kernel *k = ctx->kernels.items[i];
+      if (op2_index_add(ix, k->key_hi ^ k->key_lo, k) != 0) break;
+    }
+  }
+  if (ix->count != (size_t)ctx->kernels.count) { /* memory is short: the list, walked */
+    for (int i = 0; i < ctx->kernels.count; i++) {
+      op2_kernel *k = ctx->kernels.items[i];
+      if (k->key_hi == hi && k->key_lo == lo) return k;
+    }
+    return NULL;
+  }
+  size_t pos = 0;
+  for (op2_kernel *k; (k = op2_index_next(ix, hi ^ lo, &pos));)
+    if (k->key_hi == hi && k->key_lo == lo) return k;
+  return NULL;
+}
+
 int op2_loop_kernel(op2_context *ctx, op2_loop *loop, const char *kernel_src) {
   op2_loop_desc d;
   op2_loop_describe(ctx, loop, &d);
@@ -82,7 +107,9 @@ int op2_loop_kernel(op2_context *ctx, op2_loop *loop, const char *kernel_src) {
                               .kernel_src = kernel_src,
                               .target = ctx->backend->target,
                               .loaded = (op2_kernel *const *)ctx->kernels.items,
-                              .nloaded = ctx->kernels.count};
+                              .nloaded = ctx->kernels.count,
+                              .find_loaded = find_loaded,
+                              .find_arg = ctx};
   op2_jit_result res;
   int rc = op2_jit_kernel(ctx->jit_engine, &rq, &res);
   count(&ctx->jit, &res.counts);
@@ -93,6 +120,8 @@ int op2_loop_kernel(op2_context *ctx, op2_loop *loop, const char *kernel_src) {
       op2_jit_discard(ctx->jit_engine, res.kernel);
       return rc;
     }
+    if (op2_index_add(&ctx->kernels_by_key, res.kernel->key_hi ^ res.kernel->key_lo, res.kernel))
+      op2_index_free(&ctx->kernels_by_key); /* rebuilt by the next search */
     cancel_superseded_builds(ctx, loop, res.kernel);
     if (res.kernel->origin == OP2_FROM_DISK)
       loop->stats->kernels_from_disk++;

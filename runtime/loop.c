@@ -304,6 +304,7 @@ static void free_superseded(op2_context *ctx, const op2_loop *fresh) {
     pos = 0;
     for (int j = 0; k && !kernel_in_use(ctx, k) && j < ctx->kernels.count; j++)
       if (ctx->kernels.items[j] == k) {
+        op2_index_remove(&ctx->kernels_by_key, k->key_hi ^ k->key_lo, k);
         list_remove_at(&ctx->kernels, j);
         op2_kernel_free(k);
         break;

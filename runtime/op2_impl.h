@@ -396,6 +396,7 @@ struct op2_context {
   op2_index loops_by_hash;        /* the same loops by shape hash and by name_key (loop.c) */
   op2_index loops_by_name;
   op2_ptr_list kernels;           /* op2_kernel, searched by key */
+  op2_index kernels_by_key;       /* the same kernels by key_hi ^ key_lo (jit_use.c) */
   op2_ptr_list plans;
   op2_ptr_list stats;
   op2_index stats_by_name; /* the same stats by op2_index_key(name, NULL) (timing.c) */
