@@ -282,6 +282,12 @@ static int read_dynamic(op2_elf_image *m, uint64_t dyn, uint64_t dynsz, dynamic 
                   (unsigned long long)flags);
   if (!d->strtab || !d->symtab || (!d->hash && !d->gnu_hash))
     return refuse(why, whylen, "no symbol, string or hash table");
+  /* tables read in place: aligned as the ABI lays them out */
+  if (dyn % 8 || d->symtab % 8 || d->rela % 8 || d->jmprel % 8 || d->hash % 4 || d->gnu_hash % 8 ||
+      d->versym % 2 || d->verneed % 4 || d->init_array % 8 || d->fini_array % 8)
+    return refuse(why, whylen, "a misaligned table");
+  if (d->verneednum > MAX_VERSIONS)
+    return refuse(why, whylen, "%llu needed-version entries", (unsigned long long)d->verneednum);
   if (d->syment && d->syment != sizeof(Elf64_Sym))
     return refuse(why, whylen, "symbol entries of %llu bytes", (unsigned long long)d->syment);
   if ((d->relasz && d->relaent != sizeof(Elf64_Rela)) || d->relasz % sizeof(Elf64_Rela) ||
@@ -351,12 +357,12 @@ static int read_versions(const op2_elf_image *m, const dynamic *d, const char **
     return refuse(why, whylen, "its version table is out of bounds");
   uint64_t v = d->verneed;
   for (uint64_t i = 0; i < d->verneednum; i++) {
-    if (!segment_of(m, v, sizeof(Elf64_Verneed)))
+    if (v % 4 || !segment_of(m, v, sizeof(Elf64_Verneed)))
       return refuse(why, whylen, "its needed versions are out of bounds");
     const Elf64_Verneed *vn = at(m, v);
     uint64_t a = v + vn->vn_aux;
     for (unsigned k = 0; k < vn->vn_cnt; k++) {
-      if (!segment_of(m, a, sizeof(Elf64_Vernaux)))
+      if (a % 4 || !segment_of(m, a, sizeof(Elf64_Vernaux)))
         return refuse(why, whylen, "its needed versions are out of bounds");
       const Elf64_Vernaux *aux = at(m, a);
       unsigned idx = aux->vna_other & 0x7fff;
@@ -416,9 +422,10 @@ static int relocate(const resolver *r, uint64_t table, uint64_t size, char *why,
     if (!s || !(s->flags & PF_W))
       return refuse(why, whylen, "relocation %llu is outside the writable segments",
                     (unsigned long long)i);
-    uint64_t *where = at(m, rel[i].r_offset);
+    void *where = at(m, rel[i].r_offset); /* maybe unaligned (a packed structure) */
     if (type == R_X86_64_RELATIVE) {
-      *where = m->base + (uint64_t)rel[i].r_addend;
+      uint64_t v = m->base + (uint64_t)rel[i].r_addend;
+      memcpy(where, &v, sizeof v);
       continue;
     }
     if (type != R_X86_64_64 && type != R_X86_64_GLOB_DAT && type != R_X86_64_JUMP_SLOT)
@@ -430,7 +437,8 @@ static int relocate(const resolver *r, uint64_t table, uint64_t size, char *why,
     int found;
     uintptr_t v = resolve(r, (size_t)sym, &found);
     if (!found) return refuse(why, whylen, "undefined symbol: %s", m->str + m->syms[sym].st_name);
-    *where = v + (type == R_X86_64_64 ? (uint64_t)rel[i].r_addend : 0);
+    uint64_t value = v + (type == R_X86_64_64 ? (uint64_t)rel[i].r_addend : 0);
+    memcpy(where, &value, sizeof value);
   }
   return 0;
 }
