@@ -195,7 +195,7 @@ typedef struct op2_loop_stats {
 typedef struct op2_loop {
   uint64_t hash;
   uint64_t name_key; /* op2_index_key(name, set): the loops of one name on one set */
-  char *key_blob; /* exact bytes the hash was taken of, compared on lookup */
+  char *key_blob;    /* exact bytes the hash was taken of, compared on lookup */
   size_t key_len;
   char *name;
   op_set set;
@@ -395,8 +395,8 @@ struct op2_context {
   op2_ptr_list loops;             /* op2_loop, searched by hash */
   op2_index loops_by_hash;        /* the same loops by shape hash and by name_key (loop.c) */
   op2_index loops_by_name;
-  op2_ptr_list kernels;           /* op2_kernel, searched by key */
-  op2_index kernels_by_key;       /* the same kernels by key_hi ^ key_lo (jit_use.c) */
+  op2_ptr_list kernels;     /* op2_kernel, searched by key */
+  op2_index kernels_by_key; /* the same kernels by key_hi ^ key_lo (jit_use.c) */
   op2_ptr_list plans;
   op2_ptr_list stats;
   op2_index stats_by_name; /* the same stats by op2_index_key(name, NULL) (timing.c) */
