@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cache_entry.h"
+#include "elf_load.h"
 #include "file_io.h"
 
 int op2_cache_private(const struct stat *st, const char *what, char *why, size_t whylen) {
@@ -420,8 +421,8 @@ static void fd_name(char *out, size_t len, int fd, unsigned serial) {
  * still loaded under the name (another engine's, or after 65,536 loads) that is another file
  * moves us to the next spelling. No other thread can load under our name between the question
  * and the dlopen: it would need our open descriptor. */
-int op2_load_object_fd(op2_loaded_objects *known, int fd, const char *what, const char *symbol,
-                       void **handle, void **sym, char *why, size_t whylen) {
+static int dlopen_fd(op2_loaded_objects *known, int fd, const char *what, const char *symbol,
+                     void **handle, void **sym, char *why, size_t whylen) {
   struct stat st;
   if (fstat(fd, &st) != 0)
     return snprintf(why, whylen, "cannot load %s: %s", what, strerror(errno)), -1;
@@ -451,5 +452,42 @@ int op2_load_object_fd(op2_loaded_objects *known, int fd, const char *what, cons
   op2_loaded_objects_add(known, h, st.st_dev, st.st_ino);
   *handle = h;
   *sym = s;
+  return 0;
+}
+
+/* The direct loader first: its cost does not grow with the objects loaded before (glibc's
+ * dlopen walks their list, twice here); dlopen for whatever it does not understand. */
+int op2_load_object_fd(op2_loaded_objects *known, int fd, const char *what, const char *symbol,
+                       void **handle, void **sym, char *why, size_t whylen) {
+  char direct_why[300] = "";
+  if (known && known->direct) {
+    op2_elf_image *img = NULL;
+    if (op2_elf_load(fd, op2_loaded_objects_needed, known, &img, direct_why, sizeof direct_why) ==
+        0) {
+      void *s = op2_elf_symbol(img, symbol, NULL);
+      op2_object *o = s ? op2_object_wrap(NULL, img) : NULL;
+      if (!o) {
+        op2_elf_unload(img);
+        return snprintf(why, whylen, s ? "cannot load %s: out of memory" : "%s has no %s symbol",
+                        what, symbol),
+               -1;
+      }
+      *handle = o, *sym = s;
+      return 0;
+    }
+  }
+  void *dl = NULL, *s = NULL;
+  if (dlopen_fd(known, fd, what, symbol, &dl, &s, why, whylen) != 0) {
+    size_t n = strlen(why);
+    if (*direct_why && n < whylen)
+      snprintf(why + n, whylen - n, " (the direct loader: %s)", direct_why);
+    return -1;
+  }
+  op2_object *o = op2_object_wrap(dl, NULL);
+  if (!o) {
+    dlclose(dl);
+    return snprintf(why, whylen, "cannot load %s: out of memory", what), -1;
+  }
+  *handle = o, *sym = s;
   return 0;
 }

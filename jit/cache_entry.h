@@ -155,6 +155,12 @@ typedef struct op2_loaded_objects {
   op2_loaded_object *v;
   int n, cap;
   unsigned serial; /* of the next load's name (op2_load_object_fd) */
+  int direct;      /* 1: the direct loader first (elf_load.h); 0: dlopen only (OP2_LOADER) */
+  struct op2_needed_library {
+    char *name;
+    void *dl;
+  } * needed; /* the libraries the direct loader's objects need, each opened once */
+  int nneeded;
 } op2_loaded_objects;
 void op2_loaded_objects_init(op2_loaded_objects *t);
 void op2_loaded_objects_destroy(op2_loaded_objects *t);
@@ -165,9 +171,27 @@ int op2_loaded_objects_find(op2_loaded_objects *t, void *handle, dev_t *dev, ino
 void op2_loaded_objects_add(op2_loaded_objects *t, void *handle, dev_t dev, ino_t ino);
 /* A new serial for the name of the next object loaded (0 when t is NULL). */
 unsigned op2_loaded_objects_serial(op2_loaded_objects *t);
+/* glibc's handle of the library `name` (a DT_NEEDED of a directly loaded object), opened with
+ * dlopen on first use and kept for the process: objects may outlive the table. NULL if it
+ * cannot be opened. `t` is an op2_loaded_objects. */
+void *op2_loaded_objects_needed(void *t, const char *name);
 
-/* Loads the shared object open at `fd` and finds `symbol`. `known` (may be NULL) is the table of
- * the caller's engine: it is asked first, and the object loaded is added to it. */
+/* A loaded kernel object (object.c): mapped by the direct loader, or by dlopen. The kernels'
+ * `dl_handle` fields hold one of these. */
+typedef struct op2_object op2_object;
+struct op2_elf_image; /* elf_load.h */
+/* The address of the object's symbol `name`, or NULL; *bytes (may be NULL) its size. */
+void *op2_object_symbol(const op2_object *o, const char *name, size_t *bytes);
+void op2_object_close(op2_object *o);
+/* glibc's handle when the object was loaded with dlopen, NULL when loaded directly. */
+void *op2_object_dl(const op2_object *o);
+/* Wraps what either loader made (one of the two NULL); NULL when memory is short. */
+op2_object *op2_object_wrap(void *dl, struct op2_elf_image *img);
+
+/* Loads the shared object open at `fd` and finds `symbol`; *handle gets an op2_object. `known`
+ * (may be NULL: dlopen only) is the table of the caller's engine: with `direct` set the direct
+ * loader is tried first and dlopen loads what it does not understand; dlopen's loads are looked
+ * up in and added to it. */
 int op2_load_object_fd(op2_loaded_objects *known, int fd, const char *what, const char *symbol,
                        void **handle, void **sym, char *why, size_t whylen);
 

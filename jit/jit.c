@@ -25,6 +25,7 @@ int op2_jit_create(const op2_jit_config *cfg, op2_jit **out) {
   jit->cfg = *cfg;
   if (!(jit->loaded = malloc(sizeof *jit->loaded))) return free(jit), *out = NULL, OP2_ERR_MEM;
   op2_loaded_objects_init(jit->loaded);
+  jit->loaded->direct = !cfg->loader_dlopen;
   op2_tcc_tier(&jit->tcc);
   if (cfg->mode != OP2_JIT_TCC) {
     jit->cc_usable = op2_cc_tier(cfg->cc, cfg->cflags, cfg->compile_timeout, &jit->cc) == 0;
@@ -114,7 +115,7 @@ bool op2_kernel_awaiting_peer(const op2_kernel *k) {
 
 void op2_kernel_free(op2_kernel *k) {
   if (!k) return;
-  if (k->dl_handle) dlclose(k->dl_handle);
+  op2_object_close(k->dl_handle);
   op2_tcc_release(k->tcc_state);
   free(k->name);
   free(k->source_path);
@@ -229,7 +230,7 @@ void op2_jit_prepare_build(const op2_jit *jit, const op2_jit_request *rq, const 
 }
 
 void op2_jit_adopt_build(op2_kernel *k, op2_build_result *res, op2_tier_id tier) {
-  if (k->dl_handle) dlclose(k->dl_handle);
+  op2_object_close(k->dl_handle);
   op2_tcc_release(k->tcc_state);
   k->tcc_state = NULL;
   k->dl_handle = res->handle;
@@ -474,13 +475,14 @@ int op2_jit_kernel(op2_jit *jit, const op2_jit_request *rq, op2_jit_result *res)
   op2_generated gen;
   OP2_CALL(op2_codegen_c(jit, loop, rq->kernel_src, &gen));
   XXH128_hash_t h = XXH3_128bits(gen.source.data, gen.source.len);
-  for (int i = 0; i < rq->nloaded; i++) {
-    op2_kernel *k = rq->loaded[i];
-    if (k->key_hi == h.high64 && k->key_lo == h.low64) {
-      op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
-      res->kernel = k;
-      return OP2_OK;
-    }
+  op2_kernel *known = rq->find_loaded ? rq->find_loaded(rq->find_arg, h.high64, h.low64) : NULL;
+  for (int i = 0; !rq->find_loaded && !known && i < rq->nloaded; i++)
+    if (rq->loaded[i]->key_hi == h.high64 && rq->loaded[i]->key_lo == h.low64)
+      known = rq->loaded[i];
+  if (known) {
+    op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
+    res->kernel = known;
+    return OP2_OK;
   }
   op2_kernel *k = calloc(1, sizeof *k);
   if (!k || !(k->name = strdup(loop->name))) {

@@ -58,6 +58,7 @@ typedef struct op2_jit_config {
   int diags;                      /* OP2_DIAGS: which diagnostics are worth formatting */
   int compiler_given;  /* OP2_CC or OP2_CFLAGS set by the user: their failure told at level 0 */
   int compile_timeout; /* OP2_COMPILE_TIMEOUT: seconds a child compiler may run (0: none) */
+  int loader_dlopen;   /* OP2_LOADER=dlopen: no direct loader (cache_entry.h) */
   /* Prints one diagnostic of `level` (the caller decides who speaks, e.g. one rank): jit/ never
    * writes to stderr itself. */
   void (*diag)(int level, const char *msg);
@@ -81,6 +82,10 @@ typedef struct op2_jit_request {
   const char *target;        /* recorded in manifests; static storage */
   op2_kernel *const *loaded; /* the caller's kernels: a source already built is reused */
   int nloaded;
+  /* or, when set, the caller's own search of its kernels by source hash: a walk of `loaded` for
+   * each new loop costs O(kernels) (runtime/jit_use.c keeps a hash index) */
+  op2_kernel *(*find_loaded)(void *arg, uint64_t key_hi, uint64_t key_lo);
+  void *find_arg;
 } op2_jit_request;
 typedef struct op2_jit_result {
   op2_kernel *kernel;      /* NULL on failure (op2_jit_failure says why) */

@@ -5,23 +5,15 @@
  * pointer is set to the constant's own data, which op_decl_const updates in place. Set once per
  * code object, before any thread runs it, so calls pay one load and nothing is written during
  * a call. */
-#include <dlfcn.h>
 #include <libtcc.h>
-#include <link.h>
 #include <stdio.h>
 
 #include "jit_internal.h"
 
 void *op2_jit_symbol(void *dl_handle, void *tcc_state, const char *symbol, size_t *bytes) {
-  void *p = dl_handle   ? dlsym(dl_handle, symbol)
-            : tcc_state ? tcc_get_symbol(tcc_state, symbol)
-                        : NULL;
+  if (dl_handle) return op2_object_symbol(dl_handle, symbol, bytes);
   if (bytes) *bytes = 0;
-  Dl_info info;
-  const ElfW(Sym) *sym = NULL;
-  if (p && bytes && dl_handle && dladdr1(p, &info, (void **)&sym, RTLD_DL_SYMENT) && sym)
-    *bytes = (size_t)sym->st_size;
-  return p;
+  return tcc_state ? tcc_get_symbol(tcc_state, symbol) : NULL;
 }
 
 bool op2_kernel_constants_bound(const op2_kernel *k) {

@@ -172,7 +172,7 @@ int op2_cuda_obtain_cubin(op2_jit *jit, op2_jit_counters *cnt, const char *ptxas
 /* ---- the emulator's C build ---- */
 
 void op2_cuda_emu_build_release(op2_cuda_emu_build *b) {
-  if (b->dl_handle) dlclose(b->dl_handle);
+  op2_object_close(b->dl_handle);
   op2_tcc_release(b->tcc_state);
   memset(b, 0, sizeof *b);
 }

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cache_entry.h"
 
@@ -11,6 +12,9 @@ void op2_loaded_objects_init(op2_loaded_objects *t) {
   t->v = NULL;
   t->n = t->cap = 0;
   t->serial = 0;
+  t->direct = 1;
+  t->needed = NULL;
+  t->nneeded = 0;
 }
 
 void op2_loaded_objects_destroy(op2_loaded_objects *t) {
@@ -18,6 +22,11 @@ void op2_loaded_objects_destroy(op2_loaded_objects *t) {
   free(t->v);
   t->v = NULL;
   t->n = t->cap = 0;
+  /* the libraries stay open: kernels loaded directly may still call into them */
+  for (int i = 0; i < t->nneeded; i++) free(t->needed[i].name);
+  free(t->needed);
+  t->needed = NULL;
+  t->nneeded = 0;
 }
 
 static int link_of(void *handle, uintptr_t *addr, uintptr_t *ld) {
@@ -64,4 +73,23 @@ unsigned op2_loaded_objects_serial(op2_loaded_objects *t) {
   unsigned s = t->serial++;
   pthread_mutex_unlock(&t->lock);
   return s;
+}
+
+void *op2_loaded_objects_needed(void *table, const char *name) {
+  op2_loaded_objects *t = table;
+  pthread_mutex_lock(&t->lock);
+  void *dl = NULL;
+  for (int i = 0; i < t->nneeded && !dl; i++) /* a handful of names: libc, libm */
+    if (strcmp(t->needed[i].name, name) == 0) dl = t->needed[i].dl;
+  if (!dl && (dl = dlopen(name, RTLD_NOW | RTLD_LOCAL))) {
+    struct op2_needed_library *grown = realloc(t->needed, sizeof *grown * (size_t)(t->nneeded + 1));
+    char *copy = strdup(name);
+    if (grown) t->needed = grown;
+    if (grown && copy)
+      t->needed[t->nneeded++] = (struct op2_needed_library){copy, dl};
+    else
+      free(copy); /* not remembered: asked again next time, at dlopen's cost */
+  }
+  pthread_mutex_unlock(&t->lock);
+  return dl;
 }

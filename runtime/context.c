@@ -142,9 +142,12 @@ void op_exit(void) {
   op2_fault_remove(ctx);
   op2_jit_fini(ctx);
   op2_loop_sites_free(ctx);
+  op2_loops_index_reset(ctx);
   free_list(&ctx->loops, free_loop);
+  op2_index_free(&ctx->kernels_by_key);
   free_list(&ctx->kernels, free_kernel);
   free_list(&ctx->plans, free_plan);
+  op2_index_free(&ctx->stats_by_name);
   free_list(&ctx->stats, free_stats);
   op2_profile_free(ctx);
   free_list(&ctx->kernel_headers, free);

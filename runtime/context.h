@@ -11,6 +11,7 @@
 #include "runtime/alloc.h"
 #include "runtime/error.h"
 #include "runtime/fault.h"
+#include "runtime/index.h"
 #include "runtime/loop_site.h"
 #include "runtime/mpi_state.h"
 #include "runtime/options.h"
@@ -32,9 +33,13 @@ struct op2_context {
   unsigned const_generation;      /* bumps when a constant changes: kernels bake values in */
   unsigned const_live_generation; /* the generation at which a constant last became live */
   op2_ptr_list loops;             /* op2_loop, searched by hash */
-  op2_ptr_list kernels;           /* op2_kernel, searched by key */
+  op2_index loops_by_hash;        /* the same loops by shape hash and by name_key (loop.c) */
+  op2_index loops_by_name;
+  op2_ptr_list kernels;     /* op2_kernel, searched by key */
+  op2_index kernels_by_key; /* the same kernels by their source hash (jit_use.c) */
   op2_ptr_list plans;
   op2_ptr_list stats;
+  op2_index stats_by_name; /* the same stats by op2_index_key(name, NULL) (timing.c) */
   bool renumbered;
   bool mpi_prepared;    /* declaration mode settled, whole-mesh declarations cut to blocks */
   bool mpi_distributed; /* partitioned and halos built (first loop or op_partition) */

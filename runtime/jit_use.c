@@ -29,6 +29,7 @@ int op2_jit_init(op2_context *ctx) {
                         .compiler_given = o->compiler_given,
 
                         .compile_timeout = o->compile_timeout,
+                        .loader_dlopen = o->loader_dlopen,
                         .diag = diag_sink};
   snprintf(cfg.cc, sizeof cfg.cc, "%s", o->cc);
   snprintf(cfg.cflags, sizeof cfg.cflags, "%s", o->cflags);
@@ -73,12 +74,47 @@ static void count(op2_jit_counters *to, const op2_jit_counters *add) {
 /* A new kernel for a loop supersedes the kernels of its other shapes (a constant changed): their
  * optimised builds are not worth finishing, nor storing (docs/API.md, Constants). */
 static void cancel_superseded_builds(op2_context *ctx, const op2_loop *loop, const op2_kernel *k) {
-  for (int i = 0; i < ctx->loops.count; i++) {
-    const op2_loop *l = ctx->loops.items[i];
+  size_t pos = 0; /* the loops of its name and set, not all loops */
+  for (const op2_loop *l; (l = op2_index_next(&ctx->loops_by_name, loop->name_key, &pos));) {
     if (l != loop && l->kernel && l->kernel != k && op2_kernel_queued(l->kernel) &&
         l->set == loop->set && strcmp(l->name, loop->name) == 0)
       op2_jit_cancel(l->kernel);
   }
+}
+
+/* The context's kernel of this source, through ctx->kernels_by_key: kernels are added to it here
+ * and removed from it where they leave the list (loop.c); rebuilt whenever its count differs. */
+/* A kernel's source hash as one index key. */
+static uint64_t kernel_key(const op2_kernel *k, uint64_t key[2]) {
+  op2_kernel_key(k, key);
+  return key[0] ^ key[1];
+}
+
+static op2_kernel *find_loaded(void *arg, uint64_t hi, uint64_t lo) {
+  op2_context *ctx = arg;
+  op2_index *ix = &ctx->kernels_by_key;
+  uint64_t key[2];
+  if (ix->count != (size_t)ctx->kernels.count) {
+    op2_index_free(ix);
+    for (int i = 0; i < ctx->kernels.count; i++) {
+      op2_kernel *k = ctx->kernels.items[i];
+      if (op2_index_add(ix, kernel_key(k, key), k) != 0) break;
+    }
+  }
+  if (ix->count != (size_t)ctx->kernels.count) { /* memory is short: the list, walked */
+    for (int i = 0; i < ctx->kernels.count; i++) {
+      op2_kernel *k = ctx->kernels.items[i];
+      kernel_key(k, key);
+      if (key[0] == hi && key[1] == lo) return k;
+    }
+    return NULL;
+  }
+  size_t pos = 0;
+  for (op2_kernel *k; (k = op2_index_next(ix, hi ^ lo, &pos));) {
+    kernel_key(k, key);
+    if (key[0] == hi && key[1] == lo) return k;
+  }
+  return NULL;
 }
 
 int op2_loop_kernel(op2_context *ctx, op2_loop *loop, const char *kernel_src) {
@@ -88,7 +124,9 @@ int op2_loop_kernel(op2_context *ctx, op2_loop *loop, const char *kernel_src) {
                               .kernel_src = kernel_src,
                               .target = ctx->backend->target,
                               .loaded = (op2_kernel *const *)ctx->kernels.items,
-                              .nloaded = ctx->kernels.count};
+                              .nloaded = ctx->kernels.count,
+                              .find_loaded = find_loaded,
+                              .find_arg = ctx};
   op2_jit_result res;
   int rc = op2_jit_kernel(ctx->jit_engine, &rq, &res);
   count(&ctx->jit, &res.counts);
@@ -99,6 +137,9 @@ int op2_loop_kernel(op2_context *ctx, op2_loop *loop, const char *kernel_src) {
       op2_jit_discard(ctx->jit_engine, res.kernel);
       return rc;
     }
+    uint64_t key[2];
+    if (op2_index_add(&ctx->kernels_by_key, kernel_key(res.kernel, key), res.kernel))
+      op2_index_free(&ctx->kernels_by_key); /* rebuilt by the next search */
     cancel_superseded_builds(ctx, loop, res.kernel);
     if (op2_kernel_origin_of(res.kernel) == OP2_FROM_DISK)
       loop->stats->kernels_from_disk++;

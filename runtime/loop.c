@@ -187,6 +187,7 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
   memcpy(loop->key_blob + klen, keys, keys_len);
   memcpy(loop->args, args, (size_t)nargs * sizeof *args);
   loop->hash = hash;
+  loop->name_key = op2_index_key(name, set);
   loop->set = set;
   loop->nargs = nargs;
   describe_args(nargs, args, loop->desc);
@@ -241,8 +242,37 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
     op2_loop_free(loop);
     return rc;
   }
+  if (op2_index_add(&ctx->loops_by_hash, loop->hash, loop) != 0 ||
+      op2_index_add(&ctx->loops_by_name, loop->name_key, loop) != 0)
+    op2_loops_index_reset(ctx); /* rebuilt by the next lookup, or out of memory there */
   *out = loop;
   return OP2_OK;
+}
+
+void op2_loops_index_reset(op2_context *ctx) {
+  op2_index_free(&ctx->loops_by_hash);
+  op2_index_free(&ctx->loops_by_name);
+}
+
+/* The indexes hold exactly ctx->loops; rebuilt when they do not (reset, or emptied lists). */
+static int loops_index_sync(op2_context *ctx) {
+  size_t n = (size_t)ctx->loops.count;
+  if (ctx->loops_by_hash.count == n && ctx->loops_by_name.count == n) return OP2_OK;
+  op2_loops_index_reset(ctx);
+  for (int i = 0; i < ctx->loops.count; i++) {
+    op2_loop *l = ctx->loops.items[i];
+    if (op2_index_add(&ctx->loops_by_hash, l->hash, l) != 0 ||
+        op2_index_add(&ctx->loops_by_name, l->name_key, l) != 0) {
+      op2_loops_index_reset(ctx);
+      return op2_error(OP2_ERR_MEM, "op_par_loop: out of memory");
+    }
+  }
+  return OP2_OK;
+}
+
+static void unindex_loop(op2_context *ctx, op2_loop *l) {
+  op2_index_remove(&ctx->loops_by_hash, l->hash, l);
+  op2_index_remove(&ctx->loops_by_name, l->name_key, l);
 }
 
 void op2_loop_free(op2_loop *l) {
@@ -269,6 +299,7 @@ void op2_loops_forget_dat(op2_context *ctx, op_dat dat) {
     for (int a = 0; a < l->nargs && !uses; a++) uses = l->args[a].dat == dat;
     if (!uses) continue;
     op2_loop_sites_clear(ctx);
+    unindex_loop(ctx, l);
     list_remove_at(&ctx->loops, i);
     op2_loop_free(l);
   }
@@ -288,18 +319,26 @@ static bool kernel_in_use(const op2_context *ctx, const op2_kernel *k) {
  * loop (a CUDA backend keeps the loop of a launch in flight, and its own kernel). */
 static void free_superseded(op2_context *ctx, const op2_loop *fresh) {
   if (ctx->backend->kernel != OP2_KERNEL_C) return;
-  for (int i = ctx->loops.count - 1; i >= 0; i--) {
-    op2_loop *l = ctx->loops.items[i];
+  /* the loops of its name and set (the index), walked again after each removal */
+  size_t pos = 0;
+  for (op2_loop *l; (l = op2_index_next(&ctx->loops_by_name, fresh->name_key, &pos));) {
     if (l == fresh || l->const_generation >= ctx->const_live_generation || l->set != fresh->set ||
         l->backend_kernel || strcmp(l->name, fresh->name) != 0 || l->key_len != fresh->key_len ||
         memcmp(l->key_blob, fresh->key_blob, l->key_len) != 0)
       continue;
+    int i = ctx->loops.count - 1;
+    while (i >= 0 && ctx->loops.items[i] != l) i--; /* rare: a constant became live */
     op2_kernel *k = l->kernel;
-    op2_loop_sites_clear(ctx);
-    list_remove_at(&ctx->loops, i);
+    op2_loop_sites_clear(ctx); /* sites point at loops */
+    unindex_loop(ctx, l);
+    if (i >= 0) list_remove_at(&ctx->loops, i);
     op2_loop_free(l);
+    pos = 0;
     for (int j = 0; k && !kernel_in_use(ctx, k) && j < ctx->kernels.count; j++)
       if (ctx->kernels.items[j] == k) {
+        uint64_t key[2];
+        op2_kernel_key(k, key);
+        op2_index_remove(&ctx->kernels_by_key, key[0] ^ key[1], k);
         list_remove_at(&ctx->kernels, j);
         op2_kernel_free(k);
         break;
@@ -317,10 +356,11 @@ int op2_loop_lookup(op2_context *ctx, const char *kernel, const char *name, op_s
   make_arg_keys(nargs > 0 ? nargs : 0, args, keys);
   uint64_t hash = shape_hash(ctx, kernel, name, set, nargs > 0 ? nargs : 0, keys);
   size_t klen = strlen(kernel) + 1;
-  int rc = OP2_OK;
+  int rc = loops_index_sync(ctx);
   *out = NULL;
-  for (int i = ctx->loops.count - 1; i >= 0 && !*out; i--) {
-    op2_loop *l = ctx->loops.items[i];
+  size_t pos = 0;
+  for (op2_loop *l;
+       rc == OP2_OK && !*out && (l = op2_index_next(&ctx->loops_by_hash, hash, &pos));) {
     if (l->hash == hash && l->set == set && l->nargs == nargs &&
         l->const_generation == ctx->const_generation && strcmp(l->name, name) == 0 &&
         l->key_len == klen + (size_t)nargs * sizeof *keys &&
@@ -328,7 +368,7 @@ int op2_loop_lookup(op2_context *ctx, const char *kernel, const char *name, op_s
         memcmp(l->key_blob + klen, keys, (size_t)nargs * sizeof *keys) == 0)
       *out = l;
   }
-  if (!*out) {
+  if (rc == OP2_OK && !*out) {
     rc = create_loop(ctx, kernel, name, set, nargs, args, hash, keys, out);
     if (rc == OP2_OK) free_superseded(ctx, *out);
   }

@@ -10,6 +10,7 @@
 
 #include "op2.h"
 #include "jit/jit.h"
+#include "runtime/index.h"
 #include "runtime/loop_site.h"
 #include "runtime/tune.h"
 
@@ -46,7 +47,8 @@ typedef struct op2_loop_stats {
 /* One loop shape: kernel text + set + argument descriptors (with dat and map identities). */
 typedef struct op2_loop {
   uint64_t hash;
-  char *key_blob; /* exact bytes the hash was taken of, compared on lookup */
+  uint64_t name_key; /* op2_index_key(name, set): the loops of one name on one set */
+  char *key_blob;    /* exact bytes the hash was taken of, compared on lookup */
   size_t key_len;
   char *name;
   op_set set;
@@ -87,6 +89,8 @@ bool op2_args_untrusted(int nargs, const op_arg *args);
 int op2_loop_lookup(op2_context *ctx, const char *kernel, const char *name, op_set set, int nargs,
                     const op_arg *args, op2_loop **out);
 void op2_loop_free(op2_loop *loop);
+/* Drops the loop indexes; the next lookup rebuilds them from ctx->loops (renumber, op_exit). */
+void op2_loops_index_reset(op2_context *ctx);
 /* A loop's texts against a call's: compared only for call sites whose strings may change. */
 bool op2_loop_same_text(const op2_loop *l, const char *kernel, const char *name);
 bool op2_loop_same_type(const op2_loop *l, int arg, const char *type);

@@ -87,6 +87,11 @@ static int parse_cache(op2_options *opt, const char *name, const char *value) {
   return OP2_OK;
 }
 
+static int parse_loader(op2_options *opt, const char *name, const char *value) {
+  static const choice loaders[] = {{"direct", 0}, {"dlopen", 1}};
+  return PARSE_CHOICE(name, value, loaders, &opt->loader_dlopen);
+}
+
 static int parse_jit(op2_options *opt, const char *name, const char *value) {
   static const choice modes[] = {
       {"tcc", OP2_JIT_TCC}, {"cc", OP2_JIT_CC}, {"tiered", OP2_JIT_TIERED}};
@@ -449,6 +454,7 @@ static const struct {
     {"OP2_DIAGS", parse_diags},
     {"OP2_CACHE", parse_cache},
     {"OP2_CACHE_DIR", parse_cache_dir},
+    {"OP2_LOADER", parse_loader},
     {"OP2_TEMPLATE_DIR", parse_template_dir},
     {"OP2_JIT", parse_jit},
     {"OP2_CC", parse_cc},

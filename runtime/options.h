@@ -43,6 +43,7 @@ typedef struct op2_options {
   int maps_base_index;   /* OP2's argv entry OP_MAPS_BASE_INDEX=1: map values count from 1 */
 
   int compile_timeout; /* OP2_COMPILE_TIMEOUT: seconds a child compiler may run (0: none) */
+  int loader_dlopen;   /* OP2_LOADER=dlopen: kernel objects through glibc only (gdb, perf) */
   /* CUDA backends */
   char cuda_driver[1024]; /* the driver library */
   int cuda_device;        /* ordinal, or -1: the rank on its node modulo the device count */

@@ -243,6 +243,7 @@ int op2_renumber(op2_context *ctx, op_map base) {
   op2_loop_sites_clear(ctx);
   for (int i = 0; i < ctx->loops.count; i++) op2_loop_free(ctx->loops.items[i]);
   ctx->loops.count = 0;
+  op2_loops_index_reset(ctx);
   ctx->renumbered = 1;
   op2_diag(1, "renumbered for locality: reverse Cuthill-McKee on '%s' through map '%s'",
            primary->name, base->name);

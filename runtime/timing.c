@@ -19,11 +19,24 @@
 #include "runtime/op2_impl.h"
 #include "runtime/chain.h"
 
+/* By name, through ctx->stats_by_name (rebuilt when it does not hold exactly ctx->stats): a
+ * program with thousands of loops pays no walk of them all for each new one. */
 op2_loop_stats *op2_stats_for(op2_context *ctx, const char *name) {
-  for (int i = 0; i < ctx->stats.count; i++) {
-    op2_loop_stats *s = ctx->stats.items[i];
-    if (strcmp(s->name, name) == 0) return s;
+  if (ctx->stats_by_name.count != (size_t)ctx->stats.count) {
+    op2_index_free(&ctx->stats_by_name);
+    for (int i = 0; i < ctx->stats.count; i++) {
+      op2_loop_stats *s = ctx->stats.items[i];
+      if (op2_index_add(&ctx->stats_by_name, op2_index_key(s->name, NULL), s) != 0) {
+        op2_index_free(&ctx->stats_by_name);
+        op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
+        return NULL;
+      }
+    }
   }
+  uint64_t key = op2_index_key(name, NULL);
+  size_t pos = 0;
+  for (op2_loop_stats *s; (s = op2_index_next(&ctx->stats_by_name, key, &pos));)
+    if (strcmp(s->name, name) == 0) return s;
   op2_loop_stats *s = calloc(1, sizeof *s);
   if (s && !(s->name = strdup(name))) free(s), s = NULL;
   if (!s || op2_list_push(&ctx->stats, s) != OP2_OK) {
@@ -31,6 +44,8 @@ op2_loop_stats *op2_stats_for(op2_context *ctx, const char *name) {
     op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
     return NULL;
   }
+  if (op2_index_add(&ctx->stats_by_name, key, s) != 0)
+    op2_index_free(&ctx->stats_by_name); /* rebuilt by the next call */
   return s;
 }
 
