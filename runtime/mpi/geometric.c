@@ -13,8 +13,9 @@
 #include <string.h>
 
 #include "runtime/mpi/geometric.h"
+#include "runtime/mpi/standalone_message.h"
 
-enum { MSG_MAX = 256, BINS = 512 };
+enum { MSG_MAX = OP2_MPI_MSG_MAX, BINS = 512 };
 
 /* The cut of one range of parts [p0, p1): parts [p0, mid) get the low side. */
 typedef struct cut {
@@ -34,36 +35,7 @@ typedef struct cut {
   double c;      /* phase 1: the coordinate shared by the points being split by number */
 } cut;
 
-static void say(char *msg, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, MSG_MAX, fmt, ap);
-  va_end(ap);
-}
-
-static int mpi_failed(int rc, const char *call, int line, char *msg) {
-  if (rc == MPI_SUCCESS) return 0;
-  char why[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  if (MPI_Error_string(rc, why, &len) != MPI_SUCCESS) snprintf(why, sizeof why, "code %d", rc);
-  say(msg, "%.*s failed (runtime/mpi/geometric.c:%d): %s", (int)strcspn(call, "("), call, line,
-      why);
-  return 1;
-}
-#define MPI_FAILED(call, msg) mpi_failed((call), #call, __LINE__, (msg))
-
-/* Collective: 0 when no rank failed; otherwise -1 everywhere with the lowest failing rank's
- * message. */
-static int agree(MPI_Comm comm, int failed, char *msg) {
-  int rank, size, mine, first;
-  if (MPI_FAILED(MPI_Comm_rank(comm, &rank), msg) || MPI_FAILED(MPI_Comm_size(comm, &size), msg))
-    return -1;
-  mine = failed ? rank : size;
-  if (MPI_FAILED(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm), msg)) return -1;
-  if (first == size) return 0;
-  MPI_FAILED(MPI_Bcast(msg, MSG_MAX, MPI_CHAR, first, comm), msg);
-  return -1;
-}
+#define MPI_FAILED OP2_MPI_FAILED
 
 /* The point's key in its cut's current phase, or NAN when the point is not in question. */
 static double key_of(const cut *k, const double *x, double gid) {
@@ -91,14 +63,17 @@ static int low_side(const cut *k, const double *x, double gid) {
 
 static int check_input(int rank, int n, int dim, const double *xyz, int nparts, const int *part,
                        char *msg) {
-  if (nparts < 1) return say(msg, "recursive bisection: %d parts asked for", nparts), 1;
+  if (nparts < 1) return op2_mpi_say(msg, "recursive bisection: %d parts asked for", nparts), 1;
   if (dim < 1 || dim > 3)
-    return say(msg, "recursive bisection: coordinates of dimension %d (1 to 3 wanted)", dim), 1;
+    return op2_mpi_say(msg, "recursive bisection: coordinates of dimension %d (1 to 3 wanted)",
+                       dim),
+           1;
   if (n < 0 || (n > 0 && (!xyz || !part)))
-    return say(msg, "recursive bisection: rank %d: %d points without arrays", rank, n), 1;
+    return op2_mpi_say(msg, "recursive bisection: rank %d: %d points without arrays", rank, n), 1;
   for (long i = 0; i < (long)n * dim; i++)
     if (!isfinite(xyz[i]))
-      return say(msg, "recursive bisection: rank %d: point %ld has a coordinate that is not finite",
+      return op2_mpi_say(
+                 msg, "recursive bisection: rank %d: point %ld has a coordinate that is not finite",
                  rank, i / dim),
              1;
   return 0;
@@ -110,8 +85,8 @@ static int start_cuts(MPI_Comm comm, int n, int dim, const double *xyz, const in
   double *box = malloc(sizeof(double) * 2 * (size_t)dim * (size_t)nseg);
   long *count = calloc((size_t)nseg, sizeof(long));
   int failed = !box || !count;
-  if (failed) say(msg, "recursive bisection: out of memory");
-  if (agree(comm, failed, msg)) return free(box), free(count), -1;
+  if (failed) op2_mpi_say(msg, "recursive bisection: out of memory");
+  if (op2_mpi_standalone_agree(comm, failed, msg)) return free(box), free(count), -1;
   for (size_t j = 0; j < 2 * (size_t)dim * (size_t)nseg; j++) box[j] = INFINITY;
   for (int i = 0; i < n; i++) {
     int k = seg_of[part[i]];
@@ -150,7 +125,7 @@ static int start_cuts(MPI_Comm comm, int n, int dim, const double *xyz, const in
     c->done = c->total == 0;
   }
   free(box), free(count);
-  return agree(comm, failed, msg);
+  return op2_mpi_standalone_agree(comm, failed, msg);
 }
 
 /* One round: histograms of the keys in question, then the extremes of the chosen bins. */
@@ -159,8 +134,8 @@ static int round_of_cuts(MPI_Comm comm, int n, int dim, const double *xyz, long 
   long *hist = calloc((size_t)nseg * BINS, sizeof(long));
   double *ext = malloc(sizeof(double) * 4 * (size_t)nseg);
   int failed = !hist || !ext;
-  if (failed) say(msg, "recursive bisection: out of memory");
-  if (agree(comm, failed, msg)) return free(hist), free(ext), -1;
+  if (failed) op2_mpi_say(msg, "recursive bisection: out of memory");
+  if (op2_mpi_standalone_agree(comm, failed, msg)) return free(hist), free(ext), -1;
   for (int i = 0; i < n; i++) {
     int k = seg_of[part[i]];
     if (k < 0 || cuts[k].done) continue;
@@ -255,9 +230,9 @@ int op2_rcb_partition(MPI_Comm comm, int n, int dim, const double *xyz, long fir
     seg_of = malloc(sizeof(int) * (size_t)nparts);
     cuts = malloc(sizeof(cut) * (size_t)nparts);
     failed = !end || !seg_of || !cuts;
-    if (failed) say(msg, "recursive bisection: out of memory");
+    if (failed) op2_mpi_say(msg, "recursive bisection: out of memory");
   }
-  if (agree(comm, failed, msg)) goto out;
+  if (op2_mpi_standalone_agree(comm, failed, msg)) goto out;
   /* part[i] is the first part of the range holding point i; end[p0] the range's end, or -1. */
   for (int i = 0; i < n; i++) part[i] = 0;
   for (int p = 0; p < nparts; p++) end[p] = -1;

@@ -20,8 +20,9 @@
 #include <ptscotch.h>
 
 #include "runtime/mpi/ptscotch.h"
+#include "runtime/mpi/standalone_message.h"
 
-enum { MSG_MAX = 256 };
+enum { MSG_MAX = OP2_MPI_MSG_MAX };
 
 /* Partitions must not depend on the run, the rank count being equal: one seed for every call. */
 #define OP2_SCOTCH_SEED 20240601
@@ -34,41 +35,13 @@ typedef struct sym_graph {
   long *adj;
 } sym_graph;
 
-static void say(char *msg, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, MSG_MAX, fmt, ap);
-  va_end(ap);
-}
-
 /* Every MPI call's status is checked: a failure is said in msg with the call and its line, and
  * counts as a failure of the step it belongs to (the communicators return errors, not abort). */
-static int mpi_failed(int rc, const char *call, int line, char *msg) {
-  if (rc == MPI_SUCCESS) return 0;
-  char why[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  if (MPI_Error_string(rc, why, &len) != MPI_SUCCESS) snprintf(why, sizeof why, "code %d", rc);
-  say(msg, "%.*s failed (runtime/mpi/ptscotch.c:%d): %s", (int)strcspn(call, "("), call, line, why);
-  return 1;
-}
-#define MPI_FAILED(call, msg) mpi_failed((call), #call, __LINE__, (msg))
+#define MPI_FAILED OP2_MPI_FAILED
 
 /* malloc(0) may return NULL, which must not read as a failure for empty ranks. */
 static void *alloc(size_t count, size_t size) {
   return calloc(count ? count : 1, size);
-}
-
-/* Collective. 0 when no rank failed; otherwise every rank gets the message of the lowest failing
- * rank and -1. */
-static int agree(MPI_Comm comm, int failed, char *msg) {
-  int rank, size, mine, first;
-  if (MPI_FAILED(MPI_Comm_rank(comm, &rank), msg) || MPI_FAILED(MPI_Comm_size(comm, &size), msg))
-    return -1;
-  mine = failed ? rank : size;
-  if (MPI_FAILED(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm), msg)) return -1;
-  if (first == size) return 0;
-  MPI_FAILED(MPI_Bcast(msg, MSG_MAX, MPI_CHAR, first, comm), msg);
-  return -1;
 }
 
 /* The rank whose block holds global vertex g (in [0, vtxdist[size])); empty blocks are skipped
@@ -95,55 +68,56 @@ static int check_input(const char *who, int rank, int size, const int *counts, i
                        const long *vtxdist, const int *xadj, const long *adjncy, int nparts,
                        const int *part, int check_part_values, char *msg) {
   if (nparts < 1) {
-    say(msg, "%s: nparts is %d, must be at least 1", who, nparts);
+    op2_mpi_say(msg, "%s: nparts is %d, must be at least 1", who, nparts);
     return 1;
   }
   if (nlocal < 0) {
-    say(msg, "%s: rank %d: nlocal is %d", who, rank, nlocal);
+    op2_mpi_say(msg, "%s: rank %d: nlocal is %d", who, rank, nlocal);
     return 1;
   }
   if (!vtxdist) {
-    say(msg, "%s: rank %d: vtxdist is NULL", who, rank);
+    op2_mpi_say(msg, "%s: rank %d: vtxdist is NULL", who, rank);
     return 1;
   }
   if (vtxdist[0] != 0) {
-    say(msg, "%s: rank %d: vtxdist[0] is %ld, must be 0", who, rank, vtxdist[0]);
+    op2_mpi_say(msg, "%s: rank %d: vtxdist[0] is %ld, must be 0", who, rank, vtxdist[0]);
     return 1;
   }
   for (int r = 0; r < size; r++) {
     if (counts[r] < 0 || vtxdist[r + 1] - vtxdist[r] != counts[r]) {
-      say(msg,
-          "%s: rank %d: vtxdist gives rank %d %ld vertices but that rank has nlocal = %d "
-          "(vtxdist must be the same on every rank)",
-          who, rank, r, vtxdist[r + 1] - vtxdist[r], counts[r]);
+      op2_mpi_say(msg,
+                  "%s: rank %d: vtxdist gives rank %d %ld vertices but that rank has nlocal = %d "
+                  "(vtxdist must be the same on every rank)",
+                  who, rank, r, vtxdist[r + 1] - vtxdist[r], counts[r]);
       return 1;
     }
   }
   if (nlocal > 0 && (!xadj || !part)) {
-    say(msg, "%s: rank %d: xadj or part is NULL with %d local vertices", who, rank, nlocal);
+    op2_mpi_say(msg, "%s: rank %d: xadj or part is NULL with %d local vertices", who, rank, nlocal);
     return 1;
   }
   if (nlocal == 0) return 0;
   if (xadj[0] != 0) {
-    say(msg, "%s: rank %d: xadj[0] is %d, must be 0", who, rank, xadj[0]);
+    op2_mpi_say(msg, "%s: rank %d: xadj[0] is %d, must be 0", who, rank, xadj[0]);
     return 1;
   }
   for (int v = 0; v < nlocal; v++) {
     if (xadj[v + 1] < xadj[v]) {
-      say(msg, "%s: rank %d: xadj decreases at local vertex %d", who, rank, v);
+      op2_mpi_say(msg, "%s: rank %d: xadj decreases at local vertex %d", who, rank, v);
       return 1;
     }
   }
   if (xadj[nlocal] > 0 && !adjncy) {
-    say(msg, "%s: rank %d: adjncy is NULL with %d arcs", who, rank, xadj[nlocal]);
+    op2_mpi_say(msg, "%s: rank %d: adjncy is NULL with %d arcs", who, rank, xadj[nlocal]);
     return 1;
   }
   const long total = vtxdist[size];
   for (int v = 0; v < nlocal; v++) {
     for (int k = xadj[v]; k < xadj[v + 1]; k++) {
       if (adjncy[k] < 0 || adjncy[k] >= total) {
-        say(msg, "%s: rank %d: local vertex %d (global %ld) has neighbour %ld outside [0, %ld)",
-            who, rank, v, vtxdist[rank] + v, adjncy[k], total);
+        op2_mpi_say(msg,
+                    "%s: rank %d: local vertex %d (global %ld) has neighbour %ld outside [0, %ld)",
+                    who, rank, v, vtxdist[rank] + v, adjncy[k], total);
         return 1;
       }
     }
@@ -151,7 +125,8 @@ static int check_input(const char *who, int rank, int size, const int *counts, i
   if (check_part_values) {
     for (int v = 0; v < nlocal; v++) {
       if (part[v] < 0 || part[v] >= nparts) {
-        say(msg, "%s: rank %d: part[%d] is %d, outside [0, %d)", who, rank, v, part[v], nparts);
+        op2_mpi_say(msg, "%s: rank %d: part[%d] is %d, outside [0, %d)", who, rank, v, part[v],
+                    nparts);
         return 1;
       }
     }
@@ -200,7 +175,7 @@ static int symmetrise(MPI_Comm comm, const char *who, int nlocal, const long *vt
   long *sendbuf = NULL, *recvbuf = NULL;
   long nsend = 0, nrecv = 0;
   if (!sendlong || !sendcount || !recvcount || !sdispl || !rdispl || !deg) {
-    say(msg, "%s: rank %d: out of memory", who, rank);
+    op2_mpi_say(msg, "%s: rank %d: out of memory", who, rank);
     failed = 1;
   } else {
     for (int i = 0; i < nlocal; i++) {
@@ -218,12 +193,13 @@ static int symmetrise(MPI_Comm comm, const char *who, int nlocal, const long *vt
     }
     for (int r = 0; r < size; r++) nsend += sendlong[r];
     if (nsend > INT_MAX) {
-      say(msg, "%s: rank %d: %ld reverse arcs to send do not fit an MPI count", who, rank, nsend);
+      op2_mpi_say(msg, "%s: rank %d: %ld reverse arcs to send do not fit an MPI count", who, rank,
+                  nsend);
       failed = 1;
     }
     for (int r = 0; r < size; r++) sendcount[r] = (int)sendlong[r];
   }
-  if (agree(comm, failed, msg)) goto out;
+  if (op2_mpi_standalone_agree(comm, failed, msg)) goto out;
 
   failed = MPI_FAILED(MPI_Alltoall(sendcount, 1, MPI_INT, recvcount, 1, MPI_INT, comm), msg);
   for (int r = 0; !failed && r < size; r++) {
@@ -234,17 +210,17 @@ static int symmetrise(MPI_Comm comm, const char *who, int nlocal, const long *vt
   }
   if (failed) {
   } else if (nrecv > INT_MAX) {
-    say(msg, "%s: rank %d: reverse arcs to receive do not fit an MPI count", who, rank);
+    op2_mpi_say(msg, "%s: rank %d: reverse arcs to receive do not fit an MPI count", who, rank);
     failed = 1;
   } else {
     sendbuf = alloc((size_t)nsend * 2, sizeof(long));
     recvbuf = alloc((size_t)nrecv * 2, sizeof(long));
     if (!sendbuf || !recvbuf) {
-      say(msg, "%s: rank %d: out of memory", who, rank);
+      op2_mpi_say(msg, "%s: rank %d: out of memory", who, rank);
       failed = 1;
     }
   }
-  if (agree(comm, failed, msg)) goto out;
+  if (op2_mpi_standalone_agree(comm, failed, msg)) goto out;
 
   /* Pairs (target vertex, source vertex), grouped by the target's owner. */
   for (int r = 0; r < size; r++) sendlong[r] = sdispl[r];
@@ -269,7 +245,7 @@ static int symmetrise(MPI_Comm comm, const char *who, int nlocal, const long *vt
            MPI_FAILED(MPI_Type_free(&pair), msg);
   free(sendbuf);
   sendbuf = NULL;
-  if (agree(comm, failed, msg)) goto out;
+  if (op2_mpi_standalone_agree(comm, failed, msg)) goto out;
 
   for (long j = 0; j < nrecv; j++) deg[recvbuf[2 * j] - first]++;
   long *x = alloc((size_t)nlocal + 1, sizeof(long));
@@ -279,7 +255,7 @@ static int symmetrise(MPI_Comm comm, const char *who, int nlocal, const long *vt
   if (!x || !adj) {
     free(x);
     free(adj);
-    say(msg, "%s: rank %d: out of memory", who, rank);
+    op2_mpi_say(msg, "%s: rank %d: out of memory", who, rank);
     failed = 1;
   } else {
     for (int i = 0; i < nlocal; i++) x[i + 1] = x[i] + deg[i];
@@ -308,7 +284,7 @@ static int symmetrise(MPI_Comm comm, const char *who, int nlocal, const long *vt
     out->xadj = x;
     out->adj = adj;
   }
-  rc = agree(comm, failed, msg);
+  rc = op2_mpi_standalone_agree(comm, failed, msg);
 
 out:
   free(sendlong);
@@ -330,23 +306,23 @@ static int prepare(MPI_Comm comm, const char *who, int nlocal, const long *vtxdi
   int rank, size, failed = 0;
   g->xadj = g->adj = NULL;
   if (comm == MPI_COMM_NULL) {
-    say(msg, "%s: the communicator is MPI_COMM_NULL", who);
+    op2_mpi_say(msg, "%s: the communicator is MPI_COMM_NULL", who);
     return -1;
   }
   if (MPI_FAILED(MPI_Comm_rank(comm, &rank), msg) || MPI_FAILED(MPI_Comm_size(comm, &size), msg))
     return -1;
   int *counts = alloc((size_t)size, sizeof(int));
   if (!counts) {
-    say(msg, "%s: rank %d: out of memory", who, rank);
+    op2_mpi_say(msg, "%s: rank %d: out of memory", who, rank);
     failed = 1;
   }
-  if (agree(comm, failed, msg)) return -1;
+  if (op2_mpi_standalone_agree(comm, failed, msg)) return -1;
   if (MPI_FAILED(MPI_Allgather(&nlocal, 1, MPI_INT, counts, 1, MPI_INT, comm), msg))
     return free(counts), -1;
   failed = check_input(who, rank, size, counts, nlocal, vtxdist, xadj, adjncy, nparts, part,
                        check_part_values, msg);
   free(counts);
-  if (agree(comm, failed, msg)) return -1;
+  if (op2_mpi_standalone_agree(comm, failed, msg)) return -1;
   return symmetrise(comm, who, nlocal, vtxdist, xadj, adjncy, g, msg);
 }
 
@@ -366,7 +342,7 @@ static int quality(MPI_Comm comm, const char *who, const long *vtxdist, const sy
   int *remote_part = NULL, *answer = NULL;
   long nids = 0, nasked = 0;
   if (!count || !ids || !sendcount || !recvcount || !sdispl || !rdispl) {
-    say(msg, "%s: rank %d: out of memory", who, rank);
+    op2_mpi_say(msg, "%s: rank %d: out of memory", who, rank);
     failed = 1;
   } else {
     for (int i = 0; i < n; i++) count[part[i]]++;
@@ -381,19 +357,20 @@ static int quality(MPI_Comm comm, const char *who, const long *vtxdist, const sy
       if (w == 0 || ids[w - 1] != ids[j]) ids[w++] = ids[j];
     nids = w;
     if (nids > INT_MAX) {
-      say(msg, "%s: rank %d: %ld remote neighbours do not fit an MPI count", who, rank, nids);
+      op2_mpi_say(msg, "%s: rank %d: %ld remote neighbours do not fit an MPI count", who, rank,
+                  nids);
       failed = 1;
     } else {
       /* ids are sorted, so each owner's requests are contiguous. */
       for (long j = 0; j < nids; j++) sendcount[owner_of(vtxdist, size, ids[j])]++;
       remote_part = alloc((size_t)nids, sizeof(int));
       if (!remote_part) {
-        say(msg, "%s: rank %d: out of memory", who, rank);
+        op2_mpi_say(msg, "%s: rank %d: out of memory", who, rank);
         failed = 1;
       }
     }
   }
-  if (agree(comm, failed, msg)) goto out;
+  if (op2_mpi_standalone_agree(comm, failed, msg)) goto out;
 
   failed = MPI_FAILED(MPI_Allreduce(MPI_IN_PLACE, count, nparts, MPI_LONG, MPI_SUM, comm), msg) ||
            MPI_FAILED(MPI_Alltoall(sendcount, 1, MPI_INT, recvcount, 1, MPI_INT, comm), msg);
@@ -405,17 +382,17 @@ static int quality(MPI_Comm comm, const char *who, const long *vtxdist, const sy
   }
   if (failed) {
   } else if (nasked > INT_MAX) {
-    say(msg, "%s: rank %d: part requests do not fit an MPI count", who, rank);
+    op2_mpi_say(msg, "%s: rank %d: part requests do not fit an MPI count", who, rank);
     failed = 1;
   } else {
     asked = alloc((size_t)nasked, sizeof(long));
     answer = alloc((size_t)nasked, sizeof(int));
     if (!asked || !answer) {
-      say(msg, "%s: rank %d: out of memory", who, rank);
+      op2_mpi_say(msg, "%s: rank %d: out of memory", who, rank);
       failed = 1;
     }
   }
-  if (agree(comm, failed, msg)) goto out;
+  if (op2_mpi_standalone_agree(comm, failed, msg)) goto out;
 
   failed = MPI_FAILED(
       MPI_Alltoallv(ids, sendcount, sdispl, MPI_LONG, asked, recvcount, rdispl, MPI_LONG, comm),
@@ -424,7 +401,7 @@ static int quality(MPI_Comm comm, const char *who, const long *vtxdist, const sy
   failed = failed || MPI_FAILED(MPI_Alltoallv(answer, recvcount, rdispl, MPI_INT, remote_part,
                                               sendcount, sdispl, MPI_INT, comm),
                                 msg);
-  if (agree(comm, failed, msg)) goto out;
+  if (op2_mpi_standalone_agree(comm, failed, msg)) goto out;
 
   long cut = 0;
   for (int i = 0; i < n; i++)
@@ -479,7 +456,8 @@ static int scotch_part(MPI_Comm comm, const char *who, const long *vtxdist, cons
   /* Identical on every rank, so no agreement is needed. */
   if (vtxdist[size] > (long)SCOTCH_NUMMAX || all_arcs > (long)SCOTCH_NUMMAX ||
       nparts > SCOTCH_NUMMAX) {
-    say(msg,
+    op2_mpi_say(
+        msg,
         "%s: the graph (%ld vertices, %ld arcs after symmetrisation) does not fit PT-Scotch's "
         "%d-bit SCOTCH_Num",
         who, vtxdist[size], all_arcs, (int)(8 * sizeof(SCOTCH_Num)));
@@ -490,17 +468,18 @@ static int scotch_part(MPI_Comm comm, const char *who, const long *vtxdist, cons
   SCOTCH_Num *edge = alloc((size_t)arcs, sizeof(SCOTCH_Num));
   SCOTCH_Num *parttab = alloc((size_t)n, sizeof(SCOTCH_Num));
   if (!vert || !edge || !parttab) {
-    say(msg, "%s: rank %d: out of memory", who, rank);
+    op2_mpi_say(msg, "%s: rank %d: out of memory", who, rank);
     failed = 1;
   } else {
     for (int i = 0; i <= n; i++) vert[i] = (SCOTCH_Num)g->xadj[i];
     for (long k = 0; k < arcs; k++) edge[k] = (SCOTCH_Num)g->adj[k];
   }
-  if (agree(comm, failed, msg)) goto out_arrays;
+  if (op2_mpi_standalone_agree(comm, failed, msg)) goto out_arrays;
 
   /* A private communicator: Scotch's point-to-point messages cannot meet the caller's. */
   MPI_Comm scomm;
-  if (agree(comm, MPI_FAILED(MPI_Comm_dup(comm, &scomm), msg), msg)) goto out_arrays;
+  if (op2_mpi_standalone_agree(comm, MPI_FAILED(MPI_Comm_dup(comm, &scomm), msg), msg))
+    goto out_arrays;
   /* The check walks the whole graph with communication: only when asked for, decided by rank 0
    * so that every rank makes the same call sequence. */
   int check = rank == 0 && check_graph;
@@ -512,31 +491,31 @@ static int scotch_part(MPI_Comm comm, const char *who, const long *vtxdist, cons
   int have_graph = 0, have_context = 0, have_bound = 0, have_strat = 0;
 
   if (SCOTCH_dgraphInit(&graph, scomm) != 0) {
-    say(msg, "%s: rank %d: SCOTCH_dgraphInit failed", who, rank);
+    op2_mpi_say(msg, "%s: rank %d: SCOTCH_dgraphInit failed", who, rank);
     failed = 1;
   } else {
     have_graph = 1;
   }
-  if (agree(comm, failed, msg)) goto out_scotch;
+  if (op2_mpi_standalone_agree(comm, failed, msg)) goto out_scotch;
   if (SCOTCH_dgraphBuild(&graph, 0, n, n, vert, vert + 1, NULL, NULL, (SCOTCH_Num)arcs,
                          (SCOTCH_Num)arcs, edge, NULL, NULL) != 0) {
-    say(msg, "%s: rank %d: SCOTCH_dgraphBuild failed (Scotch's own message is on stderr)", who,
-        rank);
+    op2_mpi_say(msg, "%s: rank %d: SCOTCH_dgraphBuild failed (Scotch's own message is on stderr)",
+                who, rank);
     failed = 1;
   }
-  if (agree(comm, failed, msg)) goto out_scotch;
+  if (op2_mpi_standalone_agree(comm, failed, msg)) goto out_scotch;
   if (check && SCOTCH_dgraphCheck(&graph) != 0) {
-    say(msg, "%s: rank %d: SCOTCH_dgraphCheck rejected the symmetrised graph", who, rank);
+    op2_mpi_say(msg, "%s: rank %d: SCOTCH_dgraphCheck rejected the symmetrised graph", who, rank);
     failed = 1;
   }
-  if (agree(comm, failed, msg)) goto out_scotch;
+  if (op2_mpi_standalone_agree(comm, failed, msg)) goto out_scotch;
 
   /* Repeatability: a context of our own with its own random generator, reseeded to a constant,
    * and Scotch's deterministic mode (no schedule-dependent choices). The calling thread is its
    * only thread: left alone, Scotch spawns one thread per core it may use and pins them and the
    * caller to cores, so every rank of a launch without binding would crowd onto the same cores. */
   if (SCOTCH_contextInit(&context) != 0) {
-    say(msg, "%s: rank %d: SCOTCH_contextInit failed", who, rank);
+    op2_mpi_say(msg, "%s: rank %d: SCOTCH_contextInit failed", who, rank);
     failed = 1;
   } else {
     have_context = 1;
@@ -544,54 +523,54 @@ static int scotch_part(MPI_Comm comm, const char *who, const long *vtxdist, cons
         SCOTCH_contextThreadImport2(&context, 0) != 0 || SCOTCH_contextRandomClone(&context) != 0 ||
         SCOTCH_contextOptionSetNum(&context, SCOTCH_OPTIONNUMDETERMINISTIC, 1) != 0 ||
         SCOTCH_contextOptionSetNum(&context, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1) != 0) {
-      say(msg, "%s: rank %d: cannot set up a deterministic Scotch context", who, rank);
+      op2_mpi_say(msg, "%s: rank %d: cannot set up a deterministic Scotch context", who, rank);
       failed = 1;
     } else {
       SCOTCH_contextRandomSeed(&context, OP2_SCOTCH_SEED);
     }
   }
-  if (agree(comm, failed, msg)) goto out_scotch;
+  if (op2_mpi_standalone_agree(comm, failed, msg)) goto out_scotch;
   if (SCOTCH_dgraphInit(&bound, scomm) != 0) {
-    say(msg, "%s: rank %d: SCOTCH_dgraphInit failed", who, rank);
+    op2_mpi_say(msg, "%s: rank %d: SCOTCH_dgraphInit failed", who, rank);
     failed = 1;
   } else {
     have_bound = 1;
     if (SCOTCH_contextBindDgraph(&context, &graph, &bound) != 0) {
-      say(msg, "%s: rank %d: SCOTCH_contextBindDgraph failed", who, rank);
+      op2_mpi_say(msg, "%s: rank %d: SCOTCH_contextBindDgraph failed", who, rank);
       failed = 1;
     }
   }
-  if (agree(comm, failed, msg)) goto out_scotch;
+  if (op2_mpi_standalone_agree(comm, failed, msg)) goto out_scotch;
 
   if (SCOTCH_stratInit(&strat) != 0) {
-    say(msg, "%s: rank %d: SCOTCH_stratInit failed", who, rank);
+    op2_mpi_say(msg, "%s: rank %d: SCOTCH_stratInit failed", who, rank);
     failed = 1;
   } else {
     have_strat = 1;
     if (SCOTCH_stratDgraphMapBuild(&strat, SCOTCH_STRATQUALITY, size, nparts,
                                    OP2_PARTITION_BALANCE) != 0) {
-      say(msg, "%s: rank %d: SCOTCH_stratDgraphMapBuild failed", who, rank);
+      op2_mpi_say(msg, "%s: rank %d: SCOTCH_stratDgraphMapBuild failed", who, rank);
       failed = 1;
     }
   }
-  if (agree(comm, failed, msg)) goto out_scotch;
+  if (op2_mpi_standalone_agree(comm, failed, msg)) goto out_scotch;
 
   if (SCOTCH_dgraphPart(&bound, nparts, &strat, parttab) != 0) {
-    say(msg, "%s: rank %d: SCOTCH_dgraphPart failed (Scotch's own message is on stderr)", who,
-        rank);
+    op2_mpi_say(msg, "%s: rank %d: SCOTCH_dgraphPart failed (Scotch's own message is on stderr)",
+                who, rank);
     failed = 1;
   } else {
     for (int i = 0; i < n; i++) {
       if (parttab[i] < 0 || parttab[i] >= nparts) {
-        say(msg, "%s: rank %d: SCOTCH_dgraphPart gave part %ld to local vertex %d", who, rank,
-            (long)parttab[i], i);
+        op2_mpi_say(msg, "%s: rank %d: SCOTCH_dgraphPart gave part %ld to local vertex %d", who,
+                    rank, (long)parttab[i], i);
         failed = 1;
         break;
       }
       part[i] = (int)parttab[i];
     }
   }
-  rc = agree(comm, failed, msg);
+  rc = op2_mpi_standalone_agree(comm, failed, msg);
 
 out_scotch:
   if (have_strat) SCOTCH_stratExit(&strat);
