@@ -4,7 +4,9 @@
  * are hashed in the user's numbering (set->orig undone), so a renumbering run (OP2_RENUMBER)
  * matches its own checkpoint, while another mesh of the same sizes (renumbered by the user, or
  * different) does not: its data restored by index would be another mesh's. Under MPI each rank
- * holds part of each map, so only the names and shapes of the declarations are compared there. */
+ * holds part of each map: the ranks hash it together (op2_mpi_map_fingerprint, collective, so
+ * every rank makes this summary at the same point), and set sizes, known globally only once
+ * distributed, are left out. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include <xxhash.h>
 
 #include "runtime/checkpoint.h"
+#include "runtime/distributed.h"
 #include "runtime/context.h"
 #include "runtime/error.h"
 #include "runtime/mpi_state.h"
@@ -67,7 +70,7 @@ static int map_hash(op_map m, uint64_t *out) {
 
 char *op2_ckpt_mesh_summary(op2_context *ctx) {
   text t = {0};
-  int distributed = ctx->mpi.size > 1;
+  int distributed = ctx->mpi.size > 1, hash_failed = 0;
   for (int i = 0; i < ctx->sets.count; i++) {
     op_set s = ctx->sets.items[i];
     if (distributed) /* sizes are known globally only once distributed, which a restart that
@@ -79,7 +82,10 @@ char *op2_ckpt_mesh_summary(op2_context *ctx) {
   for (int i = 0; i < ctx->maps.count; i++) {
     op_map m = ctx->maps.items[i];
     uint64_t h = 0;
-    if (!distributed && map_hash(m, &h) != 0) t.failed = 1;
+    if (distributed) /* every rank, every map, also after a failure: it is collective */
+      hash_failed |= op2_mpi_map_fingerprint(ctx, m, &h) != OP2_OK;
+    else if (map_hash(m, &h) != 0)
+      t.failed = 1;
     add(&t, "map '%s' from '%s' to '%s', dim %d, values %016llx\n", m->name, m->from->name,
         m->to->name, m->dim, (unsigned long long)h);
   }
@@ -88,9 +94,10 @@ char *op2_ckpt_mesh_summary(op2_context *ctx) {
     add(&t, "dat '%s' on '%s', dim %d, %s\n", d->name, d->set->name, d->dim,
         op2_type_name(d->type));
   }
-  if (t.failed) {
+  if (t.failed || hash_failed) {
     free(t.s);
-    op2_error(OP2_ERR_MEM, "checkpoint: out of memory describing the mesh");
+    if (!hash_failed) /* (a failed hash was reported) */
+      op2_error(OP2_ERR_MEM, "checkpoint: out of memory describing the mesh");
     return NULL;
   }
   return t.s ? t.s : strdup("");

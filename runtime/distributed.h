@@ -90,6 +90,10 @@ int op2_mpi_node_build(op2_context *ctx, op2_node_build_fn build, void *arg);
 enum { OP2_FETCH_DECLARED, OP2_FETCH_BLOCK, OP2_FETCH_ALL };
 int op2_mpi_fetch(op2_context *ctx, op_dat dat, void *out, long first, long count, int mode);
 
+/* A hash of map's values in the user's numbering, the same on every rank and for every
+ * distribution of one mesh over one rank count (fingerprint.c). Collective. */
+int op2_mpi_map_fingerprint(op2_context *ctx, op_map map, uint64_t *out);
+
 /* Distribution and halos (distribute.c, halo_build.c). */
 int op2_mpi_prepare(op2_context *ctx);
 int op2_mpi_distribute(op2_context *ctx, const char *lib, op_set prime, op_map prime_map);

@@ -5,9 +5,14 @@
  * and the map. (2) A run that stops before the position of a longer run's checkpoint: its dats
  * were never restored, so reading one (op_fetch_data) is refused, naming the dat and the file,
  * instead of returning the initial values. The same mesh and a long enough run restart (t802
- * checks the values). Usage: t803-restart-mismatch WORKDIR */
+ * checks the values). Usage: t803-restart-mismatch WORKDIR. Built with T803_MPI, the program
+ * starts MPI itself (so op_init may follow op_exit) and runs on every rank of mpiexec: the ranks
+ * hash the map together, and every rank refuses mesh B. */
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef T803_MPI
+#include <mpi.h>
+#endif
 
 #include "test.h"
 
@@ -57,11 +62,17 @@ static double run_steps(int steps) {
 
 int main(int argc, char **argv) {
   CHECK(argc == 2);
+#ifdef T803_MPI
+  MPI_Init(&argc, &argv);
+#endif
   mkdir(argv[1], 0755);
   char file[4096];
   snprintf(file, sizeof file, "%s/t803.ckpt.h5", argv[1]);
   unlink(file);
-  double got[NODES], ref[NODES];
+#ifdef T803_MPI
+  MPI_Barrier(MPI_COMM_WORLD); /* no rank removes the file after another wrote it */
+#endif
+  double got[NODES] = {0}, ref[NODES] = {0};
 
   op_init(1, argv, 0); /* mesh A, checkpoints before every step, stops after K steps */
   declare(0);
@@ -105,5 +116,8 @@ int main(int argc, char **argv) {
   op_fetch_data(x, got);
   op_exit();
   CHECK(memcmp(got, ref, sizeof got) == 0);
+#ifdef T803_MPI
+  MPI_Finalize();
+#endif
   return 0;
 }
