@@ -414,9 +414,10 @@ static int user_warning(const char *line, const char *name, const char *src_path
  * compiler's warnings that point at real bugs, the lines about the user's kernel only (the
  * generated file's #line directives name its lines kernel:NAME:LINE:COL or by their header).
  * The check's result is kept in the cache (warnings_record.c): a later run prints one line for
- * a kernel that had warnings, and compiles nothing. */
+ * a kernel that had warnings, and compiles nothing. A C++ kernel is not checked: a C compile
+ * says only that its C++ is not C ("type defaults to int" for `auto`). */
 static void kernel_warnings(op2_jit *jit, op2_kernel *k, const op2_generated *gen) {
-  if (jit->cfg.diags < 1 || !jit->cc_usable) return;
+  if (jit->cfg.diags < 1 || !jit->cc_usable || k->tier == OP2_TIER_CXX) return;
   op2_cache_key key;
   op2_jit_tier_key(&jit->cc, gen, &key);
   const char *root = jit->cfg.cache_mode == OP2_CACHE_ON ? op2_jit_cache_root(jit) : NULL;

@@ -3,8 +3,8 @@
  * own line (kernel:NAME:LINE:COL) and naming the loop; at OP2_DIAGS=0 nothing is said. The check
  * runs once per kernel: a second process with the same cache gets one line per such kernel from
  * the cache's record, and no check. An op_arg_idx argument the kernel takes as `int *` is no
- * "OP_READ but not a pointer to const". Each case runs in a child process whose stderr is
- * captured. */
+ * "OP_READ but not a pointer to const". A C++ kernel (built by the C++ tier) gets no C compile's
+ * nonsense about its C++. Each case runs in a child process whose stderr is captured. */
 #include "errors_util.h"
 
 /* Line 2: getpid has no declaration in the kernel's file. */
@@ -50,6 +50,8 @@ static void calls(const void *diags) {
       op_par_loop(cases[i].src, cases[i].name, s, op_arg_dat(d, -1, OP_ID, 1, "double", OP_RW));
   op_par_loop("void with_idx(double *x, int *i) { x[0] = i[0]; }\n", "with_idx", s,
               op_arg_dat(d, -1, OP_ID, 1, "double", OP_WRITE), op_arg_idx(-1, OP_ID));
+  op_par_loop("static void cxx_only(double *x) { auto y = x[0] * 1.5; x[0] = y; }\n", "cxx_only", s,
+              op_arg_dat(d, -1, OP_ID, 1, "double", OP_RW));
   op_exit();
 }
 
@@ -90,6 +92,7 @@ int main(void) {
     CHECK_EQ_INT(count(again, text), 1);
   }
   CHECK(!strstr(again, "'with_idx': ") || !strstr(strstr(again, "'with_idx': "), "warning"));
+  CHECK(!strstr(told, "loop 'cxx_only': kernel:") && !strstr(again, "loop 'cxx_only': 1"));
   printf("at OP2_DIAGS=1:\n%s\nagain:\n%s", told, again);
   free(quiet), free(told), free(again);
   return 0;
