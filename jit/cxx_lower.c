@@ -331,6 +331,21 @@ static int names_word(const tok *t, const char *w, int len) {
   return 0;
 }
 
+/* The comma-separated item of a list that starts at token b, before `close`: returns the token
+ * after it (its comma, or close); *last is its last token, -1 when it is empty. */
+static int list_item(const lower *L, int b, int close, int *last) {
+  int depth = 0, j;
+  *last = -1;
+  for (j = b; j < close; j = next_code(L, j)) {
+    const tok *t = &L->t[j];
+    if (is(t, "(") || is(t, "[") || is(t, "{")) depth++;
+    if (is(t, ")") || is(t, "]") || is(t, "}")) depth--;
+    if (depth == 0 && is(t, ",")) break;
+    *last = j;
+  }
+  return j;
+}
+
 /* A function declared or defined at file scope: name at i, '(' at open. Records its reference
  * parameters (their '&' written '*', their uses in the body dereferenced). -1: refused. */
 static int declaration(lower *L, int i, int open, int kernel_last, const char *kernel) {
@@ -342,14 +357,8 @@ static int declaration(lower *L, int i, int open, int kernel_last, const char *k
   if (pp) return -1;
   int rc = 0;
   for (int b = next_code(L, open); b < close && rc == 0;) {
-    int depth = 0, e = b, j;
-    for (j = b; j < close; j = next_code(L, j)) {
-      const tok *t = &L->t[j];
-      if (is(t, "(") || is(t, "[") || is(t, "{")) depth++;
-      if (is(t, ")") || is(t, "]") || is(t, "}")) depth--;
-      if (depth == 0 && is(t, ",")) break;
-      e = j;
-    }
+    int e, j = list_item(L, b, close, &e);
+    if (e < 0) e = b;
     int ref, name;
     if (nparams == MAX_PARAMS) {
       rc = -1;
@@ -419,14 +428,7 @@ static int call(lower *L, int i, const ref_fn *f) {
   if (close < 0 || pp) return -1;
   int narg = 0;
   for (int b = next_code(L, open); b < close;) {
-    int depth = 0, e = -1, j;
-    for (j = b; j < close; j = next_code(L, j)) {
-      const tok *t = &L->t[j];
-      if (is(t, "(") || is(t, "[") || is(t, "{")) depth++;
-      if (is(t, ")") || is(t, "]") || is(t, "}")) depth--;
-      if (depth == 0 && is(t, ",")) break;
-      e = j;
-    }
+    int e, j = list_item(L, b, close, &e);
     if (e < 0 || narg >= f->nparams) return -1;
     if (f->refs >> narg & 1) {
       if (L->t[b].wrap_end) return -1;
