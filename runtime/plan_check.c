@@ -36,6 +36,14 @@ static bool claim(int t, void *arg) {
   return true;
 }
 
+/* Whether write map w0 is the first of the plan's writes into its target set (each set is
+ * checked once). */
+static bool first_write_to(const op2_plan *p, int w0) {
+  for (int v = 0; v < w0; v++)
+    if (p->write_maps[v]->to == p->write_maps[w0]->to) return false;
+  return true;
+}
+
 static bool colours_valid(const op2_plan *p, char *why, size_t len) {
   if (p->colour_offset[0] != 0 || p->colour_offset[p->ncolours] != p->nblocks)
     return snprintf(why, len, "colour offsets cover %d of %d blocks", p->colour_offset[p->ncolours],
@@ -53,9 +61,7 @@ static bool colours_valid(const op2_plan *p, char *why, size_t len) {
   bool ok = true;
   for (int w0 = 0; ok && w0 < p->nwrites; w0++) {
     op_set to = p->write_maps[w0]->to;
-    bool first = true;
-    for (int v = 0; v < w0; v++) first &= p->write_maps[v]->to != to;
-    if (!first) continue;
+    if (!first_write_to(p, w0)) continue;
     size_t n = op2_set_local_count(to) + 1;
     writers wr = {calloc(n, sizeof(int)), calloc(n, sizeof(int)), 0, 0};
     ok = wr.group && wr.block;
@@ -94,9 +100,7 @@ static bool ownership_valid(const op2_plan *p, char *why, size_t len) {
   /* Threads' private runs write no element in common (the shared runs run alone). */
   for (int w0 = 0; ok && w0 < p->nwrites; w0++) {
     op_set to = p->write_maps[w0]->to;
-    bool first = true;
-    for (int v = 0; v < w0; v++) first &= p->write_maps[v]->to != to;
-    if (!first) continue;
+    if (!first_write_to(p, w0)) continue;
     size_t n = op2_set_local_count(to) + 1;
     writers wr = {calloc(n, sizeof(int)), calloc(n, sizeof(int)), 0, -1};
     ok = wr.group && wr.block;
