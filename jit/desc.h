@@ -3,7 +3,7 @@
  * descriptors, declared constants, a loop description), status codes, the failure record a jit
  * call leaves for its caller, counters and a growable text buffer. jit/ knows nothing of the
  * context, loops, statistics or MPI: runtime/ describes a loop in these terms, asks jit/ for its
- * kernel and reports what went wrong (runtime/op2_impl.h includes this header). */
+ * kernel and reports what went wrong (the runtime reaches it through jit/jit.h). */
 #ifndef OP2_JIT_DESC_H
 #define OP2_JIT_DESC_H
 

@@ -7,6 +7,12 @@
  * call queued in its place, so a chain in steady state allocates nothing. */
 #include "runtime/chain.h"
 #include "runtime/chain_fuse.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/options.h"
+#include "runtime/backend.h"
+#include "runtime/loop.h"
+#include "runtime/mesh.h"
 
 #include <dlfcn.h> /* dladdr (the build defines _GNU_SOURCE): where a queued call was made */
 #include <stdint.h>

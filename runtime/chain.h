@@ -9,7 +9,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "runtime/op2_impl.h"
+#include "op2.h"
+
+typedef struct op2_context op2_context;
 
 /* op_par_loop's hook, before anything else of the call. True: the call was queued and
  * op_par_loop returns at once. False: it runs now, after every queued call has run (lazy

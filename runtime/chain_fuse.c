@@ -16,6 +16,7 @@
  * parameters holds; each call passes void pointers, which C converts to whatever each kernel
  * declared (const or not) without a diagnostic. */
 #include "runtime/chain_fuse.h"
+#include "runtime/mesh.h"
 
 #include <ctype.h>
 #include <stdarg.h>

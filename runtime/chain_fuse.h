@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "runtime/op2_impl.h"
+#include "op2.h"
 
 /* One queued call, as fusion sees it. */
 typedef struct op2_fuse_part {

@@ -12,7 +12,6 @@
 #include "runtime/loop.h"
 #include "runtime/backend.h"
 #include "runtime/distributed.h"
-#include "runtime/op2_impl.h"
 #include "runtime/chain.h"
 
 /* OP2 passes a typed NULL as `data` only so that C++ can check the type: a temporary starts as

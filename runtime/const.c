@@ -15,7 +15,6 @@
 #include "runtime/alloc.h"
 #include "runtime/mesh.h"
 #include "runtime/distributed.h"
-#include "runtime/op2_impl.h"
 #include "runtime/chain.h"
 
 static bool seen_before(const op2_const *c, size_t bytes) {

@@ -19,7 +19,6 @@
 #include "runtime/checkpoint.h"
 #include "jit/jit.h"
 #include "runtime/distributed.h"
-#include "runtime/op2_impl.h"
 #include "runtime/chain.h"
 
 /* OP2's API has no context argument, so the one context is reached through this pointer. */

@@ -8,7 +8,6 @@
 #include "runtime/alloc.h"
 #include "runtime/mesh.h"
 #include "runtime/distributed.h"
-#include "runtime/op2_impl.h"
 #include "runtime/chain.h"
 
 /* A dat with the user's values (`data`, NULL: zeros). A temporary (zeros, `temp`) may come after

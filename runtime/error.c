@@ -11,7 +11,6 @@
 #include "runtime/error.h"
 #include "runtime/options.h"
 #include "runtime/mpi_state.h"
-#include "runtime/op2_impl.h"
 #include "runtime/chain.h"
 
 static void default_handler(const char *message, void *user_data) {

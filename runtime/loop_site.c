@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/op2_impl.h"
+#include "runtime/context.h"
+#include "runtime/loop.h"
+#include "runtime/options.h"
 
 static uint64_t mix(uint64_t h, uint64_t v) {
   h = (h ^ v) * 0x9E3779B97F4A7C15ull;

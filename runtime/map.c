@@ -11,7 +11,6 @@
 #include "runtime/options.h"
 #include "runtime/mesh.h"
 #include "runtime/distributed.h"
-#include "runtime/op2_impl.h"
 #include "runtime/chain.h"
 
 /* Under MPI values are global indices: checked against the global size here, and against the

@@ -14,7 +14,6 @@
 #include "runtime/backend.h"
 #include "runtime/distributed.h"
 #include "runtime/output_file.h"
-#include "runtime/op2_impl.h"
 #include "runtime/chain.h"
 
 int op2_fetch_idx(op2_context *ctx, op_dat dat, void *out, int low, int high) {

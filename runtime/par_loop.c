@@ -20,7 +20,6 @@
 #include "runtime/checkpoint.h"
 #include "jit/jit.h"
 #include "runtime/distributed.h"
-#include "runtime/op2_impl.h"
 #include "runtime/chain.h"
 
 static int run_phase(op2_context *ctx, op2_exec *exec, int ph) {

@@ -14,7 +14,6 @@
 #include "runtime/output.h"
 #include "runtime/distributed.h"
 #include "runtime/output_file.h"
-#include "runtime/op2_impl.h"
 #include "runtime/chain.h"
 
 void op_printf(const char *format, ...) {

@@ -11,7 +11,6 @@
 #include "runtime/mpi_state.h"
 #include "runtime/output.h"
 #include "runtime/distributed.h"
-#include "runtime/op2_impl.h"
 #include "runtime/chain.h"
 
 enum { MAX_DEPTH = 32 };

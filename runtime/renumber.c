@@ -14,7 +14,6 @@
 #include "runtime/mesh.h"
 #include "runtime/loop.h"
 #include "runtime/plan.h"
-#include "runtime/op2_impl.h"
 #include "runtime/chain.h"
 
 typedef struct graph {

@@ -9,7 +9,6 @@
 #include "runtime/mpi_state.h"
 #include "runtime/mesh.h"
 #include "runtime/distributed.h"
-#include "runtime/op2_impl.h"
 #include "runtime/chain.h"
 
 static op_set declare_set(int size, const char *name) {

@@ -16,7 +16,6 @@
 #include "runtime/backend.h"
 #include "runtime/output_file.h"
 #include "runtime/distributed.h"
-#include "runtime/op2_impl.h"
 #include "runtime/chain.h"
 
 /* By name, through ctx->stats_by_name (rebuilt when it does not hold exactly ctx->stats): a

@@ -13,7 +13,6 @@
 #include "runtime/loop.h"
 #include "runtime/distributed.h"
 #include "runtime/output_file.h"
-#include "runtime/op2_impl.h"
 #include "runtime/chain.h"
 
 /* Opens `file_name` on rank 0 through op2_output (o->f stays NULL elsewhere); every rank learns

@@ -16,7 +16,6 @@
 #include "runtime/options.h"
 #include "runtime/mpi_state.h"
 #include "runtime/mesh.h"
-#include "runtime/op2_impl.h"
 #include "runtime/chain.h"
 
 int op2_list_push(op2_ptr_list *l, void *item) {
