@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // Cold against warm start of a program whose kernels are C++ (bench/cxx_cold_kernels.h): run
 // twice with the same fresh OP2_CACHE_DIR, the first run compiles every kernel, the second loads
 // them (docs/PERFORMANCE.md). build/bench/cxx_cold ITERATIONS [NODES], with

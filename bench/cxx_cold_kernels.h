@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // Kernels of bench/cxx_cold.cpp, written as OP2's C++ applications write theirs (a 3-D flux code
 // in the style of MG-CFD): a struct used without `struct`, helpers taking references, functional
 // casts. Not C: before lowering (jit/cxx_lower.c) each went to the system C++ compiler.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The command a checker runs (the sample, alone or under mpiexec): started with its standard
  * output on a pipe the checker reads line by line, then waited for. Shared by airfoil_check.c and
  * aero_check.c. */

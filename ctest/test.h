@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Minimal test support for op2jit's tests: assertions that print file, line, the expression and
  * the values, and a way to catch library errors (the library's error handler is replaced by one
  * that jumps back to the test). Every test is its own executable; exit status 0 means pass. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Embeds template files in the library as a C table {name, bytes, length}.
 
 Usage: embed.py OUTPUT.c SOURCE_ROOT FILE... (names are paths relative to SOURCE_ROOT/templates).

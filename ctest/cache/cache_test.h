@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Support for the kernel cache tests. Each test is a driver that runs the program cache_prog
  * (argv[1]) and the tool op2-cache (argv[2]) as fresh processes against its own temporary cache
  * directory, and checks what they print and what they leave on disk. argv[3], when given, names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What a call prints: stdout or stderr sent to a temporary file for its duration, read back. */
 #ifndef COMPAT_CAPTURE_H
 #define COMPAT_CAPTURE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers shared by the error-path tests: reading files back, capturing what the library prints,
  * scratch directories that are removed afterwards. */
 #ifndef OP2_ERRORS_UTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Golden files of generated kernels: the C target and every CUDA strategy, for a direct loop, an
  * indirect-increment loop, a vector-map loop, an indirect read-write loop (op_arg_idx and a
  * switched-off optional argument too), a loop writing one dat through two maps and a loop with

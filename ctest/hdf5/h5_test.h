@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers for the HDF5 tests: ranks (the tests run on 1 process and under mpirun), scratch
  * directories shared by all ranks, and raw HDF5 inspection of what the library wrote. */
 #ifndef OP2_H5_TEST_H

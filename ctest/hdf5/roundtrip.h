@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The mesh both round-trip tests use, and checks of a dumped file against it: the file byte for
  * byte in OP2's layout (datatypes, shapes, attributes and their string widths, values in the
  * user's order) and the mesh read back with the op_decl_*_hdf5 calls. */

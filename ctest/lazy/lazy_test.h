@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Support for the lazy-execution tests: op_init with OP2_* options given as argv entries (so a
  * test sets its own mode whatever the environment), and whether a loop has run yet, read where
  * no library call can run the chain: the dat's public data pointer. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared support for the loop tests: deterministic random meshes, kernels that are both compiled
  * here (the plain-C reference) and handed to op_par_loop as source, and a count of the kernels
  * the library has obtained.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared support for the MPI tests, which run under mpiexec with 1 to 4 ranks. Every rank builds
  * the same whole mesh from a seed (so every rank also has the plain-C reference), then declares
  * it to OP2 in one of the two ways OP2 programs do:

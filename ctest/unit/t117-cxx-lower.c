@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The C++ that OP2's kernels use, lowered to C (jit/cxx_lower.c): what is lowered and how, and
  * what must be left to the C++ compiler. A refusal leaves the text unchanged (TinyCC rejects it
  * and the C++ tier builds it as written); a wrong lowering would compile to different results.

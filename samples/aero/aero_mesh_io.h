@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Aero meshes: quadrilateral finite-element meshes in the text layout OP2's aero reads
  * (FE_grid.dat).
  *

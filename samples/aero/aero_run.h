@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // What both aero programs share: the global constants, the kernels, and once the sets, maps and
 // dats are declared, the Newton iterations with their conjugate-gradient solves and the check of
 // the result. Included once, by aero.cpp (mesh from FE_grid.dat) or aero_hdf5.cpp (FE_grid.h5).

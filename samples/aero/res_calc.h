@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // One quadrilateral's share of the potential-flow residual and its Newton matrix.
 // At each of the cell's 2x2 Gauss points: the map from the reference square gives the shape
 // functions' physical gradients (nx, ny); the velocity is the potential's gradient; the density

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Airfoil's flow constants, shared by the solver and the HDF5 converter so a run from either file
  * starts from the same state. */
 #ifndef AIRFOIL_FLOW_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Airfoil's five kernels as C source strings, exactly as op_par_loop receives them. Float
  * literals (1.0f, 0.5f) are OP2 Airfoil's own: the reference rms values depend on them. */
 #ifndef AIRFOIL_KERNELS_H

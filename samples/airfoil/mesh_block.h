@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Airfoil under MPI: every rank reads the new_grid.dat mesh and keeps its contiguous block of each
  * set, map values kept as global indices (OP2's distributed declaration). The ranks parse their
  * blocks at the same time, so no rank waits for another to read the whole mesh. While it reads,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Airfoil meshes in OP2's new_grid.dat text format.
  *
  * Layout (ASCII, whitespace separated, one record per line, 0-based indices):

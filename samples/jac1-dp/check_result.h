@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // The check jac1 and jac2 make after NITER = 2 Jacobi steps on the NN x NN grid: the value at
 // an interior node depends only on how far the node is from the boundary along i and along j
 // (0, 1, or 2 and more), and is known exactly. Returns 0 when every node is within tol.

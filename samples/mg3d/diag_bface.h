@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // A boundary face's share of its corners' Jacobi diagonals: the outflow through each corner's
 // quarter of the face (inflow is data, diffusion has no flux through the boundary).
 inline void diag_bface(const double *bn, double **d) {

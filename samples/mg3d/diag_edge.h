@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // An edge's share of its ends' Jacobi diagonals: the upwind outflow coefficient and the
 // conductance.
 inline void diag_edge(const double *ek, double *d0, double *d1) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // An edge's two coefficients, from its dual-face area vector w (first node towards second) and
 // its ends' positions: ek[0] = adv . w, the advective flux per unit value; ek[1] = nu |w|^2 /
 // (w . d), d = x1 - x0, the diffusive conductance (the two-point flux, exact on an orthogonal

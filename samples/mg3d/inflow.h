@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // The finest level's right-hand side: the advective flux that enters through each corner's
 // quarter of a boundary face, carrying the inflow value g(x) = g[0] + g[1] cos(2 pi x) cos(2 pi y)
 // cos(2 pi z) (g[1] = 0: a uniform free stream).

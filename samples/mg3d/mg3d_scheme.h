@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // What the 3-D sample (mg3d.c) and its hand-written baseline (mg3d_baseline.c) share: the
 // scheme's parameters, the multigrid cycle's shape and the checks' tolerances. The kernels
 // (one header each, OP2's way) read the constants nu, adv and omega, defined by each program.

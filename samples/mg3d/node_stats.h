@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // The figures a run reports and checks: the node count, the integral of u, the extremes of u and
 // the sums of the residual and of the right-hand side (a conservation balance).
 inline void node_stats(const double *u, const double *vol, const double *r, const double *b,

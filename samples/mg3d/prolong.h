@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // Prolongation: a fine node gains the trilinear interpolation of the coarse correction from the
 // 8 corners of the coarse cell holding it.
 inline void prolong(double *u, const double *pw, const double **uc) {

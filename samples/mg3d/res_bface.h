@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // Outflow through each corner's quarter of a boundary face leaves the corner's residual; the
 // total leaving the domain is summed for the conservation check.
 inline void res_bface(const double **u, const double *bn, double **r, double *outflow) {

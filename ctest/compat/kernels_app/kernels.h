@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // Several kernels in one header, as OP2's programs keep them; the program includes it (after
 // user_types.h, which these kernels use without including it).
 #include "sub/helpers.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // What OP2's translator puts before every kernel of the program: helpers and types the kernels use.
 #ifndef KAPP_FUN_PREFIX
 #define KAPP_FUN_PREFIX

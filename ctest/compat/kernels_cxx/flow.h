@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // Kernels of t748-cxx-lowered, several in one header with an include guard, as OP2's programs
 // keep them. flow_flux and flow_step are C once lowered (TinyCC's tier); flow_float stays C++
 // (a float bound to `const double &`), and so do the kernels of flow_cxx.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // Kernels of t748-cxx-lowered that stay C++: `auto` (first: nothing else here makes its text
 // C++), a helper whose reference parameter a nested declaration shadows (not lowered, and so
 // not the kernels whose text includes it).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // Helpers as OP2's C++ applications write them (MG-CFD's inlined_funcs.h, for one): a structure
 // used without `struct`, references for parameters, functional casts, a variant per macro.
 #ifndef FLOW_HELPERS_H

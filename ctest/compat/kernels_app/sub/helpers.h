@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // Included by kernels.h as "sub/helpers.h": its own includes are relative to sub/.
 #include <cmath>
 #include "consts.h"
