@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* OP2's kernels are C++, and a real application's (MG-CFD's, for one) are C with a few C++
  * habits: helpers taking `double &density`, `double(0.5)`, `struct vec3 {...};` used as `vec3`.
- * Each such kernel used to wait 150-800 ms on its first call for the system C++ compiler. Here
+ * Each such kernel used to wait on its first call for the system C++ compiler (the cold start
+ * docs/PERFORMANCE.md measures). Here
  * those habits become C with the same meaning, so TinyCC runs the first calls and the
  * optimising tier builds the rest in the background, as for C kernels:
  *  - a reference parameter `T &x` of a function defined or declared at file scope becomes

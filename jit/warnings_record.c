@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The result of a kernel's warnings check (OP2_DIAGS >= 1: a full compile by the system compiler,
- * 100-200 ms a kernel), kept as a record ROOT/warnings/NAME-KEY16.txt keyed like the optimised
+/* The result of a kernel's warnings check (OP2_DIAGS >= 1: a full compile by the system compiler
+ * for each kernel), kept as a record ROOT/warnings/NAME-KEY16.txt keyed like the optimised
  * build (source, compiler identity, flags): the check runs once per kernel, not on every run
  * from a warm cache. A record holds the warning lines found, empty when there were none. Records
  * are written whole (temporary file, rename) in a private directory and read only from one. */

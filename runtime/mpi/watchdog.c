@@ -2,8 +2,8 @@
 /* OP2_MPI_TIMEOUT: an agreement that waits longer than this for the other ranks ends the job
  * with a message naming the waiting rank and its call, instead of hanging (a rank stuck in its
  * own code, or in a call no agreement sees). A blocking MPI_Allreduce cannot time out, and a
- * nonblocking one polled with MPI_Test costs about 3 us more per loop call (Open MPI 4.1, two
- * ranks on one machine), so a thread watches instead: the agreement stamps when it starts to
+ * nonblocking one polled with MPI_Test adds a measurable cost to every loop call
+ * (bench/mpi_loop_call), so a thread watches instead: the agreement stamps when it starts to
  * wait (two relaxed atomic stores a call), the thread looks once a second. The pending
  * collective cannot be withdrawn, so nothing but ending the process is safe; the thread makes no
  * MPI call (MPI_THREAD_FUNNELED): the launcher ends the job when the rank exits without
