@@ -57,6 +57,11 @@ TARGETS = {
     "simd_gflops_gain": 1.8,
     "simd_stream_share": 0.80,
     "mpi_openmp_process_ratio": 1.05,
+    # Loop chains (issue 26): the tiled run against the baseline (whole process) or against its
+    # untiled twin of the same run (wall), whichever the machine allows; seq tiled against seq
+    "openmp_tiled_process_ratio": 0.26,
+    "openmp_tiled_vs_untiled": 0.70,
+    "seq_tiled_vs_untiled": 0.80,
 }
 
 # name, backend, OP2_JIT, cache state, OP2_SIMD. Warm runs reuse the cache their cold run
@@ -87,7 +92,16 @@ CONFIGS = [
     ("mpi-tiered-warm", "mpi", "tiered", "warm", "off"),
     ("mpi-simd-cold", "mpi", "tiered", "cold", "auto"),
     ("mpi-simd-warm", "mpi", "tiered", "warm", "auto"),
+    ("seq-tiled-cold", "seq", "tiered", "cold", "off"),
+    ("seq-tiled-warm", "seq", "tiered", "warm", "off"),
+    ("openmp-tiled-cold", "openmp", "tiered", "cold", "off"),
+    ("openmp-tiled-warm", "openmp", "tiered", "warm", "off"),
 ]
+# Loop chains (issue 26): the tiered configurations run lazily (OP2_LAZY=on) with sparse tiling
+# (OP2_TILE=auto), so Airfoil's loops between two reductions run tile by tile.
+EXTRA_ENV = {name: {"OP2_LAZY": "on", "OP2_TILE": "auto"}
+             for name in ("seq-tiled-cold", "seq-tiled-warm", "openmp-tiled-cold",
+                          "openmp-tiled-warm")}
 # Configurations run with OP2_TUNE=on (every other one with OP2_TUNE=off): the cold run tunes
 # (its trial calls count in its time) and writes the records, the warm run starts from them.
 TUNED = ("openmp-tune-cold", "openmp-tune-warm", "cuda-emu-tune-cold", "cuda-emu-tune-warm")
@@ -96,7 +110,8 @@ TUNED = ("openmp-tune-cold", "openmp-tune-warm", "cuda-emu-tune-cold", "cuda-emu
 OPT_IN = ("seq-simd8-cold", "seq-simd8-warm", "openmp-simd8-cold", "openmp-simd8-warm",
           "cuda-emu-tiered-cold", "cuda-emu-tiered-warm", "cuda-emu-tune-cold",
           "cuda-emu-tune-warm", "mpi-tiered-cold", "mpi-tiered-warm", "mpi-simd-cold",
-          "mpi-simd-warm")
+          "mpi-simd-warm", "seq-tiled-cold", "seq-tiled-warm", "openmp-tiled-cold",
+          "openmp-tiled-warm")
 # The warm mpi configurations run by default when the launcher is there (their target is one of
 # issue 11's); the cold ones only add the JIT's first calls, which the openmp ones show already.
 MPI_DEFAULT = ("mpi-tiered-warm", "mpi-simd-warm")
@@ -113,7 +128,7 @@ MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_pml": "ob1", "OMPI_MCA_btl": "self,vader"}
 # The harness sets these; any other OP2_* variable (OP2_CFLAGS, OP2_CC, ...) passes through.
 HARNESS_OPTIONS = ("OP2_BACKEND", "OP2_JIT", "OP2_CACHE_DIR", "OP2_CACHE", "OP2_PROFILE_JSON",
-                   "OP2_SIMD", "OP2_TUNE")
+                   "OP2_SIMD", "OP2_TUNE", "OP2_LAZY", "OP2_TILE")
 
 RMS_LINE = re.compile(r"^\s*(\d+)\s+([-+0-9.eE]+)\s*$")
 WALL_LINE = re.compile(r"total wall time\s+([0-9.]+)\s*s")
@@ -231,7 +246,7 @@ def run_baseline(exe, mesh, iterations, workdir, tag="baseline"):
 
 
 def run_airfoil(exe, mesh, iterations, backend, jit, threads, cache, workdir, tag, simd="off",
-                tune="off", mpi=None):
+                tune="off", mpi=None, extra_env=None):
     """mpi: (launcher, ranks) for backend "mpi": each rank runs the seq backend on one thread.
     The profile is rank 0's; process_wall includes the launcher and the mesh distribution."""
     prof = os.path.join(workdir, tag + ".json")
@@ -239,6 +254,7 @@ def run_airfoil(exe, mesh, iterations, backend, jit, threads, cache, workdir, ta
     env.update({"OP2_BACKEND": "seq" if backend == "mpi" else backend, "OP2_JIT": jit,
                 "OP2_CACHE_DIR": cache, "OP2_SIMD": simd, "OP2_PROFILE_JSON": prof,
                 "OP2_TUNE": tune, "OMP_NUM_THREADS": str(threads if backend == "openmp" else 1)})
+    env.update(extra_env or {})
     cmd = [exe, mesh, str(iterations)]
     if backend == "mpi":
         for k, v in MPI_ENV.items():
@@ -501,6 +517,21 @@ def evaluate_targets(by_name):
         out.append(check("%s process <= %.2fx %s" % (a["name"], t["mpi_openmp_process_ratio"],
                                                       b["name"]),
                          p <= t["mpi_openmp_process_ratio"], "%.3fx" % p))
+    tiled, untiled, base = (by_name.get(n) for n in ("openmp-tiled-warm", "openmp-tiered-warm",
+                                                      "baseline"))
+    v = (tiled["process_wall"] / base["process_wall"]
+         if tiled and base and "error" not in tiled and "error" not in base else None)
+    out.append(check("openmp-tiled-warm process <= %.2fx baseline process" %
+                     t["openmp_tiled_process_ratio"],
+                     None if v is None else v <= t["openmp_tiled_process_ratio"],
+                     fmt(v, "%.3fx")))
+    for backend, key in (("openmp", "openmp_tiled_vs_untiled"), ("seq", "seq_tiled_vs_untiled")):
+        a, b = by_name.get(backend + "-tiled-warm"), by_name.get(backend + "-tiered-warm")
+        v = (a["wall"] / b["wall"] if a and b and "error" not in a and "error" not in b
+             else None)
+        out.append(check("%s-tiled-warm wall <= %.2fx %s-tiered-warm" % (backend, t[key],
+                                                                         backend),
+                         None if v is None else v <= t[key], fmt(v, "%.3fx")))
     for name in ("seq-tiered-cold", "openmp-tiered-cold"):
         r = by_name.get(name)
         v = r.get("jit_plan_share_100_iterations") if r else None
@@ -663,6 +694,56 @@ def write_svg(rows, path):
     parts.append("</svg>\n")
     with open(path, "w") as f:
         f.write("\n".join(parts))
+    return True
+
+
+def write_chain_plot(runs, counts, stream_ref, iterations, path):
+    """One bar per configuration: milliseconds per Airfoil iteration, stacked by loop (what the
+    profile attributes to each loop; the rest of the iteration on top), beside the one-loop
+    floor: the bytes every loop of an iteration must move (bytes_per_call) at STREAM triad speed
+    for the run's thread count. A run that executes its loops one at a time cannot go below the
+    floor; a tiled run can, when a tile's data stays in cache from one loop to the next. Drawn
+    with gnuplot (Debian: gnuplot-nox). Returns False when gnuplot is missing or fails."""
+    gnuplot = shutil.which("gnuplot")
+    ok = [r for r in runs if "error" not in r and r.get("wall")]
+    if not gnuplot or not ok:
+        if not gnuplot:
+            log("note: no chain plot: gnuplot not found (apt-get install gnuplot-nox)")
+        return False
+    need = bytes_per_call(counts)
+    data = path[:-4] + ".dat"
+    with open(data, "w") as f:
+        f.write("config " + " ".join(LOOPS) + " rest floor\n")
+        for r in ok:
+            per = [1e3 * r["per_loop"].get(n, {}).get("seconds", 0.0) / iterations
+                   for n in LOOPS]
+            total = 1e3 * r["wall"] / iterations
+            calls = {n: r["per_loop"][n]["calls"] / iterations for n in LOOPS
+                     if n in r["per_loop"]}
+            ref = stream_ref.get(r["threads"])
+            floor = (1e3 * sum(need[n] * c for n, c in calls.items()) / (ref * 1e9)
+                     if ref else float("nan"))
+            f.write("%s %s %.6f %.6f\n" % (r["name"], " ".join("%.6f" % v for v in per),
+                                           max(total - sum(per), 0.0), floor))
+    script = "\n".join([
+        "set terminal svg size %d,460 dynamic font 'sans,11'" % (300 + 150 * len(ok)),
+        "set output '%s'" % path,
+        "set title 'Airfoil, %d cells: ms per iteration by loop, and the one-loop floor "
+        "(bytes / STREAM triad)'" % counts["ncell"],
+        "set style data histograms", "set style histogram rowstacked",
+        "set style fill solid 0.85 border -1", "set boxwidth 0.7",
+        "set key outside right top", "set ylabel 'ms per iteration'", "set yrange [0:*]",
+        "set termoption noenhanced", "set xtics nomirror font ',9'", "set grid ytics",
+        "set key autotitle columnhead",
+        "plot for [i=2:%d] '%s' using i:xtic(1), \\" % (
+            len(LOOPS) + 2, data),
+        "     '' using ($0-0.45):%d:(0.9):(0) with vectors nohead lw 3 lc rgb 'black' "
+        "title 'one-loop floor'" % (len(LOOPS) + 3),
+        ""])
+    r = subprocess.run([gnuplot], input=script, capture_output=True, text=True)
+    if r.returncode != 0:
+        log("note: gnuplot failed: %s" % r.stderr.strip())
+        return False
     return True
 
 
@@ -858,8 +939,8 @@ def main():
         for name, backend, jit, state, simd in CONFIGS:
             if name in wanted:
                 tune = "on" if name in TUNED else "off"
-                kind = ("tune" if tune == "on" else jit if simd == "off" else
-                        "simd" if simd == "auto" else "simd" + simd)
+                kind = ("tune" if tune == "on" else "tiled" if name in EXTRA_ENV else
+                        jit if simd == "off" else "simd" if simd == "auto" else "simd" + simd)
                 configs.append((name, backend, jit, state, simd, tune, kind))
         base_runs = []
         reps = {c[0]: [] for c in configs}
@@ -875,11 +956,12 @@ def main():
                     # The cold run was not asked for; fill the cache without reporting it.
                     log("  %s (warming the cache)" % cold_name)
                     run_airfoil(exe, mesh, args.iterations, backend, jit, args.threads, cache,
-                                workdir, cold_name + suffix + "-unreported", simd, tune, mpi)
+                                workdir, cold_name + suffix + "-unreported", simd, tune, mpi,
+                                EXTRA_ENV.get(name))
                 log("  %s%s" % (name, "" if args.repeat == 1 else " #%d" % (i + 1)))
                 reps[name].append(run_airfoil(exe, mesh, args.iterations, backend, jit,
                                               args.threads, cache, workdir, name + suffix, simd,
-                                              tune, mpi))
+                                              tune, mpi, EXTRA_ENV.get(name)))
         base = best_of(base_runs)
         base["name"] = "baseline"
         if "error" in base:
@@ -944,10 +1026,15 @@ def main():
              "rms_max_rel_diff": rms_diff(a["rms"], b["rms"])} for a, b, w, p in mpi_ratios(runs)]
         failures += sum(1 for m in result["mpi_vs_openmp"]
                         if (m["rms_max_rel_diff"] or 0) > MPI_RMS_TOLERANCE)
-        result["targets_report"] = evaluate_targets({r["name"]: r for r in runs})
+        result["targets_report"] = evaluate_targets(dict({r["name"]: r for r in runs},
+                                                         baseline=base))
         for r in all_runs:
             r["rms"] = {str(k): v for k, v in r.get("rms", {}).items()}
             r.pop("loops", None)
+        svg = os.path.join(out_dir, stamp + "-chain.svg")
+        if write_chain_plot(all_runs, counts, stream_ref, args.iterations, svg):
+            result["chain_plot"] = svg
+            log("chain plot: %s" % os.path.relpath(svg))
         result["configurations"] = all_runs
 
     if args.layout:
