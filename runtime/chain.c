@@ -247,7 +247,7 @@ static void run_captured(op2_context *ctx, struct op2_chain *c) {
   }
 }
 
-enum { NOT_TILED, TILED, CHAIN_FREED };
+enum { NOT_TILED, TILED, CHAIN_FREED, AUTO_LEVELS = 4 };
 
 /* OP2_TILE: each call goes through op_par_loop, which binds its data and readies its code, and
  * hands it back here; then the calls run tile by tile. The chain's time is shared among its
@@ -280,6 +280,14 @@ static int run_tiled(op2_context *ctx, struct op2_chain *c) {
   c->capturing = false;
   bool threads = ctx->nthreads > 1;
   const op2_tiling *t = all ? op2_tiling_get(ctx, &c->tiles, loops, c->count, size, threads) : NULL;
+  /* OP2_TILE=auto on threads: tiles narrower than the chain's reach through the mesh chain
+   * into many levels, each a barrier; larger tiles, up to 4 doublings, until few levels. */
+  for (int k = 0; t && threads && ctx->opt.tile == OP2_TILE_AUTO && t->nlevels > AUTO_LEVELS &&
+                  k < 4 && size < loops[0].set->size;
+       k++) {
+    size *= 2;
+    t = op2_tiling_get(ctx, &c->tiles, loops, c->count, size, threads);
+  }
   free(loops);
   const op2_exec **execs = t ? malloc((size_t)c->count * sizeof *execs) : NULL;
   if (!execs) {

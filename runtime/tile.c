@@ -349,9 +349,9 @@ const op2_tiling *op2_tiling_get(op2_context *ctx, op2_tile_cache **cache,
   c->counts.inspections++;
   op2_diag(1,
            "OP2_TILE: chain of %d loops from '%s' (set '%s', %d elements) in %d tiles of %d, "
-           "%d level%s for threads, updates %s, inspected in %.2f ms",
+           "%d level%s%s, updates %s, inspected in %.2f ms",
            n, loops[0].name, loops[0].set->name, loops[0].set->size, t->ntiles, size, t->nlevels,
-           t->nlevels == 1 ? "" : "s",
+           t->nlevels == 1 ? "" : "s", threads ? " for threads" : " (one thread)",
            t->updates_in_order ? "in element order" : "in another order than the elements'",
            1e3 * t->inspect_seconds);
   int e = c->count < CACHE_MAX ? c->count++ : c->next++ % CACHE_MAX;
