@@ -6,7 +6,8 @@
  * meshes (one with many far-away map entries) and tile sizes 1, 37 and 700, every dat must equal
  * the untiled run's within rounding (1e-12 relative), and on seq bit for bit when the inspector
  * reports that every item's updates came in element order; the chains must have been tiled. A
- * third run has no loop updating through a map: bit for bit on every backend. */
+ * third run has no loop updating through a map: bit for bit on every backend. A repeated chain
+ * is inspected once, and again after a declaration. */
 #include <math.h>
 
 #include "loops/random_mesh.h"
@@ -152,6 +153,37 @@ static void close_to(const double *got, const double *want, int n, const char *w
   }
 }
 
+/* The tiling is inspected once per chain signature and mesh: a repeated chain reuses it, a new
+ * set (a new mesh) makes it be inspected again. */
+static void cached(const int *edge_nodes) {
+  lazy_init("OP2_LAZY=on", "OP2_TILE=100", NULL);
+  op_set nodes = op_decl_set(NN, "nodes"), edges = op_decl_set(NE, "edges");
+  op_map pedge = op_decl_map(edges, nodes, 2, (int *)edge_nodes, "pedge");
+  op_dat u = op_decl_dat(nodes, 2, "double", NULL, "u");
+  op_dat w = op_decl_dat(nodes, 1, "double", NULL, "w");
+  op_dat e = op_decl_dat(edges, 1, "double", NULL, "e");
+  double g[2] = {1, 0.5}, out[NN];
+  op2_tile_counts n;
+  for (int round = 0; round < 2; round++) {
+    for (int rep = 0; rep < 3; rep++) {
+      op_par_loop(edge_gather_src, "edge_gather", edges, op_arg_gbl(g, 2, "double", OP_READ),
+                  op_arg_dat(u, 0, pedge, 2, "double", OP_READ),
+                  op_arg_dat(u, 1, pedge, 2, "double", OP_READ),
+                  op_arg_dat(e, -1, OP_ID, 1, "double", OP_RW));
+      op_par_loop(edge_scatter_src, "edge_scatter", edges, op_arg_gbl(g, 2, "double", OP_READ),
+                  op_arg_dat(e, -1, OP_ID, 1, "double", OP_READ),
+                  op_arg_dat(w, 0, pedge, 1, "double", OP_INC),
+                  op_arg_dat(w, 1, pedge, 1, "double", OP_INC));
+      op_fetch_data(w, out);
+    }
+    op2_chain_tile_counts(op2_ctx(), &n);
+    CHECK_EQ_INT((int)n.chains, 3 * (round + 1));
+    CHECK_EQ_INT((int)n.inspections, round + 1);
+    if (round == 0) op_decl_set(5, "more"); /* the mesh changed: inspected again */
+  }
+  op_exit();
+}
+
 int main(void) {
   static state plain, tiled;
   const char *backend = getenv("OP2_BACKEND");
@@ -182,6 +214,7 @@ int main(void) {
       printf("mesh %d %s: %d chains tiled, %d with updates in order\n", mesh, tiles[t],
              tiled_chains, in_order_chains);
     }
+    if (mesh == 0) cached(edge_nodes);
     free(edge_nodes), free(cell_nodes);
   }
   printf("tiled runs equal the untiled ones (%d of them bit for bit)\n", bitwise_runs);
