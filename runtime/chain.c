@@ -13,6 +13,7 @@
 #include "runtime/backend.h"
 #include "runtime/loop.h"
 #include "runtime/mesh.h"
+#include "runtime/tile.h"
 
 #include <dlfcn.h> /* dladdr (the build defines _GNU_SOURCE): where a queued call was made */
 #include <stdint.h>
@@ -32,6 +33,12 @@ typedef struct op2_chain_call {
   unsigned long seq;
   char *buf;
   size_t cap;
+  /* OP2_TILE: the call as op_par_loop left it, ready to run (its pointers copied) */
+  op2_exec exec;
+  void **ptrs;
+  const int **maps;
+  int ptrs_cap;
+  bool captured;
 } op2_chain_call;
 
 struct op2_chain {
@@ -42,6 +49,8 @@ struct op2_chain {
   bool orphaned;    /* op_exit ran while the chain ran (from an error handler): free it after */
   unsigned long calls_made; /* op_par_loop calls since op_init, queued or not */
   char why[160];            /* what made the chain run */
+  bool capturing;           /* OP2_TILE: op_par_loop hands its ready call to the chain */
+  op2_tile_cache *tiles;    /* tilings by chain signature, and counts */
 };
 
 static size_t round16(size_t n) {
@@ -163,7 +172,159 @@ static bool run_fused(const struct op2_chain *c, int i, int k) {
   return true;
 }
 
+static void chain_release(struct op2_chain *c) {
+  for (int k = 0; k < c->cap; k++) {
+    free(c->calls[k].buf);
+    free(c->calls[k].ptrs);
+    free(c->calls[k].maps);
+  }
+  free(c->calls);
+  op2_tile_cache_free(c->tiles);
+  free(c);
+}
+
+bool op2_chain_capture(op2_context *ctx, const op2_exec *exec) {
+  struct op2_chain *c = ctx->chain;
+  if (!c || !c->capturing || c->running < 0) return false;
+  op2_chain_call *q = &c->calls[c->running];
+  int n = exec->loop->nargs; /* q->nargs: the buffers were sized for it */
+  const op2_loop *loop = exec->loop;
+  memcpy(q->ptrs, exec->arg_ptrs, (size_t)n * sizeof *q->ptrs);
+  memcpy(q->maps, exec->map_ptrs, (size_t)n * sizeof *q->maps);
+  q->exec = (op2_exec){.loop = loop,
+                       .begin = loop->phase_begin[0],
+                       .end = loop->phase_end[0],
+                       .plan = loop->plans[0],
+                       .arg_ptrs = q->ptrs,
+                       .map_ptrs = q->maps};
+  q->captured = true;
+  return true;
+}
+
+void op2_chain_tile_counts(const op2_context *ctx, op2_tile_counts *out) {
+  const struct op2_chain *c = ctx->chain;
+  *out = (op2_tile_counts){0};
+  if (c && c->tiles) *out = *op2_tile_counts_of(c->tiles);
+}
+
+/* Whether OP2_TILE may tile this chain: seq and openmp without MPI, checkpoints, tuning trials
+ * or a renumbering still to come (each would change what a call sees or logs). */
+static bool tiling_allowed(const op2_context *ctx, const struct op2_chain *c) {
+  return ctx->opt.tile && c->count >= 2 && ctx->mpi.size <= 1 &&
+         ctx->backend->kernel == OP2_KERNEL_C && !ctx->checkpoint && !ctx->opt.restart[0] &&
+         ctx->opt.tune == OP2_TUNE_OFF && (!ctx->opt.renumber || ctx->renumbered);
+}
+
+/* Every call's pointer buffers, sized before any call is captured (capturing cannot fail). */
+static bool capture_buffers(struct op2_chain *c) {
+  for (int i = 0; i < c->count; i++) {
+    op2_chain_call *q = &c->calls[i];
+    q->captured = false;
+    if (q->nargs <= q->ptrs_cap) continue;
+    void **ptrs = realloc(q->ptrs, (size_t)q->nargs * sizeof *ptrs);
+    if (ptrs) q->ptrs = ptrs;
+    const int **maps = realloc(q->maps, (size_t)q->nargs * sizeof *maps);
+    if (maps) q->maps = maps;
+    if (!ptrs || !maps) return false;
+    q->ptrs_cap = q->nargs;
+  }
+  return true;
+}
+
+/* The captured calls one by one, whole (a call that failed to be captured was reported). */
+static void run_captured(op2_context *ctx, struct op2_chain *c) {
+  for (int i = 0; i < c->count; i++) {
+    op2_chain_call *q = &c->calls[i];
+    if (!q->captured || q->exec.end <= q->exec.begin) continue;
+    c->running = c->running_last = i;
+    double t0 = op2_wall_seconds();
+    ctx->fault.running = &q->exec;
+    int rc = ctx->backend->run(ctx, &q->exec);
+    ctx->fault.running = NULL;
+    if (rc == OP2_OK)
+      op2_par_loop_record(ctx, (op2_loop *)q->exec.loop, op2_wall_seconds() - t0, q->set, q->nargs,
+                          q->args);
+  }
+}
+
+enum { NOT_TILED, TILED, CHAIN_FREED, AUTO_LEVELS = 4 };
+
+/* OP2_TILE: each call goes through op_par_loop, which binds its data and readies its code, and
+ * hands it back here; then the calls run tile by tile. The chain's time is shared among its
+ * calls' statistics in proportion to their elements. */
+static int run_tiled(op2_context *ctx, struct op2_chain *c) {
+  if (!tiling_allowed(ctx, c)) return NOT_TILED;
+  op2_tile_loop *loops = malloc((size_t)c->count * sizeof *loops);
+  if (!loops) return NOT_TILED;
+  for (int i = 0; i < c->count; i++)
+    loops[i] =
+        (op2_tile_loop){c->calls[i].name, c->calls[i].set, c->calls[i].nargs, c->calls[i].args};
+  int size = op2_tile_size(ctx, loops, c->count);
+  if (!size || !capture_buffers(c)) {
+    free(loops);
+    return NOT_TILED;
+  }
+  bool all = true;
+  c->capturing = true;
+  for (int i = 0; i < c->count; i++) {
+    const op2_chain_call *q = &c->calls[i];
+    c->running = c->running_last = i;
+    op_par_loop_args(q->kernel, q->name, q->set, q->nargs, q->args);
+    if (c->orphaned) { /* op_exit ran inside (an error handler's call) */
+      free(loops);
+      chain_release(c);
+      return CHAIN_FREED;
+    }
+    all = all && q->captured;
+  }
+  c->capturing = false;
+  bool threads = ctx->nthreads > 1;
+  const op2_tiling *t = all ? op2_tiling_get(ctx, &c->tiles, loops, c->count, size, threads) : NULL;
+  /* OP2_TILE=auto on threads: tiles narrower than the chain's reach through the mesh chain
+   * into many levels, each a barrier; larger tiles, up to 4 doublings, until few levels. */
+  for (int k = 0; t && threads && ctx->opt.tile == OP2_TILE_AUTO && t->nlevels > AUTO_LEVELS &&
+                  k < 4 && size < loops[0].set->size;
+       k++) {
+    size *= 2;
+    t = op2_tiling_get(ctx, &c->tiles, loops, c->count, size, threads);
+  }
+  free(loops);
+  const op2_exec **execs = t ? malloc((size_t)c->count * sizeof *execs) : NULL;
+  if (!execs) {
+    run_captured(ctx, c);
+    return TILED;
+  }
+  for (int i = 0; i < c->count; i++) execs[i] = &c->calls[i].exec;
+  c->running = 0, c->running_last = c->count - 1;
+  double t0 = op2_wall_seconds();
+  op2_tile_run(ctx, t, execs, threads);
+  free(execs);
+  double seconds = op2_wall_seconds() - t0, elements = 0;
+  for (int i = 0; i < c->count; i++) elements += c->calls[i].set->size;
+  for (int i = 0; i < c->count; i++) {
+    const op2_chain_call *q = &c->calls[i];
+    op2_par_loop_record(ctx, (op2_loop *)q->exec.loop,
+                        elements > 0 ? seconds * q->set->size / elements : 0, q->set, q->nargs,
+                        q->args);
+  }
+  op2_tile_counts *n = op2_tile_counts_of(c->tiles);
+  n->chains++;
+  n->tiles += (unsigned long)t->ntiles;
+  if (!t->updates_in_order) n->out_of_order++;
+  return TILED;
+}
+
 static void run(op2_context *ctx, struct op2_chain *c) {
+  switch (run_tiled(ctx, c)) {
+    case CHAIN_FREED:
+      return;
+    case TILED:
+      c->running = -1;
+      c->count = 0;
+      return;
+    default:
+      break;
+  }
   /* Fusion changes the loops a checkpoint logs, and backends with their own code generator
    * would see a kernel text they were not asked for: it is for seq and openmp, uncheckpointed. */
   bool fuse = ctx->opt.fuse && ctx->backend->kernel == OP2_KERNEL_C && !ctx->checkpoint &&
@@ -179,9 +340,7 @@ static void run(op2_context *ctx, struct op2_chain *c) {
       op_par_loop_args(q->kernel, q->name, q->set, q->nargs, q->args);
     }
     if (c->orphaned) { /* op_exit ran inside (an error handler's call): nothing is left to run */
-      for (int k = 0; k < c->cap; k++) free(c->calls[k].buf);
-      free(c->calls);
-      free(c);
+      chain_release(c);
       return;
     }
   }
@@ -267,7 +426,5 @@ void op2_chain_free(op2_context *ctx) {
     c->orphaned = true;
     return;
   }
-  for (int k = 0; k < c->cap; k++) free(c->calls[k].buf);
-  free(c->calls);
-  free(c);
+  chain_release(c);
 }

@@ -43,6 +43,20 @@ void op2_chain_before_const(op2_context *ctx, int dim, const char *type, const v
  * the characters written. */
 size_t op2_chain_error_note(const op2_context *ctx, char *buf, size_t len);
 
+/* op_par_loop, with its call's data bound and code ready: true when the chain keeps the call
+ * (its pointers copied) to run it tile by tile (OP2_TILE) instead of it running now. */
+typedef struct op2_exec op2_exec;
+bool op2_chain_capture(op2_context *ctx, const op2_exec *exec);
+
+/* par_loop.c: the statistics, checkpoint log and tuning of a call that ran (tiled). */
+typedef struct op2_loop op2_loop;
+void op2_par_loop_record(op2_context *ctx, op2_loop *loop, double seconds, op_set set, int nargs,
+                         const op_arg *args);
+
+/* Tiling's counts since op_init (tests); zeros when nothing was tiled. */
+typedef struct op2_tile_counts op2_tile_counts;
+void op2_chain_tile_counts(const op2_context *ctx, op2_tile_counts *out);
+
 /* op_exit: releases the chain (op_exit has run it first). */
 void op2_chain_free(op2_context *ctx);
 

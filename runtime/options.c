@@ -445,6 +445,17 @@ static int parse_fuse(op2_options *opt, const char *name, const char *value) {
   return PARSE_CHOICE(name, value, on_off, &opt->fuse);
 }
 
+/* Sparse tiling of the lazy chain (runtime/tile.c): off, auto (from the cache size) or the tile
+ * size in elements of the chain's first loop. */
+static int parse_tile(op2_options *opt, const char *name, const char *value) {
+  if (strcmp(value, "off") == 0) return opt->tile = 0, OP2_OK;
+  if (strcmp(value, "auto") == 0) return opt->tile = OP2_TILE_AUTO, OP2_OK;
+  if (to_int(value, 1, 1 << 24, &opt->tile) != 0)
+    return op2_error(OP2_ERR_ARG, "option %s=%s: expected off, auto or a tile size in [1, %d]",
+                     name, value, 1 << 24);
+  return OP2_OK;
+}
+
 static const struct {
   const char *name;
   option_parser parse;
@@ -486,6 +497,7 @@ static const struct {
     {"OP2_LAZY", parse_lazy},
     {"OP2_LAZY_CHAIN", parse_lazy_chain},
     {"OP2_FUSE", parse_fuse},
+    {"OP2_TILE", parse_tile},
 };
 enum { NOPTIONS = sizeof option_table / sizeof option_table[0] };
 

@@ -17,6 +17,9 @@ typedef enum {
   OP2_CUDA_ASK_HIERARCHICAL
 } op2_cuda_ask;
 
+/* OP2_TILE=auto: the tile size is chosen from the cache size (runtime/tile.c). */
+enum { OP2_TILE_AUTO = -1 };
+
 /* OP2_TUNE: persistent auto-tuning of per-loop parameters (tune.c). */
 typedef enum { OP2_TUNE_OFF, OP2_TUNE_ON, OP2_TUNE_RESET } op2_tune_mode;
 
@@ -64,6 +67,7 @@ typedef struct op2_options {
   int lazy;               /* OP2_LAZY: op_par_loop queues its call (runtime/chain.c) */
   int lazy_chain;         /* OP2_LAZY_CHAIN: the most calls queued before the chain runs */
   int fuse;               /* OP2_FUSE: consecutive direct loops on one set run fused */
+  int tile; /* OP2_TILE: the lazy chain's tile size in elements, 0 off, OP2_TILE_AUTO */
 } op2_options;
 
 /* The user's options: defaults, then the environment, then argv entries OP2_NAME=value. The

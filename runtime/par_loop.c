@@ -243,6 +243,11 @@ static void record_call(op2_context *ctx, op2_loop *loop, double seconds, op_set
   if (loop->tune) (void)op2_tune_after(ctx, loop, seconds); /* a failure is reported there */
 }
 
+void op2_par_loop_record(op2_context *ctx, op2_loop *loop, double seconds, op_set set, int nargs,
+                         const op_arg *args) {
+  record_call(ctx, loop, seconds, set, nargs, args);
+}
+
 /* Under MPI a call is one collective step: every rank checks the call and agrees that every
  * rank has the same loop before any message moves (op2_mpi_agree_loop), and every rank learns
  * at the end whether every rank succeeded (run_distributed), so a failure on one rank is an
@@ -261,6 +266,11 @@ void op2_par_loop(op2_context *ctx, const char *kernel, bool kernel_kept, const 
   if (rc == OP2_OK) rc = bind_data(&data, loop, set, args);
   rc = ready_code(ctx, loop, kernel, name, rc);
   op2_exec exec = {.loop = loop, .arg_ptrs = data.ptrs, .map_ptrs = data.maps};
+  /* OP2_TILE: the chain keeps the call, bound and ready, to run it tile by tile (chain.c) */
+  if (rc == OP2_OK && op2_chain_capture(ctx, &exec)) {
+    release_data(&data);
+    return;
+  }
   double t0 = op2_wall_seconds();
   rc = run_call(ctx, &exec, args, rc);
   if (rc == OP2_OK) record_call(ctx, loop, op2_wall_seconds() - t0, set, nargs, args);

@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The inspector of sparse tiling (tile.h): from a chain's sets, maps and item_access modes to the
+ * elements of each loop in each tile, and the tiles' levels for threads. Every data item (one
+ * element of one dat) remembers the latest tile that wrote it and the latest that read it in the
+ * loops seen so far; a loop's element takes the latest tile it depends on. Tilings are cached by
+ * the chain's signature (sets, dats, maps, columns, item_access modes, tile size) and the mesh. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/tile.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/mesh.h"
+#include "runtime/options.h"
+
+/* One dat's items: the latest tile (or level) that wrote and that read each element. */
+typedef struct track {
+  op_dat dat;
+  int *w, *r;
+  int *loop_w; /* the latest tile of the current loop that wrote each element */
+} track;
+
+/* One argument's items of an element: count entries from column first of map (NULL: direct). */
+typedef struct item_access {
+  int track;
+  const int *map;
+  int dim, first, count;
+  bool writes;
+} item_access;
+
+typedef struct inspection {
+  int n, ntracks;
+  track *tracks;
+  item_access *acc; /* per loop nacc[j] accesses from acc + acc_off[j] */
+  int *acc_off;
+} inspection;
+
+static inline int item(const item_access *a, int i, int k) {
+  return a->map ? a->map[(size_t)i * (size_t)a->dim + (size_t)(a->first + k)] : i;
+}
+
+static inline int max2(int a, int b) {
+  return a > b ? a : b;
+}
+
+static bool is_data(const op_arg *a) {
+  return a->kind == OP2_ARG_DAT && a->opt && a->dat;
+}
+
+static void inspection_free(inspection *in) {
+  for (int d = 0; d < in->ntracks; d++) {
+    free(in->tracks[d].w);
+    free(in->tracks[d].r);
+    free(in->tracks[d].loop_w);
+  }
+  free(in->tracks);
+  free(in->acc);
+  free(in->acc_off);
+}
+
+static void tracks_reset(inspection *in) {
+  for (int d = 0; d < in->ntracks; d++) {
+    size_t bytes = (size_t)in->tracks[d].dat->set->size * sizeof(int);
+    memset(in->tracks[d].w, 0xff, bytes); /* -1: no tile yet */
+    memset(in->tracks[d].r, 0xff, bytes);
+  }
+}
+
+/* The chain's accesses, one track per distinct dat; false when out of memory. */
+static bool inspection_make(inspection *in, const op2_tile_loop *loops, int n) {
+  int total = 0;
+  for (int j = 0; j < n; j++) total += loops[j].nargs;
+  memset(in, 0, sizeof *in);
+  in->n = n;
+  in->tracks = calloc((size_t)total + 1, sizeof *in->tracks);
+  in->acc = calloc((size_t)total + 1, sizeof *in->acc);
+  in->acc_off = calloc((size_t)n + 1, sizeof *in->acc_off);
+  if (!in->tracks || !in->acc || !in->acc_off) return false;
+  int na = 0;
+  for (int j = 0; j < n; j++) {
+    in->acc_off[j] = na;
+    for (int i = 0; i < loops[j].nargs; i++) {
+      const op_arg *a = &loops[j].args[i];
+      if (!is_data(a)) continue;
+      int d = 0;
+      while (d < in->ntracks && in->tracks[d].dat != a->dat) d++;
+      if (d == in->ntracks) {
+        size_t size = (size_t)a->dat->set->size + 1;
+        track *t = &in->tracks[in->ntracks++];
+        t->dat = a->dat;
+        t->w = malloc(size * sizeof(int));
+        t->r = malloc(size * sizeof(int));
+        t->loop_w = malloc(size * sizeof(int));
+        if (!t->w || !t->r || !t->loop_w) return false;
+      }
+      item_access *x = &in->acc[na++];
+      x->track = d;
+      x->writes = a->acc != OP_READ;
+      x->map = a->map ? a->map->values : NULL;
+      x->dim = a->map ? a->map->dim : 1;
+      x->first = a->idx >= 0 ? a->idx : 0;
+      x->count = !a->map || a->idx >= 0 ? 1 : -a->idx;
+    }
+  }
+  in->acc_off[n] = na;
+  tracks_reset(in);
+  return true;
+}
+
+/* Seed block p's place in the tile order: in order on one thread; for threads the even blocks
+ * first, then the odd ones, so each tile of a half is apart from the others of its half (and
+ * tiles of one half tend to share a level). */
+static int seed_rank(int p, int ntiles, bool threads) {
+  if (!threads) return p;
+  return p % 2 == 0 ? p / 2 : (ntiles + 1) / 2 + p / 2;
+}
+
+/* Loop j's tile of element i: the latest tile it depends on, else by locality. */
+static int element_tile(const inspection *in, int j, int i, int nelems, int ntiles, bool threads) {
+  int dep = -1, near = -1;
+  for (int x = in->acc_off[j]; x < in->acc_off[j + 1]; x++) {
+    const item_access *a = &in->acc[x];
+    const track *t = &in->tracks[a->track];
+    for (int k = 0; k < a->count; k++) {
+      int e = item(a, i, k);
+      dep = max2(dep, t->w[e]); /* read or written after a write */
+      if (a->writes)
+        dep = max2(dep, t->r[e]); /* written after a read */
+      else
+        near = max2(near, t->r[e]);
+    }
+  }
+  if (dep >= 0) return dep;
+  if (near >= 0) return near;
+  long p = (long)i * ntiles / nelems;
+  return seed_rank((int)(p < ntiles ? p : ntiles - 1), ntiles, threads);
+}
+
+/* After loop j: its tiles recorded on the items it touched. False when two updates of one item
+ * by this loop now come in another order than the elements'. */
+static bool record_loop(inspection *in, int j, const int *tile, int nelems) {
+  bool in_order = true;
+  for (int x = in->acc_off[j]; x < in->acc_off[j + 1]; x++) {
+    const item_access *a = &in->acc[x];
+    if (a->writes)
+      memset(in->tracks[a->track].loop_w, 0xff,
+             (size_t)in->tracks[a->track].dat->set->size * sizeof(int));
+  }
+  for (int i = 0; i < nelems; i++)
+    for (int x = in->acc_off[j]; x < in->acc_off[j + 1]; x++) {
+      const item_access *a = &in->acc[x];
+      track *t = &in->tracks[a->track];
+      for (int k = 0; k < a->count; k++) {
+        int e = item(a, i, k);
+        if (!a->writes) {
+          t->r[e] = max2(t->r[e], tile[i]);
+          continue;
+        }
+        t->w[e] = max2(t->w[e], tile[i]);
+        if (t->loop_w[e] > tile[i]) in_order = false;
+        t->loop_w[e] = max2(t->loop_w[e], tile[i]);
+      }
+    }
+  return in_order;
+}
+
+/* Loop j's elements by tile as [begin, end) runs; false when out of memory. */
+static bool make_runs(op2_tiling *t, int j, const int *tile, int nelems) {
+  int K = t->ntiles;
+  int *count = calloc((size_t)K + 1, sizeof(int)), *last = malloc((size_t)K * sizeof(int));
+  if (!count || !last) {
+    free(count), free(last);
+    return false;
+  }
+  /* A run starts where an element's tile differs from the previous element's. */
+  for (int i = 0; i < nelems; i++)
+    if (i == 0 || tile[i] != tile[i - 1]) count[tile[i] + 1]++;
+  for (int b = 0; b < K; b++) count[b + 1] += count[b];
+  t->run_offset[j] = count;
+  t->runs[j] = malloc(2 * (size_t)(count[K] ? count[K] : 1) * sizeof(int));
+  if (!t->runs[j]) {
+    free(last);
+    return false;
+  }
+  for (int b = 0; b < K; b++) last[b] = count[b];
+  for (int i = 0; i < nelems; i++) {
+    if (i > 0 && tile[i] == tile[i - 1]) {
+      t->runs[j][2 * (last[tile[i]] - 1) + 1] = i + 1;
+      continue;
+    }
+    int r = last[tile[i]]++;
+    t->runs[j][2 * r] = i, t->runs[j][2 * r + 1] = i + 1;
+  }
+  free(last);
+  return true;
+}
+
+/* Tile b's level: above every earlier tile it shares an item with where either writes. */
+static void level_tiles(op2_tiling *t, inspection *in, int *level) {
+  tracks_reset(in); /* w: the highest level writing an item; r: the highest touching it */
+  for (int pass = 0; pass < 2 * t->ntiles; pass++) {
+    int b = pass / 2, lv = -1;
+    bool update = pass % 2;
+    for (int j = 0; j < t->nloops; j++)
+      for (int q = t->run_offset[j][b]; q < t->run_offset[j][b + 1]; q++)
+        for (int i = t->runs[j][2 * q]; i < t->runs[j][2 * q + 1]; i++)
+          for (int x = in->acc_off[j]; x < in->acc_off[j + 1]; x++) {
+            const item_access *a = &in->acc[x];
+            track *tr = &in->tracks[a->track];
+            for (int k = 0; k < a->count; k++) {
+              int e = item(a, i, k);
+              if (update) {
+                tr->r[e] = max2(tr->r[e], level[b]);
+                if (a->writes) tr->w[e] = max2(tr->w[e], level[b]);
+              } else {
+                lv = max2(lv, a->writes ? max2(tr->w[e], tr->r[e]) : tr->w[e]);
+              }
+            }
+          }
+    if (!update) level[b] = lv + 1;
+  }
+}
+
+static void tiling_free(op2_tiling *t) {
+  if (!t) return;
+  for (int j = 0; j < t->nloops; j++) {
+    if (t->run_offset) free(t->run_offset[j]);
+    if (t->runs) free(t->runs[j]);
+  }
+  free(t->run_offset);
+  free(t->runs);
+  free(t->level_offset);
+  free(t->tile_order);
+  free(t);
+}
+
+/* The tile order by level (counting sort: tile order within a level). */
+static bool order_by_level(op2_tiling *t, const int *level) {
+  int K = t->ntiles, nlevels = 0;
+  for (int b = 0; b < K; b++) nlevels = max2(nlevels, level[b] + 1);
+  t->nlevels = nlevels;
+  t->level_offset = calloc((size_t)nlevels + 2, sizeof(int));
+  t->tile_order = malloc((size_t)K * sizeof(int));
+  if (!t->level_offset || !t->tile_order) return false;
+  for (int b = 0; b < K; b++) t->level_offset[level[b] + 2]++;
+  for (int l = 0; l < nlevels; l++) t->level_offset[l + 2] += t->level_offset[l + 1];
+  for (int b = 0; b < K; b++) t->tile_order[t->level_offset[level[b] + 1]++] = b;
+  return true;
+}
+
+static op2_tiling *inspect(const op2_tile_loop *loops, int n, int size, bool threads) {
+  double t0 = op2_wall_seconds();
+  inspection in;
+  op2_tiling *t = calloc(1, sizeof *t);
+  int maxn = 1;
+  for (int j = 0; j < n; j++) maxn = max2(maxn, loops[j].set->size);
+  int *tile = malloc((size_t)maxn * sizeof(int)), *level = NULL;
+  bool ok = inspection_make(&in, loops, n) && t && tile;
+  if (ok) {
+    t->nloops = n;
+    t->ntiles = (int)(((long)loops[0].set->size + size - 1) / size);
+    t->updates_in_order = true;
+    t->run_offset = calloc((size_t)n, sizeof *t->run_offset);
+    t->runs = calloc((size_t)n, sizeof *t->runs);
+    level = calloc((size_t)t->ntiles, sizeof(int));
+    ok = t->run_offset && t->runs && level;
+  }
+  for (int j = 0; ok && j < n; j++) {
+    int N = loops[j].set->size;
+    for (int i = 0; i < N; i++)
+      tile[i] = j == 0 ? seed_rank(i / size, t->ntiles, threads)
+                       : element_tile(&in, j, i, N, t->ntiles, threads);
+    if (!record_loop(&in, j, tile, N)) t->updates_in_order = false;
+    ok = make_runs(t, j, tile, N);
+  }
+  if (ok && threads) level_tiles(t, &in, level); /* one thread: every tile at level 0 */
+  ok = ok && order_by_level(t, level);
+  free(tile);
+  free(level);
+  inspection_free(&in);
+  if (!ok) {
+    tiling_free(t);
+    return NULL;
+  }
+  t->inspect_seconds = op2_wall_seconds() - t0;
+  return t;
+}
+
+/* ---- the cache ---- */
+
+enum { CACHE_MAX = 16 };
+
+typedef struct cache_entry {
+  uintptr_t *key;
+  size_t nkey;
+  op2_tiling *tiling;
+} cache_entry;
+
+struct op2_tile_cache {
+  cache_entry entries[CACHE_MAX];
+  int count, next; /* next: the entry replaced when full */
+  op2_tile_counts counts;
+};
+
+/* The signature: the mesh (sets and maps declared, renumbering), tile size, threads, and each
+ * loop's set and arguments (kind, dat and its set, map, column, item_access). NULL: out of memory.
+ */
+static uintptr_t *make_key(const op2_context *ctx, const op2_tile_loop *loops, int n, int size,
+                           bool threads, size_t *len) {
+  size_t nkey = 6;
+  for (int j = 0; j < n; j++) nkey += 2 + 6 * (size_t)loops[j].nargs;
+  uintptr_t *k = malloc(nkey * sizeof *k), *p = k;
+  if (!k) return NULL;
+  *p++ = (uintptr_t)ctx->sets.count, *p++ = (uintptr_t)ctx->maps.count;
+  *p++ = (uintptr_t)ctx->renumbered, *p++ = (uintptr_t)size, *p++ = threads, *p++ = (uintptr_t)n;
+  for (int j = 0; j < n; j++) {
+    *p++ = (uintptr_t)loops[j].set, *p++ = (uintptr_t)loops[j].nargs;
+    for (int i = 0; i < loops[j].nargs; i++) {
+      const op_arg *a = &loops[j].args[i];
+      bool data = is_data(a);
+      *p++ = (uintptr_t)(data ? a->kind : 0), *p++ = (uintptr_t)(data ? a->dat : NULL);
+      *p++ = (uintptr_t)(data ? a->dat->set : NULL), *p++ = (uintptr_t)(data ? a->map : NULL);
+      *p++ = (uintptr_t)(data ? a->idx : 0), *p++ = (uintptr_t)(data ? a->acc : 0);
+    }
+  }
+  *len = nkey;
+  return k;
+}
+
+const op2_tiling *op2_tiling_get(op2_context *ctx, op2_tile_cache **cache,
+                                 const op2_tile_loop *loops, int n, int size, bool threads) {
+  if (!*cache && !(*cache = calloc(1, sizeof **cache))) return NULL;
+  op2_tile_cache *c = *cache;
+  size_t nkey;
+  uintptr_t *key = make_key(ctx, loops, n, size, threads, &nkey);
+  if (!key) return NULL;
+  for (int e = 0; e < c->count; e++)
+    if (c->entries[e].nkey == nkey && memcmp(c->entries[e].key, key, nkey * sizeof *key) == 0) {
+      free(key);
+      return c->entries[e].tiling;
+    }
+  op2_tiling *t = inspect(loops, n, size, threads);
+  if (!t) {
+    free(key);
+    return NULL;
+  }
+  c->counts.inspections++;
+  op2_diag(1,
+           "OP2_TILE: chain of %d loops from '%s' (set '%s', %d elements) in %d tiles of %d, "
+           "%d level%s%s, updates %s, inspected in %.2f ms",
+           n, loops[0].name, loops[0].set->name, loops[0].set->size, t->ntiles, size, t->nlevels,
+           t->nlevels == 1 ? "" : "s", threads ? " for threads" : " (one thread)",
+           t->updates_in_order ? "in element order" : "in another order than the elements'",
+           1e3 * t->inspect_seconds);
+  int e = c->count < CACHE_MAX ? c->count++ : c->next++ % CACHE_MAX;
+  free(c->entries[e].key);
+  tiling_free(c->entries[e].tiling);
+  c->entries[e] = (cache_entry){key, nkey, t};
+  return t;
+}
+
+/* OP2_TILE=auto: tiles whose data fills half of the L2 cache (sysconf, else 1 MiB): the bytes
+ * the chain touches per seed element (each loop's dat and map bytes per element, times its
+ * elements per seed element), between 64 and 65536 elements. */
+int op2_tile_size(const op2_context *ctx, const op2_tile_loop *loops, int n) {
+  if (ctx->opt.tile == 0 || n < 2 || loops[0].set->size < 1) return 0;
+  if (ctx->opt.tile > 0) return ctx->opt.tile;
+  double bytes = 0;
+  for (int j = 0; j < n; j++) {
+    double per = 0;
+    for (int i = 0; i < loops[j].nargs; i++) {
+      const op_arg *a = &loops[j].args[i];
+      if (!is_data(a)) continue;
+      int count = !a->map || a->idx >= 0 ? 1 : -a->idx;
+      per += count * ((double)a->dat->elem_size + (a->map ? 4.0 : 0.0));
+    }
+    bytes += per * loops[j].set->size / loops[0].set->size;
+  }
+  long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  double target = (l2 > 0 ? (double)l2 : 1048576.0) / 2;
+  double size = bytes > 0 ? target / bytes : 65536;
+  return size < 64 ? 64 : size > 65536 ? 65536 : (int)size;
+}
+
+op2_tile_counts *op2_tile_counts_of(op2_tile_cache *cache) {
+  return &cache->counts;
+}
+
+void op2_tile_cache_free(op2_tile_cache *c) {
+  if (!c) return;
+  for (int e = 0; e < c->count; e++) {
+    free(c->entries[e].key);
+    tiling_free(c->entries[e].tiling);
+  }
+  free(c);
+}
