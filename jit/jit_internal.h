@@ -42,9 +42,9 @@ typedef struct op2_kernel {
 
 /* ---- failures and diagnostics (jit.c) ---- */
 /* Records a failure (the first one stays) and returns `code`. */
-int op2_jit_fail_at(op2_jit *jit, const char *file, int line, int code, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-#define op2_jit_fail(jit, ...) op2_jit_fail_at((jit), __FILE__, __LINE__, __VA_ARGS__)
+int op2_jit_fail_at(op2_jit *jit, const char *file, int line, const char *func, int code,
+                    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+#define op2_jit_fail(jit, ...) op2_jit_fail_at((jit), __FILE__, __LINE__, __func__, __VA_ARGS__)
 /* A diagnostic at `level`, through the config's diag when its diags level asks for it. */
 void op2_jit_diag(const op2_jit *jit, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
