@@ -29,13 +29,13 @@ enum {
 #ifndef OP2_CALL_FAILED
 #define OP2_CALL_FAILED() ((void)0)
 #endif
-#define OP2_CALL(expr)                             \
-  do {                                             \
-    int op2_status_ = (expr);                      \
-    if (op2_status_ != OP2_OK) {                   \
-      OP2_CALL_FAILED();                           \
-      return op2_status_;                          \
-    }                                              \
+#define OP2_CALL(expr)           \
+  do {                           \
+    int op2_status_ = (expr);    \
+    if (op2_status_ != OP2_OK) { \
+      OP2_CALL_FAILED();         \
+      return op2_status_;        \
+    }                            \
   } while (0)
 
 /* ---- element types (desc.c; runtime/types.c parses OP2's spellings) ---- */
