@@ -113,8 +113,7 @@ void op2_cache_entry_dir(const char *root, const char *name, const op2_cache_key
 }
 
 int op2_read_file(const char *path, char **data, size_t *len) {
-  char why[300];
-  return op2_read_regular_file(path, OP2_RECORD_FILE_CAP, data, len, why, sizeof why);
+  return op2_read_regular_file(path, OP2_RECORD_FILE_CAP, data, len, NULL);
 }
 
 int op2_write_file_atomic(const char *path, const void *data, size_t len, char *why,

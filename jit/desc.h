@@ -103,6 +103,13 @@ typedef struct op2_jit_error {
   char msg[2048];
 } op2_jit_error;
 
+/* Fills *e (when e is not NULL) with the code, the place and the message, and returns the code:
+ * how jit/'s helpers fail, instead of writing into a caller's `why` buffer or to stderr. */
+int op2_jit_error_set_at(op2_jit_error *e, const char *file, int line, const char *func, int code,
+                         const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+#define op2_jit_error_set(e, ...) \
+  op2_jit_error_set_at((e), __FILE__, __LINE__, __func__, __VA_ARGS__)
+
 /* Counts of kernel builds, added to a struct the caller owns and reads. */
 typedef struct op2_jit_counters {
   int compiles;     /* TCC compiles this process ran */
