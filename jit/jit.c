@@ -438,7 +438,11 @@ static void kernel_warnings(op2_jit *jit, op2_kernel *k, const op2_generated *ge
   const char *path = k->source_path;
   if (!path) { /* built in memory: the check needs the source in a file */
     path = tmp = op2_keep_failed_source(k->name, &key, gen->source.data, gen->source.len, "c");
-    if (!tmp) return;
+    if (!tmp) {
+      op2_jit_diag(jit, 1, "loop '%s': kernel warnings not checked: its source cannot be written",
+                   k->name);
+      return;
+    }
   }
   char *log = NULL;
   op2_buf found = {0};
@@ -452,7 +456,7 @@ static void kernel_warnings(op2_jit *jit, op2_kernel *k, const op2_generated *ge
     }
   }
   if (root && !found.failed)
-    op2_warnings_record_write(root, k->name, &key, found.data ? found.data : "", found.len);
+    op2_warnings_record_write(jit, root, k->name, &key, found.data ? found.data : "", found.len);
   op2_buf_free(&found);
   free(log);
   if (tmp) unlink(tmp), free(tmp);

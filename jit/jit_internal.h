@@ -116,8 +116,9 @@ int op2_tcc_compile(const char *source, const char *so_path, void **tcc_state, o
 struct op2_cache_key;
 int op2_warnings_record_read(const char *root, const char *name, const struct op2_cache_key *key,
                              char **text);
-void op2_warnings_record_write(const char *root, const char *name, const struct op2_cache_key *key,
-                               const char *text, size_t len);
+/* A record that cannot be written is said at OP2_DIAGS>=1 (the check runs again next time). */
+void op2_warnings_record_write(op2_jit *jit, const char *root, const char *name,
+                               const struct op2_cache_key *key, const char *text, size_t len);
 /* Whether a new build may be stored in `entry`: the cache is on, this process is not a follower
  * of its machine's builder, and the directory is absent or a private one of ours. */
 int op2_jit_may_write(const op2_jit *jit, const char *entry);
