@@ -127,10 +127,10 @@ void op2_kernel_free(op2_kernel *k) {
 
 const char *op2_jit_cache_root(op2_jit *jit) {
   if (jit->cfg.cache_mode == OP2_CACHE_OFF) return NULL;
-  char why[600];
-  if (op2_cache_root_usable(jit->cfg.cache_dir, jit->cfg.cache_mode == OP2_CACHE_ON, why,
-                            sizeof why) != 0) {
-    op2_jit_diag(jit, 1, "kernel cache not used: %s", why);
+  op2_jit_error why;
+  if (op2_cache_root_usable(jit->cfg.cache_dir, jit->cfg.cache_mode == OP2_CACHE_ON, &why) !=
+      OP2_OK) {
+    op2_jit_diag(jit, 1, "kernel cache not used: %s", why.msg);
     return NULL;
   }
   return jit->cfg.cache_dir;
