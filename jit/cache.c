@@ -59,27 +59,30 @@ static int parent_open_to_others(const char *path) {
   return (st.st_mode & (S_IWGRP | S_IWOTH)) || (st.st_uid != geteuid() && st.st_uid != 0);
 }
 
-int op2_cache_root_usable(const char *root, int create, char *why, size_t whylen) {
+int op2_cache_root_usable(const char *root, int create, op2_jit_error *why) {
   struct stat st;
   /* A symbolic link is followed where only we (or root) could have made it (a ~/.cache linked
    * to scratch space), never in a directory others write: another user's link at
    * /tmp/op2-cache-UID would make us build into, and load from, wherever it points. */
   if (lstat(root, &st) == 0 && S_ISLNK(st.st_mode) && parent_open_to_others(root))
-    return snprintf(why, whylen,
-                    "%s is a symbolic link in a directory other users can write (it may have "
-                    "been planted): refused",
-                    root),
-           -1;
+    return op2_jit_error_set(why, OP2_ERR_IO,
+                             "%s is a symbolic link in a directory other users can write (it may "
+                             "have been planted): refused",
+                             root);
   if (stat(root, &st) != 0) {
-    if (!create) return snprintf(why, whylen, "%s does not exist", root), -1;
+    if (!create) return op2_jit_error_set(why, OP2_ERR_IO, "%s does not exist", root);
     char tmp[OP2_PATH_MAX];
     snprintf(tmp, sizeof tmp, "%s", root);
     if (mkdir_parents(tmp) != 0 || (mkdir(root, 0700) != 0 && errno != EEXIST) ||
         stat(root, &st) != 0)
-      return snprintf(why, whylen, "cannot create %s: %s", root, strerror(errno)), -1;
+      return op2_jit_error_set(why, OP2_ERR_IO, "cannot create %s: %s", root, strerror(errno));
   }
-  if (!S_ISDIR(st.st_mode)) return snprintf(why, whylen, "%s is not a directory", root), -1;
-  return op2_cache_private(&st, root, why, whylen);
+  if (!S_ISDIR(st.st_mode))
+    return op2_jit_error_set(why, OP2_ERR_IO, "%s is not a directory", root);
+  char foreign[600];
+  if (op2_cache_private(&st, root, foreign, sizeof foreign) != 0)
+    return op2_jit_error_set(why, OP2_ERR_IO, "%s", foreign);
+  return OP2_OK;
 }
 
 int op2_cache_default_root(char *out, size_t len) {
@@ -113,8 +116,7 @@ void op2_cache_entry_dir(const char *root, const char *name, const op2_cache_key
 }
 
 int op2_read_file(const char *path, char **data, size_t *len) {
-  char why[300];
-  return op2_read_regular_file(path, OP2_RECORD_FILE_CAP, data, len, why, sizeof why);
+  return op2_read_regular_file(path, OP2_RECORD_FILE_CAP, data, len, NULL);
 }
 
 int op2_write_file_atomic(const char *path, const void *data, size_t len, char *why,

@@ -459,11 +459,10 @@ static int dlopen_fd(op2_loaded_objects *known, int fd, const char *what, const 
  * dlopen walks their list, twice here); dlopen for whatever it does not understand. */
 int op2_load_object_fd(op2_loaded_objects *known, int fd, const char *what, const char *symbol,
                        void **handle, void **sym, char *why, size_t whylen) {
-  char direct_why[300] = "";
+  op2_jit_error direct_why = {.code = OP2_OK};
   if (known && known->direct) {
     op2_elf_image *img = NULL;
-    if (op2_elf_load(fd, op2_loaded_objects_needed, known, &img, direct_why, sizeof direct_why) ==
-        0) {
+    if (op2_elf_load(fd, op2_loaded_objects_needed, known, &img, &direct_why) == OP2_OK) {
       void *s = op2_elf_symbol(img, symbol, NULL);
       op2_object *o = s ? op2_object_wrap(NULL, img) : NULL;
       if (!o) {
@@ -479,8 +478,8 @@ int op2_load_object_fd(op2_loaded_objects *known, int fd, const char *what, cons
   void *dl = NULL, *s = NULL;
   if (dlopen_fd(known, fd, what, symbol, &dl, &s, why, whylen) != 0) {
     size_t n = strlen(why);
-    if (*direct_why && n < whylen)
-      snprintf(why + n, whylen - n, " (the direct loader: %s)", direct_why);
+    if (direct_why.code != OP2_OK && n < whylen)
+      snprintf(why + n, whylen - n, " (the direct loader: %s)", direct_why.msg);
     return -1;
   }
   op2_object *o = op2_object_wrap(dl, NULL);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "jit/desc.h"
 #include "jit/paths.h"
 
 typedef struct op2_cache_key {
@@ -56,8 +57,9 @@ char *op2_keep_failed_source(const char *name, const op2_cache_key *key, const c
                              size_t len, const char *ext);
 /* Owned by this user and writable by nobody else; `what` names it in *why otherwise. */
 int op2_cache_private(const struct stat *st, const char *what, char *why, size_t whylen);
-/* Ensures the cache root exists (0700 when created) and is a private directory of ours. */
-int op2_cache_root_usable(const char *root, int create, char *why, size_t whylen);
+/* Ensures the cache root exists (0700 when created) and is a private directory of ours: OP2_OK,
+ * else OP2_ERR_IO with the reason in *why. */
+int op2_cache_root_usable(const char *root, int create, op2_jit_error *why);
 /* ROOT/NAME-HASH16 */
 void op2_cache_entry_dir(const char *root, const char *name, const op2_cache_key *key, char *out,
                          size_t len);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Element types as the generated code spells them, a property of descriptors, and the clock jit/
  * and runtime/ time with. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "desc.h"
@@ -31,4 +33,15 @@ double op2_wall_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int op2_jit_error_set_at(op2_jit_error *e, const char *file, int line, const char *func, int code,
+                         const char *fmt, ...) {
+  if (!e) return code;
+  e->code = code, e->file = file, e->line = line, e->func = func;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+  va_end(ap);
+  return code;
 }

@@ -23,11 +23,19 @@ enum {
   OP2_ERR_JIT = 4,
   OP2_ERR_MEM = 5
 };
-/* Early return on failure, so every internal call site stays one line. */
-#define OP2_CALL(expr)                             \
-  do {                                             \
-    int op2_status_ = (expr);                      \
-    if (op2_status_ != OP2_OK) return op2_status_; \
+/* Early return on failure, so every internal call site stays one line. OP2_CALL_FAILED runs only
+ * on the failure branch: nothing in jit/; runtime/error.h makes it add the caller to the error's
+ * traceback (OP2_DIAGS>=3). */
+#ifndef OP2_CALL_FAILED
+#define OP2_CALL_FAILED() ((void)0)
+#endif
+#define OP2_CALL(expr)           \
+  do {                           \
+    int op2_status_ = (expr);    \
+    if (op2_status_ != OP2_OK) { \
+      OP2_CALL_FAILED();         \
+      return op2_status_;        \
+    }                            \
   } while (0)
 
 /* ---- element types (desc.c; runtime/types.c parses OP2's spellings) ---- */
@@ -91,8 +99,16 @@ typedef struct op2_jit_error {
   int code; /* OP2_OK: nothing to report */
   const char *file;
   int line;
+  const char *func; /* the function that found it */
   char msg[2048];
 } op2_jit_error;
+
+/* Fills *e (when e is not NULL) with the code, the place and the message, and returns the code:
+ * how jit/'s helpers fail, instead of writing into a caller's `why` buffer or to stderr. */
+int op2_jit_error_set_at(op2_jit_error *e, const char *file, int line, const char *func, int code,
+                         const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+#define op2_jit_error_set(e, ...) \
+  op2_jit_error_set_at((e), __FILE__, __LINE__, __func__, __VA_ARGS__)
 
 /* Counts of kernel builds, added to a struct the caller owns and reads. */
 typedef struct op2_jit_counters {

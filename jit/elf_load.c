@@ -58,13 +58,8 @@ typedef struct dynamic {
   int nneeded;
 } dynamic;
 
-static int refuse(char *why, size_t whylen, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(why, whylen, fmt, ap);
-  va_end(ap);
-  return 1;
-}
+/* Not understood or refused: OP2_ERR_JIT, with what and where in *why. */
+#define refuse(why, ...) op2_jit_error_set((why), OP2_ERR_JIT, __VA_ARGS__)
 
 /* The segment holding [v, v+len), or NULL. */
 static const segment *segment_of(const op2_elf_image *m, uint64_t v, uint64_t len) {
@@ -91,39 +86,39 @@ static int read_exact(int fd, void *buf, size_t len, uint64_t off) {
 
 /* The ELF header and program headers: the segments, the dynamic section, RELRO. */
 static int read_headers(int fd, uint64_t size, op2_elf_image *m, uint64_t *dyn, uint64_t *dynsz,
-                        uint64_t *relro, uint64_t *relrosz, char *why, size_t whylen) {
+                        uint64_t *relro, uint64_t *relrosz, op2_jit_error *why) {
   Elf64_Ehdr eh;
   if (size < sizeof eh || read_exact(fd, &eh, sizeof eh, 0) != 0)
-    return refuse(why, whylen, "shorter than an ELF header");
-  if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) return refuse(why, whylen, "not an ELF file");
+    return refuse(why, "shorter than an ELF header");
+  if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) return refuse(why, "not an ELF file");
   if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
       eh.e_ident[EI_VERSION] != EV_CURRENT || eh.e_machine != EM_X86_64)
-    return refuse(why, whylen, "not a 64-bit little-endian x86-64 object");
-  if (eh.e_type != ET_DYN) return refuse(why, whylen, "not a shared object");
+    return refuse(why, "not a 64-bit little-endian x86-64 object");
+  if (eh.e_type != ET_DYN) return refuse(why, "not a shared object");
   if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum > MAX_PHDRS ||
       eh.e_phoff >= size || size - eh.e_phoff < (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr))
-    return refuse(why, whylen, "its program headers are out of bounds");
+    return refuse(why, "its program headers are out of bounds");
   Elf64_Phdr ph[MAX_PHDRS];
   if (read_exact(fd, ph, eh.e_phnum * sizeof *ph, eh.e_phoff) != 0)
-    return refuse(why, whylen, "its program headers cannot be read");
+    return refuse(why, "its program headers cannot be read");
   uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
   *dyn = *dynsz = *relro = *relrosz = 0;
   for (int i = 0; i < eh.e_phnum; i++) {
     const Elf64_Phdr *p = &ph[i];
     if (p->p_type == PT_LOAD) {
-      if (m->nsegs == MAX_SEGS) return refuse(why, whylen, "more than %d segments", MAX_SEGS);
+      if (m->nsegs == MAX_SEGS) return refuse(why, "more than %d segments", MAX_SEGS);
       if (p->p_filesz > p->p_memsz || p->p_memsz == 0 || p->p_vaddr >= MAX_SPAN ||
           p->p_memsz >= MAX_SPAN || p->p_offset > size || size - p->p_offset < p->p_filesz)
-        return refuse(why, whylen, "segment %d is out of bounds", i);
+        return refuse(why, "segment %d is out of bounds", i);
       if (p->p_memsz > p->p_filesz && !(p->p_flags & PF_W)) /* zeroes in code: a cut file */
-        return refuse(why, whylen, "read-only segment %d is longer than its file part", i);
+        return refuse(why, "read-only segment %d is longer than its file part", i);
       if (p->p_vaddr % page != p->p_offset % page)
-        return refuse(why, whylen, "segment %d is not page-aligned with its file offset", i);
+        return refuse(why, "segment %d is not page-aligned with its file offset", i);
       if (m->nsegs > 0) {
         const segment *prev = &m->segs[m->nsegs - 1];
         uint64_t prev_end = (prev->vaddr + prev->memsz + page - 1) & ~(page - 1);
         if ((p->p_vaddr & ~(page - 1)) < prev_end)
-          return refuse(why, whylen, "segment %d shares a page with the one before it", i);
+          return refuse(why, "segment %d shares a page with the one before it", i);
       }
       m->segs[m->nsegs++] = (segment){p->p_vaddr, p->p_memsz, p->p_filesz, p->p_offset, p->p_flags};
     } else if (p->p_type == PT_DYNAMIC) {
@@ -131,27 +126,27 @@ static int read_headers(int fd, uint64_t size, op2_elf_image *m, uint64_t *dyn, 
     } else if (p->p_type == PT_GNU_RELRO) {
       *relro = p->p_vaddr, *relrosz = p->p_memsz;
     } else if (p->p_type == PT_TLS) {
-      return refuse(why, whylen, "it has thread-local storage");
+      return refuse(why, "it has thread-local storage");
     } else if (p->p_type == PT_INTERP) {
-      return refuse(why, whylen, "it is a program, not a library");
+      return refuse(why, "it is a program, not a library");
     } else if (p->p_type == PT_GNU_STACK && (p->p_flags & PF_X)) {
-      return refuse(why, whylen, "it asks for an executable stack");
+      return refuse(why, "it asks for an executable stack");
     }
   }
-  if (m->nsegs == 0 || *dynsz == 0) return refuse(why, whylen, "no segments or no dynamic section");
+  if (m->nsegs == 0 || *dynsz == 0) return refuse(why, "no segments or no dynamic section");
   return 0;
 }
 
 /* Reserves the whole span, then maps each segment's file part over it and zeroes the rest. All
  * writable for now: relocations are applied before the final protections. */
-static int map_segments(int fd, op2_elf_image *m, char *why, size_t whylen) {
+static int map_segments(int fd, op2_elf_image *m, op2_jit_error *why) {
   uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
   uint64_t lo = m->segs[0].vaddr & ~(uint64_t)(page - 1);
   const segment *last = &m->segs[m->nsegs - 1];
   uint64_t hi = (last->vaddr + last->memsz + page - 1) & ~(uint64_t)(page - 1);
   void *span = mmap(NULL, hi - lo, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (span == MAP_FAILED)
-    return refuse(why, whylen, "cannot reserve %llu bytes", (unsigned long long)(hi - lo));
+    return refuse(why, "cannot reserve %llu bytes", (unsigned long long)(hi - lo));
   m->map = span, m->map_len = hi - lo;
   m->base = (uintptr_t)span - (uintptr_t)lo;
   for (int i = 0; i < m->nsegs; i++) {
@@ -163,7 +158,7 @@ static int map_segments(int fd, op2_elf_image *m, char *why, size_t whylen) {
     if (s->filesz > 0) {
       void *p = mmap((void *)start, file_end - start, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_FIXED, fd, (off_t)(s->offset & ~(uint64_t)(page - 1)));
-      if (p == MAP_FAILED) return refuse(why, whylen, "cannot map segment %d", i);
+      if (p == MAP_FAILED) return refuse(why, "cannot map segment %d", i);
       zero_from = (file_end + page - 1) & ~(page - 1);
       /* the file's bytes after the segment, in its last page, are .bss here */
       uintptr_t tail = zero_from < mem_end ? zero_from : mem_end;
@@ -173,16 +168,16 @@ static int map_segments(int fd, op2_elf_image *m, char *why, size_t whylen) {
       size_t len = ((mem_end + page - 1) & ~(page - 1)) - zero_from;
       void *p = mmap((void *)zero_from, len, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, -1, 0);
-      if (p == MAP_FAILED) return refuse(why, whylen, "cannot map segment %d's zeroes", i);
+      if (p == MAP_FAILED) return refuse(why, "cannot map segment %d's zeroes", i);
     }
   }
   return 0;
 }
 
-static int read_dynamic(op2_elf_image *m, uint64_t dyn, uint64_t dynsz, dynamic *d, char *why,
-                        size_t whylen) {
+static int read_dynamic(op2_elf_image *m, uint64_t dyn, uint64_t dynsz, dynamic *d,
+                        op2_jit_error *why) {
   if (!segment_of(m, dyn, dynsz) || dynsz % sizeof(Elf64_Dyn) != 0)
-    return refuse(why, whylen, "its dynamic section is out of bounds");
+    return refuse(why, "its dynamic section is out of bounds");
   memset(d, 0, sizeof *d);
   const Elf64_Dyn *e = at(m, dyn);
   size_t n = dynsz / sizeof *e;
@@ -192,7 +187,7 @@ static int read_dynamic(op2_elf_image *m, uint64_t dyn, uint64_t dynsz, dynamic 
     switch (e[i].d_tag) {
       case DT_NEEDED:
         if (d->nneeded == MAX_NEEDED)
-          return refuse(why, whylen, "more than %d needed libraries", MAX_NEEDED);
+          return refuse(why, "more than %d needed libraries", MAX_NEEDED);
         d->needed[d->nneeded++] = v;
         break;
       case DT_STRTAB:
@@ -273,47 +268,45 @@ static int read_dynamic(op2_elf_image *m, uint64_t dyn, uint64_t dynsz, dynamic 
       case DT_GNU_PRELINKED:
         break;
       default:
-        return refuse(why, whylen, "dynamic tag 0x%llx is not understood",
-                      (unsigned long long)e[i].d_tag);
+        return refuse(why, "dynamic tag 0x%llx is not understood", (unsigned long long)e[i].d_tag);
     }
   }
   if (flags & (DF_TEXTREL | DF_STATIC_TLS | DF_SYMBOLIC))
-    return refuse(why, whylen, "dynamic flags 0x%llx are not understood",
-                  (unsigned long long)flags);
+    return refuse(why, "dynamic flags 0x%llx are not understood", (unsigned long long)flags);
   if (!d->strtab || !d->symtab || (!d->hash && !d->gnu_hash))
-    return refuse(why, whylen, "no symbol, string or hash table");
+    return refuse(why, "no symbol, string or hash table");
   /* tables read in place: aligned as the ABI lays them out */
   if (dyn % 8 || d->symtab % 8 || d->rela % 8 || d->jmprel % 8 || d->hash % 4 || d->gnu_hash % 8 ||
       d->versym % 2 || d->verneed % 4 || d->init_array % 8 || d->fini_array % 8)
-    return refuse(why, whylen, "a misaligned table");
+    return refuse(why, "a misaligned table");
   if (d->verneednum > MAX_VERSIONS)
-    return refuse(why, whylen, "%llu needed-version entries", (unsigned long long)d->verneednum);
+    return refuse(why, "%llu needed-version entries", (unsigned long long)d->verneednum);
   if (d->syment && d->syment != sizeof(Elf64_Sym))
-    return refuse(why, whylen, "symbol entries of %llu bytes", (unsigned long long)d->syment);
+    return refuse(why, "symbol entries of %llu bytes", (unsigned long long)d->syment);
   if ((d->relasz && d->relaent != sizeof(Elf64_Rela)) || d->relasz % sizeof(Elf64_Rela) ||
       d->pltrelsz % sizeof(Elf64_Rela) || (d->pltrelsz && d->pltrel != DT_RELA))
-    return refuse(why, whylen, "relocation tables that are not x86-64 RELA");
+    return refuse(why, "relocation tables that are not x86-64 RELA");
   return 0;
 }
 
 /* The number of dynamic symbols, from the SysV hash table's chain count or by walking the GNU
  * one to its last chain's end. */
-static int count_symbols(const op2_elf_image *m, const dynamic *d, size_t *nsyms, char *why,
-                         size_t whylen) {
+static int count_symbols(const op2_elf_image *m, const dynamic *d, size_t *nsyms,
+                         op2_jit_error *why) {
   if (d->hash) {
-    if (!segment_of(m, d->hash, 8)) return refuse(why, whylen, "its hash table is out of bounds");
+    if (!segment_of(m, d->hash, 8)) return refuse(why, "its hash table is out of bounds");
     const uint32_t *h = at(m, d->hash);
     if (!segment_of(m, d->hash, 8 + 4 * ((uint64_t)h[0] + h[1])))
-      return refuse(why, whylen, "its hash table is out of bounds");
+      return refuse(why, "its hash table is out of bounds");
     *nsyms = h[1];
     return 0;
   }
-  if (!segment_of(m, d->gnu_hash, 16)) return refuse(why, whylen, "its GNU hash is out of bounds");
+  if (!segment_of(m, d->gnu_hash, 16)) return refuse(why, "its GNU hash is out of bounds");
   const uint32_t *h = at(m, d->gnu_hash);
   uint64_t nbuckets = h[0], symoffset = h[1], bloom = h[2];
   uint64_t buckets = d->gnu_hash + 16 + 8 * bloom;
   if (bloom >= MAX_SPAN || !segment_of(m, buckets, 4 * nbuckets))
-    return refuse(why, whylen, "its GNU hash is out of bounds");
+    return refuse(why, "its GNU hash is out of bounds");
   const uint32_t *b = at(m, buckets);
   uint64_t top = 0;
   for (uint64_t i = 0; i < nbuckets; i++)
@@ -322,52 +315,52 @@ static int count_symbols(const op2_elf_image *m, const dynamic *d, size_t *nsyms
   uint64_t chain = buckets + 4 * nbuckets;
   for (uint64_t i = top;; i++) {
     if (!segment_of(m, chain + 4 * (i - symoffset), 4))
-      return refuse(why, whylen, "its GNU hash chain is out of bounds");
+      return refuse(why, "its GNU hash chain is out of bounds");
     if (*(const uint32_t *)at(m, chain + 4 * (i - symoffset)) & 1) return *nsyms = i + 1, 0;
   }
 }
 
-static int read_symbols(op2_elf_image *m, const dynamic *d, char *why, size_t whylen) {
+static int read_symbols(op2_elf_image *m, const dynamic *d, op2_jit_error *why) {
   if (!segment_of(m, d->strtab, d->strsz) || d->strsz == 0)
-    return refuse(why, whylen, "its string table is out of bounds");
+    return refuse(why, "its string table is out of bounds");
   m->str = at(m, d->strtab), m->strsz = d->strsz;
-  if (count_symbols(m, d, &m->nsyms, why, whylen) != 0) return 1;
+  if (count_symbols(m, d, &m->nsyms, why) != 0) return OP2_ERR_JIT;
   if (m->nsyms >= MAX_SPAN / sizeof(Elf64_Sym) ||
       !segment_of(m, d->symtab, m->nsyms * sizeof(Elf64_Sym)))
-    return refuse(why, whylen, "its symbol table is out of bounds");
+    return refuse(why, "its symbol table is out of bounds");
   m->syms = at(m, d->symtab);
   for (size_t i = 0; i < m->nsyms; i++) {
     const Elf64_Sym *s = &m->syms[i];
     int type = ELF64_ST_TYPE(s->st_info);
     if (type == STT_TLS || type == STT_GNU_IFUNC)
-      return refuse(why, whylen, "symbol %zu is thread-local or an IFUNC", i);
-    if (!string_at(m, s->st_name)) return refuse(why, whylen, "symbol %zu has no name", i);
+      return refuse(why, "symbol %zu is thread-local or an IFUNC", i);
+    if (!string_at(m, s->st_name)) return refuse(why, "symbol %zu has no name", i);
     if (s->st_shndx != SHN_UNDEF && s->st_shndx != SHN_ABS && s->st_shndx < SHN_LORESERVE &&
         !segment_of(m, s->st_value, s->st_size))
-      return refuse(why, whylen, "symbol '%s' lies outside the object", m->str + s->st_name);
+      return refuse(why, "symbol '%s' lies outside the object", m->str + s->st_name);
   }
   return 0;
 }
 
 /* Names of the versions the object's undefined symbols ask for (DT_VERNEED), by index. */
-static int read_versions(const op2_elf_image *m, const dynamic *d, const char **names, char *why,
-                         size_t whylen) {
+static int read_versions(const op2_elf_image *m, const dynamic *d, const char **names,
+                         op2_jit_error *why) {
   memset(names, 0, MAX_VERSIONS * sizeof *names);
   if (d->versym && !segment_of(m, d->versym, 2 * (uint64_t)m->nsyms))
-    return refuse(why, whylen, "its version table is out of bounds");
+    return refuse(why, "its version table is out of bounds");
   uint64_t v = d->verneed;
   for (uint64_t i = 0; i < d->verneednum; i++) {
     if (v % 4 || !segment_of(m, v, sizeof(Elf64_Verneed)))
-      return refuse(why, whylen, "its needed versions are out of bounds");
+      return refuse(why, "its needed versions are out of bounds");
     const Elf64_Verneed *vn = at(m, v);
     uint64_t a = v + vn->vn_aux;
     for (unsigned k = 0; k < vn->vn_cnt; k++) {
       if (a % 4 || !segment_of(m, a, sizeof(Elf64_Vernaux)))
-        return refuse(why, whylen, "its needed versions are out of bounds");
+        return refuse(why, "its needed versions are out of bounds");
       const Elf64_Vernaux *aux = at(m, a);
       unsigned idx = aux->vna_other & 0x7fff;
       if (idx >= MAX_VERSIONS || !string_at(m, aux->vna_name))
-        return refuse(why, whylen, "needed version %u is not understood", idx);
+        return refuse(why, "needed version %u is not understood", idx);
       names[idx] = m->str + aux->vna_name;
       a += aux->vna_next;
     }
@@ -409,10 +402,10 @@ static uintptr_t resolve(const resolver *r, size_t index, int *found) {
   return 0;
 }
 
-static int relocate(const resolver *r, uint64_t table, uint64_t size, char *why, size_t whylen) {
+static int relocate(const resolver *r, uint64_t table, uint64_t size, op2_jit_error *why) {
   const op2_elf_image *m = r->m;
   if (size == 0) return 0;
-  if (!segment_of(m, table, size)) return refuse(why, whylen, "relocations out of bounds");
+  if (!segment_of(m, table, size)) return refuse(why, "relocations out of bounds");
   const Elf64_Rela *rel = at(m, table);
   for (uint64_t i = 0; i < size / sizeof *rel; i++) {
     uint32_t type = (uint32_t)ELF64_R_TYPE(rel[i].r_info);
@@ -420,8 +413,7 @@ static int relocate(const resolver *r, uint64_t table, uint64_t size, char *why,
     if (type == R_X86_64_NONE) continue;
     const segment *s = segment_of(m, rel[i].r_offset, 8);
     if (!s || !(s->flags & PF_W))
-      return refuse(why, whylen, "relocation %llu is outside the writable segments",
-                    (unsigned long long)i);
+      return refuse(why, "relocation %llu is outside the writable segments", (unsigned long long)i);
     void *where = at(m, rel[i].r_offset); /* maybe unaligned (a packed structure) */
     if (type == R_X86_64_RELATIVE) {
       uint64_t v = m->base + (uint64_t)rel[i].r_addend;
@@ -429,14 +421,14 @@ static int relocate(const resolver *r, uint64_t table, uint64_t size, char *why,
       continue;
     }
     if (type != R_X86_64_64 && type != R_X86_64_GLOB_DAT && type != R_X86_64_JUMP_SLOT)
-      return refuse(why, whylen, "relocation type %u is not understood", type);
+      return refuse(why, "relocation type %u is not understood", type);
     if (sym == 0 || sym >= m->nsyms)
-      return refuse(why, whylen, "relocation %llu names no symbol", (unsigned long long)i);
+      return refuse(why, "relocation %llu names no symbol", (unsigned long long)i);
     if (type != R_X86_64_64 && rel[i].r_addend != 0)
-      return refuse(why, whylen, "a GOT relocation with an addend");
+      return refuse(why, "a GOT relocation with an addend");
     int found;
     uintptr_t v = resolve(r, (size_t)sym, &found);
-    if (!found) return refuse(why, whylen, "undefined symbol: %s", m->str + m->syms[sym].st_name);
+    if (!found) return refuse(why, "undefined symbol: %s", m->str + m->syms[sym].st_name);
     uint64_t value = v + (type == R_X86_64_64 ? (uint64_t)rel[i].r_addend : 0);
     memcpy(where, &value, sizeof value);
   }
@@ -468,19 +460,19 @@ static int is_code(const op2_elf_image *m, uintptr_t addr) {
 }
 
 /* The init and fini functions and arrays: pointers into the object's code only. */
-static int check_init_fini(const op2_elf_image *m, const dynamic *d, char *why, size_t whylen) {
+static int check_init_fini(const op2_elf_image *m, const dynamic *d, op2_jit_error *why) {
   if ((d->init && !is_code(m, m->base + d->init)) || (d->fini && !is_code(m, m->base + d->fini)))
-    return refuse(why, whylen, "DT_INIT or DT_FINI is outside its code");
+    return refuse(why, "DT_INIT or DT_FINI is outside its code");
   const uint64_t arrays[2][2] = {{d->init_array, d->init_arraysz},
                                  {d->fini_array, d->fini_arraysz}};
   for (int a = 0; a < 2; a++) {
     if (!arrays[a][1]) continue;
     if (arrays[a][1] % 8 || !segment_of(m, arrays[a][0], arrays[a][1]))
-      return refuse(why, whylen, "an init or fini array is out of bounds");
+      return refuse(why, "an init or fini array is out of bounds");
     const uintptr_t *f = at(m, arrays[a][0]);
     for (uint64_t i = 0; i < arrays[a][1] / 8; i++)
       if (f[i] != 0 && f[i] != (uintptr_t)-1 && !is_code(m, f[i]))
-        return refuse(why, whylen, "an init or fini array entry is outside its code");
+        return refuse(why, "an init or fini array entry is outside its code");
   }
   return 0;
 }
@@ -495,53 +487,52 @@ static void run_init(const op2_elf_image *m, const dynamic *d) {
     if (f[i] != 0 && f[i] != (uintptr_t)-1) ((init_fn)f[i])(0, argv, environ);
 }
 
-static int load(int fd, op2_elf_needed_fn needed, void *ctx, op2_elf_image *m, char *why,
-                size_t whylen) {
+static int load(int fd, op2_elf_needed_fn needed, void *ctx, op2_elf_image *m, op2_jit_error *why) {
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return refuse(why, whylen, "not a regular file");
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return refuse(why, "not a regular file");
   uint64_t dyn = 0, dynsz = 0, relro = 0, relrosz = 0;
-  if (read_headers(fd, (uint64_t)st.st_size, m, &dyn, &dynsz, &relro, &relrosz, why, whylen))
-    return 1;
+  if (read_headers(fd, (uint64_t)st.st_size, m, &dyn, &dynsz, &relro, &relrosz, why))
+    return OP2_ERR_JIT;
   if (relrosz && !segment_of(m, relro, relrosz))
-    return refuse(why, whylen, "its RELRO range is out of bounds");
-  if (map_segments(fd, m, why, whylen) != 0) return 1;
+    return refuse(why, "its RELRO range is out of bounds");
+  if (map_segments(fd, m, why) != 0) return OP2_ERR_JIT;
   dynamic d;
   const char *versions[MAX_VERSIONS];
-  if (read_dynamic(m, dyn, dynsz, &d, why, whylen) != 0 || read_symbols(m, &d, why, whylen) != 0 ||
-      read_versions(m, &d, versions, why, whylen) != 0)
-    return 1;
+  if (read_dynamic(m, dyn, dynsz, &d, why) != 0 || read_symbols(m, &d, why) != 0 ||
+      read_versions(m, &d, versions, why) != 0)
+    return OP2_ERR_JIT;
   resolver r = {.m = m, .d = &d, .versions = versions};
   for (int i = 0; i < d.nneeded; i++) {
     const char *name = string_at(m, d.needed[i]);
-    if (!name) return refuse(why, whylen, "a needed library has no name");
+    if (!name) return refuse(why, "a needed library has no name");
     /* C++ objects: their exception tables are found through glibc's list of objects */
     if (strstr(name, "libstdc++") || strstr(name, "libgcc_s"))
-      return refuse(why, whylen, "it needs the C++ runtime (%s)", name);
+      return refuse(why, "it needs the C++ runtime (%s)", name);
     if (!(r.needed[i] = needed(ctx, name)))
-      return refuse(why, whylen, "its library %s cannot be loaded", name);
+      return refuse(why, "its library %s cannot be loaded", name);
   }
-  if (relocate(&r, d.rela, d.relasz, why, whylen) != 0 ||
-      relocate(&r, d.jmprel, d.pltrelsz, why, whylen) != 0 ||
-      check_init_fini(m, &d, why, whylen) != 0)
-    return 1;
-  if (protect(m, relro, relrosz) != 0) return refuse(why, whylen, "cannot set page protections");
+  if (relocate(&r, d.rela, d.relasz, why) != 0 || relocate(&r, d.jmprel, d.pltrelsz, why) != 0 ||
+      check_init_fini(m, &d, why) != 0)
+    return OP2_ERR_JIT;
+  if (protect(m, relro, relrosz) != 0) return refuse(why, "cannot set page protections");
   m->fini = d.fini, m->fini_array = d.fini_array, m->fini_count = d.fini_arraysz / 8;
   run_init(m, &d);
   return 0;
 }
 
-int op2_elf_load(int fd, op2_elf_needed_fn needed, void *needed_ctx, op2_elf_image **out, char *why,
-                 size_t whylen) {
+int op2_elf_load(int fd, op2_elf_needed_fn needed, void *needed_ctx, op2_elf_image **out,
+                 op2_jit_error *why) {
   *out = NULL;
   op2_elf_image *m = calloc(1, sizeof *m);
-  if (!m) return refuse(why, whylen, "out of memory");
-  if (load(fd, needed, needed_ctx, m, why, whylen) != 0) {
+  if (!m) return refuse(why, "out of memory");
+  int rc = load(fd, needed, needed_ctx, m, why);
+  if (rc != OP2_OK) {
     if (m->map) munmap(m->map, m->map_len);
     free(m);
-    return 1;
+    return rc;
   }
   *out = m;
-  return 0;
+  return OP2_OK;
 }
 
 void *op2_elf_symbol(const op2_elf_image *m, const char *name, size_t *bytes) {

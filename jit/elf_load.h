@@ -9,16 +9,19 @@
 
 #include <stddef.h>
 
+#include "jit/desc.h"
+
 typedef struct op2_elf_image op2_elf_image;
 
 /* Opens a needed library (DT_NEEDED) once: the caller's handle for `name`, or NULL. */
 typedef void *(*op2_elf_needed_fn)(void *ctx, const char *name);
 
 /* Loads the object open at `fd` (read with pread and mmap; the descriptor may be closed
- * afterwards). 0 loaded (*out set, its initialisers run), 1 not understood or refused: nothing
- * is left mapped and `why` says what (load it with dlopen, which may still refuse it). */
-int op2_elf_load(int fd, op2_elf_needed_fn needed, void *needed_ctx, op2_elf_image **out, char *why,
-                 size_t whylen);
+ * afterwards). OP2_OK loaded (*out set, its initialisers run), OP2_ERR_JIT not understood or
+ * refused: nothing is left mapped and *why says what and where (load it with dlopen, which may
+ * still refuse it). */
+int op2_elf_load(int fd, op2_elf_needed_fn needed, void *needed_ctx, op2_elf_image **out,
+                 op2_jit_error *why);
 /* The address of the defined symbol `name` (global or weak), or NULL; *bytes (may be NULL) its
  * size from the symbol table. */
 void *op2_elf_symbol(const op2_elf_image *img, const char *name, size_t *bytes);

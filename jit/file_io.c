@@ -13,38 +13,38 @@
 
 #include "file_io.h"
 
-int op2_open_regular(int dirfd, const char *path, int nofollow, struct stat *st, char *why,
-                     size_t whylen) {
+int op2_open_regular(int dirfd, const char *path, int nofollow, struct stat *st,
+                     op2_jit_error *why) {
   /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever. */
   int fd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
   if (fd < 0) {
     int err = errno;
     if (err == ENOENT)
-      snprintf(why, whylen, "%s: no such file", path);
+      op2_jit_error_set(why, OP2_ERR_IO, "%s: no such file", path);
     else if (err == ELOOP && nofollow)
-      snprintf(why, whylen, "%s is a symbolic link", path);
+      op2_jit_error_set(why, OP2_ERR_IO, "%s is a symbolic link", path);
     else
-      snprintf(why, whylen, "cannot open %s: %s", path, strerror(err));
+      op2_jit_error_set(why, OP2_ERR_IO, "cannot open %s: %s", path, strerror(err));
     errno = err;
     return -1;
   }
   if (fstat(fd, st) != 0) {
     int err = errno;
     close(fd);
-    snprintf(why, whylen, "cannot read %s: %s", path, strerror(err));
+    op2_jit_error_set(why, OP2_ERR_IO, "cannot read %s: %s", path, strerror(err));
     errno = err;
     return -1;
   }
   if (!S_ISREG(st->st_mode)) {
     close(fd);
     mode_t m = st->st_mode;
-    snprintf(why, whylen, "%s is not a regular file (a %s)", path,
-             S_ISFIFO(m)   ? "FIFO"
-             : S_ISCHR(m)  ? "character device"
-             : S_ISBLK(m)  ? "block device"
-             : S_ISDIR(m)  ? "directory"
-             : S_ISSOCK(m) ? "socket"
-                           : "special file");
+    op2_jit_error_set(why, OP2_ERR_IO, "%s is not a regular file (a %s)", path,
+                      S_ISFIFO(m)   ? "FIFO"
+                      : S_ISCHR(m)  ? "character device"
+                      : S_ISBLK(m)  ? "block device"
+                      : S_ISDIR(m)  ? "directory"
+                      : S_ISSOCK(m) ? "socket"
+                                    : "special file");
     errno = EINVAL;
     return -1;
   }
@@ -54,24 +54,24 @@ int op2_open_regular(int dirfd, const char *path, int nofollow, struct stat *st,
   return fd;
 }
 
-static int too_big(const char *path, size_t cap, char *why, size_t whylen) {
-  snprintf(why, whylen,
-           "%s is larger than the %zu bytes (%zu MiB) the library reads from such a file", path,
-           cap, cap >> 20);
+static int too_big(const char *path, size_t cap, op2_jit_error *why) {
+  op2_jit_error_set(why, OP2_ERR_IO,
+                    "%s is larger than the %zu bytes (%zu MiB) the library reads from such a file",
+                    path, cap, cap >> 20);
   errno = EFBIG;
   return -1;
 }
 
 int op2_read_regular_at(int dirfd, const char *path, int nofollow, size_t cap, char **data,
-                        size_t *len, char *why, size_t whylen) {
+                        size_t *len, op2_jit_error *why) {
   *data = NULL;
   *len = 0;
   struct stat st;
-  int fd = op2_open_regular(dirfd, path, nofollow, &st, why, whylen);
+  int fd = op2_open_regular(dirfd, path, nofollow, &st, why);
   if (fd < 0) return -1;
   if (st.st_size < 0 || (unsigned long long)st.st_size > cap) {
     close(fd);
-    return too_big(path, cap, why, whylen);
+    return too_big(path, cap, why);
   }
   /* The size is a hint only (/proc files say 0; a file may grow while it is read): read until
    * the end, never past the cap, in a loop (read returns less than asked for large files). */
@@ -98,11 +98,11 @@ int op2_read_regular_at(int dirfd, const char *path, int nofollow, size_t cap, c
   close(fd);
   if (!err && n > cap) {
     free(buf);
-    return too_big(path, cap, why, whylen);
+    return too_big(path, cap, why);
   }
   if (err) {
     free(buf);
-    snprintf(why, whylen, "cannot read %s: %s", path, strerror(err));
+    op2_jit_error_set(why, OP2_ERR_IO, "cannot read %s: %s", path, strerror(err));
     errno = err;
     return -1;
   }
@@ -112,9 +112,9 @@ int op2_read_regular_at(int dirfd, const char *path, int nofollow, size_t cap, c
   return 0;
 }
 
-int op2_read_regular_file(const char *path, size_t cap, char **data, size_t *len, char *why,
-                          size_t whylen) {
-  return op2_read_regular_at(AT_FDCWD, path, 0, cap, data, len, why, whylen);
+int op2_read_regular_file(const char *path, size_t cap, char **data, size_t *len,
+                          op2_jit_error *why) {
+  return op2_read_regular_at(AT_FDCWD, path, 0, cap, data, len, why);
 }
 
 static const char name_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";

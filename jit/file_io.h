@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "jit/desc.h"
+
 /* Caps of what the library reads: kernel headers (a long comment can be large) and the small
  * records (manifests, tuning records, templates). */
 #define OP2_KERNEL_FILE_CAP ((size_t)64 << 20)
@@ -24,16 +26,16 @@
 /* Reads all of `path` (relative to dirfd; AT_FDCWD for a plain path) into *data (malloc'ed,
  * NUL-terminated, its length in *len). The file must be a regular file of at most `cap` bytes;
  * `nofollow` refuses a symbolic link as the last component. 0, else -1 with errno set and *why
- * naming the file and the problem (ENOENT: "no such file"; EINVAL: not a regular file; EFBIG:
- * over the cap). */
+ * (OP2_ERR_IO; NULL: not wanted) naming the file and the problem (ENOENT: "no such file"; EINVAL:
+ * not a regular file; EFBIG: over the cap). */
 int op2_read_regular_at(int dirfd, const char *path, int nofollow, size_t cap, char **data,
-                        size_t *len, char *why, size_t whylen);
-int op2_read_regular_file(const char *path, size_t cap, char **data, size_t *len, char *why,
-                          size_t whylen);
+                        size_t *len, op2_jit_error *why);
+int op2_read_regular_file(const char *path, size_t cap, char **data, size_t *len,
+                          op2_jit_error *why);
 /* Opens `path` for reading without blocking on a FIFO and checks that it is a regular file
  * (its status in *st). The descriptor (blocking again), or -1 with errno and *why. */
-int op2_open_regular(int dirfd, const char *path, int nofollow, struct stat *st, char *why,
-                     size_t whylen);
+int op2_open_regular(int dirfd, const char *path, int nofollow, struct stat *st,
+                     op2_jit_error *why);
 
 /* Creates a new file `base`.tmpXXXXXXXX (8 random letters and digits) relative to dirfd with
  * O_EXCL|O_NOFOLLOW and `mode` (before the umask); its name goes to `name`. The descriptor

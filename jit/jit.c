@@ -52,10 +52,11 @@ void op2_jit_failure_clear(op2_jit *jit) {
   jit->failure.code = OP2_OK;
 }
 
-int op2_jit_fail_at(op2_jit *jit, const char *file, int line, int code, const char *fmt, ...) {
+int op2_jit_fail_at(op2_jit *jit, const char *file, int line, const char *func, int code,
+                    const char *fmt, ...) {
   op2_jit_error *e = &jit->failure;
   if (e->code != OP2_OK) return code; /* the first failure is the one to report */
-  e->code = code, e->file = file, e->line = line;
+  e->code = code, e->file = file, e->line = line, e->func = func;
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(e->msg, sizeof e->msg, fmt, ap);
@@ -126,10 +127,10 @@ void op2_kernel_free(op2_kernel *k) {
 
 const char *op2_jit_cache_root(op2_jit *jit) {
   if (jit->cfg.cache_mode == OP2_CACHE_OFF) return NULL;
-  char why[600];
-  if (op2_cache_root_usable(jit->cfg.cache_dir, jit->cfg.cache_mode == OP2_CACHE_ON, why,
-                            sizeof why) != 0) {
-    op2_jit_diag(jit, 1, "kernel cache not used: %s", why);
+  op2_jit_error why;
+  if (op2_cache_root_usable(jit->cfg.cache_dir, jit->cfg.cache_mode == OP2_CACHE_ON, &why) !=
+      OP2_OK) {
+    op2_jit_diag(jit, 1, "kernel cache not used: %s", why.msg);
     return NULL;
   }
   return jit->cfg.cache_dir;
@@ -437,7 +438,11 @@ static void kernel_warnings(op2_jit *jit, op2_kernel *k, const op2_generated *ge
   const char *path = k->source_path;
   if (!path) { /* built in memory: the check needs the source in a file */
     path = tmp = op2_keep_failed_source(k->name, &key, gen->source.data, gen->source.len, "c");
-    if (!tmp) return;
+    if (!tmp) {
+      op2_jit_diag(jit, 1, "loop '%s': kernel warnings not checked: its source cannot be written",
+                   k->name);
+      return;
+    }
   }
   char *log = NULL;
   op2_buf found = {0};
@@ -451,7 +456,7 @@ static void kernel_warnings(op2_jit *jit, op2_kernel *k, const op2_generated *ge
     }
   }
   if (root && !found.failed)
-    op2_warnings_record_write(root, k->name, &key, found.data ? found.data : "", found.len);
+    op2_warnings_record_write(jit, root, k->name, &key, found.data ? found.data : "", found.len);
   op2_buf_free(&found);
   free(log);
   if (tmp) unlink(tmp), free(tmp);

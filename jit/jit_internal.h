@@ -42,9 +42,9 @@ typedef struct op2_kernel {
 
 /* ---- failures and diagnostics (jit.c) ---- */
 /* Records a failure (the first one stays) and returns `code`. */
-int op2_jit_fail_at(op2_jit *jit, const char *file, int line, int code, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-#define op2_jit_fail(jit, ...) op2_jit_fail_at((jit), __FILE__, __LINE__, __VA_ARGS__)
+int op2_jit_fail_at(op2_jit *jit, const char *file, int line, const char *func, int code,
+                    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+#define op2_jit_fail(jit, ...) op2_jit_fail_at((jit), __FILE__, __LINE__, __func__, __VA_ARGS__)
 /* A diagnostic at `level`, through the config's diag when its diags level asks for it. */
 void op2_jit_diag(const op2_jit *jit, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -116,8 +116,9 @@ int op2_tcc_compile(const char *source, const char *so_path, void **tcc_state, o
 struct op2_cache_key;
 int op2_warnings_record_read(const char *root, const char *name, const struct op2_cache_key *key,
                              char **text);
-void op2_warnings_record_write(const char *root, const char *name, const struct op2_cache_key *key,
-                               const char *text, size_t len);
+/* A record that cannot be written is said at OP2_DIAGS>=1 (the check runs again next time). */
+void op2_warnings_record_write(op2_jit *jit, const char *root, const char *name,
+                               const struct op2_cache_key *key, const char *text, size_t len);
 /* Whether a new build may be stored in `entry`: the cache is on, this process is not a follower
  * of its machine's builder, and the directory is absent or a private one of ours. */
 int op2_jit_may_write(const op2_jit *jit, const char *entry);

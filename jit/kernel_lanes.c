@@ -202,9 +202,7 @@ static int find_body(const char *code, const char *name, size_t *open, size_t *b
  * wanted, or a kernel the parameter parser does not understand). */
 static char *read_kernel(const char *source, const char *name, uint64_t want,
                          op2_kernel_param *params, int *nparams) {
-  char why[200];
-  if (!want || !source ||
-      op2_kernel_params_parse(source, name, params, nparams, why, sizeof why) != 0)
+  if (!want || !source || op2_kernel_params_parse(source, name, params, nparams, NULL) != OP2_OK)
     return NULL;
   return op2_kernel_source_blank(source);
 }

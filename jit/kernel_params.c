@@ -83,8 +83,7 @@ static int is_type_word(const char *w) {
 }
 
 /* One parameter's declaration, text [b, e). */
-static int parse_param(const char *b, const char *e, op2_kernel_param *p, char *why,
-                       size_t why_len) {
+static int parse_param(const char *b, const char *e, op2_kernel_param *p, op2_jit_error *why) {
   memset(p, 0, sizeof *p);
   int seen_star = 0, const_before_star = 0;
   size_t blen = 0;
@@ -112,17 +111,15 @@ static int parse_param(const char *b, const char *e, op2_kernel_param *p, char *
       } else if (!p->name[0] && p->base[0]) {
         snprintf(p->name, sizeof p->name, "%s", w);
       } else {
-        snprintf(why, why_len, "'%s' is not a type this check knows (macro or typedef?)", w);
-        return -1;
+        return op2_jit_error_set(why, OP2_ERR_ARG,
+                                 "'%s' is not a type this check knows (macro or typedef?)", w);
       }
     } else {
-      snprintf(why, why_len, "'%c' in a parameter declaration", *c);
-      return -1;
+      return op2_jit_error_set(why, OP2_ERR_ARG, "'%c' in a parameter declaration", *c);
     }
   }
   if (!p->base[0]) {
-    snprintf(why, why_len, "a parameter without a type");
-    return -1;
+    return op2_jit_error_set(why, OP2_ERR_ARG, "a parameter without a type");
   }
   /* Spellings of the same type, as op2_type_name spells it. */
   if (strcmp(p->base, "long long int") == 0 || strcmp(p->base, "signed long long") == 0)
@@ -133,22 +130,18 @@ static int parse_param(const char *b, const char *e, op2_kernel_param *p, char *
 }
 
 int op2_kernel_params_parse(const char *source, const char *name, op2_kernel_param *out, int *count,
-                            char *why, size_t why_len) {
+                            op2_jit_error *why) {
   *count = 0;
   char *code = op2_kernel_source_blank(source);
-  if (!code) {
-    snprintf(why, why_len, "out of memory");
-    return -1;
-  }
+  if (!code) return op2_jit_error_set(why, OP2_ERR_MEM, "out of memory");
   const char *close = NULL;
   const char *open = op2_kernel_find_definition(code, name, &close);
-  int rc = 0;
+  int rc = OP2_OK;
   if (!open) {
-    snprintf(why, why_len, "no definition of '%s(...) {' found", name);
-    rc = -1;
+    rc = op2_jit_error_set(why, OP2_ERR_ARG, "no definition of '%s(...) {' found", name);
   }
   const char *b = open;
-  while (rc == 0 && b && b <= close) {
+  while (rc == OP2_OK && b && b <= close) {
     const char *e = b;
     int depth = 0;
     while (e < close && !(*e == ',' && depth == 0)) {
@@ -157,21 +150,21 @@ int op2_kernel_params_parse(const char *source, const char *name, op2_kernel_par
       e++;
     }
     if (memchr(b, '(', (size_t)(e - b))) {
-      snprintf(why, why_len, "a parameter with parentheses (function pointer or macro)");
-      rc = -1;
+      rc = op2_jit_error_set(why, OP2_ERR_ARG,
+                             "a parameter with parentheses (function pointer or macro)");
       break;
     }
     if (*count >= OP2_PARAMS_MAX) {
-      snprintf(why, why_len, "more than %d parameters", OP2_PARAMS_MAX);
-      rc = -1;
+      rc = op2_jit_error_set(why, OP2_ERR_ARG, "more than %d parameters", OP2_PARAMS_MAX);
       break;
     }
-    rc = parse_param(b, e, &out[*count], why, why_len);
-    if (rc == 0) ++*count;
+    rc = parse_param(b, e, &out[*count], why);
+    if (rc == OP2_OK) ++*count;
     b = e + 1;
   }
   /* f(void) has no parameters. */
-  if (rc == 0 && *count == 1 && strcmp(out[0].base, "void") == 0 && out[0].depth == 0) *count = 0;
+  if (rc == OP2_OK && *count == 1 && strcmp(out[0].base, "void") == 0 && out[0].depth == 0)
+    *count = 0;
   free(code);
   return rc;
 }
@@ -180,11 +173,11 @@ int op2_kernel_params_check(op2_jit *jit, const char *source, const op2_loop_des
   op2_kernel_param *params = calloc(OP2_PARAMS_MAX, sizeof *params);
   if (!params) return op2_jit_fail(jit, OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
   int n = 0, rc = OP2_OK;
-  char why[200];
-  if (op2_kernel_params_parse(source, loop->name, params, &n, why, sizeof why) != 0) {
+  op2_jit_error why;
+  if (op2_kernel_params_parse(source, loop->name, params, &n, &why) != OP2_OK) {
     op2_jit_diag(jit, 2,
                  "op_par_loop '%s': kernel parameters not checked against the arguments: %s",
-                 loop->name, why);
+                 loop->name, why.msg);
     free(params);
     return OP2_OK;
   }

@@ -15,11 +15,11 @@ typedef struct op2_kernel_param {
   char name[64];
 } op2_kernel_param;
 
-/* Reads the parameters of the function `name` defined in `source`. 0 on success (*count set);
- * -1 when the declaration is not understood (macros, typedefs, no definition found), with the
- * reason in `why`. */
+/* Reads the parameters of the function `name` defined in `source`. OP2_OK (*count set), or
+ * OP2_ERR_ARG when the declaration is not understood (macros, typedefs, no definition found)
+ * with the reason in *why (OP2_ERR_MEM: out of memory; why may be NULL). */
 int op2_kernel_params_parse(const char *source, const char *name, op2_kernel_param *out, int *count,
-                            char *why, size_t why_len);
+                            op2_jit_error *why);
 
 /* Compares the kernel's parameters with the loop's arguments: OP2_OK, or an OP2_ERR_ARG error
  * naming the loop, the argument (counting from 0, as every loop message does) and the parameter.

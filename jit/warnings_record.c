@@ -15,14 +15,17 @@
 #include "cache_entry.h"
 #include "jit_internal.h"
 
-/* ROOT/warnings opened (created when `create`), or -1 when missing or not private. */
-static int open_dir(const char *root, int create) {
-  char dir[OP2_PATH_BUF], why[300];
+/* ROOT/warnings opened (created when `create`), or -1 when missing or not private (why not in
+ * `why`). */
+static int open_dir(const char *root, int create, char *why, size_t whylen) {
+  char dir[OP2_PATH_BUF];
   snprintf(dir, sizeof dir, "%s/warnings", root);
-  if (create && mkdir(dir, 0700) != 0 && errno != EEXIST) return -1;
+  if (create && mkdir(dir, 0700) != 0 && errno != EEXIST)
+    return snprintf(why, whylen, "cannot create %s: %s", dir, strerror(errno)), -1;
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   struct stat st;
-  if (fd >= 0 && (fstat(fd, &st) != 0 || op2_cache_private(&st, dir, why, sizeof why) != 0)) {
+  if (fd < 0) snprintf(why, whylen, "cannot open %s: %s", dir, strerror(errno));
+  if (fd >= 0 && (fstat(fd, &st) != 0 || op2_cache_private(&st, dir, why, whylen) != 0)) {
     close(fd);
     fd = -1;
   }
@@ -36,9 +39,9 @@ static void record_name(const char *name, const op2_cache_key *key, char *out, s
 int op2_warnings_record_read(const char *root, const char *name, const op2_cache_key *key,
                              char **text) {
   *text = NULL;
-  int dfd = open_dir(root, 0);
-  if (dfd < 0) return -1;
   char file[300], why[300];
+  int dfd = open_dir(root, 0, why, sizeof why); /* none yet: the check runs */
+  if (dfd < 0) return -1;
   record_name(name, key, file, sizeof file);
   int fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   close(dfd);
@@ -53,12 +56,17 @@ int op2_warnings_record_read(const char *root, const char *name, const op2_cache
   return ok ? 0 : -1;
 }
 
-void op2_warnings_record_write(const char *root, const char *name, const op2_cache_key *key,
-                               const char *text, size_t len) {
-  int dfd = open_dir(root, 1);
-  if (dfd < 0) return; /* no record: the check runs again next time */
-  char file[300], why[600];
-  record_name(name, key, file, sizeof file);
-  (void)op2_write_atomic_at(dfd, file, text, len, why, sizeof why);
-  close(dfd);
+void op2_warnings_record_write(op2_jit *jit, const char *root, const char *name,
+                               const op2_cache_key *key, const char *text, size_t len) {
+  char why[600];
+  int dfd = open_dir(root, 1, why, sizeof why), rc = -1;
+  if (dfd >= 0) {
+    char file[300];
+    record_name(name, key, file, sizeof file);
+    rc = op2_write_atomic_at(dfd, file, text, len, why, sizeof why);
+    close(dfd);
+  }
+  /* no record: the check runs again next time */
+  if (rc != 0)
+    op2_jit_diag(jit, 1, "loop '%s': the warnings check's result is not kept (%s)", name, why);
 }

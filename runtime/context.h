@@ -27,7 +27,9 @@ struct op2_context {
   void *backend_data;
   op_error_handler handler;
   void *handler_data;
-  char last_error[2048];
+  char last_error[2048];         /* the message, then the trace at OP2_DIAGS>=3 (error.c) */
+  const char *last_error_func;   /* the function that reported it */
+  int trace_depth;               /* callers added to last_error's trace */
   unsigned long errors_reported; /* by op2_error: a call failed when this grew */
   op2_ptr_list sets, maps, dats, consts;
   unsigned const_generation;      /* bumps when a constant changes: kernels bake values in */

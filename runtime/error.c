@@ -40,7 +40,7 @@ static const char *source_name(const char *file) {
   return file;
 }
 
-int op2_error_at(const char *file, int line, int code, const char *fmt, ...) {
+int op2_error_at(const char *file, int line, const char *func, int code, const char *fmt, ...) {
   op2_context *ctx = op2_ctx();
   va_list ap;
   va_start(ap, fmt);
@@ -50,13 +50,36 @@ int op2_error_at(const char *file, int line, int code, const char *fmt, ...) {
                : (size_t)n < sizeof ctx->last_error ? (size_t)n
                                                     : sizeof ctx->last_error - 1;
   len += op2_chain_error_note(ctx, ctx->last_error + len, sizeof ctx->last_error - len);
-  if (ctx->opt.diags >= 2)
+  if (ctx->opt.diags >= 2 && func)
+    snprintf(ctx->last_error + len, sizeof ctx->last_error - len, " [%s:%d (%s)]",
+             source_name(file), line, func);
+  else if (ctx->opt.diags >= 2)
     snprintf(ctx->last_error + len, sizeof ctx->last_error - len, " [%s:%d]", source_name(file),
              line);
+  ctx->last_error_func = func ? func : "";
+  ctx->trace_depth = 0;
   ctx->errors_reported++;
   op_error_handler handler = ctx->handler ? ctx->handler : default_handler;
   handler(ctx->last_error, ctx->handler_data);
   return code;
+}
+
+void op2_error_trace_at(const char *file, int line, const char *func) {
+  op2_context *ctx = op2_ctx();
+  if (ctx->opt.diags < 3 || !ctx->last_error_func) return;
+  /* PETSc's form: frame #0 is the reporter (its location ends the message), then each caller
+   * that propagated the failure, outermost last. Recorded, not printed: the handler had the
+   * message, and under MPI every rank that agreed on the failure unwinds too. */
+  char frame[512];
+  snprintf(frame, sizeof frame, "#%d %s() at %s:%d", ++ctx->trace_depth, func, source_name(file),
+           line);
+  size_t len = strlen(ctx->last_error);
+  snprintf(ctx->last_error + len, sizeof ctx->last_error - len, "\n  %s", frame);
+}
+
+const char *op2_last_error_function(void) {
+  const char *f = op2_ctx()->last_error_func;
+  return f ? f : "";
 }
 
 void op2_diag(int level, const char *fmt, ...) {

@@ -9,12 +9,27 @@ typedef struct op2_context op2_context;
 
 /* The one error rule: the function that detects a failure reports it, once, with op2_error;
  * its callers only propagate the code (OP2_CALL) and never report it again. op2_error records
- * the message in the context and calls the handler; it returns the code, so that
- * `return op2_error(...)` propagates it when the handler returns. At OP2_DIAGS=2 the message
- * ends with the file and line that reported it. */
-int op2_error_at(const char *file, int line, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-#define op2_error(...) op2_error_at(__FILE__, __LINE__, __VA_ARGS__)
+ * the message and the function, file and line that found it in the context and calls the
+ * handler; it returns the code, so that `return op2_error(...)` propagates it when the handler
+ * returns. At OP2_DIAGS=2 the message ends with `[file:line (function)]`. */
+int op2_error_at(const char *file, int line, const char *func, int code, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+#define op2_error(...) op2_error_at(__FILE__, __LINE__, __func__, __VA_ARGS__)
+/* The check in CeedCheck's style: when `cond` is false, report and return the code. */
+#define OP2_CHECK(cond, code, ...)                                                       \
+  do {                                                                                   \
+    if (!(cond)) return op2_error_at(__FILE__, __LINE__, __func__, (code), __VA_ARGS__); \
+  } while (0)
+/* The function that reported the last error (op2_error's caller), or "" before any. */
+const char *op2_last_error_function(void);
+
+/* OP2_CALL's failure branch in runtime/ (jit/desc.h calls OP2_CALL_FAILED there): at
+ * OP2_DIAGS>=3 the caller that propagates a failure is added to the last error's trace, PETSc
+ * style, so op_last_error() ends with the chain of callers. Only failures pay for it. */
+void op2_error_trace_at(const char *file, int line, const char *func);
+#undef OP2_CALL_FAILED
+#define OP2_CALL_FAILED() op2_error_trace_at(__FILE__, __LINE__, __func__)
+
 /* Exits now if the default handler deferred its exit to the end of a collective step (op2_mpi.h)
  * and no step is in progress any more. */
 void op2_error_exit_deferred(op2_context *ctx);

@@ -94,9 +94,10 @@ static void search_dirs(const op2_context *ctx, const char *caller_file, search 
 }
 
 char *op2_kernel_file_read(const char *path, size_t *len) {
-  char *data, why[300];
+  char *data;
   size_t n;
-  if (op2_read_regular_file(path, OP2_KERNEL_FILE_CAP, &data, &n, why, sizeof why) != 0) {
+  /* the caller words the failure from errno (op2_kernel_file_failure) */
+  if (op2_read_regular_file(path, OP2_KERNEL_FILE_CAP, &data, &n, NULL) != 0) {
     if (errno == EINVAL) errno = ENODEV; /* not a regular file; EINVAL means a NUL below */
     return NULL;
   }

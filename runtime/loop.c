@@ -77,9 +77,15 @@ static int group_of(const void **seen, int *nseen, const void *p) {
   return (*nseen)++;
 }
 
-static void describe_args(int nargs, const op_arg *args, op2_arg_desc *desc) {
+/* Groups need the two lists: without them every argument would be a group of its own, and two
+ * arguments on one dat would look independent to the plan and the SIMD check. */
+static int describe_args(const char *name, int nargs, const op_arg *args, op2_arg_desc *desc) {
   const void **maps = calloc((size_t)nargs, sizeof *maps);
   const void **dats = calloc((size_t)nargs, sizeof *dats);
+  if (!maps || !dats) {
+    free(maps), free(dats);
+    return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
+  }
   int nmaps = 0, ndats = 0;
   for (int i = 0; i < nargs; i++) {
     const op_arg *a = &args[i];
@@ -100,12 +106,13 @@ static void describe_args(int nargs, const op_arg *args, op2_arg_desc *desc) {
     if (d->opt_off) continue;
     if (a->map != OP_ID && a->kind != OP2_ARG_GBL) {
       d->map_arity = a->map->dim;
-      d->map_group = maps ? group_of(maps, &nmaps, a->map) : i;
+      d->map_group = group_of(maps, &nmaps, a->map);
     }
-    if (a->kind == OP2_ARG_DAT) d->dat_group = dats ? group_of(dats, &ndats, a->dat) : i;
+    if (a->kind == OP2_ARG_DAT) d->dat_group = group_of(dats, &ndats, a->dat);
   }
   free(maps);
   free(dats);
+  return OP2_OK;
 }
 
 /* The least traffic a call can cause: each dat once (read, written, or both for RW/INC), an
@@ -190,7 +197,10 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
   loop->name_key = op2_index_key(name, set);
   loop->set = set;
   loop->nargs = nargs;
-  describe_args(nargs, args, loop->desc);
+  if (describe_args(name, nargs, args, loop->desc) != OP2_OK) {
+    free(loop->key_blob), free(loop->name), free(loop->args), free(loop->desc), free(loop);
+    return OP2_ERR_MEM;
+  }
   loop->bytes_per_call = bytes_per_call(set, nargs, args, loop->desc);
   loop->const_generation = ctx->const_generation;
   loop->stats = op2_stats_for(ctx, name);

@@ -348,9 +348,10 @@ static void list_tuning(const cache *c) {
 }
 
 static int cmd_list(cache *c) {
-  char why[600], h[24];
-  if (op2_cache_root_usable(c->root, 0, why, sizeof why) != 0)
-    printf("warning: programs will not use this cache: %s\n", why);
+  char h[24];
+  op2_jit_error why;
+  if (op2_cache_root_usable(c->root, 0, &why) != OP2_OK)
+    printf("warning: programs will not use this cache: %s\n", why.msg);
   long long total = total_bytes(c);
   printf("cache %s: %d entr%s, %lld bytes (%s)\n", c->root, c->n, c->n == 1 ? "y" : "ies", total,
          human(total, h));

@@ -127,10 +127,10 @@ static int load_damaged(op2_loaded_objects *known, const void *data, size_t len,
   CHECK(fd >= 0);
   CHECK(write(fd, data, len) == (ssize_t)len);
   op2_elf_image *img = NULL;
-  char why[300] = "";
-  int rc = op2_elf_load(fd, open_needed, known, &img, why, sizeof why);
+  op2_jit_error why = {.code = OP2_OK};
+  int rc = op2_elf_load(fd, open_needed, known, &img, &why);
   close(fd);
-  if (rc != 0) return rc == 1 && why[0] && !img ? 0 : 2;
+  if (rc != OP2_OK) return rc == OP2_ERR_JIT && why.code == rc && why.msg[0] && !img ? 0 : 2;
   loop_fn fn = (loop_fn)op2_elf_symbol(img, "op2_loop", NULL);
   double got[N], want[N];
   expected(want);
@@ -238,13 +238,16 @@ int main(void) {
              tls_so, sizeof tls_so);
     int fd = open_file(tls_so);
     op2_elf_image *img = NULL;
-    char why[300] = "";
-    CHECK_EQ_INT(op2_elf_load(fd, open_needed, NULL, &img, why, sizeof why), 1);
-    CHECK(strstr(why, "thread-local") != NULL);
+    op2_jit_error why = {.code = OP2_OK};
+    CHECK_EQ_INT(op2_elf_load(fd, open_needed, NULL, &img, &why), OP2_ERR_JIT);
+    CHECK(strstr(why.msg, "thread-local") != NULL);
+    CHECK(strstr(why.file, "elf_load.c") != NULL); /* the refusal says where it was made */
     op2_loaded_objects known;
     op2_loaded_objects_init(&known);
     void *handle = NULL, *sym = NULL;
-    CHECK_EQ_INT(op2_load_object_fd(&known, fd, tls_so, "op2_loop", &handle, &sym, why, sizeof why),
+    char load_why[300] = "";
+    CHECK_EQ_INT(op2_load_object_fd(&known, fd, tls_so, "op2_loop", &handle, &sym, load_why,
+                                    sizeof load_why),
                  0);
     CHECK(op2_object_dl(handle) != NULL);
     int out = 0;

@@ -23,7 +23,8 @@ static int entries(const char *dir) {
 
 int main(void) {
   const char *tmp = getenv("OP2_TEST_TMPDIR");
-  char base[4096], shared[4200], target[4200], link[4300], why[600];
+  char base[4096], shared[4200], target[4200], link[4300];
+  op2_jit_error why;
   snprintf(base, sizeof base, "%s/op2-rootlink-XXXXXX", tmp && *tmp ? tmp : "/tmp");
   CHECK(mkdtemp(base) != NULL);
   snprintf(shared, sizeof shared, "%s/tmp", base); /* stands for /tmp */
@@ -40,9 +41,9 @@ int main(void) {
   snprintf(want, sizeof want, "/tmp/op2-cache-%d", (int)getuid());
   CHECK(strcmp(def, want) == 0);
 
-  CHECK(op2_cache_root_usable(link, 1, why, sizeof why) != 0);
-  CHECK_CONTAINS(why, "is a symbolic link in a directory other users can write");
-  CHECK(op2_cache_root_usable(link, 0, why, sizeof why) != 0);
+  CHECK(op2_cache_root_usable(link, 1, &why) != 0);
+  CHECK_CONTAINS(why.msg, "is a symbolic link in a directory other users can write");
+  CHECK(op2_cache_root_usable(link, 0, &why) != 0);
 
   /* End to end: the loop runs (built privately) and nothing lands where the link points. */
   CHECK(setenv("OP2_CACHE_DIR", link, 1) == 0 && setenv("OP2_JIT", "tcc", 1) == 0);
@@ -61,14 +62,14 @@ int main(void) {
 
   /* A link in a private directory is followed. */
   CHECK(chmod(shared, 0700) == 0);
-  CHECK(op2_cache_root_usable(link, 1, why, sizeof why) == 0);
+  CHECK(op2_cache_root_usable(link, 1, &why) == 0);
   /* A directory there that is not ours is refused. */
   CHECK(chmod(shared, 01777) == 0 && unlink(link) == 0 && mkdir(link, 0700) == 0);
-  CHECK(op2_cache_root_usable(link, 1, why, sizeof why) == 0); /* ours: fine */
+  CHECK(op2_cache_root_usable(link, 1, &why) == 0); /* ours: fine */
   if (geteuid() == 0) {
     CHECK(chown(link, 65534, 65534) == 0);
-    CHECK(op2_cache_root_usable(link, 1, why, sizeof why) != 0);
-    fprintf(stderr, "foreign root: %s\n", why);
+    CHECK(op2_cache_root_usable(link, 1, &why) != 0);
+    fprintf(stderr, "foreign root: %s\n", why.msg);
   }
 
   char cmd[4300];

@@ -4,7 +4,8 @@
  * runs once per kernel: a second process with the same cache gets one line per such kernel from
  * the cache's record, and no check. An op_arg_idx argument the kernel takes as `int *` is no
  * "OP_READ but not a pointer to const". A C++ kernel (built by the C++ tier) gets no C compile's
- * nonsense about its C++. Each case runs in a child process whose stderr is captured. */
+ * nonsense about its C++. A record that cannot be kept is said at OP2_DIAGS=1. Each case runs in a
+ * child process whose stderr is captured. */
 #include "errors_util.h"
 
 /* Line 2: getpid has no declaration in the kernel's file. */
@@ -72,6 +73,20 @@ int main(void) {
   char *told = run("1");
   char *again = run("1");
   CHECK(system(rm) == 0);
+  /* A record that cannot be written (ROOT/warnings is a file) is said, not skipped silently. */
+  CHECK(mkdtemp(strcpy(cache, "/tmp/op2-t312-XXXXXX")) != NULL &&
+        setenv("OP2_CACHE_DIR", cache, 1) == 0);
+  char blocker[64];
+  snprintf(blocker, sizeof blocker, "%s/warnings", cache);
+  FILE *f = fopen(blocker, "w");
+  CHECK(f != NULL && fclose(f) == 0);
+  snprintf(rm, sizeof rm, "rm -rf %s", cache);
+  char *unkept = run("1");
+  CHECK(system(rm) == 0);
+  CHECK_EQ_INT(count(unkept, cases[0].where), 1); /* the check itself still ran */
+  CHECK_CONTAINS(unkept, "loop 'implicit': the warnings check's result is not kept (");
+  CHECK_CONTAINS(unkept, "/warnings");
+  free(unkept);
   CHECK(!strstr(told, "is OP_READ but"));
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     CHECK(!strstr(quiet, cases[i].where));

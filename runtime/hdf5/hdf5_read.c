@@ -75,10 +75,11 @@ static int source_open(source *s, const char *fn, const char *file, const char *
   if (!file || !name) return fail(s, OP2_ERR_ARG, "file and dataset names must not be NULL");
   /* Checked without blocking first: HDF5 would wait forever on a FIFO (file_io.h). */
   struct stat st;
-  char why[600];
-  int fd = op2_open_regular(AT_FDCWD, file, 0, &st, why, sizeof why);
+  op2_jit_error why;
+  int fd = op2_open_regular(AT_FDCWD, file, 0, &st, &why);
   if (fd < 0)
-    return fail(s, OP2_ERR_IO, "cannot open the file: %s", errno == EINVAL ? why : strerror(errno));
+    return fail(s, OP2_ERR_IO, "cannot open the file: %s",
+                errno == EINVAL ? why.msg : strerror(errno));
   close(fd);
   hid_t fapl = op2_h5_fapl(parallel);
   if (fapl >= 0) s->fid = H5Fopen(file, H5F_ACC_RDONLY, fapl);

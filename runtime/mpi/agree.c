@@ -19,7 +19,7 @@ int op2_mpi_failed(int mpi_rc, const char *call, const char *file, int line) {
   if (MPI_Error_string(mpi_rc, why, &len) != MPI_SUCCESS)
     snprintf(why, sizeof why, "code %d", mpi_rc);
   int name_len = (int)strcspn(call, "(");
-  return op2_error_at(file, line, OP2_ERR_STATE, "%.*s failed: %s", name_len, call, why);
+  return op2_error_at(file, line, NULL, OP2_ERR_STATE, "%.*s failed: %s", name_len, call, why);
 }
 
 /* The tag of a public call: its name's hash and its number among this rank's collective calls. */
