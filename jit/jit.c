@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The JIT driver. For a loop's generated source it finds or makes a kernel: this process's table
- * first, then the disk cache (optimised build before TinyCC build), then a compile. In tiered mode
+/* The JIT driver, every target's front door. For a request it generates the target's source
+ * (targets.c's table) and finds or makes its kernel: the caller's table first, then the target's
+ * compile step (the disk cache, then a compile; for C the tier ladder, ladder.c). In tiered mode
  * (the default) the first call runs TinyCC code at once and the optimising compiler builds the
  * same source in the background; op2_jit_poll() swaps the result in between two calls. */
 #include <dlfcn.h>
@@ -114,12 +115,28 @@ bool op2_kernel_awaiting_peer(const op2_kernel *k) {
   return k->awaiting_peer;
 }
 
+const void *op2_kernel_image(const op2_kernel *k, size_t *len) {
+  *len = k->image_len;
+  return k->image;
+}
+const char *op2_kernel_ptx(const op2_kernel *k) {
+  return k->ptx;
+}
+void *op2_kernel_symbol(const op2_kernel *k, const char *symbol, size_t *bytes) {
+  return op2_jit_symbol(k->dl_handle, k->tcc_state, symbol, bytes);
+}
+int op2_kernel_constants(const op2_kernel *k, op2_const *const **out) {
+  *out = k->consts;
+  return k->nconsts;
+}
+
 void op2_kernel_free(op2_kernel *k) {
   if (!k) return;
   op2_object_close(k->dl_handle);
   op2_tcc_release(k->tcc_state);
   free(k->name);
   free(k->source_path);
+  free(k->image), free(k->ptx), free(k->consts);
   if (k->peer) free(k->peer->source);
   free(k->peer);
   free(k);
@@ -219,7 +236,7 @@ void op2_jit_prepare_build(const op2_jit *jit, const op2_jit_request *rq, const 
   memset(req, 0, sizeof *req);
   req->tier = t;
   req->name = rq->loop->name;
-  req->target = rq->target;
+  req->target = op2_target_of(rq->target)->name;
   req->signature = gen->signature.data;
   req->source = gen->source.data;
   req->source_len = gen->source.len;
@@ -279,7 +296,7 @@ void op2_jit_upgrade_later(op2_jit *jit, const op2_jit_request *rq, op2_kernel *
   job->request.source = job->source_copy;
   job->request.signature = job->signature_copy;
   job->request.name = job->name_copy;
-  job->request.target = rq->target; /* static storage */
+  job->request.target = op2_target_of(rq->target)->name; /* static storage */
   job->request.abandon = &job->cancelled;
   job->submitted_at = op2_wall_seconds();
   if (op2_background_submit(&jit->background, job) != 0) {
@@ -474,13 +491,36 @@ int op2_jit_source_hash(op2_jit *jit, const op2_loop_desc *loop, const char *ker
 
 static const char *const tier_words[] = {"TinyCC", "optimised", "C++"};
 
+void op2_jit_c_finish(op2_jit *jit, op2_kernel *k, const op2_generated *gen) {
+  kernel_warnings(jit, k, gen);
+  op2_jit_diag(jit, 2, "kernel '%s': %s %s code in %.2f ms (%s)", k->name,
+               k->origin == OP2_FROM_DISK ? "loaded" : "compiled", tier_words[k->tier], k->load_ms,
+               k->source_path ? k->source_path : "not cached");
+}
+
+/* One kernel per generated source, and per architecture for the targets whose code is a
+ * device's. */
+static XXH128_hash_t kernel_key(const op2_target *t, const op2_jit_request *rq,
+                                const op2_generated *gen) {
+  if (!t->per_arch || !rq->cuda.arch) return XXH3_128bits(gen->source.data, gen->source.len);
+  XXH3_state_t hs;
+  XXH3_128bits_reset(&hs);
+  XXH3_128bits_update(&hs, gen->source.data, gen->source.len);
+  XXH3_128bits_update(&hs, rq->cuda.arch, strlen(rq->cuda.arch) + 1);
+  return XXH3_128bits_digest(&hs);
+}
+
 int op2_jit_kernel(op2_jit *jit, const op2_jit_request *rq, op2_jit_result *res) {
   memset(res, 0, sizeof *res);
-  const op2_loop_desc *loop = rq->loop;
+  const char *name = op2_jit_request_name(rq);
+  const op2_target *t = op2_target_of(rq->target);
+  if (!t)
+    return op2_jit_fail(jit, OP2_ERR_ARG, "op_par_loop '%s': this build has no target %d", name,
+                        (int)rq->target);
   double t0 = op2_wall_seconds();
   op2_generated gen;
-  OP2_CALL(op2_codegen_c(jit, loop, rq->kernel_src, &gen));
-  XXH128_hash_t h = XXH3_128bits(gen.source.data, gen.source.len);
+  OP2_CALL(t->codegen(jit, rq, &gen));
+  XXH128_hash_t h = kernel_key(t, rq, &gen);
   op2_kernel *known = rq->find_loaded ? rq->find_loaded(rq->find_arg, h.high64, h.low64) : NULL;
   for (int i = 0; !rq->find_loaded && !known && i < rq->nloaded; i++)
     if (rq->loaded[i]->key_hi == h.high64 && rq->loaded[i]->key_lo == h.low64)
@@ -491,26 +531,23 @@ int op2_jit_kernel(op2_jit *jit, const op2_jit_request *rq, op2_jit_result *res)
     return OP2_OK;
   }
   op2_kernel *k = calloc(1, sizeof *k);
-  if (!k || !(k->name = strdup(loop->name))) {
+  if (!k || !(k->name = strdup(name))) {
     free(k);
     op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
-    return op2_jit_fail(jit, OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
+    return op2_jit_fail(jit, OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
   }
   k->key_hi = h.high64;
   k->key_lo = h.low64;
   k->requested_at = t0;
-  int rc = op2_jit_obtain(jit, rq, &res->counts, k, &gen);
+  int rc = t->obtain(jit, rq, &res->counts, k, &gen);
   if (rc != OP2_OK) {
     op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
     op2_kernel_free(k);
     return rc;
   }
   k->load_ms = 1e3 * (op2_wall_seconds() - t0);
-  kernel_warnings(jit, k, &gen);
+  if (t->finish) t->finish(jit, k, &gen);
   op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
-  op2_jit_diag(jit, 2, "kernel '%s': %s %s code in %.2f ms (%s)", k->name,
-               k->origin == OP2_FROM_DISK ? "loaded" : "compiled", tier_words[k->tier], k->load_ms,
-               k->source_path ? k->source_path : "not cached");
   res->kernel = k;
   res->fresh = true;
   return OP2_OK;

@@ -38,6 +38,15 @@ bool op2_kernel_queued(const op2_kernel *k);
 bool op2_kernel_upgrading(const op2_kernel *k);
 bool op2_kernel_awaiting_peer(const op2_kernel *k);
 void op2_kernel_free(op2_kernel *k);
+/* The CUDA targets' kernels. CUDA: its CUBIN (*len bytes) and its PTX, NUL-terminated, which the
+ * driver compiles where the CUBIN does not run (NULL for cuda-emu). cuda-emu: op2_kernel_entry is
+ * the emulated module's entry and op2_kernel_symbol finds its variables (with their size where
+ * the object says, else 0). */
+const void *op2_kernel_image(const op2_kernel *k, size_t *len);
+const char *op2_kernel_ptx(const op2_kernel *k);
+void *op2_kernel_symbol(const op2_kernel *k, const char *symbol, size_t *bytes);
+/* The declared constants its kernel text uses, in declaration order (a loop's CUDA kernel). */
+int op2_kernel_constants(const op2_kernel *k, op2_const *const **out);
 
 /* ---- the engine ---- */
 typedef enum { OP2_CACHE_OFF, OP2_CACHE_READONLY, OP2_CACHE_ON } op2_cache_mode;
@@ -76,24 +85,40 @@ const op2_jit_error *op2_jit_failure(const op2_jit *jit);
 void op2_jit_failure_clear(op2_jit *jit);
 
 /* ---- request -> result ---- */
+/* What a kernel is made for: a row of jit/'s target table (targets.c), with its code generator,
+ * its compile step and its cache entry's files. */
+typedef enum {
+  OP2_TARGET_C = 0,       /* C for the CPU: the tier ladder (TinyCC, optimising, C++) */
+  OP2_TARGET_CUDA = 1,    /* a .cu for the GPU: NVRTC's CUBIN (and PTX) */
+  OP2_TARGET_CUDA_EMU = 2 /* the same .cu compiled as C for the emulator */
+} op2_target_id;
+struct op2_cuda_layout;
 typedef struct op2_jit_request {
-  const op2_loop_desc *loop;
+  const op2_loop_desc *loop; /* NULL for the CUDA targets' halo gather kernel */
   const char *kernel_src;
-  const char *target;        /* recorded in manifests; static storage */
+  op2_target_id target;
   op2_kernel *const *loaded; /* the caller's kernels: a source already built is reused */
   int nloaded;
   /* or, when set, the caller's own search of its kernels by source hash: a walk of `loaded` for
    * each new loop costs O(kernels) (runtime/jit_use.c keeps a hash index) */
   op2_kernel *(*find_loaded)(void *arg, uint64_t key_hi, uint64_t key_lo);
   void *find_arg;
+  /* the CUDA targets' */
+  struct {
+    const struct op2_cuda_layout *layout; /* how the loop runs (op2_cuda_layout_make, emit.h) */
+    size_t gather_row_bytes;  /* instead of a loop: the halo gather kernel for rows this size */
+    const char *arch;         /* "sm_XY" the code is for: part of the kernel's key */
+    const char *ptxas;        /* "" or ptxas: resources into the manifest; cuda-emu: checks PTX */
+    const char *verify_archs; /* cuda-emu: NVRTC builds for these proving the text is CUDA */
+  } cuda;
 } op2_jit_request;
 typedef struct op2_jit_result {
   op2_kernel *kernel;      /* NULL on failure (op2_jit_failure says why) */
   bool fresh;              /* a new kernel: the caller keeps it and frees it (op2_kernel_free) */
   op2_jit_counters counts; /* compiles, disk hits and refused entries of this request */
 } op2_jit_result;
-/* Gives the loop its kernel: one of `loaded`, the disk cache, or a fresh compile (the kernel's
- * origin and tier say which). */
+/* Gives the loop its kernel for the request's target: one of `loaded`, the disk cache, or a
+ * fresh compile (the kernel's origin and tier say which). */
 int op2_jit_kernel(op2_jit *jit, const op2_jit_request *rq, op2_jit_result *res);
 /* Frees a fresh kernel the caller cannot keep, with its pending build. */
 void op2_jit_discard(op2_jit *jit, op2_kernel *k);
@@ -101,9 +126,6 @@ void op2_jit_discard(op2_jit *jit, op2_kernel *k);
  * backends that build their own kernels: ranks compare it (runtime/mpi/ranks.c). */
 int op2_jit_source_hash(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
                         uint64_t hash[2]);
-/* Declared constants whose names occur as identifiers in the kernel text, in declaration order. */
-int op2_constants_used(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
-                       op2_const ***out, int *n);
 
 /* ---- the optimised build: poll, cancel, wait ---- */
 /* Swaps in a finished optimised build (between two loop calls); says what became of the kernel's

@@ -29,11 +29,12 @@ static int store_cubin_entry(const char *entry, const char *name, const op2_cach
                              const char *cubin, size_t cubin_len, const char *ptx, size_t ptx_len,
                              double ms, const char *resources, char **source_path, char *why,
                              size_t whylen) {
+  const op2_target *t = op2_target_of(OP2_TARGET_CUDA);
   op2_entry e;
   char src[300], bin[300], ptx_file[300];
-  snprintf(src, sizeof src, "%s.cu", name);
-  snprintf(bin, sizeof bin, "%s.cubin", name);
-  snprintf(ptx_file, sizeof ptx_file, "%s.ptx", name);
+  snprintf(src, sizeof src, "%s.%s", name, t->src_ext);
+  snprintf(bin, sizeof bin, "%s.%s", name, t->bin_ext);
+  snprintf(ptx_file, sizeof ptx_file, "%s.%s", name, t->extra_ext);
   if (op2_entry_open(AT_FDCWD, entry, 1, &e, why, whylen) != 0) return -1;
   if (op2_entry_try_lock(&e) != 0) { /* another process stores it */
     op2_entry_close(&e);
@@ -42,7 +43,7 @@ static int store_cubin_entry(const char *entry, const char *name, const op2_cach
   op2_manifest m = {0};
   snprintf(m.loop, sizeof m.loop, "%s", name);
   snprintf(m.key, sizeof m.key, "%s", key->hex);
-  snprintf(m.target, sizeof m.target, "cuda");
+  snprintf(m.target, sizeof m.target, "%s", t->name);
   op2_nvrtc_identity(m.compiler, sizeof m.compiler);
   snprintf(m.flags, sizeof m.flags, "%s", o->text);
   snprintf(m.source_file, sizeof m.source_file, "%s", src);
@@ -77,6 +78,7 @@ int op2_cuda_obtain_cubin(op2_jit *jit, op2_jit_counters *cnt, const char *ptxas
                           const op2_generated *gen, const char *arch, int want_ptx,
                           op2_cuda_binary *out) {
   memset(out, 0, sizeof *out);
+  const op2_target *t = op2_target_of(OP2_TARGET_CUDA);
   char why[1200] = "", entry[OP2_PATH_BUF] = "";
   op2_nvrtc_options opts;
   op2_nvrtc_options_for(arch, &opts);
@@ -89,9 +91,9 @@ int op2_cuda_obtain_cubin(op2_jit *jit, op2_jit_counters *cnt, const char *ptxas
     op2_cache_entry_dir(root, name, &key, entry, sizeof entry);
     const op2_entry_expect ex = {.name = name,
                                  .key = key.hex,
-                                 .target = "cuda",
-                                 .bin_ext = "cubin",
-                                 .src_ext = "cu",
+                                 .target = t->name,
+                                 .bin_ext = t->bin_ext,
+                                 .src_ext = t->src_ext,
                                  .source = gen->source.data,
                                  .source_len = gen->source.len};
     op2_entry_verified v;
@@ -99,7 +101,7 @@ int op2_cuda_obtain_cubin(op2_jit *jit, op2_jit_counters *cnt, const char *ptxas
     if (rc == 0 && want_ptx) { /* the PTX is read from the directory that was verified */
       op2_entry e;
       char ptx[300];
-      snprintf(ptx, sizeof ptx, "%s.ptx", name);
+      snprintf(ptx, sizeof ptx, "%s.%s", name, t->extra_ext);
       if (op2_entry_open(AT_FDCWD, entry, 0, &e, why, sizeof why) != 0 ||
           op2_entry_read(&e, ptx, &out->ptx, &out->ptx_len, why, sizeof why) != 0)
         rc = -1;
@@ -112,7 +114,7 @@ int op2_cuda_obtain_cubin(op2_jit *jit, op2_jit_counters *cnt, const char *ptxas
       v.binary = NULL;
       op2_entry_verified_clear(&v);
       char src[OP2_PATH_BUF];
-      snprintf(src, sizeof src, "%s/%s.cu", entry, name);
+      snprintf(src, sizeof src, "%s/%s.%s", entry, name, t->src_ext);
       out->source_path = strdup(src);
       return OP2_OK;
     }
@@ -132,7 +134,7 @@ int op2_cuda_obtain_cubin(op2_jit *jit, op2_jit_counters *cnt, const char *ptxas
                              &ptx, &ptx_len, &log);
   out->compile_ms = 1e3 * (op2_wall_seconds() - t0);
   if (rc != OP2_OK) {
-    char *path = op2_keep_failed_source(name, &key, gen->source.data, gen->source.len, "cu");
+    char *path = op2_keep_failed_source(name, &key, gen->source.data, gen->source.len, t->src_ext);
     int err = op2_jit_fail(jit, OP2_ERR_JIT,
                            "op_par_loop '%s': the CUDA kernel does not compile for %s "
                            "(generated source: %s)\n%s",
@@ -244,7 +246,7 @@ static int emu_attempt(op2_jit *jit, op2_jit_counters *cnt, const char *name,
   }
   op2_build_request req = {.tier = tier,
                            .name = name,
-                           .target = "cuda-emu",
+                           .target = op2_target_of(OP2_TARGET_CUDA_EMU)->name,
                            .signature = gen->signature.data,
                            .source = src->data,
                            .source_len = src->len,
@@ -312,4 +314,64 @@ int op2_cuda_obtain_emu(op2_jit *jit, op2_jit_counters *cnt, const char *name,
   free(source_path);
   op2_buf_free(&src);
   return rc;
+}
+
+/* ---- the target table's compile steps (targets.c) ---- */
+
+/* The constants a loop's kernel text uses (runtime/cuda/ copies the live ones before launches). */
+static int kernel_constants(op2_jit *jit, const op2_jit_request *rq, op2_kernel *k) {
+  if (!rq->loop || !rq->kernel_src) return OP2_OK;
+  return op2_constants_used(jit, rq->loop, rq->kernel_src, &k->consts, &k->nconsts);
+}
+
+int op2_cuda_target_obtain(op2_jit *jit, const op2_jit_request *rq, op2_jit_counters *cnt,
+                           op2_kernel *k, const op2_generated *gen) {
+  OP2_CALL(kernel_constants(jit, rq, k));
+  /* the PTX too: the driver can compile it for a device its CUBIN does not run on */
+  op2_cuda_binary bin;
+  OP2_CALL(op2_cuda_obtain_cubin(jit, cnt, rq->cuda.ptxas, k->name, gen, rq->cuda.arch, 1, &bin));
+  k->image = bin.image, k->image_len = bin.len;
+  k->ptx = bin.ptx, k->ptx_len = bin.ptx_len;
+  k->source_path = bin.source_path;
+  k->origin = bin.from_disk ? OP2_FROM_DISK : OP2_FROM_COMPILE;
+  k->compile_ms = bin.compile_ms;
+  return OP2_OK;
+}
+
+/* Proof that the emulated text is also a valid CUDA kernel: NVRTC for each architecture asked,
+ * then ptxas on the PTX. */
+static int emu_verify(op2_jit *jit, const op2_jit_request *rq, op2_jit_counters *cnt,
+                      const char *name, const op2_generated *gen) {
+  const char *ptxas = rq->cuda.ptxas ? rq->cuda.ptxas : "";
+  char archs[256];
+  snprintf(archs, sizeof archs, "%s", rq->cuda.verify_archs ? rq->cuda.verify_archs : "");
+  int rc = OP2_OK;
+  for (char *save = NULL, *a = strtok_r(archs, ", ", &save); a && rc == OP2_OK;
+       a = strtok_r(NULL, ", ", &save)) {
+    op2_cuda_binary vb;
+    rc = op2_cuda_obtain_cubin(jit, cnt, ptxas, name, gen, a, ptxas[0] != 0, &vb);
+    char *log = NULL;
+    if (rc == OP2_OK && ptxas[0] &&
+        op2_ptxas_check(ptxas, vb.ptx, vb.ptx_len, a, jit->cfg.compile_timeout, &log) != 0)
+      rc = op2_jit_fail(jit, OP2_ERR_JIT, "op_par_loop '%s': ptxas rejects the PTX for %s:\n%s",
+                        name, a, log ? log : "");
+    free(log);
+    op2_cuda_binary_clear(&vb);
+  }
+  return rc;
+}
+
+int op2_cuda_emu_target_obtain(op2_jit *jit, const op2_jit_request *rq, op2_jit_counters *cnt,
+                               op2_kernel *k, const op2_generated *gen) {
+  OP2_CALL(kernel_constants(jit, rq, k));
+  OP2_CALL(emu_verify(jit, rq, cnt, k->name, gen));
+  /* The emulator's builds follow the user's OP2_JIT. */
+  op2_cuda_emu_build b;
+  OP2_CALL(op2_cuda_obtain_emu(jit, cnt, k->name, gen, jit->cfg.mode == OP2_JIT_TCC, &b));
+  k->fn = b.entry;
+  k->dl_handle = b.dl_handle, k->tcc_state = b.tcc_state;
+  k->tier = b.tcc_state ? OP2_TIER_TCC : OP2_TIER_CC;
+  k->origin = b.from_disk ? OP2_FROM_DISK : OP2_FROM_COMPILE;
+  k->compile_ms = b.compile_ms;
+  return OP2_OK;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Compiling CUDA kernels (nvrtc.c, jit_cuda.c): NVRTC, the kernel cache for CUBINs, and the
- * emulator's C build of the same generated source. Below the CUDA backends (runtime/cuda/cuda.h
- * includes this); nothing here needs the CUDA driver. */
+ * emulator's C build of the same generated source: the compile steps of the target table's CUDA
+ * rows (targets.c). Private to jit/ (ctest/layers checks it): the CUDA backends ask
+ * op2_jit_kernel; nothing here needs the CUDA driver. */
 #ifndef OP2_JIT_CUDA_H
 #define OP2_JIT_CUDA_H
 
@@ -58,5 +59,14 @@ typedef struct op2_cuda_emu_build {
 int op2_cuda_obtain_emu(op2_jit *jit, op2_jit_counters *cnt, const char *name,
                         const op2_generated *gen, int use_tcc, op2_cuda_emu_build *out);
 void op2_cuda_emu_build_release(op2_cuda_emu_build *b);
+
+/* The target table's compile steps (op2_target.obtain): CUDA, the CUBIN and PTX into the kernel
+ * (op2_kernel_image, op2_kernel_ptx); cuda-emu, the NVRTC builds of rq->cuda.verify_archs checked
+ * by ptxas, then the emulator's build as the kernel's code. Both record the constants the kernel
+ * uses (op2_kernel_constants). */
+int op2_cuda_target_obtain(op2_jit *jit, const op2_jit_request *rq, op2_jit_counters *cnt,
+                           op2_kernel *k, const op2_generated *gen);
+int op2_cuda_emu_target_obtain(op2_jit *jit, const op2_jit_request *rq, op2_jit_counters *cnt,
+                               op2_kernel *k, const op2_generated *gen);
 
 #endif /* OP2_JIT_CUDA_H */

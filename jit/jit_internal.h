@@ -38,6 +38,11 @@ typedef struct op2_kernel {
   op2_kernel_peer *peer; /* where and from what, while awaiting_peer */
   /* the fn whose live-constant pointers are set (jit_constants.c) */
   op2_kernel_fn constants_bound;
+  /* the CUDA targets': the CUBIN and PTX (CUDA), the constants the kernel uses */
+  char *image, *ptx;
+  size_t image_len, ptx_len;
+  op2_const **consts;
+  int nconsts;
 } op2_kernel;
 
 /* ---- failures and diagnostics (jit.c) ---- */
@@ -56,6 +61,9 @@ char *op2_template_load(op2_jit *jit, const char *name);
 /* ---- code generation (codegen.c, signature.c; the emitter, emit.c: emit.h) ---- */
 int op2_signature_describe(op2_jit *jit, const op2_loop_desc *loop, const char *target,
                            op2_buf *out);
+/* Declared constants whose names occur as identifiers in the kernel text, in declaration order. */
+int op2_constants_used(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
+                       op2_const ***out, int *n);
 int op2_codegen_c(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
                   op2_generated *out);
 /* Whether the kernel's code (comments and strings skipped) uses what C compilers accept with
@@ -195,6 +203,27 @@ struct op2_jit {
   op2_loaded_objects *loaded; /* the objects this engine loaded: see op2_load_object_fd */
   op2_jit_error failure;
 };
+
+/* ---- the targets (targets.c): one row per target, what op2_jit_kernel dispatches through ---- */
+typedef struct op2_target {
+  const char *name; /* recorded in manifests */
+  /* its cache entry's files: NAME.src_ext, NAME.bin_ext (and NAME.extra_ext, or NULL) */
+  const char *src_ext, *bin_ext, *extra_ext;
+  bool per_arch; /* its kernels are keyed by the architecture too (rq->cuda.arch) */
+  /* the request's source */
+  int (*codegen)(op2_jit *jit, const op2_jit_request *rq, op2_generated *out);
+  /* fills k's code from the cache or a compile, counted in *cnt */
+  int (*obtain)(op2_jit *jit, const op2_jit_request *rq, op2_jit_counters *cnt, op2_kernel *k,
+                const op2_generated *gen);
+  /* after a fresh kernel is ready (C: the warnings check, its diagnostic), or NULL */
+  void (*finish)(op2_jit *jit, op2_kernel *k, const op2_generated *gen);
+} op2_target;
+/* The row of `id`, or NULL when this build has no such target (CUDA not built). */
+const op2_target *op2_target_of(op2_target_id id);
+/* The name of the request's kernel: its loop's, or the halo gather kernel's. */
+const char *op2_jit_request_name(const op2_jit_request *rq);
+/* The C target's finish (jit.c). */
+void op2_jit_c_finish(op2_jit *jit, op2_kernel *k, const op2_generated *gen);
 
 /* The kernel's tier ladder (ladder.c): the caller's kernels were searched already; fills k from
  * the cache or a compile. Counted in *cnt. */

@@ -4,8 +4,7 @@
 
 The folders are layers: include/ (the user API) and templates/ (plain files embedded in generated
 code) below jit/ (loop description -> source text -> compiled kernel, through a request -> result
-API that knows nothing of the context, loops, statistics or MPI: jit/desc.h, jit/jit.h,
-jit/jit_cuda.h), below runtime/ (the mesh, plans, execution), with runtime/mpi/, runtime/hdf5/ and
+API that knows nothing of the context, loops, statistics or MPI: jit/desc.h, jit/jit.h), below runtime/ (the mesh, plans, execution), with runtime/mpi/, runtime/hdf5/ and
 runtime/cuda/ on top of runtime/. jit/ includes nothing of runtime/. ALLOWED says which folder may
 include from which; anything else is a violation, and so is a cycle between folders. <mpi.h> may be
 included only by the folders in MPI_FACING, so a file elsewhere never depends on MPI, and a file
@@ -22,7 +21,9 @@ directory).
 jit/ has a public face (jit/jit.h: config, request -> result, poll/cancel, an opaque kernel read
 through accessors) and private internals (JIT_PRIVATE: the kernel's fields, the engine, tiers,
 builds, the background tier). No file of runtime/ may reach a private header, directly or through
-the jit/ headers it includes.
+the jit/ headers it includes. Every target (C, CUDA, cuda-emu) is reached through
+op2_jit_kernel(request): no file of runtime/ calls a code generator or a compiler itself
+(JIT_WORK_CALL_RE).
 
 Any violation, folder cycle or file cycle fails the check (issue 9 emptied its list of known exceptions; there
 is none to add).
@@ -59,7 +60,7 @@ MPI_FACING_FILES = {"include/op_lib_mpi.h"}
 CLIMB_FOLDERS = LIBRARY_FOLDERS + ["ctest", "bench", "samples"]
 C_SUFFIXES = (".c", ".h", ".cu", ".cpp", ".hpp", ".cc")
 # jit/'s internals: runtime/ reaches none of them, not even through another jit/ header.
-JIT_PRIVATE = {"jit/jit_internal.h"}
+JIT_PRIVATE = {"jit/jit_internal.h", "jit/jit_cuda.h"}
 PRIVATE_TO_JIT_FOR = ("runtime",)
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
@@ -133,6 +134,23 @@ def mpi_calls(root):
             yield rel, name
 
 
+# Generating and compiling code is jit/'s: runtime/ asks op2_jit_kernel(request) for every target
+# (C, CUDA, cuda-emu) and calls no code generator or compiler of its own.
+JIT_WORK_CALL_RE = re.compile(r"\bop2_(?:codegen_\w+|cuda_obtain_\w+|nvrtc_\w+|ptxas_\w+|"
+                              r"tcc_compile|cc_compile|constants_used)\s*\(")
+
+
+def jit_work_calls(root):
+    """(runtime file, function) for every code generator or compiler runtime/ calls itself."""
+    for rel in sources(root):
+        if not rel.startswith("runtime/"):
+            continue
+        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+            code = COMMENT_OR_STRING_RE.sub(" ", f.read())
+        for name in sorted({m.group(0).rstrip("( \t\n") for m in JIT_WORK_CALL_RE.finditer(code)}):
+            yield rel, name
+
+
 def private_reached(root):
     """(runtime file, chain of includes) for every runtime/ file that reaches a JIT_PRIVATE header."""
     includes = {}
@@ -159,6 +177,8 @@ def violations(root):
     found = {f"{src} calls {name}" for src, name in mpi_calls(root)}
     found |= {f'{src}:{n} climbs: #include "{name}" (name it from the project root)'
               for src, n, name in climbs(root)}
+    found |= {f"{src} calls {name}: code generation and compiles are asked of op2_jit_kernel"
+              for src, name in jit_work_calls(root)}
     found |= {f"{src} reaches jit's private {chain[-1]}: {' -> '.join(chain)}"
               for src, chain in private_reached(root)}
     graph = {}

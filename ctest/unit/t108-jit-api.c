@@ -43,7 +43,7 @@ int main(void) {
                         .kernel_src =
                             "static inline void twice(const double *a, double *b) {\n"
                             "  b[0] = 2.0 * scale * a[0];\n}\n",
-                        .target = "c"};
+                        .target = OP2_TARGET_C};
   op2_jit_result res;
   CHECK_EQ_INT(op2_jit_kernel(jit, &rq, &res), OP2_OK);
   op2_kernel *k = res.kernel;
@@ -68,7 +68,7 @@ int main(void) {
   const op2_loop_desc broken = {"broken", 2, args, consts, 1};
   op2_jit_request bad = {.loop = &broken,
                          .kernel_src = "void broken(const double *a, double *b) { b[0] = ; }\n",
-                         .target = "c"};
+                         .target = OP2_TARGET_C};
   CHECK_EQ_INT(op2_jit_kernel(jit, &bad, &res), OP2_ERR_JIT);
   CHECK(res.kernel == NULL);
   const op2_jit_error *e = op2_jit_failure(jit);
@@ -83,6 +83,14 @@ int main(void) {
   CHECK_CONTAINS(e->msg, "broken");
   op2_jit_failure_clear(jit);
   CHECK_EQ_INT(op2_jit_failure(jit)->code, OP2_OK);
+
+  /* Every target is a row of the target table: one it does not have is refused by name. */
+  op2_jit_request unknown = rq;
+  unknown.target = (op2_target_id)42;
+  CHECK_EQ_INT(op2_jit_kernel(jit, &unknown, &res), OP2_ERR_ARG);
+  CHECK(res.kernel == NULL);
+  CHECK_CONTAINS(op2_jit_failure(jit)->msg, "op_par_loop 'twice': this build has no target 42");
+  op2_jit_failure_clear(jit);
 
   op2_jit_counters cnt = {0};
   op2_jit_shutdown(jit, &k, 1, &cnt);

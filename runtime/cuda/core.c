@@ -10,8 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#define XXH_STATIC_LINKING_ONLY
-#include <xxhash.h>
 
 #include "runtime/cuda/cuda.h"
 #include "runtime/distributed.h"
@@ -39,18 +37,17 @@ typedef struct live_const {
   char *sent; /* the value in device memory; NULL before the first copy */
 } live_const;
 
+/* A kernel jit/ built (op2_jit_kernel) as the driver loaded it: runtime state, one per kernel. */
 typedef struct cuda_module {
-  uint64_t hi, lo; /* hash of the source and the architecture */
+  op2_kernel *kernel; /* jit/'s: its CUBIN and PTX, or the emulator's code */
   CUmodule mod;
   CUfunction fn;
   int smem_limit;  /* dynamic shared memory the function may use (opted in beyond the default) */
   int max_threads; /* threads per block the loaded function can run (registers limit it) */
   /* what the driver reports of the loaded function (a real driver only; 0 in emulation) */
   int registers, local_bytes, static_smem;
-  int from_disk; /* the runnable image came from the disk cache */
-  op2_cuda_emu_build emu;
-  op2_emu_image image;
-  live_const *live; /* the live constants its kernel reads */
+  op2_emu_image image; /* what the emulator's cuModuleLoadData receives */
+  live_const *live;    /* the live constants its kernel reads */
   int nlive;
   bool live_found; /* live constants looked up (loop modules, once) */
 } cuda_module;
@@ -96,8 +93,7 @@ struct op2_cuda_state {
   char arch[32];
   int smem_default, smem_optin;
   int block_size;
-  int asked;   /* OP2_CUDA_STRATEGY as an op2_cuda_strategy, -1 for the default */
-  int emu_tcc; /* emulation builds with TinyCC (OP2_JIT=tcc) */
+  int asked; /* OP2_CUDA_STRATEGY as an op2_cuda_strategy, -1 for the default */
   op2_ptr_list loops, modules;
   op2_jit_counters counters; /* CUDA module builds: compiles, disk hits, refused entries */
   dev_buf *maps;             /* by map index */
@@ -248,8 +244,6 @@ int op2_cuda_init(op2_context *ctx, const op2_cu_api *api, void *driver_data, in
   st->asked = asked_strategy(ctx->opt.cuda_strategy);
   st->block_size = ctx->opt.cuda_block_size;
   snprintf(st->arch, sizeof st->arch, "%s", ctx->opt.cuda_arch); /* "": the device's */
-  /* The emulator's builds follow the user's OP2_JIT; no C kernels are built for loops here. */
-  st->emu_tcc = ctx->opt.jit_mode == OP2_JIT_TCC;
   int rc = init_device(ctx, st);
   if (rc != OP2_OK) {
     op2_cuda_finalize(ctx);
@@ -315,93 +309,89 @@ static int cubin_refused(CUresult r) {
 static void module_free(cuda_module *m) {
   for (int i = 0; i < m->nlive; i++) free(m->live[i].sent);
   free(m->live);
-  op2_cuda_emu_build_release(&m->emu);
+  op2_kernel_free(m->kernel);
   free(m);
 }
 
 /* cuModuleGetGlobal in emulation: the emulated module's own symbol. */
 static void *emu_global(const op2_emu_image *img, const char *name, size_t *bytes) {
-  return op2_jit_symbol(img->dl_handle, img->tcc_state, name, bytes);
+  return op2_kernel_symbol(img->kernel, name, bytes);
 }
 
-static int module_for(op2_context *ctx, op2_cuda_state *st, const char *name, op2_generated *gen_in,
-                      cuda_module **out) {
-  op2_generated gen = *gen_in;
-  XXH3_state_t hs;
-  XXH3_128bits_reset(&hs);
-  XXH3_128bits_update(&hs, gen.source.data, gen.source.len);
-  XXH3_128bits_update(&hs, st->arch, strlen(st->arch) + 1);
-  XXH128_hash_t h = XXH3_128bits_digest(&hs);
+/* op2_jit_kernel's search of the kernels built before: those of the loaded modules. */
+static op2_kernel *loaded_kernel(void *arg, uint64_t hi, uint64_t lo) {
+  op2_cuda_state *st = arg;
   for (int i = 0; i < st->modules.count; i++) {
     cuda_module *m = st->modules.items[i];
-    if (m->hi == h.high64 && m->lo == h.low64) {
-      *out = m;
-      op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
-      return OP2_OK;
-    }
+    uint64_t key[2];
+    op2_kernel_key(m->kernel, key);
+    if (key[0] == hi && key[1] == lo) return m->kernel;
+  }
+  return NULL;
+}
+
+static void count(op2_jit_counters *to, const op2_jit_counters *add) {
+  to->compiles += add->compiles, to->disk_hits += add->disk_hits;
+  to->disk_rejects += add->disk_rejects, to->store_failures += add->store_failures;
+}
+
+/* Loads a fresh kernel into the driver. */
+static int module_load(op2_cuda_state *st, cuda_module *m) {
+  const op2_kernel *k = m->kernel;
+  const char *name = op2_kernel_name(k);
+  const void *image;
+  if (st->emulated) {
+    m->image.entry = op2_kernel_entry(k);
+    m->image.global = emu_global;
+    m->image.kernel = k;
+    image = &m->image;
+  } else {
+    size_t len;
+    image = op2_kernel_image(k, &len);
+  }
+  CUresult r = st->api.cuModuleLoadData(&m->mod, image);
+  const char *ptx = op2_kernel_ptx(k);
+  if (ptx && cubin_refused(r)) {
+    const char *text = NULL;
+    if (st->api.cuGetErrorString(r, &text) != CUDA_SUCCESS) text = NULL;
+    op2_diag(1,
+             "op_par_loop '%s': the driver refuses the CUBIN for %s (CUDA error %d, %s): "
+             "loading its PTX, which the driver compiles",
+             name, st->arch, (int)r, text ? text : "no description");
+    r = st->api.cuModuleLoadData(&m->mod, ptx);
+  }
+  if (r == CUDA_SUCCESS) r = st->api.cuModuleGetFunction(&m->fn, m->mod, "op2_cuda_kernel");
+  if (r != CUDA_SUCCESS) return cu_error(st, r, "loading the kernel module", name);
+  return read_limits(st, m, name);
+}
+
+/* The module of a request (a loop's kernel under its layout, or a halo gather kernel): jit/
+ * builds or finds the kernel (op2_jit_kernel: one per source and architecture, compiled or from
+ * the disk cache), and a kernel built anew is loaded here. *fresh: it was. */
+static int module_for(op2_context *ctx, op2_cuda_state *st, op2_jit_request *rq, cuda_module **out,
+                      bool *fresh) {
+  rq->target = st->emulated ? OP2_TARGET_CUDA_EMU : OP2_TARGET_CUDA;
+  rq->find_loaded = loaded_kernel;
+  rq->find_arg = st;
+  rq->cuda.arch = st->arch;
+  rq->cuda.ptxas = ctx->opt.cuda_ptxas;
+  rq->cuda.verify_archs = ctx->opt.cuda_emu_verify;
+  op2_jit_result res;
+  int rc = op2_jit_kernel(ctx->jit_engine, rq, &res);
+  count(&st->counters, &res.counts);
+  *fresh = res.fresh;
+  if (rc != OP2_OK) return op2_jit_report(ctx, rc);
+  for (int i = 0; !res.fresh && i < st->modules.count; i++) {
+    cuda_module *m = st->modules.items[i];
+    if (m->kernel == res.kernel) return *out = m, OP2_OK;
   }
   cuda_module *m = calloc(1, sizeof *m);
   if (!m) {
-    op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
-    return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
+    op2_jit_discard(ctx->jit_engine, res.kernel);
+    return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", op2_kernel_name(res.kernel));
   }
-  m->hi = h.high64;
-  m->lo = h.low64;
-  int rc = OP2_OK;
-  const void *image = NULL;
-  op2_cuda_binary bin = {0};
-  if (st->emulated) {
-    /* Proof that the emulated text is also a valid CUDA kernel: NVRTC for each architecture
-     * asked, then ptxas on the PTX. */
-    char archs[sizeof ctx->opt.cuda_emu_verify];
-    const char *ptxas = ctx->opt.cuda_ptxas;
-    snprintf(archs, sizeof archs, "%s", ctx->opt.cuda_emu_verify);
-    for (char *save = NULL, *a = strtok_r(archs, ", ", &save); a && rc == OP2_OK;
-         a = strtok_r(NULL, ", ", &save)) {
-      op2_cuda_binary vb;
-      rc = op2_jit_report(ctx, op2_cuda_obtain_cubin(ctx->jit_engine, &st->counters, ptxas, name,
-                                                     &gen, a, ptxas[0] != 0, &vb));
-      char *log = NULL;
-      if (rc == OP2_OK && ptxas[0] &&
-          op2_ptxas_check(ptxas, vb.ptx, vb.ptx_len, a, ctx->opt.compile_timeout, &log) != 0)
-        rc = op2_error(OP2_ERR_JIT, "op_par_loop '%s': ptxas rejects the PTX for %s:\n%s", name, a,
-                       log ? log : "");
-      free(log);
-      op2_cuda_binary_clear(&vb);
-    }
-    if (rc == OP2_OK)
-      rc = op2_jit_report(ctx, op2_cuda_obtain_emu(ctx->jit_engine, &st->counters, name, &gen,
-                                                   st->emu_tcc, &m->emu));
-    m->image.entry = m->emu.entry;
-    m->image.global = emu_global;
-    m->image.dl_handle = m->emu.dl_handle;
-    m->image.tcc_state = m->emu.tcc_state;
-    image = &m->image;
-  } else {
-    /* the PTX too: the driver can compile it for a device its CUBIN does not run on */
-    rc = op2_jit_report(
-        ctx, op2_cuda_obtain_cubin(ctx->jit_engine, &st->counters, ctx->opt.cuda_ptxas, name, &gen,
-                                   st->arch, 1, &bin));
-    image = bin.image;
-  }
-  op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
-  m->from_disk = st->emulated ? m->emu.from_disk : bin.from_disk;
-  if (rc == OP2_OK) {
-    CUresult r = st->api.cuModuleLoadData(&m->mod, image);
-    if (bin.ptx && cubin_refused(r)) {
-      const char *text = NULL;
-      if (st->api.cuGetErrorString(r, &text) != CUDA_SUCCESS) text = NULL;
-      op2_diag(1,
-               "op_par_loop '%s': the driver refuses the CUBIN for %s (CUDA error %d, %s): "
-               "loading its PTX, which the driver compiles",
-               name, st->arch, (int)r, text ? text : "no description");
-      r = st->api.cuModuleLoadData(&m->mod, bin.ptx);
-    }
-    if (r == CUDA_SUCCESS) r = st->api.cuModuleGetFunction(&m->fn, m->mod, "op2_cuda_kernel");
-    if (r != CUDA_SUCCESS) rc = cu_error(st, r, "loading the kernel module", name);
-    if (rc == OP2_OK) rc = read_limits(st, m, name);
-  }
-  op2_cuda_binary_clear(&bin);
+  m->kernel = res.kernel;
+  rc = module_load(st, m);
   m->smem_limit = st->smem_default - m->static_smem; /* the default covers both */
   if (rc == OP2_OK) rc = op2_list_push(&st->modules, m);
   if (rc != OP2_OK) {
@@ -415,20 +405,15 @@ static int module_for(op2_context *ctx, op2_cuda_state *st, const char *name, op
 
 /* The __constant__ variables of the live constants a loop's kernel reads (codegen.c declares
  * one for each), found once per module after loading. */
-static int find_live_constants(op2_context *ctx, op2_cuda_state *st, const op2_loop *loop,
-                               cuda_module *m) {
-  op2_const **used = NULL;
-  int n = 0;
-  op2_loop_desc d;
-  op2_loop_describe(ctx, loop, &d);
-  OP2_CALL(op2_jit_report(ctx, op2_constants_used(ctx->jit_engine, &d, loop->key_blob, &used, &n)));
+static int find_live_constants(op2_cuda_state *st, const op2_loop *loop, cuda_module *m) {
+  op2_const *const *used = NULL;
+  int n = op2_kernel_constants(m->kernel, &used);
   int nlive = 0;
   for (int i = 0; i < n; i++) nlive += used[i]->live;
   free(m->live); /* an earlier attempt that failed copied nothing */
   m->nlive = 0;
   m->live = nlive ? calloc((size_t)nlive, sizeof *m->live) : NULL;
   if (nlive && !m->live) {
-    free(used);
     return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
   }
   int rc = OP2_OK;
@@ -451,7 +436,6 @@ static int find_live_constants(op2_context *ctx, op2_cuda_state *st, const op2_l
                      "memory, op_decl_const declared %zu",
                      loop->name, c->name, bytes, l->bytes);
   }
-  free(used);
   m->live_found = rc == OP2_OK;
   return rc;
 }
@@ -473,19 +457,19 @@ static int update_live_constants(op2_cuda_state *st, cuda_module *m, const char 
 /* The module of a loop under a layout, built (or found) once per loop shape by prepare. */
 static int loop_module(op2_context *ctx, op2_cuda_state *st, const op2_loop *loop,
                        const op2_cuda_layout *lay, cuda_module **out) {
-  op2_generated gen;
   /* loop.c keeps the kernel text at the start of the shape key (NUL-terminated). */
   op2_loop_desc d;
   op2_loop_describe(ctx, loop, &d);
-  OP2_CALL(op2_jit_report(ctx, op2_codegen_cuda(ctx->jit_engine, &d, loop->key_blob, lay, &gen)));
-  int known = st->modules.count, refused = st->counters.disk_rejects;
-  OP2_CALL(module_for(ctx, st, loop->name, &gen, out));
-  if (!(*out)->live_found) OP2_CALL(find_live_constants(ctx, st, loop, *out));
+  op2_jit_request rq = {.loop = &d, .kernel_src = loop->key_blob, .cuda.layout = lay};
+  int refused = st->counters.disk_rejects;
+  bool fresh = false;
+  OP2_CALL(module_for(ctx, st, &rq, out, &fresh));
   /* What op_timing_output reports: one kernel per loop module, compiled or from the disk cache
    * (the emulator's NVRTC verification builds are counted in st->counters only). */
   ctx->jit.disk_rejects += st->counters.disk_rejects - refused;
-  if (st->modules.count == known) return OP2_OK; /* built before */
-  if ((*out)->from_disk)
+  if (!(*out)->live_found) OP2_CALL(find_live_constants(st, loop, *out));
+  if (!fresh) return OP2_OK; /* built before */
+  if (op2_kernel_origin_of((*out)->kernel) == OP2_FROM_DISK)
     ctx->jit.disk_hits++, loop->stats->kernels_from_disk++;
   else
     ctx->jit.compiles++, loop->stats->kernels_compiled++;
@@ -845,9 +829,9 @@ static int gather_kernel_for(op2_context *ctx, op2_cuda_state *st, size_t row_by
   gather_kernel *g = realloc(st->gathers, sizeof *g * (size_t)(st->ngathers + 1));
   if (!g) return op2_error(OP2_ERR_MEM, "halo exchange: out of memory");
   st->gathers = g;
-  op2_generated gen;
-  OP2_CALL(op2_jit_report(ctx, op2_codegen_cuda_halo_gather(ctx->jit_engine, row_bytes, &gen)));
-  OP2_CALL(module_for(ctx, st, "op2_halo_gather", &gen, out));
+  op2_jit_request rq = {.cuda.gather_row_bytes = row_bytes};
+  bool fresh;
+  OP2_CALL(module_for(ctx, st, &rq, out, &fresh));
   st->gathers[st->ngathers++] = (gather_kernel){row_bytes, *out};
   return OP2_OK;
 }

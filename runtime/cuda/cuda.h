@@ -14,7 +14,6 @@
 #include "runtime/backend.h"
 #include "jit/jit.h"
 #include "jit/emit.h"
-#include "jit/jit_cuda.h"
 #include "templates/cuda/params.h"
 #include "templates/cuda/emu_env.h"
 
@@ -61,7 +60,8 @@ void op2_cuda_use_driver(const op2_cu_api *api);
 
 /* How a loop runs on the GPU (strategies, layouts, generated sources): jit/emit.h. */
 
-/* Compiling (NVRTC, the cache, the emulator's C build): jit/jit_cuda.h. */
+/* Kernels (generated, compiled by NVRTC or as C for the emulator, cached) are asked of
+ * op2_jit_kernel (jit/jit.h) with the CUDA targets; jit/jit_cuda.h is jit's own. */
 
 /* ---- plans for the GPU (plan_cuda.c) ---- */
 typedef struct op2_cuda_plan {
@@ -124,7 +124,7 @@ int op2_cuda_loop_strategy(const char *loop_name);
 typedef struct op2_emu_image {
   op2_kernel_fn entry;
   void *(*global)(const struct op2_emu_image *img, const char *name, size_t *bytes);
-  void *dl_handle, *tcc_state; /* the build's, for `global` */
+  const op2_kernel *kernel; /* jit/'s, for `global` (op2_kernel_symbol) */
 } op2_emu_image;
 const op2_cu_api *op2_cuda_emu_api(void);
 
