@@ -83,6 +83,7 @@ int main(int argc, char **argv) {
     size_t len = fread(text, 1, sizeof text - 1, f);
     fclose(f);
     text[len] = 0;
+    fputs(text, stdout); /* in the test's log */
     double v[8];
     const char *phases[] = {"MPI start (MPI_Init)",
                             "declarations and reads",
@@ -99,7 +100,12 @@ int main(int argc, char **argv) {
       CHECK(v[0] >= 0 && v[1] >= 0 && v[1] <= v[0] + 1e-9 && v[0] <= total + 1e-9);
     }
     CHECK(row_numbers(text, "start-up phase", "kernel compile (jit)", v, 1) == 1 && v[0] > 0);
-    CHECK_CONTAINS(text, "kernels (sums over ranks): compiled ");
+    /* the optimised compiler runs once per machine: at most one build of each of the 2 kernels
+     * summed over the ranks, however many ranks share this machine */
+    const char *k = strstr(text, "kernels (sums over ranks): compiled ");
+    CHECK(k != NULL);
+    const char *opt = strstr(k, "optimised builds ");
+    CHECK(opt != NULL && atoi(opt + strlen("optimised builds ")) <= 2);
     /* calls, messages mean, max, bytes mean, max */
     const double msgs = p == 2 ? 1 : 2, bytes = 2 * DIM * sizeof(double);
     CHECK(row_numbers(text, "halo per call", "gather", v, 5) == 5);
