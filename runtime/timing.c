@@ -246,6 +246,15 @@ int op2_profile_write(op2_context *ctx, const char *path) {
   cJSON_AddNumberToObject(root, "tune_records_written", ctx->tune.records_written);
   cJSON_AddNumberToObject(root, "tune_records_ignored", ctx->tune.records_ignored);
   cJSON_AddNumberToObject(root, "tune_trial_calls", (double)ctx->tune.trial_calls);
+  if (ctx->mpi.size > 1) { /* rank 0's own start-up phases (op_timing_output: the slowest's) */
+    static const char *const key[STARTUP_PHASES] = {
+        "mpi_start_s",  "declarations_s", "partition_s",   "migration_s",
+        "halo_build_s", "jit_s",          "first_calls_s", "total_s"};
+    double t[STARTUP_PHASES];
+    startup_phases(ctx, t);
+    cJSON *st = cJSON_AddObjectToObject(root, "startup_rank0");
+    for (int k = 0; k < STARTUP_PHASES; k++) cJSON_AddNumberToObject(st, key[k], t[k]);
+  }
   cJSON *loops = cJSON_AddArrayToObject(root, "loops");
   for (int i = 0; i < ctx->stats.count; i++) {
     const op2_loop_stats *s = ctx->stats.items[i];
@@ -264,6 +273,10 @@ int op2_profile_write(op2_context *ctx, const char *path) {
     cJSON_AddNumberToObject(l, "optimised_compile_ms", s->cc_compile_ms);
     cJSON_AddNumberToObject(l, "optimised_in_use_after_ms", s->upgrade_ms);
     cJSON_AddNumberToObject(l, "plan_ms", 1e3 * s->plan_seconds);
+    if (ctx->mpi.size > 1) { /* rank 0's halo traffic, whole run */
+      cJSON_AddNumberToObject(l, "halo_messages", (double)s->halo_messages);
+      cJSON_AddNumberToObject(l, "halo_bytes", s->halo_bytes);
+    }
     cJSON_AddNumberToObject(l, "kernels_compiled", s->kernels_compiled);
     cJSON_AddNumberToObject(l, "kernels_from_disk", s->kernels_from_disk);
     cJSON *tune = cJSON_AddObjectToObject(l, "tune");
