@@ -35,6 +35,9 @@ typedef struct op2_loop_stats {
   double plan_seconds;
   double halo_bytes; /* sent by halo exchanges before this loop's calls */
   long halo_messages;
+  /* The first call, whole (code generation or cache, plan, exchange, run), less a distribution
+   * it triggered: the start-up report's "first calls" */
+  double first_call_seconds;
   /* auto-tuning (tune.c): the parameters in use and where they came from */
   op2_tune_source tune_source;
   op2_tune_params tune_params;

@@ -34,6 +34,10 @@ typedef struct op2_mpi {
   struct op2_node_msg *node_msgs;
   int node_count, node_cap;
   int node_nsends, node_kernels; /* the sends are in comms */
+  /* Start-up phases on this rank (op2_wall_seconds), reported by op_timing_output as the slowest
+   * rank's: MPI_Init's duration, when op_init's MPI start ended, and the distribution's steps'
+   * ends (declarations and reads are what lies between op_init and the distribution). */
+  double mpi_init_seconds, t_started, t_dist_start, t_owned, t_moved, t_halos;
 } op2_mpi;
 
 #endif /* OP2_RUNTIME_MPI_STATE_H */

@@ -74,33 +74,90 @@ static const char *kernel_source_word(const op2_loop_stats *s) {
                                                      : "disk cache";
 }
 
-/* Under MPI: per loop the slowest rank's time and the mean, halo traffic summed over ranks.
- * Collective; rank 0 prints. Loops are in the same order on every rank (same program). */
+/* The start-up phases, per rank, in seconds (docs/SCALE.md's model is fed by them). */
+enum { STARTUP_PHASES = 8 };
+static const char *const startup_phase_name[STARTUP_PHASES] = {
+    "MPI start (MPI_Init)", "declarations and reads", "partition (ownership)",  "migration",
+    "halo build",           "kernel compile (jit)",   "first calls (less jit)", "start-up total"};
+
+static void startup_phases(const op2_context *ctx, double *t) {
+  const op2_mpi *m = &ctx->mpi;
+  double jit = 0, first = 0;
+  for (int i = 0; i < ctx->stats.count; i++) {
+    const op2_loop_stats *s = ctx->stats.items[i];
+    jit += s->jit_ms / 1e3;
+    first += s->first_call_seconds;
+  }
+  bool dist = ctx->mpi_distributed;
+  t[0] = m->mpi_init_seconds;
+  t[1] = dist ? m->t_dist_start - m->t_started : 0;
+  t[2] = dist ? m->t_owned - m->t_dist_start : 0;
+  t[3] = dist ? m->t_moved - m->t_owned : 0;
+  t[4] = dist ? m->t_halos - m->t_moved : 0;
+  t[5] = jit;
+  t[6] = first > jit ? first - jit : 0; /* jit time is spent inside first calls */
+  t[7] = t[0] + t[1] + t[2] + t[3] + t[4] + t[5] + t[6];
+}
+
+/* Under MPI: per loop the slowest rank's time and the mean, halo traffic summed over ranks; then
+ * the start-up phases (slowest rank and mean), the compiles summed over ranks (one optimised
+ * build per machine), and each loop's halo messages and bytes sent per rank per call (mean over
+ * ranks and the busiest rank). Collective; rank 0 prints. Loops are in the same order on every
+ * rank (same program). */
+enum { PER_LOOP = 3, EXTRA = STARTUP_PHASES + 5 };
 static int timing_output_mpi(op2_context *ctx) {
-  int n = ctx->stats.count;
-  double *mine = calloc((size_t)n * 3 + 1, sizeof(double));
-  double *maxv = calloc((size_t)n * 3 + 1, sizeof(double));
-  double *sum = calloc((size_t)n * 3 + 1, sizeof(double));
+  int n = ctx->stats.count, len = n * PER_LOOP + EXTRA;
+  double *mine = calloc((size_t)len, sizeof(double));
+  double *maxv = calloc((size_t)len, sizeof(double));
+  double *sum = calloc((size_t)len, sizeof(double));
   int rc = mine && maxv && sum ? OP2_OK : op2_error(OP2_ERR_MEM, "op_timing_output: out of memory");
   if (op2_mpi_agree(ctx, rc, "op_timing_output") != OP2_OK) {
     free(mine), free(maxv), free(sum);
     return OP2_ERR_MEM;
   }
+  double *extra = mine + n * PER_LOOP;
   for (int i = 0; i < n; i++) {
     const op2_loop_stats *s = ctx->stats.items[i];
-    mine[3 * i] = s->seconds;
-    mine[3 * i + 1] = s->halo_bytes;
-    mine[3 * i + 2] = (double)s->halo_messages;
+    mine[PER_LOOP * i] = s->seconds;
+    mine[PER_LOOP * i + 1] = s->halo_bytes;
+    mine[PER_LOOP * i + 2] = (double)s->halo_messages;
+    extra[STARTUP_PHASES + 3] += s->halo_bytes; /* this rank's whole run, all loops */
+    extra[STARTUP_PHASES + 4] += (double)s->halo_messages;
   }
-  rc = op2_mpi_reduce_max_sum(ctx, mine, maxv, sum, 3 * n);
+  startup_phases(ctx, extra);
+  extra[STARTUP_PHASES] = ctx->jit.compiles;
+  extra[STARTUP_PHASES + 1] = ctx->jit.disk_hits;
+  extra[STARTUP_PHASES + 2] = ctx->jit.cc_compiles;
+  rc = op2_mpi_reduce_max_sum(ctx, mine, maxv, sum, len);
   if (rc == OP2_OK && ctx->mpi.rank == 0) {
+    int p = ctx->mpi.size;
     printf("\n  %-16s %7s %12s %12s %12s %10s  (%d ranks)\n", "loop", "calls", "max time (s)",
-           "avg time (s)", "halo MB", "messages", ctx->mpi.size);
+           "avg time (s)", "halo MB", "messages", p);
     for (int i = 0; i < n; i++) {
       const op2_loop_stats *s = ctx->stats.items[i];
-      printf("  %-16s %7ld %12.4f %12.4f %12.3f %10.0f\n", s->name, s->calls, maxv[3 * i],
-             sum[3 * i] / ctx->mpi.size, sum[3 * i + 1] / 1e6, sum[3 * i + 2]);
+      printf("  %-16s %7ld %12.4f %12.4f %12.3f %10.0f\n", s->name, s->calls, maxv[PER_LOOP * i],
+             sum[PER_LOOP * i] / p, sum[PER_LOOP * i + 1] / 1e6, sum[PER_LOOP * i + 2]);
     }
+    const double *emax = maxv + n * PER_LOOP, *esum = sum + n * PER_LOOP;
+    printf("\n  %-28s %12s %12s  (%d ranks on %d per machine)\n", "start-up phase", "max (s)",
+           "mean (s)", p, ctx->mpi.node_size);
+    for (int k = 0; k < STARTUP_PHASES; k++)
+      printf("  %-28s %12.4f %12.4f\n", startup_phase_name[k], emax[k], esum[k] / p);
+    printf(
+        "  kernels (sums over ranks): compiled %.0f, from disk cache %.0f, optimised builds %.0f\n",
+        esum[STARTUP_PHASES], esum[STARTUP_PHASES + 1], esum[STARTUP_PHASES + 2]);
+    printf("\n  %-16s %7s %14s %14s %16s %16s\n", "halo per call", "calls", "messages mean",
+           "messages max", "bytes mean", "bytes max");
+    for (int i = 0; i < n; i++) {
+      const op2_loop_stats *s = ctx->stats.items[i];
+      double c = s->calls > 0 ? (double)s->calls : 1;
+      printf("  %-16s %7ld %14.3f %14.3f %16.1f %16.1f\n", s->name, s->calls,
+             sum[PER_LOOP * i + 2] / p / c, maxv[PER_LOOP * i + 2] / c,
+             sum[PER_LOOP * i + 1] / p / c, maxv[PER_LOOP * i + 1] / c);
+    }
+    printf("  %-16s %7s %14.1f %14.1f %16.1f %16.1f  (per rank, whole run)\n", "all loops", "",
+           esum[STARTUP_PHASES + 4] / p, emax[STARTUP_PHASES + 4], esum[STARTUP_PHASES + 3] / p,
+           emax[STARTUP_PHASES + 3]);
     fflush(stdout);
   }
   free(mine), free(maxv), free(sum);
@@ -189,6 +246,15 @@ int op2_profile_write(op2_context *ctx, const char *path) {
   cJSON_AddNumberToObject(root, "tune_records_written", ctx->tune.records_written);
   cJSON_AddNumberToObject(root, "tune_records_ignored", ctx->tune.records_ignored);
   cJSON_AddNumberToObject(root, "tune_trial_calls", (double)ctx->tune.trial_calls);
+  if (ctx->mpi.size > 1) { /* rank 0's own start-up phases (op_timing_output: the slowest's) */
+    static const char *const key[STARTUP_PHASES] = {
+        "mpi_start_s",  "declarations_s", "partition_s",   "migration_s",
+        "halo_build_s", "jit_s",          "first_calls_s", "total_s"};
+    double t[STARTUP_PHASES];
+    startup_phases(ctx, t);
+    cJSON *st = cJSON_AddObjectToObject(root, "startup_rank0");
+    for (int k = 0; k < STARTUP_PHASES; k++) cJSON_AddNumberToObject(st, key[k], t[k]);
+  }
   cJSON *loops = cJSON_AddArrayToObject(root, "loops");
   for (int i = 0; i < ctx->stats.count; i++) {
     const op2_loop_stats *s = ctx->stats.items[i];
@@ -207,6 +273,10 @@ int op2_profile_write(op2_context *ctx, const char *path) {
     cJSON_AddNumberToObject(l, "optimised_compile_ms", s->cc_compile_ms);
     cJSON_AddNumberToObject(l, "optimised_in_use_after_ms", s->upgrade_ms);
     cJSON_AddNumberToObject(l, "plan_ms", 1e3 * s->plan_seconds);
+    if (ctx->mpi.size > 1) { /* rank 0's halo traffic, whole run */
+      cJSON_AddNumberToObject(l, "halo_messages", (double)s->halo_messages);
+      cJSON_AddNumberToObject(l, "halo_bytes", s->halo_bytes);
+    }
     cJSON_AddNumberToObject(l, "kernels_compiled", s->kernels_compiled);
     cJSON_AddNumberToObject(l, "kernels_from_disk", s->kernels_from_disk);
     cJSON *tune = cJSON_AddObjectToObject(l, "tune");

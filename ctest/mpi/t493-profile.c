@@ -42,6 +42,9 @@ int main(int argc, char **argv) {
     snprintf(want, sizeof want, "\"ranks\":\t%d", size);
     CHECK_CONTAINS(text, want);
     CHECK_CONTAINS(text, "\"name\":\t\"bump\"");
+    CHECK_CONTAINS(text, "\"startup_rank0\":");
+    CHECK_CONTAINS(text, "\"halo_build_s\":");
+    CHECK_CONTAINS(text, "\"halo_messages\":");
     CHECK(remove(path) == 0);
   } else {
     CHECK(S_ISDIR(st.st_mode)); /* untouched */

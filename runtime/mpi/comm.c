@@ -64,9 +64,11 @@ int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi
   *c = (struct op2_mpi_comms){.comm = MPI_COMM_NULL, .node_comm = MPI_COMM_NULL};
   if (!initialised) {
     int provided;
+    double t0 = op2_wall_seconds();
     /* Only the calling thread talks to MPI (OpenMP workers and the compile thread never do). */
     if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
       return op2_error(OP2_ERR_STATE, "op_init: MPI_Init failed");
+    m->mpi_init_seconds = op2_wall_seconds() - t0;
     if (launched)
       m->we_initialised = 1;
     else
@@ -91,6 +93,7 @@ int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi
   OP2_CALL(OP2_MPI(MPI_Comm_set_errhandler(c->node_comm, MPI_ERRORS_RETURN)));
   OP2_CALL(OP2_MPI(MPI_Comm_rank(c->node_comm, &m->node_rank)));
   OP2_CALL(OP2_MPI(MPI_Comm_size(c->node_comm, &m->node_size)));
+  m->t_started = op2_wall_seconds();
   return OP2_OK;
 }
 

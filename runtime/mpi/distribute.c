@@ -846,7 +846,7 @@ int op2_mpi_prepare(op2_context *ctx) {
  * failure stops leaving the declared mesh as it was. */
 static int distribute(op2_context *ctx, const op2_partition_spec *spec, const char **label,
                       bool *moving) {
-  double t_step = op2_wall_seconds();
+  double t_step = ctx->mpi.t_dist_start = op2_wall_seconds();
   OP2_CALL(op2_mpi_prepare(ctx));
   op2_mpi_step_time(ctx, &t_step, "declaration check");
   holders h;
@@ -863,6 +863,7 @@ static int distribute(op2_context *ctx, const op2_partition_spec *spec, const ch
   if (rc == OP2_OK) rc = partition_owners(ctx, &h, &how, owner);
   /* partition_owners ends in collectives every rank passed, or fails locally after them */
   op2_mpi_step_time(ctx, &t_step, "ownership");
+  ctx->mpi.t_owned = t_step;
   rc = op2_mpi_agree(ctx, rc, "partitioning");
   *moving = rc == OP2_OK;
   for (int s = 0; rc == OP2_OK && s < ctx->sets.count; s++)
@@ -880,8 +881,10 @@ static int distribute(op2_context *ctx, const op2_partition_spec *spec, const ch
   free(owner), free(h.first);
   rc = op2_mpi_agree(ctx, rc, "distribution");
   op2_mpi_step_time(ctx, &t_step, "migration");
+  ctx->mpi.t_moved = t_step;
   if (rc == OP2_OK) rc = op2_halo_build(ctx);
   op2_mpi_step_time(ctx, &t_step, "halos");
+  ctx->mpi.t_halos = t_step;
   return rc;
 }
 

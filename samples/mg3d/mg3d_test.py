@@ -9,6 +9,10 @@
   mg3d_test.py same TOL CYCLES MESH_A MESH_B -- COMMAND...
       runs COMMAND... MESH_A CYCLES and COMMAND... MESH_B CYCLES: both succeed and print the same
       "result" figures to TOL relative (one mesh written with 0-based maps, the other 1-based).
+  mg3d_test.py ranks TOL MESH CYCLES -- COMMAND_ONE... -- COMMAND_MANY...
+      runs both commands (mg3d on one rank, and under mpirun on many) on MESH for CYCLES: both
+      pass their checks and print the same "result" figures to TOL relative; says which are
+      equal bit for bit.
   mg3d_test.py expect-failure CHECK -- COMMAND...
       COMMAND must exit non-zero with its check CHECK reported FAILED (the checks can fail).
   mg3d_test.py expect-error TEXT FILE -- COMMAND...
@@ -47,6 +51,18 @@ def same(tol, cycles, mesh_a, mesh_b, cmd):
         print('FAILED: exit status %d and %d' % (rc_a, rc_b))
         return 1
     return compare(tol, results(out_a), results(out_b))
+
+
+def ranks(tol, mesh, cycles, cmd_one, cmd_many):
+    rc_a, out_a = run(cmd_one + [mesh, cycles])
+    rc_b, out_b = run(cmd_many + [mesh, cycles])
+    passed = 'This test is considered PASSED'
+    if rc_a != 0 or rc_b != 0 or passed not in out_a or passed not in out_b:
+        print('FAILED: exit status %d and %d, or a run did not pass its checks' % (rc_a, rc_b))
+        return 1
+    want, got = results(out_a), results(out_b)
+    print('bit for bit: %s' % ' '.join(k for k in want if got.get(k) == want[k]))
+    return compare(tol, want, got)
 
 
 def compare(tol, want, got):
@@ -92,6 +108,9 @@ def main(argv):
     head, cmd = argv[1:cut], argv[cut + 1:]
     if head and head[0] == 'agree' and len(head) == 5:
         return agree(float(head[1]), head[2], head[3], head[4], cmd)
+    if head and head[0] == 'ranks' and len(head) == 4 and '--' in cmd:
+        cut = cmd.index('--')
+        return ranks(float(head[1]), head[2], head[3], cmd[:cut], cmd[cut + 1:])
     if head and head[0] == 'same' and len(head) == 5:
         return same(float(head[1]), head[2], head[3], head[4], cmd)
     if head and head[0] == 'expect-error' and len(head) == 3:
