@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Sets: named element counts. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,4 +77,30 @@ op_set op_decl_set(int size, const char *name) {
     set = NULL;
   }
   return set;
+}
+
+const int *op2_set_idx_table(op_set set, const char *loop, int *failed) {
+  *failed = 0;
+  if (!set->orig || set->orig_int) return set->orig_int;
+  size_t n = op2_set_local_count(set);
+  int *table = malloc(sizeof(int) * (n + 1));
+  if (!table) {
+    *failed = 1;
+    op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory for set '%s''s indices", loop,
+              set->name);
+    return NULL;
+  }
+  for (size_t e = 0; e < n; e++) {
+    if (set->orig[e] < 0 || set->orig[e] > INT_MAX) {
+      *failed = 1;
+      free(table);
+      op2_error(OP2_ERR_ARG,
+                "op_par_loop '%s': op_arg_idx on set '%s': global index %lld does not fit the "
+                "kernel's int",
+                loop, set->name, (long long)set->orig[e]);
+      return NULL;
+    }
+    table[e] = (int)set->orig[e];
+  }
+  return set->orig_int = table;
 }

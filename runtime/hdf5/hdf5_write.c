@@ -64,7 +64,7 @@ int op2_h5_map_block(op_map map, long *first, long *count, int **values) {
   if (op2_h5_ranks(NULL) > 1) return op2_map_gather_block(map, first, count, values);
 #endif
   op_set from = map->from;
-  const int *to_orig = map->to->orig;
+  const idx_g_t *to_orig = map->to->orig;
   OP2_CALL(declared_layout(from, "map", map->name));
   size_t dim = (size_t)map->dim, n = (size_t)from->size;
   int *out = malloc(n * dim > 0 ? n * dim * sizeof(int) : 1);
@@ -75,7 +75,7 @@ int op2_h5_map_block(op_map map, long *first, long *count, int **values) {
     size_t row = from->orig ? (size_t)from->orig[e] : e;
     for (size_t k = 0; k < dim; k++) {
       int v = map->values[e * dim + k];
-      out[row * dim + k] = to_orig ? to_orig[v] : v;
+      out[row * dim + k] = to_orig ? (int)to_orig[v] : v; /* one process: v < its int size */
     }
   }
   *first = op2_h5_ranks(NULL) > 1 ? from->decl_first : 0;

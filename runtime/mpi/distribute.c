@@ -728,9 +728,9 @@ static int adopt(op2_context *ctx, op_set set, const int *stay, long nstay, cons
   long n = nstay + nrecv, k = 0;
   /* Nothing moved here: the rows stay where they are (unless they sit in whole-mesh arrays) */
   if (nrecv == 0 && nstay == set->size && !ctx->mpi_replicated) {
-    int *orig = malloc(sizeof(int) * ((size_t)n + 1));
+    idx_g_t *orig = malloc(sizeof(idx_g_t) * ((size_t)n + 1));
     if (!orig) return op2_error(OP2_ERR_MEM, "distribution: out of memory");
-    for (long e = 0; e < n; e++) orig[e] = (int)(set->decl_first + e);
+    for (long e = 0; e < n; e++) orig[e] = set->decl_first + e;
     free(set->orig);
     set->orig = orig;
     set->core_size = set->size;
@@ -739,7 +739,7 @@ static int adopt(op2_context *ctx, op_set set, const int *stay, long nstay, cons
   pair *by = malloc(sizeof(pair) * ((size_t)n + 1)); /* b: record index, or -1 - stay index */
   char **dat_data = calloc((size_t)ctx->dats.count + 1, sizeof(char *));
   int **map_values = calloc((size_t)ctx->maps.count + 1, sizeof(int *));
-  int *orig = malloc(sizeof(int) * ((size_t)n + 1));
+  idx_g_t *orig = malloc(sizeof(idx_g_t) * ((size_t)n + 1));
   int rc = by && dat_data && map_values && orig
                ? OP2_OK
                : op2_error(OP2_ERR_MEM, "distribution: out of memory");
@@ -769,7 +769,7 @@ static int adopt(op2_context *ctx, op_set set, const int *stay, long nstay, cons
   for (long e = 1; sorted && e < n; e++) sorted = by[e - 1].a < by[e].a;
   if (!sorted) qsort(by, (size_t)n, sizeof(pair), cmp_pair);
   for (long e = 0; e < n; e++) {
-    orig[e] = (int)by[e].a;
+    orig[e] = by[e].a;
     if (by[e].b >= 0)
       op2_record_unpack(ctx, set, records + by[e].b * rb, (int)e, dat_data, map_values);
     else

@@ -89,7 +89,7 @@ static int put_core_first(op2_context *ctx, op_set set, set_work *w, int me) {
   char *core = malloc((size_t)n + 1);
   if (!core) return op2_error(OP2_ERR_MEM, "halo: out of memory");
   for (int e = 0; e < n; e++) core[e] = 1;
-  size_t maxrow = sizeof(int);
+  size_t maxrow = sizeof(idx_g_t);
   for (int i = 0; i < ctx->maps.count; i++) {
     op_map m = ctx->maps.items[i];
     if (m->from != set) continue;
@@ -118,7 +118,7 @@ static int put_core_first(op2_context *ctx, op_set set, set_work *w, int me) {
     core_rows_first((char *)m->values, core, n, row, aside);
     core_rows_first((char *)w->target_owner[i], core, n, row, aside);
   }
-  core_rows_first((char *)set->orig, core, n, sizeof(int), aside);
+  core_rows_first((char *)set->orig, core, n, sizeof(idx_g_t), aside);
   free(aside), free(core);
   return OP2_OK;
 }
@@ -152,7 +152,7 @@ static int list_from_counts(op2_halo_list *l, int p, const int *counts, const in
  * (place_dat_rows), once the non-exec halo's size is known too, so every dat is copied once. */
 static int append_exec_maps(op2_context *ctx, op_set set, const char *recv, long nrecv) {
   size_t n = (size_t)set->size, rb = op2_record_bytes(ctx, set);
-  int *orig = realloc(set->orig, sizeof(int) * (n + (size_t)nrecv + 1));
+  idx_g_t *orig = realloc(set->orig, sizeof(idx_g_t) * (n + (size_t)nrecv + 1));
   if (!orig) return op2_error(OP2_ERR_MEM, "halo: out of memory");
   set->orig = orig;
   int **map_values = calloc((size_t)ctx->maps.count + 1, sizeof(int *));
@@ -168,7 +168,7 @@ static int append_exec_maps(op2_context *ctx, op_set set, const char *recv, long
       m->values = map_values[i] = values;
   }
   for (long k = 0; rc == OP2_OK && k < nrecv; k++) {
-    set->orig[n + (size_t)k] = (int)op2_record_global(recv + k * rb);
+    set->orig[n + (size_t)k] = op2_record_global(recv + k * rb);
     op2_record_unpack(ctx, set, recv + k * rb, (int)(n + (size_t)k), NULL, map_values);
   }
   if (rc == OP2_OK) set->exec_size = (int)nrecv;
@@ -313,19 +313,20 @@ static int nonexec_halo(op2_context *ctx, op_set t, const op2_global_index *know
   int *local = rc == OP2_OK ? malloc(sizeof(int) * ((size_t)nasked + 1)) : NULL;
   if (rc == OP2_OK && !local) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
   for (long k = 0; rc == OP2_OK && k < nasked; k++) {
-    local[k] = op2_global_index_find(known, (int)((long *)asked)[k]);
+    local[k] = op2_global_index_find(known, ((long *)asked)[k]);
     if (local[k] < 0 || local[k] >= t->size)
       rc = op2_error(OP2_ERR_STATE, "halo: set '%s': element %ld asked of its owner, not owned",
                      t->name, ((long *)asked)[k]);
   }
   if (rc == OP2_OK) rc = list_from_counts(&t->halo->exp_nonexec, p, counts + p, local);
   if (rc == OP2_OK) {
-    int *orig = realloc(t->orig, sizeof(int) * ((size_t)t->size + t->exec_size + (size_t)u + 1));
+    idx_g_t *orig =
+        realloc(t->orig, sizeof(idx_g_t) * ((size_t)t->size + t->exec_size + (size_t)u + 1));
     if (!orig)
       rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
     else {
       t->orig = orig;
-      for (long k = 0; k < u; k++) t->orig[t->size + t->exec_size + k] = (int)((long *)grouped)[k];
+      for (long k = 0; k < u; k++) t->orig[t->size + t->exec_size + k] = ((long *)grouped)[k];
       t->nonexec_size = (int)u;
     }
   }
