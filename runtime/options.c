@@ -445,6 +445,18 @@ static int parse_fuse(op2_options *opt, const char *name, const char *value) {
   return PARSE_CHOICE(name, value, on_off, &opt->fuse);
 }
 
+/* Testing aid: global element ids start at this base under MPI, so a small mesh sends ids past
+ * 2^31 through every MPI path (docs/MPI.md, "Global ids"). */
+static int parse_test_id_base(op2_options *opt, const char *name, const char *value) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(value, &end, 10);
+  if (errno || end == value || *end || v < 0 || v > (1LL << 62))
+    return op2_error(OP2_ERR_ARG, "option %s=%s: expected an integer in [0, 2^62]", name, value);
+  opt->test_id_base = v;
+  return OP2_OK;
+}
+
 static const struct {
   const char *name;
   option_parser parse;
@@ -486,6 +498,7 @@ static const struct {
     {"OP2_LAZY", parse_lazy},
     {"OP2_LAZY_CHAIN", parse_lazy_chain},
     {"OP2_FUSE", parse_fuse},
+    {"OP2_TEST_ID_BASE", parse_test_id_base},
 };
 enum { NOPTIONS = sizeof option_table / sizeof option_table[0] };
 

@@ -30,9 +30,10 @@ static op_set declare_set(int size, const char *name) {
   set->global_size = size;
   if (ctx->mpi.size > 1 && ctx->mpi_prepared && ctx->mpi_replicated) {
     /* the whole mesh on every rank, and the blocks already settled: keep this rank's block */
-    set->decl_first = op2_block_begin(size, ctx->mpi.rank, ctx->mpi.size);
+    long first = op2_block_begin(size, ctx->mpi.rank, ctx->mpi.size);
+    set->decl_first = op2_gid_base(ctx) + first;
     set->size = set->core_size = set->decl_count =
-        (int)(op2_block_begin(size, ctx->mpi.rank + 1, ctx->mpi.size) - set->decl_first);
+        (int)(op2_block_begin(size, ctx->mpi.rank + 1, ctx->mpi.size) - first);
   } else if (ctx->mpi.size > 1) { /* collective, as in OP2: each rank declares its block */
     long local = size;
     /* the ranks agree first: one whose declaration failed never reaches the raw collective */
@@ -42,6 +43,7 @@ static op_set declare_set(int size, const char *name) {
       free(set);
       return NULL;
     }
+    set->decl_first += op2_gid_base(ctx); /* global ids: from the base (0 but in tests) */
   }
   set->index = ctx->sets.count;
   if (op2_list_push(&ctx->sets, set) != OP2_OK) {
@@ -90,17 +92,18 @@ const int *op2_set_idx_table(op_set set, const char *loop, int *failed) {
               set->name);
     return NULL;
   }
+  idx_g_t base = op2_gid_base(op2_ctx()); /* the kernel sees the user's index */
   for (size_t e = 0; e < n; e++) {
-    if (set->orig[e] < 0 || set->orig[e] > INT_MAX) {
+    if (set->orig[e] - base < 0 || set->orig[e] - base > INT_MAX) {
       *failed = 1;
       free(table);
       op2_error(OP2_ERR_ARG,
                 "op_par_loop '%s': op_arg_idx on set '%s': global index %lld does not fit the "
                 "kernel's int",
-                loop, set->name, (long long)set->orig[e]);
+                loop, set->name, (long long)(set->orig[e] - base));
       return NULL;
     }
-    table[e] = (int)set->orig[e];
+    table[e] = (int)(set->orig[e] - base);
   }
   return set->orig_int = table;
 }

@@ -45,10 +45,11 @@ static int target_owners(op2_context *ctx, op_map m, const set_work *to, int **o
   long *ask = malloc(sizeof(long) * ((size_t)n + 1)), *at = malloc(sizeof(long) * ((size_t)n + 1));
   int rc = own && ask && at ? OP2_OK : op2_error(OP2_ERR_MEM, "halo: out of memory");
   for (long k = 0; rc == OP2_OK && k < n; k++) {
-    if (op2_global_index_find(&to->owned, m->values[k]) >= 0)
+    idx_g_t g = op2_map_gid(ctx, m, (size_t)k);
+    if (op2_global_index_find(&to->owned, g) >= 0)
       own[k] = ctx->mpi.rank;
     else
-      ask[nq] = m->values[k], at[nq++] = k;
+      ask[nq] = g, at[nq++] = k;
   }
   if (rc == OP2_OK && !(answer = malloc(sizeof(int) * ((size_t)nq + 1))))
     rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
@@ -283,13 +284,14 @@ static int nonexec_halo(op2_context *ctx, op_set t, const op2_global_index *know
     if (m->to != t) continue;
     size_t entries = ((size_t)m->from->size + (size_t)m->from->exec_size) * (size_t)m->dim;
     for (size_t k = 0; k < entries; k++) {
-      if (op2_global_index_find(known, m->values[k]) >= 0) continue;
+      idx_g_t g = op2_map_gid(ctx, m, k);
+      if (op2_global_index_find(known, g) >= 0) continue;
       if (n == cap) {
         long *nw = realloc(want, sizeof(long) * (size_t)(cap *= 2));
         if (!nw) return free(want), op2_error(OP2_ERR_MEM, "halo: out of memory");
         want = nw;
       }
-      want[n++] = m->values[k];
+      want[n++] = g;
     }
   }
   qsort(want, (size_t)n, sizeof(long), cmp_long);
@@ -379,9 +381,10 @@ int op2_halo_build(op2_context *ctx) {
     rc = op2_global_index_build(&table, t->orig, (long)t->size + t->exec_size + t->nonexec_size);
     size_t entries = ((size_t)m->from->size + (size_t)m->from->exec_size) * (size_t)m->dim;
     for (size_t k = 0; rc == OP2_OK && k < entries; k++) {
-      int l = op2_global_index_find(&table, m->values[k]);
+      idx_g_t g = op2_map_gid(ctx, m, k);
+      int l = op2_global_index_find(&table, g);
       if (l < 0)
-        rc = op2_error(OP2_ERR_STATE, "halo: map '%s' target %d missing", m->name, m->values[k]);
+        rc = op2_error(OP2_ERR_STATE, "halo: map '%s' target %lld missing", m->name, (long long)g);
       else
         m->values[k] = l;
     }

@@ -69,8 +69,8 @@ int op2_group_by_rank(int p, long n, const void *items, const int *dest, size_t 
 
 /* Where each global element of a set lives (directory.c). */
 typedef struct op2_directory {
-  long global, first;
-  int count;
+  long global, base, first; /* ids [base, base + global); this rank keeps [first, first + count) */
+  long count;
   int *where; /* count pairs (rank, local index); -1 when nobody holds the element */
   /* Instead, when every rank holds one run of consecutive global indices in local order (kept
    * declared blocks): run_first[r], run_count[r] of rank r, and queries need no messages. */
