@@ -62,6 +62,11 @@ int op_get_size(op_set set) {
   op2_context *ctx = op2_ctx();
   /* Collective under MPI until the declaration mode is settled, as OP2's op_get_size is. */
   if (ctx->mpi.size > 1 && op2_mpi_prepare(ctx) != OP2_OK) return 0;
+  if (set->global_size > INT_MAX) {
+    op2_error(OP2_ERR_ARG, "op_get_size: set '%s' has %ld elements, more than its int holds",
+              set->name, set->global_size);
+    return 0;
+  }
   return (int)set->global_size;
 }
 

@@ -112,6 +112,13 @@ static int write_contents(const out_file *o, const char *blob, size_t blob_len) 
   int root = o->rank == 0, written = OP2_OK;
   for (int i = 0; root && written == OP2_OK && i < ctx->sets.count; i++) {
     op_set s = ctx->sets.items[i];
+    if (s->global_size > INT_MAX) {
+      written = op2_error(
+          OP2_ERR_ARG,
+          "checkpoint: set '%s' has %ld elements; OP2's layout keeps a set's size as an int",
+          s->name, s->global_size);
+      break;
+    }
     int size = (int)s->global_size;
     written = write_vector(o, s->name, H5T_STD_I32LE, H5T_NATIVE_INT, 1, &size, 0, NULL);
   }

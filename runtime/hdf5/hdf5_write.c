@@ -123,6 +123,10 @@ static hid_t create_dataset(const sink *k, const char *name, hid_t ftype, int nd
 }
 
 static int write_set(const sink *k, op_set set) {
+  if (set->global_size > INT_MAX) /* the same on every rank: none creates the dataset */
+    return sink_fail(k, OP2_ERR_ARG,
+                     "set '%s' has %ld elements; OP2's layout keeps a set's size as an int",
+                     set->name, set->global_size);
   hid_t dset = create_dataset(k, set->name, H5T_STD_I32LE, 1, 1, 1);
   int size = (int)set->global_size;
   int ok = dset >= 0 &&

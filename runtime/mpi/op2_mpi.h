@@ -67,6 +67,10 @@ int op2_alltoallv(op2_context *ctx, int status, const void *send, const int *sen
 int op2_group_by_rank(int p, long n, const void *items, const int *dest, size_t item_bytes,
                       void **grouped, int *counts);
 
+/* Global ids and counts travel between ranks as long (MPI_LONG, and 8-byte items of the
+ * exchanges): 64 bits on every Linux target this builds for. */
+_Static_assert(sizeof(long) == 8, "global ids travel as 64-bit long");
+
 /* Where each global element of a set lives (directory.c). */
 typedef struct op2_directory {
   long global, base, first; /* ids [base, base + global); this rank keeps [first, first + count) */
