@@ -54,14 +54,14 @@ static void add(text *t, const char *fmt, ...) {
 /* XXH3 of the map's rows in the user's order, each value the user's index of its target. */
 static int map_hash(op_map m, uint64_t *out) {
   size_t n = (size_t)m->from->size, dim = (size_t)m->dim;
-  const int *from = m->from->orig, *to = m->to->orig;
+  const idx_g_t *from = m->from->orig, *to = m->to->orig;
   if (!from && !to) return *out = XXH3_64bits(m->values, n * dim * sizeof(int)), 0;
   int *rows = malloc(n * dim * sizeof(int) + 1);
   if (!rows) return -1;
   for (size_t e = 0; e < n; e++)
     for (size_t j = 0; j < dim; j++) {
       int v = m->values[e * dim + j];
-      rows[(size_t)(from ? from[e] : (int)e) * dim + j] = to && v >= 0 ? to[v] : v;
+      rows[(size_t)(from ? from[e] : (idx_g_t)e) * dim + j] = to && v >= 0 ? (int)to[v] : v;
     }
   *out = XXH3_64bits(rows, n * dim * sizeof(int));
   free(rows);

@@ -81,6 +81,7 @@ static void free_list(op2_ptr_list *l, void (*free_item)(void *)) {
 static void free_set(void *p) {
   op_set s = p;
   free(s->orig);
+  free(s->orig_int);
   free(s->rank);
   op2_halo_free(s->halo);
   free(s->decl_firsts);

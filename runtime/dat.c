@@ -58,7 +58,7 @@ static op_dat declare_dat(op_set set, int dim, const char *type, const void *dat
   }
   if (temp) data = NULL;
   if (data && ctx->mpi_prepared && ctx->mpi_replicated) /* whole mesh given: this rank's rows */
-    data = (const char *)data + (size_t)set->decl_first * elem_bytes;
+    data = (const char *)data + (size_t)(set->decl_first - op2_gid_base(ctx)) * elem_bytes;
   if (data && bytes && set->orig) /* the set was reordered: element e is the user's orig[e] */
     for (int e = 0; e < set->size; e++)
       memcpy(dat->data + (size_t)e * elem_bytes,

@@ -18,6 +18,7 @@
 #include "runtime/context.h"
 #include "runtime/fault.h"
 #include "runtime/mesh.h"
+#include "runtime/distributed.h"
 #include "runtime/loop.h"
 #include "runtime/backend.h"
 
@@ -63,7 +64,7 @@ static const char *signal_name(int sig) {
 /* The element's index in the user's numbering (the set may have been renumbered or, under MPI,
  * distributed), then the library's own index where that differs. */
 static void put_element(const struct op2_set *set, int e) {
-  long user = set->orig ? set->orig[e] : set->decl_first + e;
+  long user = (set->orig ? set->orig[e] : set->decl_first + e) - op2_gid_base(op2_ctx());
   put("element ");
   put_int(user);
   if (user != e) {

@@ -39,7 +39,9 @@ static int check_decl(op2_context *ctx, const char *label, op_set from, op_set t
             label, from->halo ? from->name : to->name);
   OP2_CHECK(data || from->size == 0, OP2_ERR_ARG, "op_decl_map '%s': data is NULL for %d elements",
             label, from->size);
-  *rows = ctx->mpi_prepared && ctx->mpi_replicated && data ? (size_t)from->decl_first : 0;
+  *rows = ctx->mpi_prepared && ctx->mpi_replicated && data
+              ? (size_t)(from->decl_first - op2_gid_base(ctx))
+              : 0;
   return OP2_OK;
 }
 

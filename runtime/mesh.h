@@ -48,8 +48,11 @@ struct op2_set {
       int nonexec_size; /* import non-exec halo, read only */
     };
   };
-  int *orig; /* element -> the user's (global) index of it; NULL while in the user's order */
-  int *rank; /* the inverse of orig (single process only) */
+  /* element -> the user's (global) index of it; NULL while in the user's order. 64 bits: under MPI
+   * a global index may pass 2^31 while every rank's own sizes stay int. */
+  idx_g_t *orig;
+  int *orig_int; /* orig as ints, for op_arg_idx's kernels (op2_set_idx_table); NULL until then */
+  int *rank;     /* the inverse of orig (single process only) */
   /* Distributed memory. Local element order: [core | owned non-core | import exec halo | import
    * non-exec halo]; without MPI core_size == size and the halos are empty. */
   long global_size;
@@ -135,6 +138,11 @@ op2_const *op2_const_find(const char *name); /* const.c */
 /* Names of declarations (util.c). */
 int op2_is_identifier(const char *s);
 int op2_is_reserved_name(const char *s);
+
+/* The set's original indices as ints, for op_arg_idx (OP2's kernels take int): NULL when the set
+ * is in the user's order (the identity) or, after the error naming `loop`, when an index passes
+ * INT_MAX (a global index past 2^31 under MPI); *failed tells the two apart (set.c). */
+const int *op2_set_idx_table(op_set set, const char *loop, int *failed);
 
 /* Every element this rank holds: owned, exec halo and non-exec halo. */
 static inline size_t op2_set_local_count(op_set s) {

@@ -59,6 +59,7 @@ typedef struct op2_options {
   char kernel_path[8192];        /* OP2_KERNEL_PATH: where op_kernel_file looks, ':'-separated */
   char fault[64];         /* testing aid: "STEP:RANK" fails STEP on RANK (runtime/mpi/agree.c) */
   double mpi_timeout;     /* OP2_MPI_TIMEOUT: longest wait in an agreement, seconds; 0 none */
+  long long test_id_base; /* testing aid, OP2_TEST_ID_BASE: under MPI global ids start here */
   int cuda_emu_check;     /* emulator: report data races and barrier divergence */
   int cuda_emu_order;     /* emulator: 0 ascending, 1 reverse, 2 shuffled (seed below) */
   unsigned cuda_emu_seed; /* emulator: the shuffle's seed */

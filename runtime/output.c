@@ -59,9 +59,9 @@ static int fetch(op2_context *ctx, op_dat dat, void *out) {
   if (ctx->mpi.size > 1) OP2_CALL(op2_mpi_prepare(ctx));
   if ((ctx->mpi_distributed && dat->set->halo) || (ctx->mpi_replicated && !ctx->mpi_distributed)) {
     op_set s = dat->set;
-    return ctx->mpi_replicated
-               ? op2_mpi_fetch(ctx, dat, out, 0, s->global_size, OP2_FETCH_ALL)
-               : op2_mpi_fetch(ctx, dat, out, s->decl_first, s->decl_count, OP2_FETCH_DECLARED);
+    return ctx->mpi_replicated ? op2_mpi_fetch(ctx, dat, out, 0, s->global_size, OP2_FETCH_ALL)
+                               : op2_mpi_fetch(ctx, dat, out, s->decl_first - op2_gid_base(ctx),
+                                               s->decl_count, OP2_FETCH_DECLARED);
   }
   if (dat->set->size == 0) return OP2_OK;
   if (ctx->mpi.size > 1) { /* not distributed: the rank still holds exactly what it declared */

@@ -191,8 +191,12 @@ static int bind_data(call_data *cd, const op2_loop *loop, op_set set, const op_a
     const op2_arg_desc *d = &loop->desc[i];
     cd->ptrs[i] = d->kind == OP2_ARG_GBL                  ? a->data
                   : d->kind == OP2_ARG_DAT && !d->opt_off ? (void *)a->dat->data
-                  : d->kind == OP2_ARG_IDX ? (void *)(d->map_arity ? a->map->to->orig : set->orig)
-                                           : NULL;
+                                                          : NULL;
+    if (d->kind == OP2_ARG_IDX) {
+      int failed;
+      cd->ptrs[i] = (void *)op2_set_idx_table(d->map_arity ? a->map->to : set, loop->name, &failed);
+      if (failed) return OP2_ERR_ARG;
+    }
     cd->maps[i] = d->map_arity ? a->map->values : NULL;
   }
   return OP2_OK;

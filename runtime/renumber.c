@@ -134,7 +134,7 @@ static int order_by_keys(const int *key, int n, int *order) {
 static int apply(op2_context *ctx, op_set set, const int *order) {
   int n = set->size;
   int *rank = malloc(sizeof(int) * ((size_t)n + 1));
-  int *orig = malloc(sizeof(int) * ((size_t)n + 1));
+  idx_g_t *orig = malloc(sizeof(idx_g_t) * ((size_t)n + 1));
   if (!rank || !orig) return free(rank), free(orig), -1;
   for (int e = 0; e < n; e++) rank[order[e]] = e;
   for (int e = 0; e < n; e++) orig[e] = set->orig ? set->orig[order[e]] : order[e];
@@ -166,6 +166,8 @@ static int apply(op2_context *ctx, op_set set, const int *order) {
   }
   free(set->orig);
   free(set->rank);
+  free(set->orig_int);
+  set->orig_int = NULL;
   set->orig = orig;
   for (int e = 0; e < n; e++) rank[orig[e]] = e;
   set->rank = rank;

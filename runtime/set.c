@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Sets: named element counts. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,9 +30,10 @@ static op_set declare_set(int size, const char *name) {
   set->global_size = size;
   if (ctx->mpi.size > 1 && ctx->mpi_prepared && ctx->mpi_replicated) {
     /* the whole mesh on every rank, and the blocks already settled: keep this rank's block */
-    set->decl_first = op2_block_begin(size, ctx->mpi.rank, ctx->mpi.size);
+    long first = op2_block_begin(size, ctx->mpi.rank, ctx->mpi.size);
+    set->decl_first = op2_gid_base(ctx) + first;
     set->size = set->core_size = set->decl_count =
-        (int)(op2_block_begin(size, ctx->mpi.rank + 1, ctx->mpi.size) - set->decl_first);
+        (int)(op2_block_begin(size, ctx->mpi.rank + 1, ctx->mpi.size) - first);
   } else if (ctx->mpi.size > 1) { /* collective, as in OP2: each rank declares its block */
     long local = size;
     /* the ranks agree first: one whose declaration failed never reaches the raw collective */
@@ -41,6 +43,7 @@ static op_set declare_set(int size, const char *name) {
       free(set);
       return NULL;
     }
+    set->decl_first += op2_gid_base(ctx); /* global ids: from the base (0 but in tests) */
   }
   set->index = ctx->sets.count;
   if (op2_list_push(&ctx->sets, set) != OP2_OK) {
@@ -59,6 +62,11 @@ int op_get_size(op_set set) {
   op2_context *ctx = op2_ctx();
   /* Collective under MPI until the declaration mode is settled, as OP2's op_get_size is. */
   if (ctx->mpi.size > 1 && op2_mpi_prepare(ctx) != OP2_OK) return 0;
+  if (set->global_size > INT_MAX) {
+    op2_error(OP2_ERR_ARG, "op_get_size: set '%s' has %ld elements, more than its int holds",
+              set->name, set->global_size);
+    return 0;
+  }
   return (int)set->global_size;
 }
 
@@ -76,4 +84,31 @@ op_set op_decl_set(int size, const char *name) {
     set = NULL;
   }
   return set;
+}
+
+const int *op2_set_idx_table(op_set set, const char *loop, int *failed) {
+  *failed = 0;
+  if (!set->orig || set->orig_int) return set->orig_int;
+  size_t n = op2_set_local_count(set);
+  int *table = malloc(sizeof(int) * (n + 1));
+  if (!table) {
+    *failed = 1;
+    op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory for set '%s''s indices", loop,
+              set->name);
+    return NULL;
+  }
+  idx_g_t base = op2_gid_base(op2_ctx()); /* the kernel sees the user's index */
+  for (size_t e = 0; e < n; e++) {
+    if (set->orig[e] - base < 0 || set->orig[e] - base > INT_MAX) {
+      *failed = 1;
+      free(table);
+      op2_error(OP2_ERR_ARG,
+                "op_par_loop '%s': op_arg_idx on set '%s': global index %lld does not fit the "
+                "kernel's int",
+                loop, set->name, (long long)(set->orig[e] - base));
+      return NULL;
+    }
+    table[e] = (int)(set->orig[e] - base);
+  }
+  return set->orig_int = table;
 }

@@ -19,6 +19,7 @@
  * left to the first loop, PTSCOTCH is an explicit op_partition. */
 #include "mpi_test.h"
 #include "runtime/op2_impl.h"
+#include "runtime/distributed.h"
 
 enum { NN = 180, NC = 120, NT = 70, NE = 300, NB = 30, NL = 17, NR = 90, NV = 0 };
 enum { NSETS = 8, NMAPS = 7 };
@@ -51,8 +52,9 @@ static int cmp_int(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* The user's index of local element e (global ids start at OP2_TEST_ID_BASE's base, if set). */
 static int orig_of(op_set s, int e) {
-  return s->orig ? s->orig[e] : e;
+  return s->orig ? (int)(s->orig[e] - op2_gid_base(op2_ctx())) : e;
 }
 
 static const op2_halo_list *list_of(op_set s, int which) {

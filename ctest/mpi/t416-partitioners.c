@@ -15,6 +15,7 @@
 
 #include "mpi_test.h"
 #include "runtime/op2_impl.h"
+#include "runtime/distributed.h"
 
 enum { NX = 14, NY = 12, NZ = 10, NN = NX * NY * NZ };
 enum { NE = (NX - 1) * NY * NZ + NX * (NY - 1) * NZ + NX * NY * (NZ - 1) };
@@ -92,8 +93,11 @@ static mesh make_mesh(void) {
 /* The owner of every node (gathered: test code), the edge cut and the owned nodes' imbalance. */
 static void figures(op_set nodes, const mesh *m, long *cut, double *imbalance) {
   int *mine = rm_alloc(sizeof(int) * 2 * ((size_t)nodes->size + 1)), total = 0;
-  for (int e = 0; e < nodes->size; e++)
-    mine[2 * e] = nodes->orig ? nodes->orig[e] : e, mine[2 * e + 1] = mt_rank();
+  for (int e = 0; e < nodes->size; e++) {
+    /* the user's index (global ids start at OP2_TEST_ID_BASE's base, if set) */
+    mine[2 * e] = nodes->orig ? (int)(nodes->orig[e] - op2_gid_base(op2_ctx())) : e;
+    mine[2 * e + 1] = mt_rank();
+  }
   int *all = mt_allgather_ints(mine, 2 * nodes->size, NULL, &total);
   CHECK(total == 2 * NN);
   int *owner = rm_alloc(sizeof(int) * NN), *count = calloc((size_t)mt_size(), sizeof(int));
@@ -192,7 +196,8 @@ static run partition_and_run(int argc, char **argv, const mesh *m, const char *l
 
   figures(nodes.set, m, &r.cut, &r.imbalance);
   if (h5) /* every node on the rank the file names */
-    for (int e = 0; e < nodes.set->size; e++) CHECK(m->layer[nodes.set->orig[e]] == mt_rank());
+    for (int e = 0; e < nodes.set->size; e++)
+      CHECK(m->layer[nodes.set->orig[e] - op2_gid_base(op2_ctx())] == mt_rank());
   op_exit();
   return r;
 }

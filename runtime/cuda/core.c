@@ -634,8 +634,11 @@ static int orig_device(op2_cuda_state *st, op_set set, CUdeviceptr *out, const c
   if (grow(&st->origs, &st->norigs, set->index + 1) != OP2_OK)
     return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
   dev_buf *d = &st->origs[set->index];
+  int failed;
+  const int *table = op2_set_idx_table(set, name, &failed);
+  if (failed) return OP2_ERR_ARG;
   if (!d->bytes && set->size > 0)
-    OP2_CALL(upload(st, d, set->orig, sizeof(int) * op2_set_local_count(set), name));
+    OP2_CALL(upload(st, d, table, sizeof(int) * op2_set_local_count(set), name));
   *out = d->ptr;
   return OP2_OK;
 }

@@ -17,6 +17,7 @@
 #include "runtime/context.h"
 #include "runtime/error.h"
 #include "runtime/mesh.h"
+#include "runtime/distributed.h"
 
 static const char log_dataset[] = "op2_checkpoint";
 
@@ -111,6 +112,13 @@ static int write_contents(const out_file *o, const char *blob, size_t blob_len) 
   int root = o->rank == 0, written = OP2_OK;
   for (int i = 0; root && written == OP2_OK && i < ctx->sets.count; i++) {
     op_set s = ctx->sets.items[i];
+    if (s->global_size > INT_MAX) {
+      written = op2_error(
+          OP2_ERR_ARG,
+          "checkpoint: set '%s' has %ld elements; OP2's layout keeps a set's size as an int",
+          s->name, s->global_size);
+      break;
+    }
     int size = (int)s->global_size;
     written = write_vector(o, s->name, H5T_STD_I32LE, H5T_NATIVE_INT, 1, &size, 0, NULL);
   }
@@ -363,9 +371,10 @@ static int restore_dat(const char *file, hid_t fid, op_dat d) {
   OP2_CALL(read_dataset(file, fid, "dat", d->name, d->type, 2, (hsize_t)s->global_size,
                         (hsize_t)d->dim, &all));
   size_t n = op2_set_local_count(s), eb = d->elem_bytes;
-  long base = op2_h5_ranks(NULL) > 1 ? s->decl_first : 0;
+  long ids = op2_gid_base(op2_ctx()); /* global id - ids: the file's row */
+  long base = op2_h5_ranks(NULL) > 1 ? s->decl_first - ids : 0;
   for (size_t e = 0; e < n; e++) {
-    long g = s->orig ? s->orig[e] : base + (long)e;
+    long g = s->orig ? s->orig[e] - ids : base + (long)e;
     memcpy(d->data + e * eb, (const char *)all + (size_t)g * eb, eb);
   }
   free(all);

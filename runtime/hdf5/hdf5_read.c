@@ -18,6 +18,7 @@
 #include "runtime/options.h"
 #include "runtime/mpi_state.h"
 #include "runtime/mesh.h"
+#include "runtime/distributed.h"
 #include "runtime/chain.h"
 
 /* One dataset being read, and where messages say it came from. */
@@ -268,7 +269,7 @@ static op_set declare_set_hdf5_infer_size(const char *file, const char *name,
 /* This rank's declared block of a set: what its maps' and dats' rows must cover. */
 static void declared_block(op_set set, long *first, long *count) {
   if (op2_h5_ranks(NULL) > 1) {
-    *first = set->decl_first;
+    *first = set->decl_first - op2_gid_base(op2_ctx()); /* the file's row */
     *count = set->decl_count;
   } else {
     *first = 0;

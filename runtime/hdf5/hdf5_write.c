@@ -64,7 +64,7 @@ int op2_h5_map_block(op_map map, long *first, long *count, int **values) {
   if (op2_h5_ranks(NULL) > 1) return op2_map_gather_block(map, first, count, values);
 #endif
   op_set from = map->from;
-  const int *to_orig = map->to->orig;
+  const idx_g_t *to_orig = map->to->orig;
   OP2_CALL(declared_layout(from, "map", map->name));
   size_t dim = (size_t)map->dim, n = (size_t)from->size;
   int *out = malloc(n * dim > 0 ? n * dim * sizeof(int) : 1);
@@ -75,7 +75,7 @@ int op2_h5_map_block(op_map map, long *first, long *count, int **values) {
     size_t row = from->orig ? (size_t)from->orig[e] : e;
     for (size_t k = 0; k < dim; k++) {
       int v = map->values[e * dim + k];
-      out[row * dim + k] = to_orig ? to_orig[v] : v;
+      out[row * dim + k] = to_orig ? (int)to_orig[v] : v; /* one process: v < its int size */
     }
   }
   *first = op2_h5_ranks(NULL) > 1 ? from->decl_first : 0;
@@ -123,6 +123,10 @@ static hid_t create_dataset(const sink *k, const char *name, hid_t ftype, int nd
 }
 
 static int write_set(const sink *k, op_set set) {
+  if (set->global_size > INT_MAX) /* the same on every rank: none creates the dataset */
+    return sink_fail(k, OP2_ERR_ARG,
+                     "set '%s' has %ld elements; OP2's layout keeps a set's size as an int",
+                     set->name, set->global_size);
   hid_t dset = create_dataset(k, set->name, H5T_STD_I32LE, 1, 1, 1);
   int size = (int)set->global_size;
   int ok = dset >= 0 &&

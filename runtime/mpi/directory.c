@@ -14,7 +14,8 @@
 #include "runtime/mpi_state.h"
 
 static int block_rank(long g, long global, int p) {
-  /* the r with op2_block_begin(global, r, p) <= g < op2_block_begin(global, r+1, p) */
+  /* the r with op2_block_begin(global, r, p) <= g < op2_block_begin(global, r+1, p), g counted
+   * from the set's first global id */
   int r = (int)(((long long)g * p) / (global > 0 ? global : 1));
   while (r + 1 < p && op2_block_begin(global, r + 1, p) <= g) r++;
   while (r > 0 && op2_block_begin(global, r, p) > g) r--;
@@ -79,8 +80,9 @@ int op2_dir_build(op2_context *ctx, long global, int n, const long *globals, op2
   int runs;
   OP2_CALL(learn_runs(ctx, n, globals, dir, &runs));
   if (runs) return OP2_OK;
-  dir->first = op2_block_begin(global, me, p);
-  dir->count = (int)(op2_block_begin(global, me + 1, p) - dir->first);
+  dir->base = op2_gid_base(ctx); /* the set's ids are [base, base + global) */
+  dir->first = dir->base + op2_block_begin(global, me, p);
+  dir->count = dir->base + op2_block_begin(global, me + 1, p) - dir->first;
   dir->where = malloc(sizeof(int) * 2 * ((size_t)dir->count + 1));
   entry *items = malloc(sizeof(entry) * ((size_t)n + 1));
   int *dest = malloc(sizeof(int) * ((size_t)n + 1));
@@ -88,10 +90,10 @@ int op2_dir_build(op2_context *ctx, long global, int n, const long *globals, op2
   int rc = dir->where && items && dest && counts
                ? OP2_OK
                : op2_error(OP2_ERR_MEM, "directory: out of memory");
-  for (int i = 0; rc == OP2_OK && i < 2 * dir->count; i++) dir->where[i] = -1;
+  for (long i = 0; rc == OP2_OK && i < 2 * dir->count; i++) dir->where[i] = -1;
   for (int i = 0; rc == OP2_OK && i < n; i++) {
     items[i] = (entry){globals[i], me, i};
-    dest[i] = block_rank(globals[i], global, p);
+    dest[i] = block_rank(globals[i] - dir->base, global, p);
   }
   void *grouped = NULL, *recv;
   long nrecv;
@@ -128,7 +130,8 @@ int op2_dir_query(op2_context *ctx, const op2_directory *dir, long n, const long
   long *fill = calloc((size_t)p + 1, sizeof(long));
   int rc =
       dest && order && counts && fill ? OP2_OK : op2_error(OP2_ERR_MEM, "directory: out of memory");
-  for (long i = 0; rc == OP2_OK && i < n; i++) dest[i] = block_rank(globals[i], dir->global, p);
+  for (long i = 0; rc == OP2_OK && i < n; i++)
+    dest[i] = block_rank(globals[i] - dir->base, dir->global, p);
   void *grouped = NULL, *questions, *answers_back;
   long nq, nback;
   if (rc == OP2_OK) rc = op2_group_by_rank(p, n, globals, dest, sizeof(long), &grouped, counts);

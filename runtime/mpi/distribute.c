@@ -73,7 +73,7 @@ static int slice_to_blocks(op2_context *ctx) {
       memmove(m->values, m->values + (size_t)first * m->dim, sizeof(int) * (size_t)count * m->dim);
     }
     set->global_size = set->size;
-    set->decl_first = first;
+    set->decl_first = op2_gid_base(ctx) + first;
     set->size = set->decl_count = set->core_size = (int)count;
   }
   for (int i = 0; i < ctx->maps.count; i++) { /* now the declared sizes are the global ones */
@@ -112,7 +112,7 @@ static int holders_init(op2_context *ctx, holders *h) {
       h->first = NULL;
       return rc;
     }
-    f[p] = set->global_size;
+    f[p] = op2_gid_base(ctx) + set->global_size;
   }
   return OP2_OK;
 }
@@ -172,7 +172,8 @@ static int primary_graph(op2_context *ctx, const holders *h, op_set prime, op_ma
       for (int i = 0; i < d; i++)
         for (int j = 0; j < d; j++)
           if (pm->values[f * d + i] != pm->values[f * d + j])
-            ADD_PAIR(pm->values[f * d + i], pm->values[f * d + j]);
+            ADD_PAIR(op2_map_gid(ctx, pm, (size_t)f * d + i),
+                     op2_map_gid(ctx, pm, (size_t)f * d + j));
   } else { /* neighbours through shared targets: first gather each target's sources */
     int *dest = malloc(sizeof(int) * ((size_t)pm->from->size * d + 1));
     pair *ts = malloc(sizeof(pair) * ((size_t)pm->from->size * d + 1));
@@ -182,8 +183,9 @@ static int primary_graph(op2_context *ctx, const holders *h, op_set prime, op_ma
     long n = 0;
     for (int f = 0; rc == OP2_OK && f < pm->from->size; f++)
       for (int i = 0; i < d; i++) {
-        ts[n] = (pair){pm->values[f * d + i], prime->decl_first + f};
-        dest[n++] = holder_of(h, p, pm->to, pm->values[f * d + i]);
+        ts[n] = (pair){op2_map_gid(ctx, pm, (size_t)f * d + i), prime->decl_first + f};
+        dest[n] = holder_of(h, p, pm->to, ts[n].a);
+        n++;
       }
     void *grouped = NULL, *recv;
     long nrecv;
@@ -267,10 +269,11 @@ static int inherit(op2_context *ctx, const holders *h, op_map m, int **owner) {
     for (int e = 0; rc == OP2_OK && e < t->size; e++) own[e] = -1;
     long nsend = 0;
     for (long k = 0; rc == OP2_OK && k < n; k++) {
-      int o = owner[m->from->index][k / d], q = holder_of(h, p, t, m->values[k]);
-      int *x = q == me ? &own[m->values[k] - t->decl_first] : NULL;
+      long g = op2_map_gid(ctx, m, (size_t)k);
+      int o = owner[m->from->index][k / d], q = holder_of(h, p, t, g);
+      int *x = q == me ? &own[g - t->decl_first] : NULL;
       if (x && (*x < 0 || o < *x)) *x = o;
-      if (!x) items[nsend] = (pair){m->values[k], o}, dest[nsend++] = q;
+      if (!x) items[nsend] = (pair){g, o}, dest[nsend++] = q;
     }
     void *grouped = NULL, *recv;
     long nrecv;
@@ -300,7 +303,7 @@ static int inherit(op2_context *ctx, const holders *h, op_map m, int **owner) {
     /* each element takes the owner of its first target: targets held here need no message */
     long nask = 0;
     for (long e = 0; rc == OP2_OK && e < n; e++) {
-      long g = m->values[e * d];
+      long g = op2_map_gid(ctx, m, (size_t)e * d);
       int q = holder_of(h, p, t, g);
       if (q == me)
         own[e] = owner[t->index][g - t->decl_first];
@@ -338,6 +341,17 @@ typedef struct part_figures {
   op2_partition_quality q, qb; /* the partition's, the declared blocks' */
 } part_figures;
 
+/* The primary graph numbered from 0, as PT-Scotch takes it (Debian's SCOTCH_Num is 32 bits) and
+ * the figures read it, whatever base the global ids start from (OP2_TEST_ID_BASE): vtxdist (p+1
+ * entries) from the declared holders, adjncy shifted in place. */
+static void graph_from_zero(const op2_context *ctx, const holders *h, op_set prime, const int *xadj,
+                            long *adjncy, long *vtxdist) {
+  int p = ctx->mpi.size;
+  long base = op2_gid_base(ctx);
+  for (int q = 0; q <= p; q++) vtxdist[q] = h->first[(size_t)prime->index * (p + 1) + q] - base;
+  for (long k = 0; base && xadj && adjncy && k < xadj[prime->size]; k++) adjncy[k] -= base;
+}
+
 /* The declared blocks' figures on the same graph (each rank's elements its own part). */
 static int block_figures(op2_context *ctx, op_set prime, const long *vtxdist, const int *xadj,
                          const long *adjncy, op2_partition_quality *qb) {
@@ -361,7 +375,8 @@ static int ptscotch_parts(op2_context *ctx, const holders *h, op_set prime, op_m
   double t_step = op2_wall_seconds();
   int rc = primary_graph(ctx, h, prime, pm, &xadj, &adjncy);
   op2_mpi_step_time(ctx, &t_step, "graph of the primary set");
-  long *vtxdist = h->first + (size_t)prime->index * (ctx->mpi.size + 1);
+  long vtxdist[ctx->mpi.size + 1];
+  if (rc == OP2_OK) graph_from_zero(ctx, h, prime, xadj, adjncy, vtxdist);
   char err[512] = "";
   /* every rank must enter the collectives below, or none */
   rc = op2_mpi_agree(ctx, rc, "partitioning");
@@ -389,8 +404,9 @@ static int geometric_parts(op2_context *ctx, op_dat coords, int *part) {
                                             : ((const double *)coords->data)[k];
   char err[512] = "";
   rc = op2_mpi_agree(ctx, rc, "partitioning");
-  if (rc == OP2_OK && op2_rcb_partition(op2_comm(ctx), n, dim, xyz, set->decl_first, ctx->mpi.size,
-                                        OP2_PARTITION_BALANCE, part, err, sizeof err) != 0)
+  if (rc == OP2_OK &&
+      op2_rcb_partition(op2_comm(ctx), n, dim, xyz, set->decl_first - op2_gid_base(ctx),
+                        ctx->mpi.size, OP2_PARTITION_BALANCE, part, err, sizeof err) != 0)
     rc = op2_error(OP2_ERR_STATE, "op_partition: recursive coordinate bisection of '%s': %s",
                    coords->name, err);
   free(xyz);
@@ -515,9 +531,11 @@ static int geomkway_parts(op2_context *ctx, const holders *h, const op2_partitio
   for (int v = 0; rc == OP2_OK && v < n; v++) dest[v] = geo[v];
   rc = lookup(ctx, rc, n, newid, dest, asked, first, got);
   for (int v = 0; rc == OP2_OK && v < n; v++) part[v] = (int)got[v];
-  if (rc == OP2_OK && fig)
-    rc = block_figures(ctx, prime, h->first + (size_t)prime->index * (p + 1), xadj, adjncy,
-                       &fig->qb);
+  if (rc == OP2_OK && fig) {
+    long firsts[p + 1];
+    graph_from_zero(ctx, h, prime, xadj, adjncy, firsts);
+    rc = block_figures(ctx, prime, firsts, xadj, adjncy, &fig->qb);
+  }
   if (rc == OP2_OK && fig) fig->known = 1;
   free(geo), free(count), free(below), free(vtxdist), free(newid), free(xadj), free(adjncy);
   free(dest), free(xnew), free(adjnew), free(part2), free(asked), free(got), free(counts);
@@ -559,7 +577,7 @@ static int map_figures(op2_context *ctx, const holders *h, op_set prime, op_map 
                : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
   for (int v = 0; rc == OP2_OK && v < prime->size; v++) table[v] = part[v], count[part[v]]++;
   for (long k = 0; rc == OP2_OK && k < n; k++)
-    keys[k] = pm->values[k], dest[k] = holder_of(h, p, prime, keys[k]);
+    keys[k] = op2_map_gid(ctx, pm, (size_t)k), dest[k] = holder_of(h, p, prime, keys[k]);
   rc = lookup(ctx, rc, n, keys, dest, table, prime->decl_first, ends);
   for (long r = 0; rc == OP2_OK && r < n / 2; r++) {
     if (keys[2 * r] == keys[2 * r + 1]) continue;
@@ -608,8 +626,9 @@ static int report_partition(op2_context *ctx, const holders *h, const op2_partit
   if (!fig.known && rc == OP2_OK) {
     int *xadj = NULL;
     long *adjncy = NULL;
-    long *vtxdist = h->first + (size_t)prime->index * (ctx->mpi.size + 1);
+    long vtxdist[ctx->mpi.size + 1];
     rc = primary_graph(ctx, h, prime, pm, &xadj, &adjncy);
+    if (rc == OP2_OK) graph_from_zero(ctx, h, prime, xadj, adjncy, vtxdist);
     rc = op2_mpi_agree(ctx, rc, "partitioning");
     if (rc == OP2_OK && op2_partition_quality_of(op2_comm(ctx), prime->size, vtxdist, xadj, adjncy,
                                                  ctx->mpi.size, part, &fig.q) != 0)
@@ -728,9 +747,9 @@ static int adopt(op2_context *ctx, op_set set, const int *stay, long nstay, cons
   long n = nstay + nrecv, k = 0;
   /* Nothing moved here: the rows stay where they are (unless they sit in whole-mesh arrays) */
   if (nrecv == 0 && nstay == set->size && !ctx->mpi_replicated) {
-    int *orig = malloc(sizeof(int) * ((size_t)n + 1));
+    idx_g_t *orig = malloc(sizeof(idx_g_t) * ((size_t)n + 1));
     if (!orig) return op2_error(OP2_ERR_MEM, "distribution: out of memory");
-    for (long e = 0; e < n; e++) orig[e] = (int)(set->decl_first + e);
+    for (long e = 0; e < n; e++) orig[e] = set->decl_first + e;
     free(set->orig);
     set->orig = orig;
     set->core_size = set->size;
@@ -739,7 +758,7 @@ static int adopt(op2_context *ctx, op_set set, const int *stay, long nstay, cons
   pair *by = malloc(sizeof(pair) * ((size_t)n + 1)); /* b: record index, or -1 - stay index */
   char **dat_data = calloc((size_t)ctx->dats.count + 1, sizeof(char *));
   int **map_values = calloc((size_t)ctx->maps.count + 1, sizeof(int *));
-  int *orig = malloc(sizeof(int) * ((size_t)n + 1));
+  idx_g_t *orig = malloc(sizeof(idx_g_t) * ((size_t)n + 1));
   int rc = by && dat_data && map_values && orig
                ? OP2_OK
                : op2_error(OP2_ERR_MEM, "distribution: out of memory");
@@ -769,7 +788,7 @@ static int adopt(op2_context *ctx, op_set set, const int *stay, long nstay, cons
   for (long e = 1; sorted && e < n; e++) sorted = by[e - 1].a < by[e].a;
   if (!sorted) qsort(by, (size_t)n, sizeof(pair), cmp_pair);
   for (long e = 0; e < n; e++) {
-    orig[e] = (int)by[e].a;
+    orig[e] = by[e].a;
     if (by[e].b >= 0)
       op2_record_unpack(ctx, set, records + by[e].b * rb, (int)e, dat_data, map_values);
     else

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Data out under MPI: every value goes back to the position the user declared it at. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,7 @@ static int declarer(const op2_context *ctx, op_set set, long g) {
 }
 
 static int uniform_block(const op2_context *ctx, op_set set, long g) {
+  g -= op2_gid_base(ctx); /* the blocks split the user's indices */
   int p = ctx->mpi.size, r = (int)((g * (long long)p) / (set->global_size ? set->global_size : 1));
   while (r + 1 < p && op2_block_begin(set->global_size, r + 1, p) <= g) r++;
   while (r > 0 && op2_block_begin(set->global_size, r, p) > g) r--;
@@ -104,6 +106,7 @@ int op2_mpi_fetch(op2_context *ctx, op_dat dat, void *out, long first, long coun
                         dat->name)
             : OP2_OK,
         "a gather of dat values"));
+  first += op2_gid_base(ctx); /* the user's index -> the global id */
   switch (mode) {
     case OP2_FETCH_DECLARED:
       return redistribute(ctx, dat, first, count, declarer, out);
@@ -141,8 +144,16 @@ int op2_map_gather_block(op_map map, long *first, long *count, int **values) {
   int rc = rows ? OP2_OK : op2_error(OP2_ERR_MEM, "gathering map '%s': out of memory", map->name);
   rc = op2_mpi_agree(ctx, rc, "a gather of map values"); /* before the fetch's collectives */
   if (rc != OP2_OK) return free(rows), rc;
-  for (size_t k = 0; k < (size_t)from->size * (size_t)map->dim; k++)
-    rows[k] = map->to->orig ? map->to->orig[map->values[k]] : map->values[k];
+  for (size_t k = 0; rc == OP2_OK && k < (size_t)from->size * (size_t)map->dim; k++) {
+    /* the user's index of the target (map values are the user's until the halo build) */
+    idx_g_t g = map->to->orig ? map->to->orig[map->values[k]] - op2_gid_base(ctx) : map->values[k];
+    if (g > INT_MAX) /* OP2's map datasets (and this gather's rows) hold ints */
+      rc = op2_error(OP2_ERR_ARG, "gathering map '%s': global index %lld does not fit an int",
+                     map->name, (long long)g);
+    rows[k] = (int)g;
+  }
+  rc = op2_mpi_agree(ctx, rc, "a gather of map values");
+  if (rc != OP2_OK) return free(rows), rc;
   struct op2_dat as_dat = {.set = from,
                            .dim = map->dim,
                            .type = OP2_TYPE_INT,

@@ -13,20 +13,21 @@
 
 enum { DENSE_SPAN_PER_ELEMENT = 4 };
 
-static size_t slot_of(const op2_global_index *ix, int g) {
-  uint32_t h = (uint32_t)g * 0x9E3779B1u; /* Fibonacci hashing: the high bits are mixed */
-  return (size_t)(h ^ (h >> 16)) & ix->mask;
+static size_t slot_of(const op2_global_index *ix, idx_g_t g) {
+  /* Fibonacci hashing of all 64 bits: the high bits are mixed, then folded down */
+  uint64_t h = (uint64_t)g * 0x9E3779B97F4A7C15u;
+  return (size_t)(h ^ (h >> 32)) & ix->mask;
 }
 
-int op2_global_index_build(op2_global_index *ix, const int *globals, long n) {
+int op2_global_index_build(op2_global_index *ix, const idx_g_t *globals, long n) {
   ix->slots = NULL;
   ix->dense = NULL;
-  int lo = 0, hi = -1;
+  idx_g_t lo = 0, hi = -1;
   for (long e = 0; e < n; e++) {
     if (e == 0 || globals[e] < lo) lo = globals[e];
     if (e == 0 || globals[e] > hi) hi = globals[e];
   }
-  long span = (long)hi - lo + 1;
+  long span = (long)(hi - lo + 1);
   ix->lo = lo;
   ix->span = span;
   if (span <= DENSE_SPAN_PER_ELEMENT * n + 1024) {
@@ -50,8 +51,8 @@ int op2_global_index_build(op2_global_index *ix, const int *globals, long n) {
   return OP2_OK;
 }
 
-int op2_global_index_find(const op2_global_index *ix, int g) {
-  if (ix->dense) return g >= ix->lo && (long)g - ix->lo < ix->span ? ix->dense[g - ix->lo] : -1;
+int op2_global_index_find(const op2_global_index *ix, idx_g_t g) {
+  if (ix->dense) return g >= ix->lo && g - ix->lo < ix->span ? ix->dense[g - ix->lo] : -1;
   if (g < 0) return -1; /* -1 marks an empty slot */
   for (size_t s = slot_of(ix, g);; s = (s + 1) & ix->mask) {
     if (ix->slots[s].global == g) return ix->slots[s].local;

@@ -45,10 +45,11 @@ static int target_owners(op2_context *ctx, op_map m, const set_work *to, int **o
   long *ask = malloc(sizeof(long) * ((size_t)n + 1)), *at = malloc(sizeof(long) * ((size_t)n + 1));
   int rc = own && ask && at ? OP2_OK : op2_error(OP2_ERR_MEM, "halo: out of memory");
   for (long k = 0; rc == OP2_OK && k < n; k++) {
-    if (op2_global_index_find(&to->owned, m->values[k]) >= 0)
+    idx_g_t g = op2_map_gid(ctx, m, (size_t)k);
+    if (op2_global_index_find(&to->owned, g) >= 0)
       own[k] = ctx->mpi.rank;
     else
-      ask[nq] = m->values[k], at[nq++] = k;
+      ask[nq] = g, at[nq++] = k;
   }
   if (rc == OP2_OK && !(answer = malloc(sizeof(int) * ((size_t)nq + 1))))
     rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
@@ -89,7 +90,7 @@ static int put_core_first(op2_context *ctx, op_set set, set_work *w, int me) {
   char *core = malloc((size_t)n + 1);
   if (!core) return op2_error(OP2_ERR_MEM, "halo: out of memory");
   for (int e = 0; e < n; e++) core[e] = 1;
-  size_t maxrow = sizeof(int);
+  size_t maxrow = sizeof(idx_g_t);
   for (int i = 0; i < ctx->maps.count; i++) {
     op_map m = ctx->maps.items[i];
     if (m->from != set) continue;
@@ -118,7 +119,7 @@ static int put_core_first(op2_context *ctx, op_set set, set_work *w, int me) {
     core_rows_first((char *)m->values, core, n, row, aside);
     core_rows_first((char *)w->target_owner[i], core, n, row, aside);
   }
-  core_rows_first((char *)set->orig, core, n, sizeof(int), aside);
+  core_rows_first((char *)set->orig, core, n, sizeof(idx_g_t), aside);
   free(aside), free(core);
   return OP2_OK;
 }
@@ -152,7 +153,7 @@ static int list_from_counts(op2_halo_list *l, int p, const int *counts, const in
  * (place_dat_rows), once the non-exec halo's size is known too, so every dat is copied once. */
 static int append_exec_maps(op2_context *ctx, op_set set, const char *recv, long nrecv) {
   size_t n = (size_t)set->size, rb = op2_record_bytes(ctx, set);
-  int *orig = realloc(set->orig, sizeof(int) * (n + (size_t)nrecv + 1));
+  idx_g_t *orig = realloc(set->orig, sizeof(idx_g_t) * (n + (size_t)nrecv + 1));
   if (!orig) return op2_error(OP2_ERR_MEM, "halo: out of memory");
   set->orig = orig;
   int **map_values = calloc((size_t)ctx->maps.count + 1, sizeof(int *));
@@ -168,7 +169,7 @@ static int append_exec_maps(op2_context *ctx, op_set set, const char *recv, long
       m->values = map_values[i] = values;
   }
   for (long k = 0; rc == OP2_OK && k < nrecv; k++) {
-    set->orig[n + (size_t)k] = (int)op2_record_global(recv + k * rb);
+    set->orig[n + (size_t)k] = op2_record_global(recv + k * rb);
     op2_record_unpack(ctx, set, recv + k * rb, (int)(n + (size_t)k), NULL, map_values);
   }
   if (rc == OP2_OK) set->exec_size = (int)nrecv;
@@ -283,13 +284,14 @@ static int nonexec_halo(op2_context *ctx, op_set t, const op2_global_index *know
     if (m->to != t) continue;
     size_t entries = ((size_t)m->from->size + (size_t)m->from->exec_size) * (size_t)m->dim;
     for (size_t k = 0; k < entries; k++) {
-      if (op2_global_index_find(known, m->values[k]) >= 0) continue;
+      idx_g_t g = op2_map_gid(ctx, m, k);
+      if (op2_global_index_find(known, g) >= 0) continue;
       if (n == cap) {
         long *nw = realloc(want, sizeof(long) * (size_t)(cap *= 2));
         if (!nw) return free(want), op2_error(OP2_ERR_MEM, "halo: out of memory");
         want = nw;
       }
-      want[n++] = m->values[k];
+      want[n++] = g;
     }
   }
   qsort(want, (size_t)n, sizeof(long), cmp_long);
@@ -313,19 +315,20 @@ static int nonexec_halo(op2_context *ctx, op_set t, const op2_global_index *know
   int *local = rc == OP2_OK ? malloc(sizeof(int) * ((size_t)nasked + 1)) : NULL;
   if (rc == OP2_OK && !local) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
   for (long k = 0; rc == OP2_OK && k < nasked; k++) {
-    local[k] = op2_global_index_find(known, (int)((long *)asked)[k]);
+    local[k] = op2_global_index_find(known, ((long *)asked)[k]);
     if (local[k] < 0 || local[k] >= t->size)
       rc = op2_error(OP2_ERR_STATE, "halo: set '%s': element %ld asked of its owner, not owned",
                      t->name, ((long *)asked)[k]);
   }
   if (rc == OP2_OK) rc = list_from_counts(&t->halo->exp_nonexec, p, counts + p, local);
   if (rc == OP2_OK) {
-    int *orig = realloc(t->orig, sizeof(int) * ((size_t)t->size + t->exec_size + (size_t)u + 1));
+    idx_g_t *orig =
+        realloc(t->orig, sizeof(idx_g_t) * ((size_t)t->size + t->exec_size + (size_t)u + 1));
     if (!orig)
       rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
     else {
       t->orig = orig;
-      for (long k = 0; k < u; k++) t->orig[t->size + t->exec_size + k] = (int)((long *)grouped)[k];
+      for (long k = 0; k < u; k++) t->orig[t->size + t->exec_size + k] = ((long *)grouped)[k];
       t->nonexec_size = (int)u;
     }
   }
@@ -378,9 +381,10 @@ int op2_halo_build(op2_context *ctx) {
     rc = op2_global_index_build(&table, t->orig, (long)t->size + t->exec_size + t->nonexec_size);
     size_t entries = ((size_t)m->from->size + (size_t)m->from->exec_size) * (size_t)m->dim;
     for (size_t k = 0; rc == OP2_OK && k < entries; k++) {
-      int l = op2_global_index_find(&table, m->values[k]);
+      idx_g_t g = op2_map_gid(ctx, m, k);
+      int l = op2_global_index_find(&table, g);
       if (l < 0)
-        rc = op2_error(OP2_ERR_STATE, "halo: map '%s' target %d missing", m->name, m->values[k]);
+        rc = op2_error(OP2_ERR_STATE, "halo: map '%s' target %lld missing", m->name, (long long)g);
       else
         m->values[k] = l;
     }

@@ -26,7 +26,10 @@ static double cross_share(const op2_context *ctx, const long *first) {
     op_map m = ctx->maps.items[i];
     const long *f = first + (size_t)m->to->index * (p + 1);
     long lo = f[me], hi = f[me + 1], n = (long)m->from->size * m->dim, c = 0;
-    for (long k = 0; k < n; k++) c += m->values[k] < lo || m->values[k] >= hi;
+    for (long k = 0; k < n; k++) {
+      idx_g_t g = op2_map_gid(ctx, m, (size_t)k);
+      c += g < lo || g >= hi;
+    }
     cross += (double)c, entries += (double)n;
   }
   return entries > 0 ? cross / entries : 0.0;

@@ -67,10 +67,14 @@ int op2_alltoallv(op2_context *ctx, int status, const void *send, const int *sen
 int op2_group_by_rank(int p, long n, const void *items, const int *dest, size_t item_bytes,
                       void **grouped, int *counts);
 
+/* Global ids and counts travel between ranks as long (MPI_LONG, and 8-byte items of the
+ * exchanges): 64 bits on every Linux target this builds for. */
+_Static_assert(sizeof(long) == 8, "global ids travel as 64-bit long");
+
 /* Where each global element of a set lives (directory.c). */
 typedef struct op2_directory {
-  long global, first;
-  int count;
+  long global, base, first; /* ids [base, base + global); this rank keeps [first, first + count) */
+  long count;
   int *where; /* count pairs (rank, local index); -1 when nobody holds the element */
   /* Instead, when every rank holds one run of consecutive global indices in local order (kept
    * declared blocks): run_first[r], run_count[r] of rank r, and queries need no messages. */
@@ -109,18 +113,20 @@ int op2_mpi_keep_blocks(op2_context *ctx, const long *first, const char *lib, in
 void op2_mpi_step_time(const op2_context *ctx, double *t, const char *step);
 
 /* Global -> local index of the elements a rank holds of a set (global_index.c). A global index
- * listed twice keeps its first local index; find returns -1 for one not held. */
+ * listed twice keeps its first local index; find returns -1 for one not held. Global indices are
+ * 64-bit (they may pass 2^31); the local ones, a rank's own, are int. */
 typedef struct op2_global_index {
   int *dense; /* span entries from global lo, or NULL: then the hash table */
-  int lo;
+  idx_g_t lo;
   long span;
   struct {
-    int global, local;
+    idx_g_t global;
+    int local;
   } * slots;
   size_t mask;
 } op2_global_index;
-int op2_global_index_build(op2_global_index *ix, const int *globals, long n);
-int op2_global_index_find(const op2_global_index *ix, int g);
+int op2_global_index_build(op2_global_index *ix, const idx_g_t *globals, long n);
+int op2_global_index_find(const op2_global_index *ix, idx_g_t g);
 void op2_global_index_free(op2_global_index *ix);
 
 /* Element records (records.c). */
