@@ -472,28 +472,46 @@ static const struct {
   const char *name;
   option_parser parse;
 } option_table[] = {
-    {"OP2_BACKEND", parse_backend}, {"OP2_PART_SIZE", parse_part_size}, {"OP2_DIAGS", parse_diags},
-    {"OP2_CACHE", parse_cache}, {"OP2_CACHE_DIR", parse_cache_dir}, {"OP2_LOADER", parse_loader},
-    {"OP2_TEMPLATE_DIR", parse_template_dir}, {"OP2_JIT", parse_jit}, {"OP2_CC", parse_cc},
-    {"OP2_CFLAGS", parse_cflags}, {"OP2_CXX", parse_cxx}, {"OP2_SIMD", parse_simd},
-    {"OP2_PROFILE_JSON", parse_profile_json}, {"OP2_RENUMBER", parse_renumber},
-    {"OP2_MPI_DECL", parse_mpi_decl}, {"OP2_RESTART", parse_restart},
-    {"OP2_PTSCOTCH_CHECK", parse_ptscotch_check}, {"OP2_PARTITION_KEEP", parse_partition_keep},
-    {"OP2_HUGE_PAGES", parse_huge_pages}, {"OP2_CUDA_DRIVER", parse_cuda_driver},
-    {"OP2_CUDA_DEVICE", parse_cuda_device}, {"OP2_CUDA_ARCH", parse_cuda_arch},
-    {"OP2_CUDA_BLOCK_SIZE", parse_cuda_block_size}, {"OP2_CUDA_STRATEGY", parse_cuda_strategy},
-    {"OP2_CUDA_EMU_VERIFY", parse_cuda_emu_verify}, {"OP2_CUDA_PTXAS", parse_cuda_ptxas},
-    {"OP2_CUDA_EMU_SECTORS", parse_cuda_emu_sectors}, {"OP2_FAULT", parse_fault},
-    {"OP2_MPI_TIMEOUT", parse_mpi_timeout}, {"OP2_KERNEL_PATH", parse_kernel_path},
-    {"OP2_CUDA_EMU_CHECK", parse_cuda_emu_check}, {"OP2_CUDA_EMU_ORDER", parse_cuda_emu_order},
-    {"OP2_TUNE", parse_tune}, {"OP2_COMPILE_TIMEOUT", parse_compile_timeout},
-    {"OP2_LAZY", parse_lazy}, {"OP2_LAZY_CHAIN", parse_lazy_chain}, {"OP2_FUSE", parse_fuse},
-    {"OP2_TILE", parse_tile}, return OP2_OK;
-}
-
-{"OP2_TEST_ID_BASE", parse_test_id_base},
-}
-;
+    {"OP2_BACKEND", parse_backend},
+    {"OP2_PART_SIZE", parse_part_size},
+    {"OP2_DIAGS", parse_diags},
+    {"OP2_CACHE", parse_cache},
+    {"OP2_CACHE_DIR", parse_cache_dir},
+    {"OP2_LOADER", parse_loader},
+    {"OP2_TEMPLATE_DIR", parse_template_dir},
+    {"OP2_JIT", parse_jit},
+    {"OP2_CC", parse_cc},
+    {"OP2_CFLAGS", parse_cflags},
+    {"OP2_CXX", parse_cxx},
+    {"OP2_SIMD", parse_simd},
+    {"OP2_PROFILE_JSON", parse_profile_json},
+    {"OP2_RENUMBER", parse_renumber},
+    {"OP2_MPI_DECL", parse_mpi_decl},
+    {"OP2_RESTART", parse_restart},
+    {"OP2_PTSCOTCH_CHECK", parse_ptscotch_check},
+    {"OP2_PARTITION_KEEP", parse_partition_keep},
+    {"OP2_HUGE_PAGES", parse_huge_pages},
+    {"OP2_CUDA_DRIVER", parse_cuda_driver},
+    {"OP2_CUDA_DEVICE", parse_cuda_device},
+    {"OP2_CUDA_ARCH", parse_cuda_arch},
+    {"OP2_CUDA_BLOCK_SIZE", parse_cuda_block_size},
+    {"OP2_CUDA_STRATEGY", parse_cuda_strategy},
+    {"OP2_CUDA_EMU_VERIFY", parse_cuda_emu_verify},
+    {"OP2_CUDA_PTXAS", parse_cuda_ptxas},
+    {"OP2_CUDA_EMU_SECTORS", parse_cuda_emu_sectors},
+    {"OP2_FAULT", parse_fault},
+    {"OP2_MPI_TIMEOUT", parse_mpi_timeout},
+    {"OP2_KERNEL_PATH", parse_kernel_path},
+    {"OP2_CUDA_EMU_CHECK", parse_cuda_emu_check},
+    {"OP2_CUDA_EMU_ORDER", parse_cuda_emu_order},
+    {"OP2_TUNE", parse_tune},
+    {"OP2_COMPILE_TIMEOUT", parse_compile_timeout},
+    {"OP2_LAZY", parse_lazy},
+    {"OP2_LAZY_CHAIN", parse_lazy_chain},
+    {"OP2_FUSE", parse_fuse},
+    {"OP2_TILE", parse_tile},
+    {"OP2_TEST_ID_BASE", parse_test_id_base},
+};
 enum { NOPTIONS = sizeof option_table / sizeof option_table[0] };
 
 int op2_option_count(void) {
