@@ -116,7 +116,7 @@ struct op2_cuda_state {
 };
 
 void op2_cuda_use_driver(const op2_cu_api *api) {
-  op2_ctx()->cuda_test_driver = api;
+  op2_ctx()->backend_test_driver = api;
 }
 
 void *op2_cuda_driver_data(op2_context *ctx) {
@@ -177,8 +177,8 @@ static int asked_strategy(op2_cuda_ask ask) {
 }
 
 static int init_device(op2_context *ctx, op2_cuda_state *st) {
-  if (!st->emulated && !ctx->cuda_test_driver) {
-    const char *path = ctx->opt.cuda_driver;
+  if (!st->emulated && !ctx->backend_test_driver) {
+    const char *path = op2_cuda_options_of(ctx)->driver;
     char why[1024];
     if (op2_cu_driver_load(path, &st->api, &st->driver_handle, why, sizeof why) != 0)
       return op2_error(OP2_ERR_STATE,
@@ -202,7 +202,8 @@ static int init_device(op2_context *ctx, op2_cuda_state *st) {
   if (count < 1)
     return op2_error(OP2_ERR_STATE, "OP2_BACKEND=cuda: the CUDA driver reports no device");
   /* Ranks sharing a machine share its devices round-robin unless told otherwise. */
-  int ordinal = ctx->opt.cuda_device >= 0 ? ctx->opt.cuda_device : ctx->mpi.node_rank % count;
+  int device = op2_cuda_options_of(ctx)->device;
+  int ordinal = device >= 0 ? device : ctx->mpi.node_rank % count;
   if (ordinal >= count)
     return op2_error(OP2_ERR_ARG,
                      "option OP2_CUDA_DEVICE=%d: the driver reports %d device(s) (ordinals 0 to "
@@ -241,13 +242,15 @@ int op2_cuda_init(op2_context *ctx, const op2_cu_api *api, void *driver_data, in
   ctx->backend_data = st;
   st->emulated = emulated;
   st->driver_data = driver_data;
-  if (ctx->cuda_test_driver) /* a test's table stands in for the real driver and the emulator's */
-    st->api = *ctx->cuda_test_driver;
+  /* a test's table stands in for the real driver and the emulator's */
+  if (ctx->backend_test_driver)
+    st->api = *(const op2_cu_api *)ctx->backend_test_driver;
   else if (api)
     st->api = *api;
-  st->asked = asked_strategy(ctx->opt.cuda_strategy);
-  st->block_size = ctx->opt.cuda_block_size;
-  snprintf(st->arch, sizeof st->arch, "%s", ctx->opt.cuda_arch); /* "": the device's */
+  const op2_cuda_options *opt = op2_cuda_options_of(ctx);
+  st->asked = asked_strategy(opt->strategy);
+  st->block_size = opt->block_size;
+  snprintf(st->arch, sizeof st->arch, "%s", opt->arch); /* "": the device's */
   /* The emulator's builds follow the user's OP2_JIT; no C kernels are built for loops here. */
   st->emu_tcc = ctx->opt.jit_mode == OP2_JIT_TCC;
   int rc = init_device(ctx, st);
@@ -353,9 +356,9 @@ static int module_for(op2_context *ctx, op2_cuda_state *st, const char *name, op
   if (st->emulated) {
     /* Proof that the emulated text is also a valid CUDA kernel: NVRTC for each architecture
      * asked, then ptxas on the PTX. */
-    char archs[sizeof ctx->opt.cuda_emu_verify];
-    const char *ptxas = ctx->opt.cuda_ptxas;
-    snprintf(archs, sizeof archs, "%s", ctx->opt.cuda_emu_verify);
+    char archs[sizeof op2_cuda_options_of(ctx)->emu_verify];
+    const char *ptxas = op2_cuda_options_of(ctx)->ptxas;
+    snprintf(archs, sizeof archs, "%s", op2_cuda_options_of(ctx)->emu_verify);
     for (char *save = NULL, *a = strtok_r(archs, ", ", &save); a && rc == OP2_OK;
          a = strtok_r(NULL, ", ", &save)) {
       op2_cuda_binary vb;
@@ -380,8 +383,8 @@ static int module_for(op2_context *ctx, op2_cuda_state *st, const char *name, op
   } else {
     /* the PTX too: the driver can compile it for a device its CUBIN does not run on */
     rc = op2_jit_report(
-        ctx, op2_cuda_obtain_cubin(ctx->jit_engine, &st->counters, ctx->opt.cuda_ptxas, name, &gen,
-                                   st->arch, 1, &bin));
+        ctx, op2_cuda_obtain_cubin(ctx->jit_engine, &st->counters, op2_cuda_options_of(ctx)->ptxas,
+                                   name, &gen, st->arch, 1, &bin));
     image = bin.image;
   }
   op2_buf_free(&gen.source), op2_buf_free(&gen.signature);
