@@ -44,6 +44,9 @@ typedef struct op2_backend {
   int (*init)(op2_context *ctx);
   int (*run)(op2_context *ctx, const op2_exec *exec);
   void (*finalize)(op2_context *ctx);
+  /* Threads a run uses: plans' thread-owned layouts, per-thread reduction partials, tuning
+   * records and profiles follow it. NULL: one. */
+  int (*threads)(const op2_context *ctx);
   /* The calling thread is about to do long serial work (a new loop's kernel and plans): idle
    * worker threads that would spin beside it, taking a core it needs, are released. NULL: no
    * worker threads. */
@@ -86,6 +89,10 @@ int op2_backend_count(void);
 const op2_backend *op2_backend_at(int i);
 /* Their names, "seq, openmp, ...", into out (truncated to len). */
 void op2_backend_names(char *out, size_t len);
+
+static inline int op2_backend_threads(const op2_context *ctx) {
+  return ctx->backend && ctx->backend->threads ? ctx->backend->threads(ctx) : 1;
+}
 
 /* Called before the host reads a dat's data (checkpoint.c: refused while a restart has not
  * restored it yet). */

@@ -49,7 +49,6 @@ struct op2_context {
   op2_jit_counters jit;
   op2_tune_counters tune;
   op2_jit *jit_engine; /* compilers, cache policy and the background tier (jit/jit.h) */
-  int nthreads;
   /* Tests: what a backend uses instead of its real driver, given before op_init through the
    * backend's own call (CUDA: op2_cuda_use_driver) and read only by it; op_exit clears it. */
   const void *backend_test_driver;

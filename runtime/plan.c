@@ -13,6 +13,7 @@
 #include "runtime/mesh.h"
 #include "runtime/loop.h"
 #include "runtime/plan.h"
+#include "runtime/backend.h"
 #include "runtime/invariant.h"
 
 void op2_plan_free(op2_plan *plan) {
@@ -121,7 +122,7 @@ void op2_plan_describe(const op2_plan *p, char *out, size_t len) {
 }
 
 int op2_plan_get(op2_context *ctx, const op2_loop *loop, int begin, int end, op2_plan **out) {
-  return op2_plan_get_for(ctx, loop, begin, end, ctx->opt.part_size, ctx->nthreads, out);
+  return op2_plan_get_for(ctx, loop, begin, end, ctx->opt.part_size, op2_backend_threads(ctx), out);
 }
 
 int op2_plan_get_for(op2_context *ctx, const op2_loop *loop, int begin, int end, int part,

@@ -72,7 +72,7 @@ static void machine_cpu(op2_context *ctx) {
 }
 
 static int machine_threads(const op2_context *ctx) {
-  return ctx->nthreads > 1 ? ctx->nthreads : 1;
+  return op2_backend_threads(ctx);
 }
 
 /* ROOT/tune, created when the cache is writable; "" when records cannot be kept there safely. */
