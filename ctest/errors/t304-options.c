@@ -155,6 +155,13 @@ static void every_option(const char *readme_path) {
     CHECK(found);
   }
   CHECK(op2_option_name(op2_option_count()) == NULL);
+  /* Each option once: backends sharing an option table (cuda, cuda-emu) do not repeat its rows. */
+  for (int i = 0; i < op2_option_count(); i++)
+    for (int j = i + 1; j < op2_option_count(); j++) {
+      if (!strcmp(op2_option_name(i), op2_option_name(j)))
+        fprintf(stderr, "option %s is listed twice\n", op2_option_name(i));
+      CHECK(strcmp(op2_option_name(i), op2_option_name(j)) != 0);
+    }
   free(readme);
 }
 
@@ -192,6 +199,14 @@ int main(int argc, char **argv) {
   env_fails("OP2_BACKEND", "nonsense",
             "option OP2_BACKEND=nonsense: unknown backend (choose one of: ", "seq");
   CHECK_CONTAINS(init_error, "openmp");
+  /* The list is the backend table's, in its order, each name with its description. */
+  const char *listed = strstr(init_error, "choose one of: ");
+  for (int i = 0; listed && i < op2_backend_count(); i++) {
+    const op2_backend *b = op2_backend_at(i);
+    CHECK(b->description && b->description[0]);
+    listed = strstr(listed, b->name);
+    CHECK(listed != NULL);
+  }
   env_fails("OP2_BACKEND", "", "option OP2_BACKEND=: unknown backend", NULL);
   env_fails("OP2_PART_SIZE", "0", "option OP2_PART_SIZE=0: expected an integer in [1, ", NULL);
   env_fails("OP2_PART_SIZE", "abc", "option OP2_PART_SIZE=abc: expected an integer in [1, ", NULL);
