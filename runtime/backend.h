@@ -34,11 +34,19 @@ typedef enum {
 
 typedef struct op2_backend {
   const char *name;
-  const char *target; /* code generator target, recorded in cache manifests */
+  const char *description; /* one line: what runs where (OP2_DIAGS=1 at op_init) */
+  const char *target;      /* code generator target, recorded in cache manifests */
   op2_kernel_kind kernel;
+  /* The backend's own options (OP2_CUDA_*, ...), parsed and checked at op_init with the core's
+   * whatever the backend (options.c), their values in a block of the backend's type; NULL: none.
+   * Backends may share one table (cuda, cuda-emu): it is read once. */
+  const op2_option_table *options;
   int (*init)(op2_context *ctx);
   int (*run)(op2_context *ctx, const op2_exec *exec);
   void (*finalize)(op2_context *ctx);
+  /* Threads a run uses: plans' thread-owned layouts, per-thread reduction partials, tuning
+   * records and profiles follow it. NULL: one. */
+  int (*threads)(const op2_context *ctx);
   /* The calling thread is about to do long serial work (a new loop's kernel and plans): idle
    * worker threads that would spin beside it, taking a core it needs, are released. NULL: no
    * worker threads. */
@@ -63,10 +71,28 @@ typedef struct op2_backend {
    * loop in messages. NULL for CPU backends: malloc and free. */
   int (*host_alloc)(op2_context *ctx, const char *loop, size_t bytes, void **out);
   void (*host_free)(op2_context *ctx, void *p);
+  /* OP2_TUNE (tune.c), for a loop tune.c found tunable (not under MPI, large enough, no write
+   * through a map): writes its candidates other than the default (the zero set) into out[0..max)
+   * and returns how many; NULL or 0: nothing of this backend applies. */
+  int (*tune_candidates)(const op2_context *ctx, const op2_loop *loop, op2_tune_params *out,
+                         int max);
+  /* Puts loop->params, just set to a candidate, in use (the plan it names). NULL: nothing to do
+   * beyond loop->params, which the backend reads at run time. */
+  int (*tune_apply)(op2_context *ctx, op2_loop *loop);
+  /* The loop's parameters in use, in words, for records and profiles. NULL: "default". */
+  void (*tune_describe)(const op2_context *ctx, const op2_loop *loop, char *out, size_t len);
 } op2_backend;
 
 const op2_backend *op2_backend_find(const char *name);
-const char *op2_backend_names(void);
+/* The backends built in, in the list's order: i in [0, op2_backend_count()). */
+int op2_backend_count(void);
+const op2_backend *op2_backend_at(int i);
+/* Their names, "seq, openmp, ...", into out (truncated to len). */
+void op2_backend_names(char *out, size_t len);
+
+static inline int op2_backend_threads(const op2_context *ctx) {
+  return ctx->backend && ctx->backend->threads ? ctx->backend->threads(ctx) : 1;
+}
 
 /* Called before the host reads a dat's data (checkpoint.c: refused while a restart has not
  * restored it yet). */

@@ -4,15 +4,34 @@
  * parallel, so no two threads ever update the same element. The generated code itself has no
  * OpenMP in it: TCC need not support it. */
 #include <omp.h>
+#include <stdlib.h>
 
 #include "runtime/backend.h"
 #include "runtime/context.h"
 #include "runtime/loop.h"
 #include "runtime/plan.h"
 
+/* The backend's state (ctx->backend_data). */
+typedef struct openmp_state {
+  int nthreads; /* fixed at op_init: plans' thread-owned layouts are made for it */
+} openmp_state;
+
+static int threads_of(const op2_context *ctx) {
+  const openmp_state *st = ctx->backend_data;
+  return st ? st->nthreads : 1;
+}
+
 static int init_openmp(op2_context *ctx) {
-  ctx->nthreads = omp_get_max_threads();
+  openmp_state *st = calloc(1, sizeof *st);
+  if (!st) return op2_error(OP2_ERR_MEM, "openmp backend: out of memory");
+  st->nthreads = omp_get_max_threads();
+  ctx->backend_data = st;
   return OP2_OK;
+}
+
+static void finalize_openmp(op2_context *ctx) {
+  free(ctx->backend_data);
+  ctx->backend_data = NULL;
 }
 
 /* Below this many elements waking the thread team costs more than the loop itself. */
@@ -88,7 +107,7 @@ static void run_owned(const op2_exec *exec, void **table, int nthreads) {
 }
 
 static int run_openmp(op2_context *ctx, const op2_exec *exec) {
-  int nthreads = ctx->nthreads;
+  int nthreads = threads_of(ctx);
   void **table;
   OP2_CALL(op2_reduction_begin(ctx, exec, nthreads, &table));
   const op2_plan *plan = exec->plan;
@@ -112,12 +131,46 @@ static void release_idle_threads(op2_context *ctx) {
   if (!omp_in_parallel()) omp_pause_resource_all(omp_pause_soft);
 }
 
+/* OP2_TUNE: a planned loop's layout and part size (docs/TUNING.md): block colouring with each
+ * part size other than the default plan's. Both change only which thread runs an element. */
+static int tune_candidates(const op2_context *ctx, const op2_loop *loop, op2_tune_params *out,
+                           int max) {
+  static const int parts[] = {64, 128, 256, 512};
+  const op2_plan *def = loop->plans[0];
+  int n = 0;
+  if (threads_of(ctx) < 2 || !def) return 0;
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0] && n < max; i++)
+    if (def->owner_threads || parts[i] != def->part_size)
+      out[n++] = (op2_tune_params){.part_size = parts[i], .coloured = 1};
+  return n;
+}
+
+/* The plan loop->params names, built now (the caller counts it as tuning work). */
+static int tune_apply(op2_context *ctx, op2_loop *loop) {
+  const op2_tune_params *c = &loop->params;
+  if (!loop->plans[0]) return OP2_OK;
+  int part = c->part_size ? c->part_size : ctx->opt.part_size;
+  int threads = c->coloured ? 1 : threads_of(ctx);
+  return op2_plan_get_for(ctx, loop, loop->phase_begin[0], loop->phase_end[0], part, threads,
+                          &loop->plans[0]);
+}
+
+static void tune_describe(const op2_context *ctx, const op2_loop *loop, char *out, size_t len) {
+  (void)ctx;
+  op2_plan_describe(loop->plans[0], out, len);
+}
+
 const op2_backend op2_backend_openmp = {
     .name = "openmp",
+    .description = "OpenMP threads: a range each, or planned blocks",
     .target = "c",
     .kernel = OP2_KERNEL_C,
     .init = init_openmp,
     .run = run_openmp,
-    .finalize = 0,
+    .finalize = finalize_openmp,
+    .threads = threads_of,
     .before_serial_work = release_idle_threads,
+    .tune_candidates = tune_candidates,
+    .tune_apply = tune_apply,
+    .tune_describe = tune_describe,
 };

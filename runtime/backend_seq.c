@@ -5,6 +5,7 @@
 #include "runtime/backend.h"
 #include "runtime/context.h"
 #include "runtime/fault.h"
+#include "runtime/plan.h"
 
 static int run_seq(op2_context *ctx, const op2_exec *exec) {
   /* A fatal signal in the kernel jumps back here, and the range is re-run one element at a time
@@ -16,11 +17,19 @@ static int run_seq(op2_context *ctx, const op2_exec *exec) {
   return OP2_OK;
 }
 
+/* Nothing is tuned (the bitwise reference); a loop's plan is still named in its profile. */
+static void describe_plan(const op2_context *ctx, const op2_loop *loop, char *out, size_t len) {
+  (void)ctx;
+  op2_plan_describe(loop->plans[0], out, len);
+}
+
 const op2_backend op2_backend_seq = {
     .name = "seq",
+    .description = "one thread, element order: the reference",
     .target = "c",
     .kernel = OP2_KERNEL_C,
     .init = 0,
     .run = run_seq,
     .finalize = 0,
+    .tune_describe = describe_plan,
 };

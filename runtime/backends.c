@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The list of backends, in one place. A backend fills an op2_backend table; meson decides which
- * files are built. */
+/* The list of backends, in one place: everything else (OP2_BACKEND's names, the options of
+ * each) is read from their op2_backend tables. meson decides which files are built. */
+#include <stdio.h>
 #include <string.h>
 
 #include "runtime/backend.h"
@@ -28,10 +29,17 @@ const op2_backend *op2_backend_find(const char *name) {
   return NULL;
 }
 
-const char *op2_backend_names(void) {
-#ifdef OP2_HAVE_CUDA
-  return "seq, openmp, cuda, cuda-emu";
-#else
-  return "seq, openmp";
-#endif
+int op2_backend_count(void) {
+  return NBACKENDS;
+}
+
+const op2_backend *op2_backend_at(int i) {
+  return i >= 0 && i < NBACKENDS ? backends[i] : NULL;
+}
+
+void op2_backend_names(char *out, size_t len) {
+  size_t n = 0;
+  if (len) out[0] = '\0';
+  for (int i = 0; i < NBACKENDS && n < len; i++)
+    n += (size_t)snprintf(out + n, len - n, "%s%s", i ? ", " : "", backends[i]->name);
 }

@@ -278,7 +278,7 @@ static int run_tiled(op2_context *ctx, struct op2_chain *c) {
     all = all && q->captured;
   }
   c->capturing = false;
-  bool threads = ctx->nthreads > 1;
+  bool threads = op2_backend_threads(ctx) > 1;
   const op2_tiling *t = all ? op2_tiling_get(ctx, &c->tiles, loops, c->count, size, threads) : NULL;
   /* OP2_TILE=auto on threads: tiles narrower than the chain's reach through the mesh chain
    * into many levels, each a barrier; larger tiles, up to 4 doublings, until few levels. */

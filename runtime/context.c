@@ -51,7 +51,7 @@ void op_init_mpi(int argc, char **argv, int diags, int program_uses_mpi) {
     op2_error(OP2_ERR_STATE, "op_init called twice (call op_exit first)");
     return;
   }
-  if (op2_options_read(&ctx->opt, argc, argv, diags) != OP2_OK) return;
+  if (op2_options_read(&ctx->opt, &ctx->backend_opt, argc, argv, diags) != OP2_OK) return;
   if (op2_mpi_init(ctx, &argc, &argv, program_uses_mpi) != OP2_OK) return;
   op2_options_warn_unknown(argc, argv); /* once MPI is up: by rank 0 alone */
   ctx->backend = op2_backend_find(ctx->opt.backend);
@@ -65,8 +65,8 @@ void op_init_mpi(int argc, char **argv, int diags, int program_uses_mpi) {
   op2_tune_init(ctx);
   ctx->initialised = true;
   op2_fault_install(ctx);
-  op2_diag(1, "backend %s, part size %d, kernel cache %s (%s)", ctx->backend->name,
-           ctx->opt.part_size, ctx->opt.cache_dir,
+  op2_diag(1, "backend %s (%s), part size %d, kernel cache %s (%s)", ctx->backend->name,
+           ctx->backend->description, ctx->opt.part_size, ctx->opt.cache_dir,
            ctx->opt.cache_mode == OP2_CACHE_ON         ? "on"
            : ctx->opt.cache_mode == OP2_CACHE_READONLY ? "readonly"
                                                        : "off");
@@ -160,6 +160,7 @@ void op_exit(void) {
   op2_chain_free(ctx);
   op2_checkpoint_free(ctx);
   op2_mpi_finalize(ctx);
+  op2_option_values_free(&ctx->backend_opt);
   /* The error handler and the last message outlive op_exit: a program may install its handler
    * once, before op_init, and still read why a later op_init failed. */
   op_error_handler handler = ctx->handler;

@@ -23,6 +23,7 @@ struct op2_context {
   bool initialised;
   op2_mpi mpi;
   op2_options opt;
+  op2_option_values backend_opt; /* every backend's own options, by table (options.c) */
   const op2_backend *backend;
   void *backend_data;
   op_error_handler handler;
@@ -50,10 +51,9 @@ struct op2_context {
   op2_jit_counters jit;
   op2_tune_counters tune;
   op2_jit *jit_engine; /* compilers, cache policy and the background tier (jit/jit.h) */
-  int nthreads;
-  /* Tests: a driver table the CUDA backends use instead of libcuda or the emulator's, given
-   * before op_init (op2_cuda_use_driver); op_exit clears it. */
-  const struct op2_cu_api *cuda_test_driver;
+  /* Tests: what a backend uses instead of its real driver, given before op_init through the
+   * backend's own call (CUDA: op2_cuda_use_driver) and read only by it; op_exit clears it. */
+  const void *backend_test_driver;
   void *reduction_scratch;
   size_t reduction_scratch_bytes;
   struct op2_checkpoint *checkpoint; /* checkpointing and restart (checkpoint.c), or NULL */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Every run-time option, read once at op_init from the environment and from argv entries of the
- * form OP2_NAME=value (argv wins). One table, so docs/OPTIONS.md, the diagnostics and the parser
- * cannot disagree; backends read ctx->opt, never the environment, and never change it. */
+ * form OP2_NAME=value (argv wins). One table, the core's rows here and each backend's rows in its
+ * op2_backend table, so docs/OPTIONS.md, the diagnostics and the parser cannot disagree; backends
+ * read ctx->opt and their own values, never the environment, and never change them. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -21,15 +22,17 @@
 typedef int (*option_parser)(op2_options *opt, const char *name, const char *value);
 
 static int parse_backend(op2_options *opt, const char *name, const char *value) {
-  if (!op2_backend_find(value))
+  if (!op2_backend_find(value)) {
+    char names[256];
+    op2_backend_names(names, sizeof names);
     return op2_error(OP2_ERR_ARG, "option %s=%s: unknown backend (choose one of: %s)", name, value,
-                     op2_backend_names());
+                     names);
+  }
   snprintf(opt->backend, sizeof opt->backend, "%s", value);
   return OP2_OK;
 }
 
-/* A whole decimal integer in [lo, hi]: 0, else -1 (nothing reported). */
-static int to_int(const char *value, int lo, int hi, int *out) {
+int op2_option_to_int(const char *value, int lo, int hi, int *out) {
   char *end;
   errno = 0;
   long v = strtol(value, &end, 10);
@@ -38,29 +41,23 @@ static int to_int(const char *value, int lo, int hi, int *out) {
   return 0;
 }
 
-static int parse_int(const char *name, const char *value, int lo, int hi, int *out) {
-  if (to_int(value, lo, hi, out) != 0)
+int op2_option_int(const char *name, const char *value, int lo, int hi, int *out) {
+  if (op2_option_to_int(value, lo, hi, out) != 0)
     return op2_error(OP2_ERR_ARG, "option %s=%s: expected an integer in [%d, %d]", name, value, lo,
                      hi);
   return OP2_OK;
 }
 
 static int parse_part_size(op2_options *opt, const char *name, const char *value) {
-  return parse_int(name, value, 1, 1 << 24, &opt->part_size);
+  return op2_option_int(name, value, 1, 1 << 24, &opt->part_size);
 }
 
 static int parse_diags(op2_options *opt, const char *name, const char *value) {
-  return parse_int(name, value, 0, 10, &opt->diags);
+  return op2_option_int(name, value, 0, 10, &opt->diags);
 }
 
-/* One word of a list; the message lists every accepted word. */
-typedef struct choice {
-  const char *word;
-  int value;
-} choice;
-
-static int parse_choice(const char *name, const char *value, const choice *choices, int n,
-                        int *out) {
+int op2_option_choose(const char *name, const char *value, const op2_option_choice *choices, int n,
+                      int *out) {
   for (int i = 0; i < n; i++)
     if (strcmp(value, choices[i].word) == 0) return *out = choices[i].value, OP2_OK;
   char list[256] = "";
@@ -73,35 +70,32 @@ static int parse_choice(const char *name, const char *value, const choice *choic
                             choices[i].word);
   return op2_error(OP2_ERR_ARG, "option %s=%s: expected %s", name, value, list);
 }
-#define PARSE_CHOICE(name, value, choices, out) \
-  parse_choice(name, value, choices, (int)(sizeof choices / sizeof choices[0]), out)
-
-static const choice on_off[] = {{"on", 1}, {"off", 0}};
+const op2_option_choice op2_option_on_off[2] = {{"on", 1}, {"off", 0}};
 
 static int parse_cache(op2_options *opt, const char *name, const char *value) {
-  static const choice modes[] = {
+  static const op2_option_choice modes[] = {
       {"off", OP2_CACHE_OFF}, {"readonly", OP2_CACHE_READONLY}, {"on", OP2_CACHE_ON}};
   int v = 0;
-  OP2_CALL(PARSE_CHOICE(name, value, modes, &v));
+  OP2_CALL(OP2_OPTION_CHOOSE(name, value, modes, &v));
   opt->cache_mode = (op2_cache_mode)v;
   return OP2_OK;
 }
 
 static int parse_loader(op2_options *opt, const char *name, const char *value) {
-  static const choice loaders[] = {{"direct", 0}, {"dlopen", 1}};
-  return PARSE_CHOICE(name, value, loaders, &opt->loader_dlopen);
+  static const op2_option_choice loaders[] = {{"direct", 0}, {"dlopen", 1}};
+  return OP2_OPTION_CHOOSE(name, value, loaders, &opt->loader_dlopen);
 }
 
 static int parse_jit(op2_options *opt, const char *name, const char *value) {
-  static const choice modes[] = {
+  static const op2_option_choice modes[] = {
       {"tcc", OP2_JIT_TCC}, {"cc", OP2_JIT_CC}, {"tiered", OP2_JIT_TIERED}};
   int v = 0;
-  OP2_CALL(PARSE_CHOICE(name, value, modes, &v));
+  OP2_CALL(OP2_OPTION_CHOOSE(name, value, modes, &v));
   opt->jit_mode = (op2_jit_mode)v;
   return OP2_OK;
 }
 
-static int parse_text(char *dst, size_t len, const char *name, const char *value) {
+int op2_option_text(char *dst, size_t len, const char *name, const char *value) {
   if (strlen(value) >= len)
     return op2_error(OP2_ERR_ARG, "option %s: value is too long (at most %zu characters)", name,
                      len - 1);
@@ -121,14 +115,14 @@ static int compiler_found(const char *name, const char *value) {
 
 static int parse_cc(op2_options *opt, const char *name, const char *value) {
   if (!*value) return op2_error(OP2_ERR_ARG, "option %s: empty compiler name", name);
-  OP2_CALL(parse_text(opt->cc, sizeof opt->cc, name, value));
+  OP2_CALL(op2_option_text(opt->cc, sizeof opt->cc, name, value));
   opt->compiler_given = 1;
   return compiler_found(name, value);
 }
 
 static int parse_cxx(op2_options *opt, const char *name, const char *value) {
   if (!*value) return op2_error(OP2_ERR_ARG, "option %s: empty compiler name (off: none)", name);
-  OP2_CALL(parse_text(opt->cxx, sizeof opt->cxx, name, value));
+  OP2_CALL(op2_option_text(opt->cxx, sizeof opt->cxx, name, value));
   return strcmp(value, "off") == 0 ? OP2_OK : compiler_found(name, value);
 }
 
@@ -136,7 +130,7 @@ static int parse_cxx(op2_options *opt, const char *name, const char *value) {
  * OP2_CFLAGS, at the optimised tier's first failure (at any OP2_DIAGS, since the user set them)
  * and in op_timing_output. */
 static int parse_cflags(op2_options *opt, const char *name, const char *value) {
-  OP2_CALL(parse_text(opt->cflags, sizeof opt->cflags, name, value));
+  OP2_CALL(op2_option_text(opt->cflags, sizeof opt->cflags, name, value));
   opt->compiler_given = 1;
   return OP2_OK;
 }
@@ -144,7 +138,7 @@ static int parse_cflags(op2_options *opt, const char *name, const char *value) {
 static int parse_simd(op2_options *opt, const char *name, const char *value) {
   if (strcmp(value, "off") == 0) return opt->simd = 0, OP2_OK;
   if (strcmp(value, "auto") == 0) return opt->simd = -1, OP2_OK;
-  if (to_int(value, 2, 64, &opt->simd) != 0)
+  if (op2_option_to_int(value, 2, 64, &opt->simd) != 0)
     return op2_error(OP2_ERR_ARG, "option %s=%s: expected off, auto or a lane count in [2, 64]",
                      name, value);
   return OP2_OK;
@@ -192,7 +186,7 @@ static void dir_of(const char *path, char *dir, size_t len) {
  * cannot be written. An existing file (or device) must be writable; a new one needs a
  * writable directory. Empty: no profile. */
 static int parse_profile_json(op2_options *opt, const char *name, const char *value) {
-  OP2_CALL(parse_text(opt->profile_json, sizeof opt->profile_json, name, value));
+  OP2_CALL(op2_option_text(opt->profile_json, sizeof opt->profile_json, name, value));
   if (!*value) return OP2_OK;
   struct stat st;
   char dir[OP2_PATH_MAX];
@@ -213,20 +207,20 @@ static int parse_profile_json(op2_options *opt, const char *name, const char *va
 }
 
 static int parse_renumber(op2_options *opt, const char *name, const char *value) {
-  return PARSE_CHOICE(name, value, on_off, &opt->renumber);
+  return OP2_OPTION_CHOOSE(name, value, op2_option_on_off, &opt->renumber);
 }
 
 static int parse_mpi_decl(op2_options *opt, const char *name, const char *value) {
-  static const choice modes[] = {
+  static const op2_option_choice modes[] = {
       {"auto", OP2_DECL_AUTO}, {"local", OP2_DECL_LOCAL}, {"replicated", OP2_DECL_REPLICATED}};
   int v = 0;
-  OP2_CALL(PARSE_CHOICE(name, value, modes, &v));
+  OP2_CALL(OP2_OPTION_CHOOSE(name, value, modes, &v));
   opt->mpi_decl = (op2_decl_mode)v;
   return OP2_OK;
 }
 
 static int parse_ptscotch_check(op2_options *opt, const char *name, const char *value) {
-  return PARSE_CHOICE(name, value, on_off, &opt->ptscotch_check);
+  return OP2_OPTION_CHOOSE(name, value, op2_option_on_off, &opt->ptscotch_check);
 }
 
 static int parse_path(char *dst, size_t len, const char *name, const char *value) {
@@ -270,84 +264,6 @@ static int parse_restart(op2_options *opt, const char *name, const char *value) 
   return OP2_OK;
 }
 
-/* ---- the CUDA backends ---- */
-
-static int parse_cuda_driver(op2_options *opt, const char *name, const char *value) {
-  if (!*value) return op2_error(OP2_ERR_ARG, "option %s: empty driver library name", name);
-  return parse_text(opt->cuda_driver, sizeof opt->cuda_driver, name, value);
-}
-
-static int parse_cuda_device(op2_options *opt, const char *name, const char *value) {
-  if (strcmp(value, "auto") == 0) return opt->cuda_device = -1, OP2_OK;
-  if (to_int(value, 0, INT_MAX, &opt->cuda_device) != 0)
-    return op2_error(OP2_ERR_ARG,
-                     "option %s=%s: expected auto or a device ordinal (an integer >= 0)", name,
-                     value);
-  return OP2_OK;
-}
-
-/* A real architecture NVRTC can make a CUBIN for: sm_ and a compute capability, with the
- * architecture-specific suffix a or f allowed (sm_80, sm_90a, sm_100f). */
-static int is_real_arch(const char *s, size_t n) {
-  size_t digits = 0;
-  if (n < 5 || strncmp(s, "sm_", 3) != 0 || s[3] == '0') return 0;
-  while (3 + digits < n && s[3 + digits] >= '0' && s[3 + digits] <= '9') digits++;
-  size_t rest = n - 3 - digits;
-  return digits >= 2 && digits <= 3 &&
-         (rest == 0 || (rest == 1 && (s[n - 1] == 'a' || s[n - 1] == 'f')));
-}
-
-static int parse_cuda_arch(op2_options *opt, const char *name, const char *value) {
-  if (strcmp(value, "auto") == 0) return opt->cuda_arch[0] = '\0', OP2_OK;
-  if (!is_real_arch(value, strlen(value)))
-    return op2_error(OP2_ERR_ARG,
-                     "option %s=%s: expected auto or a real GPU architecture such as sm_80 or "
-                     "sm_90a",
-                     name, value);
-  return parse_text(opt->cuda_arch, sizeof opt->cuda_arch, name, value);
-}
-
-static int parse_cuda_block_size(op2_options *opt, const char *name, const char *value) {
-  if (to_int(value, 32, 1024, &opt->cuda_block_size) != 0 || opt->cuda_block_size % 32)
-    return op2_error(OP2_ERR_ARG, "option %s=%s: expected a multiple of 32 in [32, 1024]", name,
-                     value);
-  return OP2_OK;
-}
-
-static int parse_cuda_strategy(op2_options *opt, const char *name, const char *value) {
-  static const choice strategies[] = {{"auto", OP2_CUDA_ASK_AUTO},
-                                      {"atomics", OP2_CUDA_ASK_ATOMICS},
-                                      {"global", OP2_CUDA_ASK_GLOBAL},
-                                      {"hierarchical", OP2_CUDA_ASK_HIERARCHICAL}};
-  int v = 0;
-  OP2_CALL(PARSE_CHOICE(name, value, strategies, &v));
-  opt->cuda_strategy = (op2_cuda_ask)v;
-  return OP2_OK;
-}
-
-/* Architectures separated by commas or spaces; empty: none. */
-static int parse_cuda_emu_verify(op2_options *opt, const char *name, const char *value) {
-  for (const char *p = value; *p;) {
-    size_t n = strcspn(p, ", ");
-    if (n && !is_real_arch(p, n))
-      return op2_error(OP2_ERR_ARG,
-                       "option %s=%s: '%.*s' is not a real GPU architecture (expected a list such "
-                       "as sm_80,sm_90)",
-                       name, value, (int)n, p);
-    p += n + (p[n] != '\0');
-  }
-  return parse_text(opt->cuda_emu_verify, sizeof opt->cuda_emu_verify, name, value);
-}
-
-static int parse_cuda_ptxas(op2_options *opt, const char *name, const char *value) {
-  if (!*value) return op2_error(OP2_ERR_ARG, "option %s: empty path to ptxas", name);
-  return parse_text(opt->cuda_ptxas, sizeof opt->cuda_ptxas, name, value);
-}
-
-static int parse_cuda_emu_sectors(op2_options *opt, const char *name, const char *value) {
-  return PARSE_CHOICE(name, value, on_off, &opt->cuda_emu_sectors);
-}
-
 /* Directories separated by ':' where op_kernel_file looks; each must fit a path with a file name.
  */
 static int parse_kernel_path(op2_options *opt, const char *name, const char *value) {
@@ -357,7 +273,7 @@ static int parse_kernel_path(op2_options *opt, const char *name, const char *val
       return op2_error(OP2_ERR_ARG, "option %s: a directory of the list is too long", name);
     p += n + (p[n] != '\0');
   }
-  return parse_text(opt->kernel_path, sizeof opt->kernel_path, name, value);
+  return op2_option_text(opt->kernel_path, sizeof opt->kernel_path, name, value);
 }
 
 static int parse_fault(op2_options *opt, const char *name, const char *value) {
@@ -372,38 +288,16 @@ static int parse_fault(op2_options *opt, const char *name, const char *value) {
 
 static int parse_mpi_timeout(op2_options *opt, const char *name, const char *value) {
   int seconds = 0;
-  OP2_CALL(parse_int(name, value, 0, 1000000, &seconds));
+  OP2_CALL(op2_option_int(name, value, 0, 1000000, &seconds));
   opt->mpi_timeout = seconds;
-  return OP2_OK;
-}
-
-static int parse_cuda_emu_check(op2_options *opt, const char *name, const char *value) {
-  static const choice modes[] = {{"races", 1}, {"off", 0}};
-  return PARSE_CHOICE(name, value, modes, &opt->cuda_emu_check);
-}
-
-/* ascending, reverse, or shuffle:SEED (a seed in [0, 2^31)). */
-static int parse_cuda_emu_order(op2_options *opt, const char *name, const char *value) {
-  int seed = 0;
-  if (strcmp(value, "ascending") == 0 || strcmp(value, "reverse") == 0) {
-    opt->cuda_emu_order = value[0] == 'r';
-  } else if (strncmp(value, "shuffle:", 8) == 0 && to_int(value + 8, 0, INT_MAX, &seed) == 0) {
-    opt->cuda_emu_order = 2;
-  } else {
-    return op2_error(
-        OP2_ERR_ARG,
-        "option %s=%s: expected ascending, reverse or shuffle:SEED (a seed in [0, %d])", name,
-        value, INT_MAX);
-  }
-  opt->cuda_emu_seed = (unsigned)seed;
   return OP2_OK;
 }
 
 /* Persistent auto-tuning (tune.c): off, on, or reset (discard the records, then on). */
 static int parse_tune(op2_options *opt, const char *name, const char *value) {
-  static const choice modes[] = {
+  static const op2_option_choice modes[] = {
       {"off", OP2_TUNE_OFF}, {"on", OP2_TUNE_ON}, {"reset", OP2_TUNE_RESET}};
-  return PARSE_CHOICE(name, value, modes, &opt->tune);
+  return OP2_OPTION_CHOOSE(name, value, modes, &opt->tune);
 }
 
 /* The share of map entries that may cross ranks for op_partition to keep the declared blocks:
@@ -422,27 +316,27 @@ static int parse_partition_keep(op2_options *opt, const char *name, const char *
 }
 
 static int parse_huge_pages(op2_options *opt, const char *name, const char *value) {
-  return PARSE_CHOICE(name, value, on_off, &opt->huge_pages);
+  return OP2_OPTION_CHOOSE(name, value, op2_option_on_off, &opt->huge_pages);
 }
 
 /* Seconds a child compiler (OP2_CC, OP2_CXX, ptxas) may run before it is killed; 0: no limit. */
 static int parse_compile_timeout(op2_options *opt, const char *name, const char *value) {
-  return parse_int(name, value, 0, 86400, &opt->compile_timeout);
+  return op2_option_int(name, value, 0, 86400, &opt->compile_timeout);
 }
 
 /* Lazy execution (runtime/chain.c): op_par_loop queues its call; off runs each call at once. */
 static int parse_lazy(op2_options *opt, const char *name, const char *value) {
-  return PARSE_CHOICE(name, value, on_off, &opt->lazy);
+  return OP2_OPTION_CHOOSE(name, value, op2_option_on_off, &opt->lazy);
 }
 
 /* The most op_par_loop calls queued before the chain runs. */
 static int parse_lazy_chain(op2_options *opt, const char *name, const char *value) {
-  return parse_int(name, value, 1, 1000000, &opt->lazy_chain);
+  return op2_option_int(name, value, 1, 1000000, &opt->lazy_chain);
 }
 
 /* Fusion of consecutive direct loops over one set in the lazy chain (runtime/chain_fuse.c). */
 static int parse_fuse(op2_options *opt, const char *name, const char *value) {
-  return PARSE_CHOICE(name, value, on_off, &opt->fuse);
+  return OP2_OPTION_CHOOSE(name, value, op2_option_on_off, &opt->fuse);
 }
 
 /* Sparse tiling of the lazy chain (runtime/tile.c): off, auto (from the cache size) or the tile
@@ -450,7 +344,7 @@ static int parse_fuse(op2_options *opt, const char *name, const char *value) {
 static int parse_tile(op2_options *opt, const char *name, const char *value) {
   if (strcmp(value, "off") == 0) return opt->tile = 0, OP2_OK;
   if (strcmp(value, "auto") == 0) return opt->tile = OP2_TILE_AUTO, OP2_OK;
-  if (to_int(value, 1, 1 << 24, &opt->tile) != 0)
+  if (op2_option_to_int(value, 1, 1 << 24, &opt->tile) != 0)
     return op2_error(OP2_ERR_ARG, "option %s=%s: expected off, auto or a tile size in [1, %d]",
                      name, value, 1 << 24);
   return OP2_OK;
@@ -491,19 +385,9 @@ static const struct {
     {"OP2_PTSCOTCH_CHECK", parse_ptscotch_check},
     {"OP2_PARTITION_KEEP", parse_partition_keep},
     {"OP2_HUGE_PAGES", parse_huge_pages},
-    {"OP2_CUDA_DRIVER", parse_cuda_driver},
-    {"OP2_CUDA_DEVICE", parse_cuda_device},
-    {"OP2_CUDA_ARCH", parse_cuda_arch},
-    {"OP2_CUDA_BLOCK_SIZE", parse_cuda_block_size},
-    {"OP2_CUDA_STRATEGY", parse_cuda_strategy},
-    {"OP2_CUDA_EMU_VERIFY", parse_cuda_emu_verify},
-    {"OP2_CUDA_PTXAS", parse_cuda_ptxas},
-    {"OP2_CUDA_EMU_SECTORS", parse_cuda_emu_sectors},
     {"OP2_FAULT", parse_fault},
     {"OP2_MPI_TIMEOUT", parse_mpi_timeout},
     {"OP2_KERNEL_PATH", parse_kernel_path},
-    {"OP2_CUDA_EMU_CHECK", parse_cuda_emu_check},
-    {"OP2_CUDA_EMU_ORDER", parse_cuda_emu_order},
     {"OP2_TUNE", parse_tune},
     {"OP2_COMPILE_TIMEOUT", parse_compile_timeout},
     {"OP2_LAZY", parse_lazy},
@@ -514,12 +398,70 @@ static const struct {
 };
 enum { NOPTIONS = sizeof option_table / sizeof option_table[0] };
 
+/* The k-th distinct option table of the backends (backends may share one), or NULL. */
+static const op2_option_table *backend_table(int k) {
+  for (int i = 0, seen = 0; i < op2_backend_count(); i++) {
+    const op2_option_table *t = op2_backend_at(i)->options;
+    bool shared = false;
+    for (int j = 0; j < i; j++) shared |= op2_backend_at(j)->options == t;
+    if (t && !shared && seen++ == k) return t;
+  }
+  return NULL;
+}
+
 int op2_option_count(void) {
-  return NOPTIONS;
+  int n = NOPTIONS;
+  for (int k = 0; backend_table(k); k++) n += backend_table(k)->nrows;
+  return n;
 }
 
 const char *op2_option_name(int i) {
-  return i >= 0 && i < NOPTIONS ? option_table[i].name : NULL;
+  if (i >= 0 && i < NOPTIONS) return option_table[i].name;
+  i -= NOPTIONS;
+  for (int k = 0; i >= 0 && backend_table(k); i -= backend_table(k)->nrows, k++)
+    if (i < backend_table(k)->nrows) return backend_table(k)->rows[i].name;
+  return NULL;
+}
+
+/* The option's value: argv's OP2_NAME=value, else the environment's, else NULL. argv wins, so a
+ * bad value that argv overrides is never looked at. */
+static const char *option_value(const char *name, int argc, char **argv) {
+  const char *value = getenv(name);
+  size_t len = strlen(name);
+  for (int a = 1; a < argc && argv; a++)
+    if (argv[a] && strncmp(argv[a], name, len) == 0 && argv[a][len] == '=')
+      value = argv[a] + len + 1;
+  return value;
+}
+
+const void *op2_option_values_of(const op2_option_values *v, const op2_option_table *table) {
+  for (int k = 0; v && k < v->count; k++)
+    if (v->table[k] == table) return v->values[k];
+  return NULL;
+}
+
+void op2_option_values_free(op2_option_values *v) {
+  for (int k = 0; k < v->count; k++) free(v->values[k]);
+  memset(v, 0, sizeof *v);
+}
+
+/* Every backend's options, whatever the backend: a value is refused at op_init even when the
+ * backend that reads it is not the one chosen. */
+static int read_backend_options(op2_option_values *v, int argc, char **argv) {
+  for (const op2_option_table *t; (t = backend_table(v->count)) != NULL;) {
+    if (v->count == OP2_MAX_OPTION_TABLES)
+      return op2_error(OP2_ERR_STATE, "more backend option tables than %d", OP2_MAX_OPTION_TABLES);
+    void *values = calloc(1, t->size);
+    if (!values) return op2_error(OP2_ERR_MEM, "op_init: out of memory reading the options");
+    v->table[v->count] = t;
+    v->values[v->count++] = values;
+    if (t->defaults) t->defaults(values);
+    for (int i = 0; i < t->nrows; i++) {
+      const char *value = option_value(t->rows[i].name, argc, argv);
+      if (value) OP2_CALL(t->rows[i].parse(values, t->rows[i].name, value));
+    }
+  }
+  return OP2_OK;
 }
 
 static int default_cache_dir(op2_options *opt) {
@@ -528,7 +470,7 @@ static int default_cache_dir(op2_options *opt) {
              : op2_error(OP2_ERR_ARG, "cache directory path is too long");
 }
 
-int op2_options_read(op2_options *opt, int argc, char **argv, int diags) {
+static int read_core_options(op2_options *opt, int argc, char **argv, int diags) {
   memset(opt, 0, sizeof *opt);
   snprintf(opt->backend, sizeof opt->backend, "openmp");
   opt->part_size = 256;
@@ -542,9 +484,6 @@ int op2_options_read(op2_options *opt, int argc, char **argv, int diags) {
    * it gcc calls it through the PLT for every element instead of inlining it. */
   snprintf(opt->cflags, sizeof opt->cflags,
            "-O3 -march=native -ffp-contract=off -fno-semantic-interposition -fPIC -shared");
-  snprintf(opt->cuda_driver, sizeof opt->cuda_driver, "libcuda.so.1");
-  opt->cuda_device = -1;
-  opt->cuda_block_size = 256;
   opt->simd = -1;
   opt->partition_keep = 0.01;
   opt->mpi_timeout = 3600;
@@ -553,12 +492,7 @@ int op2_options_read(op2_options *opt, int argc, char **argv, int diags) {
   opt->lazy_chain = 64;
   OP2_CALL(default_cache_dir(opt));
   for (int i = 0; i < NOPTIONS; i++) {
-    /* argv wins over the environment: a bad value that argv overrides is never looked at. */
-    const char *value = getenv(option_table[i].name);
-    size_t len = strlen(option_table[i].name);
-    for (int a = 1; a < argc && argv; a++)
-      if (argv[a] && strncmp(argv[a], option_table[i].name, len) == 0 && argv[a][len] == '=')
-        value = argv[a] + len + 1;
+    const char *value = option_value(option_table[i].name, argc, argv);
     if (value) OP2_CALL(option_table[i].parse(opt, option_table[i].name, value));
   }
   /* OP2's own spelling, argv only as OP2 reads it: map values given from 1 (Fortran-style
@@ -567,10 +501,23 @@ int op2_options_read(op2_options *opt, int argc, char **argv, int diags) {
   for (int a = 1; a < argc && argv; a++)
     if (argv[a] && strncmp(argv[a], base_name, sizeof base_name - 1) == 0 &&
         argv[a][sizeof base_name - 1] == '=' &&
-        to_int(argv[a] + sizeof base_name, 0, 1, &opt->maps_base_index) != 0)
+        op2_option_to_int(argv[a] + sizeof base_name, 0, 1, &opt->maps_base_index) != 0)
       return op2_error(OP2_ERR_ARG, "%s: '%s' is not 0 or 1", base_name,
                        argv[a] + sizeof base_name);
   return add_simd_flags(opt);
+}
+
+int op2_options_read(op2_options *opt, op2_option_values *backend, int argc, char **argv,
+                     int diags) {
+  op2_option_values values = {0};
+  if (backend) op2_option_values_free(backend); /* an earlier op_init's that failed later */
+  int rc = read_core_options(opt, argc, argv, diags);
+  if (rc == OP2_OK) rc = read_backend_options(&values, argc, argv);
+  if (rc == OP2_OK && backend)
+    *backend = values;
+  else
+    op2_option_values_free(&values);
+  return rc;
 }
 
 /* ---- names that are no option ---- */
@@ -611,9 +558,8 @@ static int edit_distance(const char *a, size_t n, const char *b, int cap) {
 }
 
 static int is_option(const char *name, size_t len) {
-  for (int i = 0; i < NOPTIONS; i++)
-    if (strlen(option_table[i].name) == len && strncmp(option_table[i].name, name, len) == 0)
-      return 1;
+  for (int i = 0; i < op2_option_count(); i++)
+    if (strlen(op2_option_name(i)) == len && strncmp(op2_option_name(i), name, len) == 0) return 1;
   return 0;
 }
 
@@ -621,9 +567,9 @@ static void warn_unknown(const char *name, size_t len, const char *where) {
   if (is_option(name, len) || foreign_name(name, len)) return;
   const char *best = NULL;
   int best_d = 3; /* a near miss: at most 2 edits, fewer for short names */
-  for (int i = 0; i < NOPTIONS; i++) {
-    int d = edit_distance(name, len, option_table[i].name, 2);
-    if (d < best_d && (size_t)d * 4 <= len) best = option_table[i].name, best_d = d;
+  for (int i = 0; i < op2_option_count(); i++) {
+    int d = edit_distance(name, len, op2_option_name(i), 2);
+    if (d < best_d && (size_t)d * 4 <= len) best = op2_option_name(i), best_d = d;
   }
   char hint[96] = "";
   if (best) snprintf(hint, sizeof hint, " (did you mean %s?)", best);

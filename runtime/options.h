@@ -9,13 +9,6 @@
 
 /* Under MPI: did each rank declare its block, or every rank the whole mesh? */
 typedef enum { OP2_DECL_AUTO, OP2_DECL_LOCAL, OP2_DECL_REPLICATED } op2_decl_mode;
-/* OP2_CUDA_STRATEGY as the user asked; the CUDA backend maps it to its op2_cuda_strategy. */
-typedef enum {
-  OP2_CUDA_ASK_AUTO,
-  OP2_CUDA_ASK_ATOMICS,
-  OP2_CUDA_ASK_GLOBAL,
-  OP2_CUDA_ASK_HIERARCHICAL
-} op2_cuda_ask;
 
 /* OP2_TILE=auto: the tile size is chosen from the cache size (runtime/tile.c). */
 enum { OP2_TILE_AUTO = -1 };
@@ -45,24 +38,12 @@ typedef struct op2_options {
   int huge_pages;        /* large arrays advised as transparent huge pages (util.c) */
   int maps_base_index;   /* OP2's argv entry OP_MAPS_BASE_INDEX=1: map values count from 1 */
 
-  int compile_timeout; /* OP2_COMPILE_TIMEOUT: seconds a child compiler may run (0: none) */
-  int loader_dlopen;   /* OP2_LOADER=dlopen: kernel objects through glibc only (gdb, perf) */
-  /* CUDA backends */
-  char cuda_driver[1024]; /* the driver library */
-  int cuda_device;        /* ordinal, or -1: the rank on its node modulo the device count */
-  char cuda_arch[16];     /* sm_XX, or "": the device's */
-  int cuda_block_size;    /* threads per block of one-thread-per-element kernels */
-  op2_cuda_ask cuda_strategy;
-  char cuda_emu_verify[128];     /* emulator: also compile with NVRTC for these architectures */
-  char cuda_ptxas[OP2_PATH_MAX]; /* emulator: and assemble the PTX with this ptxas, or "" */
-  int cuda_emu_sectors;          /* emulator: count global-memory traffic */
-  char kernel_path[8192];        /* OP2_KERNEL_PATH: where op_kernel_file looks, ':'-separated */
+  int compile_timeout;    /* OP2_COMPILE_TIMEOUT: seconds a child compiler may run (0: none) */
+  int loader_dlopen;      /* OP2_LOADER=dlopen: kernel objects through glibc only (gdb, perf) */
+  char kernel_path[8192]; /* OP2_KERNEL_PATH: where op_kernel_file looks, ':'-separated */
   char fault[64];         /* testing aid: "STEP:RANK" fails STEP on RANK (runtime/mpi/agree.c) */
   double mpi_timeout;     /* OP2_MPI_TIMEOUT: longest wait in an agreement, seconds; 0 none */
   long long test_id_base; /* testing aid, OP2_TEST_ID_BASE: under MPI global ids start here */
-  int cuda_emu_check;     /* emulator: report data races and barrier divergence */
-  int cuda_emu_order;     /* emulator: 0 ascending, 1 reverse, 2 shuffled (seed below) */
-  unsigned cuda_emu_seed; /* emulator: the shuffle's seed */
   int tune;               /* op2_tune_mode */
   int compiler_given;     /* OP2_CC or OP2_CFLAGS set: their first failure is always told */
   int lazy;               /* OP2_LAZY: op_par_loop queues its call (runtime/chain.c) */
@@ -71,10 +52,59 @@ typedef struct op2_options {
   int tile; /* OP2_TILE: the lazy chain's tile size in elements, 0 off, OP2_TILE_AUTO */
 } op2_options;
 
-/* The user's options: defaults, then the environment, then argv entries OP2_NAME=value. The
- * values are never changed afterwards; a backend keeps its effective values in its own data. */
-int op2_options_read(op2_options *opt, int argc, char **argv, int diags);
-/* The option table, for tests that go over every option. */
+/* A backend's own options (op2_backend's options): rows parsed by the same machinery as the
+ * core's, their values stored by the parsers into a block of `size` bytes of the backend's own
+ * type, set to its defaults first. */
+typedef int (*op2_option_parser)(void *values, const char *name, const char *value);
+typedef struct op2_option_row {
+  const char *name; /* OP2_... */
+  op2_option_parser parse;
+} op2_option_row;
+typedef struct op2_option_table {
+  const op2_option_row *rows;
+  int nrows;
+  size_t size;
+  void (*defaults)(void *values);
+} op2_option_table;
+
+/* The backends' option values of one op_init: one block per distinct table (backends may share
+ * one), in the backend list's order. Opaque to the core; a backend finds its block with
+ * op2_option_values_of. */
+enum { OP2_MAX_OPTION_TABLES = 8 };
+typedef struct op2_option_values {
+  const op2_option_table *table[OP2_MAX_OPTION_TABLES];
+  void *values[OP2_MAX_OPTION_TABLES];
+  int count;
+} op2_option_values;
+/* The block of `table`, or NULL when op_init has not read it. */
+const void *op2_option_values_of(const op2_option_values *v, const op2_option_table *table);
+void op2_option_values_free(op2_option_values *v);
+
+/* For parsers (core and backends'): each checks `value`, stores it and returns OP2_OK, or
+ * reports "option NAME=VALUE: expected ..." (op2_error) and returns its code. */
+int op2_option_int(const char *name, const char *value, int lo, int hi, int *out);
+/* A whole decimal integer in [lo, hi]: 0, else -1 (nothing reported). */
+int op2_option_to_int(const char *value, int lo, int hi, int *out);
+int op2_option_text(char *dst, size_t len, const char *name, const char *value);
+/* One word of a list; the message lists every accepted word. */
+typedef struct op2_option_choice {
+  const char *word;
+  int value;
+} op2_option_choice;
+int op2_option_choose(const char *name, const char *value, const op2_option_choice *choices, int n,
+                      int *out);
+#define OP2_OPTION_CHOOSE(name, value, choices, out) \
+  op2_option_choose(name, value, choices, (int)(sizeof choices / sizeof choices[0]), out)
+extern const op2_option_choice op2_option_on_off[2];
+
+/* The user's options: defaults, then the environment, then argv entries OP2_NAME=value: the
+ * core's into `opt`, every backend's (whatever the backend) into `backend` (NULL: checked, then
+ * dropped). The values are never changed afterwards; a backend keeps its effective values in its
+ * own data. */
+int op2_options_read(op2_options *opt, op2_option_values *backend, int argc, char **argv,
+                     int diags);
+/* The option table, the core's rows then each backend table's, for tests that go over every
+ * option. */
 int op2_option_count(void);
 const char *op2_option_name(int i);
 /* Warns (at any OP2_DIAGS) of OP2_* variables and argv entries OP2_NAME=value that are no

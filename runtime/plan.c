@@ -2,6 +2,7 @@
 /* Execution plans: the loop set cut into blocks of part_size consecutive elements, coloured so
  * that blocks of one colour can run concurrently. A plan depends only on the set, the part size
  * and the (map, column) pairs written through, so every loop of that shape shares it. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "runtime/mesh.h"
 #include "runtime/loop.h"
 #include "runtime/plan.h"
+#include "runtime/backend.h"
 #include "runtime/invariant.h"
 
 void op2_plan_free(op2_plan *plan) {
@@ -110,8 +112,17 @@ static int written_pairs(const op2_loop *loop, op_map *maps, int *idx) {
   return n;
 }
 
+void op2_plan_describe(const op2_plan *p, char *out, size_t len) {
+  if (p && p->owner_threads)
+    snprintf(out, len, "thread-owned");
+  else if (p)
+    snprintf(out, len, "coloured, part size %d", p->part_size);
+  else
+    snprintf(out, len, "default");
+}
+
 int op2_plan_get(op2_context *ctx, const op2_loop *loop, int begin, int end, op2_plan **out) {
-  return op2_plan_get_for(ctx, loop, begin, end, ctx->opt.part_size, ctx->nthreads, out);
+  return op2_plan_get_for(ctx, loop, begin, end, ctx->opt.part_size, op2_backend_threads(ctx), out);
 }
 
 int op2_plan_get_for(op2_context *ctx, const op2_loop *loop, int begin, int end, int part,

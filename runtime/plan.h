@@ -45,6 +45,9 @@ int op2_plan_get_for(op2_context *ctx, const op2_loop *loop, int begin, int end,
 int op2_plan_build(op_set set, int begin, int end, int part_size, int nwrites, const op_map *maps,
                    const int *idx, int nthreads, op2_plan **out);
 void op2_plan_free(op2_plan *plan);
+/* The plan's layout in words (records, profiles): "thread-owned", "coloured, part size N", or
+ * "default" for no plan. */
+void op2_plan_describe(const op2_plan *plan, char *out, size_t len);
 /* Block colouring (colour.c): fills colour[b] for every block; returns the number of colours, or
  * -1 when out of memory. */
 int op2_colour_blocks(int begin, int end, int part_size, int nwrites, const op_map *maps,

@@ -30,7 +30,7 @@ void op2_tile_run(op2_context *ctx, const op2_tiling *t, const op2_exec *const *
     return;
   }
   for (int j = 0; j < t->nloops; j++) fns[j] = op2_kernel_entry(execs[j]->loop->kernel);
-  int nthreads = threads ? ctx->nthreads : 1;
+  int nthreads = threads ? op2_backend_threads(ctx) : 1;
   for (int l = 0; l < t->nlevels; l++) {
     int first = t->level_offset[l], last = t->level_offset[l + 1];
     if (nthreads < 2 || last - first < 2) {

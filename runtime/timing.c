@@ -234,7 +234,7 @@ int op2_profile_write(op2_context *ctx, const char *path) {
   gather_kernel_facts(ctx);
   cJSON *root = cJSON_CreateObject();
   cJSON_AddStringToObject(root, "backend", ctx->backend->name);
-  cJSON_AddNumberToObject(root, "threads", ctx->nthreads ? ctx->nthreads : 1);
+  cJSON_AddNumberToObject(root, "threads", op2_backend_threads(ctx));
   cJSON_AddNumberToObject(root, "ranks", ctx->mpi.size > 1 ? ctx->mpi.size : 1);
   cJSON_AddNumberToObject(root, "kernels_compiled", ctx->jit.compiles);
   cJSON_AddNumberToObject(root, "kernels_from_disk", ctx->jit.disk_hits);

@@ -5,17 +5,12 @@
  * keyed by the loop's signature, its set size band and the machine, so a later run starts with it
  * and tunes nothing. Trial calls are real calls: every candidate computes the loop correctly.
  *
- * What is tuned, and the results rule (docs/TUNING.md):
- *   seq      nothing: its results are the bitwise reference.
- *   openmp   loops with a plan: thread-owned layout or block colouring, and the part size of the
- *            blocks. Both change only which thread runs an element, so only the order in which
- *            increments reach a target and per-thread reduction partials are summed: within
- *            rounding, the tolerance a change of thread count already has.
- *   cuda     threads per block, at most OP2_CUDA_BLOCK_SIZE (the kernel's launch bound): it changes
- *            only the reduction tree. The strategy is not tuned (each is a different kernel, and
- *            atomics make increments differ from run to run).
- * A loop that writes (OP_WRITE, OP_RW) through a map is never tuned: two elements updating one
- * target in another order can differ beyond rounding. Under MPI nothing is tuned. */
+ * What is tuned is the backend's (its op2_backend's tune_candidates, tune_apply and
+ * tune_describe; docs/TUNING.md): nothing on seq, the bitwise reference; on openmp a planned
+ * loop's layout and part size; on the CUDA backends threads per block. Each candidate changes
+ * only which thread runs an element or the reduction tree: results within rounding. A loop that
+ * writes (OP_WRITE, OP_RW) through a map is never tuned: two elements updating one target in
+ * another order can differ beyond rounding. Under MPI nothing is tuned. */
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
@@ -33,7 +28,6 @@
 #include "runtime/options.h"
 #include "runtime/mpi_state.h"
 #include "runtime/loop.h"
-#include "runtime/plan.h"
 #include "runtime/tune.h"
 #include "runtime/backend.h"
 #include "jit/jit.h"
@@ -78,7 +72,7 @@ static void machine_cpu(op2_context *ctx) {
 }
 
 static int machine_threads(const op2_context *ctx) {
-  return ctx->nthreads > 1 ? ctx->nthreads : 1;
+  return op2_backend_threads(ctx);
 }
 
 /* ROOT/tune, created when the cache is writable; "" when records cannot be kept there safely. */
@@ -137,43 +131,24 @@ static int candidates(const op2_context *ctx, const op2_loop *loop, op2_tune_par
   if (ctx->mpi.size > 1) return *why = "not under MPI", 0;
   if (loop->set->size < MIN_SET) return *why = "set too small", 0;
   if (writes_through_map(loop)) return *why = "writes through a map (order-dependent)", 0;
-  if (ctx->backend->kernel == OP2_KERNEL_CUDA) {
-    for (int bs = ctx->opt.cuda_block_size / 2; bs >= 64 && bs % 32 == 0; bs /= 2)
-      c[n++] = (op2_tune_params){0, 0, bs};
-  } else if (ctx->nthreads > 1 && loop->plans[0]) {
-    static const int parts[] = {64, 128, 256, 512};
-    const op2_plan *def = loop->plans[0];
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-      if (def->owner_threads || parts[i] != def->part_size)
-        c[n++] = (op2_tune_params){parts[i], 1, 0};
-  }
+  if (ctx->backend->tune_candidates)
+    n += ctx->backend->tune_candidates(ctx, loop, c + n, MAX_CANDIDATES - n);
   *why = n < 2 ? "no parameter of this backend applies" : NULL;
   return n;
 }
 
 static void describe(const op2_context *ctx, const op2_loop *loop, char *out, size_t len) {
-  const op2_plan *p = loop->plans[0];
-  if (ctx->backend->kernel == OP2_KERNEL_CUDA)
-    snprintf(out, len, "block size %d",
-             loop->params.block_size ? loop->params.block_size : ctx->opt.cuda_block_size);
-  else if (p && p->owner_threads)
-    snprintf(out, len, "thread-owned");
-  else if (p)
-    snprintf(out, len, "coloured, part size %d", p->part_size);
+  if (ctx->backend->tune_describe)
+    ctx->backend->tune_describe(ctx, loop, out, len);
   else
     snprintf(out, len, "default");
 }
 
-/* Puts a candidate in use: the plan it names (built now, counted as tuning work). */
+/* Puts a candidate in use: the backend's parameters (a plan it builds counts as tuning work). */
 static int apply(op2_context *ctx, op2_loop *loop, const op2_tune_params *c) {
   double t0 = op2_wall_seconds();
   loop->params = *c;
-  if (ctx->backend->kernel == OP2_KERNEL_C && loop->plans[0]) {
-    int part = c->part_size ? c->part_size : ctx->opt.part_size;
-    int threads = c->coloured ? 1 : ctx->nthreads;
-    OP2_CALL(op2_plan_get_for(ctx, loop, loop->phase_begin[0], loop->phase_end[0], part, threads,
-                              &loop->plans[0]));
-  }
+  if (ctx->backend->tune_apply) OP2_CALL(ctx->backend->tune_apply(ctx, loop));
   loop->stats->tune_ms += 1e3 * (op2_wall_seconds() - t0);
   return OP2_OK;
 }

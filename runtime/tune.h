@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* OP2_TUNE: per-loop parameters (OpenMP layout and part size, CUDA block size) tried on a loop's
- * first calls and kept in records under ROOT/tune/ (tune.c). */
+/* OP2_TUNE: per-loop parameters tried on a loop's first calls and kept in records under
+ * ROOT/tune/ (tune.c). Which parameters a backend has, and what they do, is the backend's
+ * (op2_backend's tune_* entries). */
 #ifndef OP2_RUNTIME_TUNE_H
 #define OP2_RUNTIME_TUNE_H
 
@@ -9,11 +10,12 @@
 typedef struct op2_context op2_context;
 typedef struct op2_loop op2_loop;
 
-/* Per-loop parameters auto-tuning may choose (tune.c); 0 means the option's value. */
+/* Per-loop parameters auto-tuning may choose; 0 means the option's value. Each backend fills
+ * and reads its own fields only (tune.c copies, compares and records them, by these names). */
 typedef struct op2_tune_params {
-  int part_size;  /* plan block size (OP2_PART_SIZE) */
-  int coloured;   /* OpenMP: block colouring instead of the thread-owned layout */
-  int block_size; /* CUDA threads per block (OP2_CUDA_BLOCK_SIZE), at most the option's */
+  int part_size;  /* openmp: plan block size (OP2_PART_SIZE) */
+  int coloured;   /* openmp: block colouring instead of the thread-owned layout */
+  int block_size; /* cuda: threads per block (OP2_CUDA_BLOCK_SIZE), at most the option's */
 } op2_tune_params;
 typedef enum { OP2_TUNED_NOT, OP2_TUNED_NOW, OP2_TUNED_RECORD } op2_tune_source;
 

@@ -5,6 +5,9 @@
  * of the library's table has a refused value here, and a row in docs/OPTIONS.md (argv[1]). */
 #include "errors_util.h"
 #include "runtime/op2_impl.h"
+#ifdef OP2_HAVE_CUDA
+#include "runtime/cuda/cuda_options.h"
+#endif
 
 static const char *inc_src = "static void inc(int *x) { x[0] += 1; }\n";
 static char *prog = "t304-options";
@@ -78,6 +81,7 @@ static const struct bad_value {
     {"OP2_PARTITION_KEEP", "2",
      "option OP2_PARTITION_KEEP=2: expected a share of map entries in [0, 1]"},
     {"OP2_HUGE_PAGES", "always", "option OP2_HUGE_PAGES=always: expected on or off"},
+#ifdef OP2_HAVE_CUDA /* the CUDA backends' own options: only where they are built */
     {"OP2_CUDA_DRIVER", "", "option OP2_CUDA_DRIVER: empty driver library name"},
     {"OP2_CUDA_DEVICE", "garbage",
      "option OP2_CUDA_DEVICE=garbage: expected auto or a device ordinal (an integer >= 0)"},
@@ -94,6 +98,7 @@ static const struct bad_value {
     {"OP2_CUDA_EMU_CHECK", "on", "option OP2_CUDA_EMU_CHECK=on: expected races or off"},
     {"OP2_CUDA_EMU_ORDER", "shuffle:x",
      "option OP2_CUDA_EMU_ORDER=shuffle:x: expected ascending, reverse or shuffle:SEED"},
+#endif
     {"OP2_TUNE", "auto", "option OP2_TUNE=auto: expected off, on or reset"},
     {"OP2_COMPILE_TIMEOUT", "-1",
      "option OP2_COMPILE_TIMEOUT=-1: expected an integer in [0, 86400]"},
@@ -152,6 +157,13 @@ static void every_option(const char *readme_path) {
     CHECK(found);
   }
   CHECK(op2_option_name(op2_option_count()) == NULL);
+  /* Each option once: backends sharing an option table (cuda, cuda-emu) do not repeat its rows. */
+  for (int i = 0; i < op2_option_count(); i++)
+    for (int j = i + 1; j < op2_option_count(); j++) {
+      if (!strcmp(op2_option_name(i), op2_option_name(j)))
+        fprintf(stderr, "option %s is listed twice\n", op2_option_name(i));
+      CHECK(strcmp(op2_option_name(i), op2_option_name(j)) != 0);
+    }
   free(readme);
 }
 
@@ -189,6 +201,14 @@ int main(int argc, char **argv) {
   env_fails("OP2_BACKEND", "nonsense",
             "option OP2_BACKEND=nonsense: unknown backend (choose one of: ", "seq");
   CHECK_CONTAINS(init_error, "openmp");
+  /* The list is the backend table's, in its order, each name with its description. */
+  const char *listed = strstr(init_error, "choose one of: ");
+  for (int i = 0; listed && i < op2_backend_count(); i++) {
+    const op2_backend *b = op2_backend_at(i);
+    CHECK(b->description && b->description[0]);
+    listed = strstr(listed, b->name);
+    CHECK(listed != NULL);
+  }
   env_fails("OP2_BACKEND", "", "option OP2_BACKEND=: unknown backend", NULL);
   env_fails("OP2_PART_SIZE", "0", "option OP2_PART_SIZE=0: expected an integer in [1, ", NULL);
   env_fails("OP2_PART_SIZE", "abc", "option OP2_PART_SIZE=abc: expected an integer in [1, ", NULL);
@@ -222,6 +242,8 @@ int main(int argc, char **argv) {
       prog, "OP2_PART_SIZEX=0", "OP2_PART_SIZE", "xOP2_BACKEND=nonsense", "op2_backend=nonsense",
       NULL};
   init_works(5, lookalikes, NULL);
+  env_fails("OP2_PTSCOTCH_CHECK", "", "option OP2_PTSCOTCH_CHECK=: expected on or off", NULL);
+#ifdef OP2_HAVE_CUDA
   /* Edges of the CUDA options' values: refused whatever the backend. */
   const char *ordinal = "expected auto or a device ordinal (an integer >= 0)";
   env_fails("OP2_CUDA_DEVICE", "-1", "option OP2_CUDA_DEVICE=-1: ", ordinal);
@@ -244,7 +266,6 @@ int main(int argc, char **argv) {
             "option OP2_CUDA_EMU_VERIFY=sm_80 compute_90: 'compute_90' is not", NULL);
   env_fails("OP2_CUDA_STRATEGY", "", "option OP2_CUDA_STRATEGY=: expected auto, atomics", NULL);
   env_fails("OP2_CUDA_EMU_SECTORS", "", "option OP2_CUDA_EMU_SECTORS=: expected on or off", NULL);
-  env_fails("OP2_PTSCOTCH_CHECK", "", "option OP2_PTSCOTCH_CHECK=: expected on or off", NULL);
   /* Good CUDA values are taken as given (the seq backend uses none of them). */
   char *cuda_argv[] = {prog,
                        "OP2_CUDA_DEVICE=3",
@@ -259,15 +280,16 @@ int main(int argc, char **argv) {
                        NULL};
   op_init(10, cuda_argv, 0);
   const op2_options *o = &op2_ctx()->opt;
+  const op2_cuda_options *c = op2_cuda_options_of(op2_ctx()); /* kept by CUDA, not in opt */
   CHECK(op2_ctx()->initialised);
-  CHECK_EQ_INT(o->cuda_device, 3);
-  CHECK(!strcmp(o->cuda_arch, "sm_90a"));
-  CHECK_EQ_INT(o->cuda_block_size, 1024);
-  CHECK_EQ_INT(o->cuda_strategy, OP2_CUDA_ASK_GLOBAL);
-  CHECK(!strcmp(o->cuda_emu_verify, "sm_80, sm_100f"));
-  CHECK(!strcmp(o->cuda_ptxas, "/nonexistent/ptxas"));
-  CHECK(!strcmp(o->cuda_driver, "/nonexistent/libcuda.so.1"));
-  CHECK(o->cuda_emu_sectors && o->ptscotch_check);
+  CHECK_EQ_INT(c->device, 3);
+  CHECK(!strcmp(c->arch, "sm_90a"));
+  CHECK_EQ_INT(c->block_size, 1024);
+  CHECK_EQ_INT(c->strategy, OP2_CUDA_ASK_GLOBAL);
+  CHECK(!strcmp(c->emu_verify, "sm_80, sm_100f"));
+  CHECK(!strcmp(c->ptxas, "/nonexistent/ptxas"));
+  CHECK(!strcmp(c->driver, "/nonexistent/libcuda.so.1"));
+  CHECK(c->emu_sectors && o->ptscotch_check);
   op_exit();
   test_catch_errors();
   char *auto_argv[] = {prog,
@@ -278,16 +300,18 @@ int main(int argc, char **argv) {
                        NULL};
   CHECK(setenv("OP2_CUDA_ARCH", "sm_80", 1) == 0); /* argv's auto wins */
   op_init(5, auto_argv, 0);
+  c = op2_cuda_options_of(op2_ctx());
   CHECK(op2_ctx()->initialised);
-  CHECK_EQ_INT(o->cuda_device, -1);
-  CHECK(o->cuda_arch[0] == '\0' && o->cuda_emu_verify[0] == '\0');
-  CHECK_EQ_INT(o->cuda_strategy, OP2_CUDA_ASK_AUTO);
-  CHECK_EQ_INT(o->cuda_block_size, 256);
-  CHECK(!strcmp(o->cuda_driver, "libcuda.so.1"));
-  CHECK(!o->cuda_emu_sectors && !o->ptscotch_check);
+  CHECK_EQ_INT(c->device, -1);
+  CHECK(c->arch[0] == '\0' && c->emu_verify[0] == '\0');
+  CHECK_EQ_INT(c->strategy, OP2_CUDA_ASK_AUTO);
+  CHECK_EQ_INT(c->block_size, 256);
+  CHECK(!strcmp(c->driver, "libcuda.so.1"));
+  CHECK(!c->emu_sectors && !o->ptscotch_check);
   op_exit();
   test_catch_errors();
   CHECK(unsetenv("OP2_CUDA_ARCH") == 0);
+#endif
 
   /* Good values are taken, argv over the environment. */
   CHECK(setenv("OP2_BACKEND", "openmp", 1) == 0);

@@ -780,10 +780,11 @@ static int init_emu(op2_context *ctx) {
   if (!E) return op2_error(OP2_ERR_MEM, "cuda-emu backend: out of memory");
   E->env.sync = emu_sync;
   E->env.touch = emu_touch;
-  E->counting = ctx->opt.cuda_emu_sectors;
-  E->checking = ctx->opt.cuda_emu_check;
-  E->order = ctx->opt.cuda_emu_order;
-  E->rng = 0x9e3779b97f4a7c15ULL ^ ctx->opt.cuda_emu_seed;
+  const op2_cuda_options *opt = op2_cuda_options_of(ctx);
+  E->counting = opt->emu_sectors;
+  E->checking = opt->emu_check;
+  E->order = opt->emu_order;
+  E->rng = 0x9e3779b97f4a7c15ULL ^ opt->emu_seed;
   E->thread_order = malloc(sizeof *E->thread_order * MAX_THREADS);
   if (!E->thread_order) {
     emu_destroy(E);
@@ -833,18 +834,11 @@ static void finalize_emu(op2_context *ctx) {
 
 const op2_backend op2_backend_cuda_emu = {
     .name = "cuda-emu",
-    .target = "cuda",
-    .kernel = OP2_KERNEL_CUDA,
+    .description = "the CUDA backend's kernels on the CPU, threads as fibers (no GPU)",
     .init = init_emu,
     .run = run_emu,
     .finalize = finalize_emu,
-    .sync_host = op2_cuda_sync_host,
-    .prepare = op2_cuda_prepare,
-    .complete = op2_cuda_complete,
-    .halo_pack = op2_cuda_halo_pack,
-    .halo_unpack = op2_cuda_halo_unpack,
-    .host_alloc = op2_cuda_host_alloc,
-    .host_free = op2_cuda_host_free,
+    OP2_CUDA_BACKEND_SHARED_ENTRIES,
 };
 
 int op2_cuda_emu_sectors(const char *loop_name, op2_cuda_sectors *out) {

@@ -112,7 +112,7 @@ struct op2_cuda_state {
 };
 
 void op2_cuda_use_driver(const op2_cu_api *api) {
-  op2_ctx()->cuda_test_driver = api;
+  op2_ctx()->backend_test_driver = api;
 }
 
 void *op2_cuda_driver_data(op2_context *ctx) {
@@ -173,8 +173,8 @@ static int asked_strategy(op2_cuda_ask ask) {
 }
 
 static int init_device(op2_context *ctx, op2_cuda_state *st) {
-  if (!st->emulated && !ctx->cuda_test_driver) {
-    const char *path = ctx->opt.cuda_driver;
+  if (!st->emulated && !ctx->backend_test_driver) {
+    const char *path = op2_cuda_options_of(ctx)->driver;
     char why[1024];
     if (op2_cu_driver_load(path, &st->api, &st->driver_handle, why, sizeof why) != 0)
       return op2_error(OP2_ERR_STATE,
@@ -198,7 +198,8 @@ static int init_device(op2_context *ctx, op2_cuda_state *st) {
   if (count < 1)
     return op2_error(OP2_ERR_STATE, "OP2_BACKEND=cuda: the CUDA driver reports no device");
   /* Ranks sharing a machine share its devices round-robin unless told otherwise. */
-  int ordinal = ctx->opt.cuda_device >= 0 ? ctx->opt.cuda_device : ctx->mpi.node_rank % count;
+  int device = op2_cuda_options_of(ctx)->device;
+  int ordinal = device >= 0 ? device : ctx->mpi.node_rank % count;
   if (ordinal >= count)
     return op2_error(OP2_ERR_ARG,
                      "option OP2_CUDA_DEVICE=%d: the driver reports %d device(s) (ordinals 0 to "
@@ -237,13 +238,15 @@ int op2_cuda_init(op2_context *ctx, const op2_cu_api *api, void *driver_data, in
   ctx->backend_data = st;
   st->emulated = emulated;
   st->driver_data = driver_data;
-  if (ctx->cuda_test_driver) /* a test's table stands in for the real driver and the emulator's */
-    st->api = *ctx->cuda_test_driver;
+  /* a test's table stands in for the real driver and the emulator's */
+  if (ctx->backend_test_driver)
+    st->api = *(const op2_cu_api *)ctx->backend_test_driver;
   else if (api)
     st->api = *api;
-  st->asked = asked_strategy(ctx->opt.cuda_strategy);
-  st->block_size = ctx->opt.cuda_block_size;
-  snprintf(st->arch, sizeof st->arch, "%s", ctx->opt.cuda_arch); /* "": the device's */
+  const op2_cuda_options *opt = op2_cuda_options_of(ctx);
+  st->asked = asked_strategy(opt->strategy);
+  st->block_size = opt->block_size;
+  snprintf(st->arch, sizeof st->arch, "%s", opt->arch); /* "": the device's */
   int rc = init_device(ctx, st);
   if (rc != OP2_OK) {
     op2_cuda_finalize(ctx);
@@ -374,8 +377,8 @@ static int module_for(op2_context *ctx, op2_cuda_state *st, op2_jit_request *rq,
   rq->find_loaded = loaded_kernel;
   rq->find_arg = st;
   rq->cuda.arch = st->arch;
-  rq->cuda.ptxas = ctx->opt.cuda_ptxas;
-  rq->cuda.verify_archs = ctx->opt.cuda_emu_verify;
+  rq->cuda.ptxas = op2_cuda_options_of(ctx)->ptxas;
+  rq->cuda.verify_archs = op2_cuda_options_of(ctx)->emu_verify;
   op2_jit_result res;
   int rc = op2_jit_kernel(ctx->jit_engine, rq, &res);
   count(&st->counters, &res.counts);

@@ -12,6 +12,7 @@
 #include "runtime/mesh.h"
 #include "runtime/loop.h"
 #include "runtime/backend.h"
+#include "runtime/cuda/cuda_options.h"
 #include "jit/jit.h"
 #include "jit/emit.h"
 #include "templates/cuda/params.h"
@@ -114,6 +115,21 @@ int op2_cuda_halo_unpack(op2_context *ctx, const char *loop, op_dat dat);
 /* op2_backend's host_alloc and host_free: page-locked memory from the driver. */
 int op2_cuda_host_alloc(op2_context *ctx, const char *loop, size_t bytes, void **out);
 void op2_cuda_host_free(op2_context *ctx, void *p);
+/* OP2_TUNE (op2_backend's tune_candidates, tune_describe; backend_cuda.c): threads per block,
+ * half and quarter of OP2_CUDA_BLOCK_SIZE (the kernel's launch bound) down to 64. */
+int op2_cuda_tune_candidates(const op2_context *ctx, const op2_loop *loop, op2_tune_params *out,
+                             int max);
+void op2_cuda_tune_describe(const op2_context *ctx, const op2_loop *loop, char *out, size_t len);
+
+/* The op2_backend entries cuda and cuda-emu share: cuda-emu's table is cuda's with its own
+ * name, description, init, run and finalize (backend_cuda.c, backend_cuda_emu.c). */
+#define OP2_CUDA_BACKEND_SHARED_ENTRIES                                                        \
+  .target = "cuda", .kernel = OP2_KERNEL_CUDA, .options = &op2_cuda_option_table,              \
+  .sync_host = op2_cuda_sync_host, .prepare = op2_cuda_prepare, .complete = op2_cuda_complete, \
+  .halo_pack = op2_cuda_halo_pack, .halo_unpack = op2_cuda_halo_unpack,                        \
+  .host_alloc = op2_cuda_host_alloc, .host_free = op2_cuda_host_free,                          \
+  .tune_candidates = op2_cuda_tune_candidates, .tune_describe = op2_cuda_tune_describe
+
 /* Strategy the loop runs with, or -1 if it has not run yet (tests and diagnostics). */
 int op2_cuda_loop_strategy(const char *loop_name);
 
