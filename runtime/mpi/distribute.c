@@ -3,8 +3,10 @@
  * declared (each rank its block, or the whole mesh everywhere), give every element an owner
  * (PT-Scotch on a primary set and inheritance through maps, or the declared blocks), and move
  * every element to its owner. Halos are built afterwards (halo_build.c). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <xxhash.h>
 
 #include "runtime/mpi/op2_mpi.h"
@@ -726,6 +728,8 @@ static int adopt(op2_context *ctx, op_set set, const int *stay, long nstay, cons
     nrecv += recv_counts[q];
   }
   long n = nstay + nrecv, k = 0;
+  op2_set_held_rows(set, nrecv);
+  op2_set_held_rows(set, n);
   /* Nothing moved here: the rows stay where they are (unless they sit in whole-mesh arrays) */
   if (nrecv == 0 && nstay == set->size && !ctx->mpi_replicated) {
     int *orig = malloc(sizeof(int) * ((size_t)n + 1));
@@ -814,6 +818,7 @@ static int migrate(op2_context *ctx, int status, op_set set, const int *owner) {
   }
   char *recv = NULL;
   long nrecv;
+  op2_set_held_rows(set, nleave);
   rc = op2_ship(ctx, rc, set, nleave, local, global, dest, &recv, counts, &nrecv);
   if (rc == OP2_OK) rc = adopt(ctx, set, stay, nstay, recv, counts);
   free(stay), free(local), free(dest), free(global), free(counts), free(recv);
@@ -833,6 +838,8 @@ int op2_mpi_prepare(op2_context *ctx) {
   if (ctx->mpi_prepared) return OP2_OK;
   int replicated = ctx->opt.mpi_decl == OP2_DECL_REPLICATED;
   if (ctx->opt.mpi_decl == OP2_DECL_AUTO) OP2_CALL(declared_everywhere(ctx, &replicated));
+  for (int s = 0; s < ctx->sets.count; s++) /* as declared: blocks, or the whole mesh */
+    op2_set_held_rows(ctx->sets.items[s], ((op_set)ctx->sets.items[s])->size);
   if (replicated) OP2_CALL(op2_mpi_agree(ctx, slice_to_blocks(ctx), "distribution"));
   ctx->mpi_replicated = replicated;
   ctx->mpi_prepared = true;
@@ -881,6 +888,10 @@ static int distribute(op2_context *ctx, const op2_partition_spec *spec, const ch
   rc = op2_mpi_agree(ctx, rc, "distribution");
   op2_mpi_step_time(ctx, &t_step, "migration");
   if (rc == OP2_OK) rc = op2_halo_build(ctx);
+  for (int s = 0; rc == OP2_OK && s < ctx->sets.count; s++) {
+    op_set set = ctx->sets.items[s];
+    op2_set_held_rows(set, (long)set->size + set->exec_size + set->nonexec_size);
+  }
   op2_mpi_step_time(ctx, &t_step, "halos");
   return rc;
 }
@@ -891,8 +902,61 @@ void op2_mpi_step_time(const op2_context *ctx, double *t, const char *step) {
   *t = now;
 }
 
+/* This process's peak resident set in KiB: VmHWM, or getrusage's ru_maxrss where /proc is not. */
+static long peak_rss_kib(void) {
+  long kib = -1;
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  while (f && fgets(line, sizeof line, f))
+    if (strncmp(line, "VmHWM:", 6) == 0) kib = strtol(line + 6, NULL, 10);
+  if (f) fclose(f);
+  struct rusage ru;
+  if (kib < 0 && getrusage(RUSAGE_SELF, &ru) == 0) kib = ru.ru_maxrss;
+  return kib;
+}
+
+/* OP2_DIAGS=2: what input and distribution held. Per set, the most rows of one of its datasets a
+ * rank read and the most of its rows a rank held in one array (against the uniform block
+ * ceil(N/P): more means some rank read or assembled more than its share), then every rank's peak
+ * resident memory so far. Collective; rank 0 prints. */
+static int report_memory(op2_context *ctx) {
+  int p = ctx->mpi.size;
+  for (int s = 0; s < ctx->sets.count; s++) {
+    op_set set = ctx->sets.items[s];
+    long mine[3] = {set->rows_read_most, set->rows_held_most,
+                    (long)set->size + set->exec_size + set->nonexec_size},
+         most[3];
+    OP2_CALL(OP2_MPI(MPI_Reduce(mine, most, 3, MPI_LONG, MPI_MAX, 0, op2_comm(ctx))));
+    if (ctx->mpi.rank == 0)
+      op2_diag(2,
+               "input: set '%s' (%ld elements, block %ld): at most %ld rows of a dataset read, "
+               "%ld rows held in one array, %ld owned and halo now, on a rank",
+               set->name, set->global_size, (set->global_size + p - 1) / p, most[0], most[1],
+               most[2]);
+  }
+  long kib = peak_rss_kib(), *all = ctx->mpi.rank == 0 ? malloc(sizeof(long) * (size_t)p) : NULL;
+  int rc = OP2_MPI(MPI_Gather(&kib, 1, MPI_LONG, all, 1, MPI_LONG, 0, op2_comm(ctx)));
+  if (rc == OP2_OK && all) {
+    char line[2048] = "";
+    size_t at = 0;
+    long lo = all[0], hi = all[0];
+    for (int q = 0; q < p; q++) {
+      lo = all[q] < lo ? all[q] : lo, hi = all[q] > hi ? all[q] : hi;
+      if (at < sizeof line - 32)
+        at += (size_t)snprintf(line + at, sizeof line - at, " %.1f", all[q] / 1024.0);
+    }
+    op2_diag(
+        2,
+        "input: peak RSS per rank after distribution (VmHWM, MiB): min %.1f, max %.1f; by rank:%s",
+        lo / 1024.0, hi / 1024.0, line);
+  }
+  free(all);
+  return rc;
+}
+
 /* Diagnostics once distributed: halo sizes per set (collective, printed by rank 0). */
 static int report(op2_context *ctx, const char *lib, double t0) {
+  if (ctx->opt.diags >= 2) OP2_CALL(report_memory(ctx));
   for (int s = 0; s < ctx->sets.count && ctx->opt.diags >= 1; s++) {
     op_set set = ctx->sets.items[s];
     long mine[4] = {set->size, set->core_size, set->exec_size, set->nonexec_size}, sum[4], max[4];
