@@ -3,6 +3,7 @@
  * declared (each rank its block, or the whole mesh everywhere), give every element an owner
  * (PT-Scotch on a primary set and inheritance through maps, or the declared blocks), and move
  * every element to its owner. Halos are built afterwards (halo_build.c). */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -903,8 +904,12 @@ static int distribute(op2_context *ctx, const op2_partition_spec *spec, const ch
   op2_mpi_step_time(ctx, &t_step, "ownership");
   rc = op2_mpi_agree(ctx, rc, "partitioning");
   *moving = rc == OP2_OK;
-  for (int s = 0; rc == OP2_OK && s < ctx->sets.count; s++)
+  for (int s = 0; rc == OP2_OK && s < ctx->sets.count; s++) {
     rc = migrate(ctx, rc, ctx->sets.items[s], owner[s]);
+    /* The set's old arrays and messages are free: give their pages back before the next set's
+     * (freed blocks inside the heap stay resident, and each set's would add to the peak). */
+    malloc_trim(0);
+  }
   for (int s = 0; owner && s < ctx->sets.count; s++) free(owner[s]);
   for (int s = 0; rc == OP2_OK && s < ctx->sets.count; s++) { /* kept for fetches */
     op_set set = ctx->sets.items[s];
