@@ -736,10 +736,9 @@ static int partition_owners(op2_context *ctx, const holders *h, const op2_partit
 /* ---- moving elements to their owners ---- */
 
 /* One array of the set (a dat's rows or a map's), moved: its leaving rows packed in destination
- * order (slot[]), exchanged, and the new array filled in the new order (by[]: a received row's
- * index, or -1 - an index into stay[]). The old array is freed once the new one is filled, so
- * the set's other arrays are never copied at the same time. Collective: every rank calls it for
- * the same arrays, with its status so far. */
+ * order (slot[]), exchanged, and the array rearranged in the new order (by[]: a received row's
+ * index, or -1 - an index into stay[]), so the set's other arrays are never copied at the same
+ * time. Collective: every rank calls it for the same arrays, with its status so far. */
 static int move_array(op2_context *ctx, int status, op_set set, char **data, size_t row,
                       long nleave, const int *leave, const int *slot, const int *counts,
                       const int *stay, long n, const pair *by, int keep) {
@@ -755,17 +754,35 @@ static int move_array(op2_context *ctx, int status, op_set set, char **data, siz
   long nrecv = 0;
   rc = op2_alltoallv(ctx, rc, send, counts, row, (void **)&recv, recv_counts, &nrecv);
   free(send);
-  char *fresh = NULL;
-  if (rc == OP2_OK && !keep) {
+  if (rc == OP2_OK && !keep && ctx->mpi_replicated) { /* whole-mesh arrays: cut down to size */
     size_t bytes = (size_t)n * row + 1;
-    fresh = op2_aligned_alloc_room(bytes, op2_halo_room(ctx, bytes));
+    char *fresh = op2_aligned_alloc_room(bytes, op2_halo_room(ctx, bytes));
     if (!fresh) rc = op2_error(OP2_ERR_MEM, "moving set '%s': out of memory", set->name);
+    for (long e = 0; fresh && e < n; e++)
+      memcpy(fresh + (size_t)e * row,
+             by[e].b >= 0 ? recv + (size_t)by[e].b * row : *data + (size_t)stay[-1 - by[e].b] * row,
+             row);
+    if (fresh) free(*data), *data = fresh;
+  } else if (rc == OP2_OK && !keep) {
+    /* In place, without a second copy of the array: the rows that stay move to the front
+     * (stay[s] >= s), the array grows into its halo room (or is copied once where that is too
+     * small), then from the back every row goes to its new place e: a staying row's s <= e, and
+     * the staying rows not yet placed all lie below e, so nothing is overwritten before read. */
+    long nstay = 0;
+    for (long e = 0; e < n; e++) nstay += by[e].b < 0;
+    for (long k = 0; k < nstay; k++)
+      if (stay[k] != k) memcpy(*data + (size_t)k * row, *data + (size_t)stay[k] * row, row);
+    char *grown = op2_aligned_grow(*data, (size_t)nstay * row, (size_t)n * row + 1);
+    if (!grown) rc = op2_error(OP2_ERR_MEM, "moving set '%s': out of memory", set->name);
+    for (long e = n - 1; grown && e >= 0; e--) {
+      long k = -1 - by[e].b;
+      if (by[e].b >= 0)
+        memcpy(grown + (size_t)e * row, recv + (size_t)by[e].b * row, row);
+      else if (k != e)
+        memmove(grown + (size_t)e * row, grown + (size_t)k * row, row);
+    }
+    if (grown) *data = grown;
   }
-  for (long e = 0; fresh && e < n; e++)
-    memcpy(fresh + (size_t)e * row,
-           by[e].b >= 0 ? recv + (size_t)by[e].b * row : *data + (size_t)stay[-1 - by[e].b] * row,
-           row);
-  if (fresh) free(*data), *data = fresh;
   free(recv), free(recv_counts);
   return rc;
 }
@@ -774,9 +791,9 @@ static int move_array(op2_context *ctx, int status, op_set set, char **data, siz
  * first their global indices, which give the new order (increasing global index; with declared
  * blocks, rows from lower ranks, those that stay, then rows from higher ranks are in order
  * already, otherwise (global, where) pairs are sorted, never the rows), then one array of the set
- * at a time, so that a rank holds at most the mesh and two copies of one array, never two copies
- * of every array of the set (the records of every dat and map row took more memory than the
- * rest of the distribution). */
+ * at a time, so that a rank holds at most the mesh and one array's leaving and received rows,
+ * never two copies of every array of the set (the records of every dat and map row took more memory
+ * than the rest of the distribution). */
 static int migrate(op2_context *ctx, int status, op_set set, const int *owner) {
   int p = ctx->mpi.size, me = ctx->mpi.rank;
   long n = set->size, nleave = 0, nstay = 0;
