@@ -60,7 +60,16 @@ struct op2_set {
   int decl_count;
   long *decl_firsts; /* every rank's decl_first, then global_size (MPI, once distributed) */
   op2_halo *halo;    /* NULL without MPI */
+  /* Parallel input's bounds, for OP2_DIAGS=2 and the tests: the most rows of one of the set's
+   * datasets this rank read from a file, and the most of the set's element rows it held in one
+   * array while declaring and distributing (declared, leaving, received, owned, with halos). A
+   * rank that read or assembled a whole set would show it here. */
+  long rows_read_most, rows_held_most;
 };
+
+static inline void op2_set_held_rows(struct op2_set *set, long rows) {
+  if (rows > set->rows_held_most) set->rows_held_most = rows;
+}
 
 struct op2_map {
   union {

@@ -177,9 +177,13 @@ static int check_table(const source *s, const char *what, int dim, op_set set) {
   return OP2_OK;
 }
 
-/* Reads rows [first, first + count) (all columns) into a new buffer; collective when parallel. */
-static int read_rows(const source *s, hid_t mem_type, size_t elem_bytes, long first, long count,
-                     void **out) {
+/* Reads rows [first, first + count) (all columns) of a dataset on `set` into a new buffer;
+ * collective when parallel. Every read of a mesh dataset comes here: the set keeps the most rows
+ * this rank read, which under MPI is its uniform block and never the whole dataset. */
+static int read_rows(const source *s, op_set set, hid_t mem_type, size_t elem_bytes, long first,
+                     long count, void **out) {
+  if (count > set->rows_read_most) set->rows_read_most = count;
+  op2_set_held_rows(set, count);
   size_t bytes = (size_t)count * elem_bytes;
   void *buf = malloc(bytes ? bytes : 1);
   int status = buf ? OP2_OK : fail(s, OP2_ERR_MEM, "out of memory for %zu bytes", bytes);
@@ -308,7 +312,8 @@ static op_map declare_map_hdf5(op_set from, op_set to, int dim, const char *file
   long first = 0, count = 0;
   if (status == OP2_OK) {
     declared_block(from, &first, &count);
-    status = read_rows(&s, H5T_NATIVE_INT, (size_t)dim * sizeof(int), first, count, (void **)&rows);
+    status = read_rows(&s, from, H5T_NATIVE_INT, (size_t)dim * sizeof(int), first, count,
+                       (void **)&rows);
   }
   if (status == OP2_OK) {
     /* Checked here so the message names the file and the global row. */
@@ -356,8 +361,8 @@ static op_dat declare_dat_hdf5(op_set set, int dim, const char *type, const char
   if (status == OP2_OK) {
     long first, count;
     declared_block(set, &first, &count);
-    status = read_rows(&s, op2_h5_mem_type(want), (size_t)dim * op2_type_size(want), first, count,
-                       &rows);
+    status = read_rows(&s, set, op2_h5_mem_type(want), (size_t)dim * op2_type_size(want), first,
+                       count, &rows);
   }
   source_close(&s);
   op_dat dat = status == OP2_OK ? op_decl_dat(set, dim, type, rows, name) : NULL;

@@ -3,8 +3,11 @@
  * declared (each rank its block, or the whole mesh everywhere), give every element an owner
  * (PT-Scotch on a primary set and inheritance through maps, or the declared blocks), and move
  * every element to its owner. Halos are built afterwards (halo_build.c). */
+#include <malloc.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <xxhash.h>
 
 #include "runtime/mpi/op2_mpi.h"
@@ -248,88 +251,114 @@ static int primary_graph(op2_context *ctx, const holders *h, op_set prime, op_ma
   return OP2_OK;
 }
 
+/* Map entries each rank sends per round of inherit()'s exchanges: all of a map's entries at once
+ * (a fine-to-coarse map of 8 columns has 8 per element) took more memory than the migration. */
+enum { INHERIT_ENTRIES_PER_ROUND = 1 << 18 };
+
+/* The rounds every rank runs for `mine` entries: the most any rank needs. Collective. */
+static int inherit_rounds(op2_context *ctx, long mine, long *rounds) {
+  *rounds = (mine + INHERIT_ENTRIES_PER_ROUND - 1) / INHERIT_ENTRIES_PER_ROUND;
+  return OP2_MPI(MPI_Allreduce(MPI_IN_PLACE, rounds, 1, MPI_LONG, MPI_MAX, op2_comm(ctx)));
+}
+
 /* Owners of the elements of `next` from a map between it and a set whose owners are known:
  * an element reached by the map takes the lowest owner among the elements reaching it; an element
- * whose map row reaches known elements takes the owner of its first target. */
+ * whose map row reaches known elements takes the owner of its first target. The messages go in
+ * rounds of INHERIT_ENTRIES_PER_ROUND entries; a local failure is carried through the rounds'
+ * all-to-alls, which agree on it. */
 static int inherit(op2_context *ctx, const holders *h, op_map m, int **owner) {
   int p = ctx->mpi.size, me = ctx->mpi.rank;
   int d = m->dim;
+  const long chunk = INHERIT_ENTRIES_PER_ROUND;
   int *counts = malloc(sizeof(int) * 2 * (size_t)p);
   int rc = counts ? OP2_OK : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
-  /* Local failures are carried to the next all-to-all, which every rank enters. */
   if (owner[m->from->index] && !owner[m->to->index]) {
     op_set t = m->to;
-    long n = (long)m->from->size * d;
-    pair *items = malloc(sizeof(pair) * ((size_t)n + 1));
-    int *dest = malloc(sizeof(int) * ((size_t)n + 1));
+    long n = (long)m->from->size * d, rounds = 0;
+    pair *items = malloc(sizeof(pair) * (size_t)chunk);
+    int *dest = malloc(sizeof(int) * (size_t)chunk);
     int *own = malloc(sizeof(int) * ((size_t)t->size + 1));
     if (rc == OP2_OK && (!items || !dest || !own))
       rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
-    /* the lowest owner reaching each target: targets held here need no message */
     for (int e = 0; rc == OP2_OK && e < t->size; e++) own[e] = -1;
-    long nsend = 0;
-    for (long k = 0; rc == OP2_OK && k < n; k++) {
-      long g = op2_map_gid(ctx, m, (size_t)k);
-      int o = owner[m->from->index][k / d], q = holder_of(h, p, t, g);
-      int *x = q == me ? &own[g - t->decl_first] : NULL;
-      if (x && (*x < 0 || o < *x)) *x = o;
-      if (!x) items[nsend] = (pair){g, o}, dest[nsend++] = q;
+    int mpi_rc = inherit_rounds(ctx, n, &rounds);
+    if (rc == OP2_OK) rc = mpi_rc;
+    /* the lowest owner reaching each target: targets held here need no message */
+    for (long round = 0; mpi_rc == OP2_OK && round < rounds; round++) {
+      long k0 = round * chunk, k1 = k0 + chunk < n ? k0 + chunk : n, nsend = 0;
+      for (long k = k0; rc == OP2_OK && k < k1; k++) {
+        long g = op2_map_gid(ctx, m, (size_t)k);
+        int o = owner[m->from->index][k / d], q = holder_of(h, p, t, g);
+        int *x = q == me ? &own[g - t->decl_first] : NULL;
+        if (x && (*x < 0 || o < *x)) *x = o;
+        if (!x) items[nsend] = (pair){g, o}, dest[nsend++] = q;
+      }
+      void *grouped = NULL, *recv = NULL;
+      long nrecv = 0;
+      if (rc == OP2_OK)
+        rc = op2_group_by_rank(p, nsend, items, dest, sizeof(pair), &grouped, counts);
+      rc = op2_alltoallv(ctx, rc, grouped, counts, sizeof(pair), &recv, counts + p, &nrecv);
+      free(grouped);
+      const pair *in = recv;
+      for (long k = 0; rc == OP2_OK && k < nrecv; k++) {
+        int *o = &own[in[k].a - t->decl_first];
+        if (*o < 0 || in[k].b < *o) *o = (int)in[k].b;
+      }
+      free(recv);
     }
-    void *grouped = NULL, *recv;
-    long nrecv;
-    if (rc == OP2_OK) rc = op2_group_by_rank(p, nsend, items, dest, sizeof(pair), &grouped, counts);
-    rc = op2_alltoallv(ctx, rc, grouped, counts, sizeof(pair), &recv, counts + p, &nrecv);
-    free(items), free(dest), free(grouped);
+    free(items), free(dest);
     if (rc != OP2_OK) return free(own), free(counts), rc; /* every rank returns here */
-    const pair *in = recv;
-    for (long k = 0; k < nrecv; k++) {
-      int *o = &own[in[k].a - t->decl_first];
-      if (*o < 0 || in[k].b < *o) *o = (int)in[k].b;
-    }
     for (int e = 0; e < t->size; e++)
       if (own[e] < 0) own[e] = me; /* nobody reaches it: it stays */
-    free(recv);
     owner[t->index] = own;
   } else {
     op_set f = m->from, t = m->to;
-    long n = f->size;
-    long *ask = malloc(sizeof(long) * ((size_t)n + 1)),
-         *at = malloc(sizeof(long) * ((size_t)n + 1));
-    int *dest = malloc(sizeof(int) * ((size_t)n + 1));
+    long n = f->size, rounds = 0;
+    long *ask = malloc(sizeof(long) * (size_t)chunk), *at = malloc(sizeof(long) * (size_t)chunk);
+    int *dest = malloc(sizeof(int) * (size_t)chunk);
     int *own = malloc(sizeof(int) * ((size_t)n + 1));
     long *fill = calloc((size_t)p + 1, sizeof(long));
     if (rc == OP2_OK && (!ask || !at || !dest || !own || !fill))
       rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+    int mpi_rc = inherit_rounds(ctx, n, &rounds);
+    if (rc == OP2_OK) rc = mpi_rc;
     /* each element takes the owner of its first target: targets held here need no message */
-    long nask = 0;
-    for (long e = 0; rc == OP2_OK && e < n; e++) {
-      long g = op2_map_gid(ctx, m, (size_t)e * d);
-      int q = holder_of(h, p, t, g);
-      if (q == me)
-        own[e] = owner[t->index][g - t->decl_first];
-      else
-        ask[nask] = g, dest[nask] = q, at[nask++] = e;
+    for (long round = 0; mpi_rc == OP2_OK && round < rounds; round++) {
+      long e0 = round * chunk, e1 = e0 + chunk < n ? e0 + chunk : n, nask = 0;
+      for (long e = e0; rc == OP2_OK && e < e1; e++) {
+        long g = op2_map_gid(ctx, m, (size_t)e * d);
+        int q = holder_of(h, p, t, g);
+        if (q == me)
+          own[e] = owner[t->index][g - t->decl_first];
+        else
+          ask[nask] = g, dest[nask] = q, at[nask++] = e;
+      }
+      void *grouped = NULL, *questions = NULL, *back = NULL;
+      long nq = 0, nback = 0;
+      if (rc == OP2_OK) rc = op2_group_by_rank(p, nask, ask, dest, sizeof(long), &grouped, counts);
+      rc = op2_alltoallv(ctx, rc, grouped, counts, sizeof(long), &questions, counts + p, &nq);
+      free(grouped);
+      int asked = rc == OP2_OK; /* every rank asked: every rank answers */
+      int *answers = asked ? malloc(sizeof(int) * ((size_t)nq + 1)) : NULL;
+      if (asked && !answers) rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
+      for (long k = 0; answers && k < nq; k++)
+        answers[k] = owner[t->index][((long *)questions)[k] - t->decl_first];
+      free(questions);
+      if (asked)
+        rc = op2_alltoallv(ctx, rc, answers, counts + p, sizeof(int), &back, counts, &nback);
+      if (asked && rc == OP2_OK) {
+        memset(fill, 0, sizeof(long) * ((size_t)p + 1));
+        for (int q = 0; q < p; q++) fill[q + 1] = fill[q] + counts[q];
+        for (long j = 0; j < nask; j++) own[at[j]] = ((int *)back)[fill[dest[j]]++];
+      }
+      free(back), free(answers);
+      if (!asked) break; /* the agreement failed on every rank: no more collectives */
     }
-    void *grouped = NULL, *questions = NULL, *back;
-    long nq, nback;
-    if (rc == OP2_OK) rc = op2_group_by_rank(p, nask, ask, dest, sizeof(long), &grouped, counts);
-    rc = op2_alltoallv(ctx, rc, grouped, counts, sizeof(long), &questions, counts + p, &nq);
-    int asked = rc == OP2_OK; /* every rank asked: every rank answers */
-    int *answers = asked ? malloc(sizeof(int) * ((size_t)nq + 1)) : NULL;
-    if (asked && !answers) rc = op2_error(OP2_ERR_MEM, "partitioning: out of memory");
-    for (long k = 0; answers && k < nq; k++)
-      answers[k] = owner[t->index][((long *)questions)[k] - t->decl_first];
-    free(questions);
-    if (asked) rc = op2_alltoallv(ctx, rc, answers, counts + p, sizeof(int), &back, counts, &nback);
-    if (asked && rc == OP2_OK) {
-      for (int q = 0; q < p; q++) fill[q + 1] = fill[q] + counts[q];
-      for (long j = 0; j < nask; j++) own[at[j]] = ((int *)back)[fill[dest[j]]++];
-      free(back);
+    if (rc == OP2_OK)
       owner[f->index] = own;
-    } else {
+    else
       free(own);
-    }
-    free(grouped), free(fill), free(answers), free(ask), free(at), free(dest);
+    free(fill), free(ask), free(at), free(dest);
   }
   free(counts);
   return rc;
@@ -566,23 +595,35 @@ static int external_parts(op2_context *ctx, const op2_partition_spec *spec, int 
  * instead of building and symmetrising the graph. Collective. */
 static int map_figures(op2_context *ctx, const holders *h, op_set prime, op_map pm, const int *part,
                        part_figures *fig) {
+  /* Rows go in rounds of at most this many, so that the lookup's buffers stay small beside the
+   * mesh (all rows at once took as much memory as the map, more than the migration that follows).
+   */
+  enum { ROWS_PER_ROUND = 1 << 17 };
   const int p = ctx->mpi.size;
-  const long n = 2L * pm->from->size;
-  long *keys = malloc(sizeof(long) * ((size_t)n + 1)), *ends = malloc(sizeof(long) * (n + 1UL));
+  const long rows = pm->from->size, chunk = 2L * ROWS_PER_ROUND;
+  long *keys = malloc(sizeof(long) * (size_t)chunk), *ends = malloc(sizeof(long) * (size_t)chunk);
   long *table = malloc(sizeof(long) * ((size_t)prime->size + 1));
   long *count = calloc((size_t)p + 2, sizeof(long));
-  int *dest = malloc(sizeof(int) * ((size_t)n + 1));
+  int *dest = malloc(sizeof(int) * (size_t)chunk);
   int rc = keys && ends && table && count && dest
                ? OP2_OK
                : op2_error(OP2_ERR_MEM, "partitioning: out of memory");
   for (int v = 0; rc == OP2_OK && v < prime->size; v++) table[v] = part[v], count[part[v]]++;
-  for (long k = 0; rc == OP2_OK && k < n; k++)
-    keys[k] = op2_map_gid(ctx, pm, (size_t)k), dest[k] = holder_of(h, p, prime, keys[k]);
-  rc = lookup(ctx, rc, n, keys, dest, table, prime->decl_first, ends);
-  for (long r = 0; rc == OP2_OK && r < n / 2; r++) {
-    if (keys[2 * r] == keys[2 * r + 1]) continue;
-    count[p] += ends[2 * r] != ends[2 * r + 1];
-    count[p + 1] += dest[2 * r] != dest[2 * r + 1];
+  long rounds = (rows + ROWS_PER_ROUND - 1) / ROWS_PER_ROUND; /* every rank runs the most */
+  int mpi_rc = OP2_MPI(MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_LONG, MPI_MAX, op2_comm(ctx)));
+  if (rc == OP2_OK) rc = mpi_rc;
+  for (long round = 0; mpi_rc == OP2_OK && round < rounds; round++) {
+    long r0 = round * ROWS_PER_ROUND, r1 = r0 + ROWS_PER_ROUND < rows ? r0 + ROWS_PER_ROUND : rows;
+    long n = r1 > r0 ? 2 * (r1 - r0) : 0;
+    for (long k = 0; rc == OP2_OK && k < n; k++)
+      keys[k] = op2_map_gid(ctx, pm, (size_t)(2 * r0 + k)),
+      dest[k] = holder_of(h, p, prime, keys[k]);
+    rc = lookup(ctx, rc, rc == OP2_OK ? n : 0, keys, dest, table, prime->decl_first, ends);
+    for (long r = 0; rc == OP2_OK && r < n / 2; r++) {
+      if (keys[2 * r] == keys[2 * r + 1]) continue;
+      count[p] += ends[2 * r] != ends[2 * r + 1];
+      count[p + 1] += dest[2 * r] != dest[2 * r + 1];
+    }
   }
   if (rc == OP2_OK)
     rc = OP2_MPI(MPI_Allreduce(MPI_IN_PLACE, count, p + 2, MPI_LONG, MPI_SUM, op2_comm(ctx)));
@@ -714,129 +755,143 @@ static int partition_owners(op2_context *ctx, const holders *h, const op2_partit
 
 /* ---- moving elements to their owners ---- */
 
-/* One element's rows from the set's current arrays into the new ones (an element that stays). */
-static void copy_element(const op2_context *ctx, op_set set, int from, int e, char **dat_data,
-                         int **map_values) {
-  for (int i = 0; i < ctx->dats.count; i++) {
+/* One array of the set (a dat's rows or a map's), moved: its leaving rows packed in destination
+ * order (slot[]), exchanged, and the array rearranged in the new order (by[]: a received row's
+ * index, or -1 - an index into stay[]), so the set's other arrays are never copied at the same
+ * time. Collective: every rank calls it for the same arrays, with its status so far. */
+static int move_array(op2_context *ctx, int status, op_set set, char **data, size_t row,
+                      long nleave, const int *leave, const int *slot, const int *counts,
+                      const int *stay, long n, const pair *by, int keep) {
+  int p = ctx->mpi.size;
+  int *recv_counts = malloc(sizeof(int) * (size_t)p);
+  char *send = status == OP2_OK ? malloc(row * (size_t)nleave + 1) : NULL, *recv = NULL;
+  int rc = status != OP2_OK ? status
+           : send && recv_counts
+               ? OP2_OK
+               : op2_error(OP2_ERR_MEM, "moving set '%s': out of memory", set->name);
+  for (long i = 0; rc == OP2_OK && i < nleave; i++)
+    memcpy(send + (size_t)slot[i] * row, *data + (size_t)leave[i] * row, row);
+  long nrecv = 0;
+  rc = op2_alltoallv(ctx, rc, send, counts, row, (void **)&recv, recv_counts, &nrecv);
+  free(send);
+  if (rc == OP2_OK && !keep && ctx->mpi_replicated) { /* whole-mesh arrays: cut down to size */
+    size_t bytes = (size_t)n * row + 1;
+    char *fresh = op2_aligned_alloc_room(bytes, op2_halo_room(ctx, bytes));
+    if (!fresh) rc = op2_error(OP2_ERR_MEM, "moving set '%s': out of memory", set->name);
+    for (long e = 0; fresh && e < n; e++)
+      memcpy(fresh + (size_t)e * row,
+             by[e].b >= 0 ? recv + (size_t)by[e].b * row : *data + (size_t)stay[-1 - by[e].b] * row,
+             row);
+    if (fresh) free(*data), *data = fresh;
+  } else if (rc == OP2_OK && !keep) {
+    /* In place, without a second copy of the array: the rows that stay move to the front
+     * (stay[s] >= s), the array grows into its halo room (or is copied once where that is too
+     * small), then from the back every row goes to its new place e: a staying row's s <= e, and
+     * the staying rows not yet placed all lie below e, so nothing is overwritten before read. */
+    long nstay = 0;
+    for (long e = 0; e < n; e++) nstay += by[e].b < 0;
+    for (long k = 0; k < nstay; k++)
+      if (stay[k] != k) memcpy(*data + (size_t)k * row, *data + (size_t)stay[k] * row, row);
+    char *grown = op2_aligned_grow(*data, (size_t)nstay * row, (size_t)n * row + 1);
+    if (!grown) rc = op2_error(OP2_ERR_MEM, "moving set '%s': out of memory", set->name);
+    for (long e = n - 1; grown && e >= 0; e--) {
+      long k = -1 - by[e].b;
+      if (by[e].b >= 0)
+        memcpy(grown + (size_t)e * row, recv + (size_t)by[e].b * row, row);
+      else if (k != e)
+        memmove(grown + (size_t)e * row, grown + (size_t)k * row, row);
+    }
+    if (grown) *data = grown;
+  }
+  free(recv), free(recv_counts);
+  return rc;
+}
+
+/* Collective: every rank calls it with its status so far. Only the elements that leave travel:
+ * first their global indices, which give the new order (increasing global index; with declared
+ * blocks, rows from lower ranks, those that stay, then rows from higher ranks are in order
+ * already, otherwise (global, where) pairs are sorted, never the rows), then one array of the set
+ * at a time, so that a rank holds at most the mesh and one array's leaving and received rows,
+ * never two copies of every array of the set (the records of every dat and map row took more memory
+ * than the rest of the distribution). */
+static int migrate(op2_context *ctx, int status, op_set set, const int *owner) {
+  int p = ctx->mpi.size, me = ctx->mpi.rank;
+  long n = set->size, nleave = 0, nstay = 0;
+  int *stay = malloc(sizeof(int) * ((size_t)n + 1)), *leave = malloc(sizeof(int) * ((size_t)n + 1));
+  int *slot = malloc(sizeof(int) * ((size_t)n + 1));
+  long *global = malloc(sizeof(long) * ((size_t)n + 1)),
+       *fill = calloc((size_t)p + 1, sizeof(long));
+  int *counts = calloc((size_t)p * 2, sizeof(int));
+  int rc = status;
+  if (rc == OP2_OK && (!stay || !leave || !slot || !global || !fill || !counts))
+    rc = op2_error(OP2_ERR_MEM, "distribution: out of memory");
+  for (long e = 0; rc == OP2_OK && e < n; e++) {
+    if (owner[e] == me)
+      stay[nstay++] = (int)e;
+    else
+      leave[nleave++] = (int)e, counts[owner[e]]++;
+  }
+  for (int q = 0; rc == OP2_OK && q < p; q++) fill[q + 1] = fill[q] + counts[q];
+  for (long i = 0; rc == OP2_OK && i < nleave; i++) {
+    slot[i] = (int)fill[owner[leave[i]]]++;
+    global[slot[i]] = set->decl_first + leave[i];
+  }
+  op2_set_held_rows(set, nleave);
+  long *recv = NULL, nrecv = 0;
+  int *recv_counts = counts + p;
+  rc = op2_alltoallv(ctx, rc, global, counts, sizeof(long), (void **)&recv, recv_counts, &nrecv);
+  long below = 0;
+  for (int q = 0; rc == OP2_OK && q < me; q++) below += recv_counts[q];
+  long nnew = nstay + nrecv, k = 0;
+  op2_set_held_rows(set, nrecv);
+  op2_set_held_rows(set, nnew);
+  /* Nothing moved here: the arrays stay (unless they are whole-mesh arrays, to be cut down) */
+  int keep = nrecv == 0 && nstay == n && !ctx->mpi_replicated;
+  pair *by = rc == OP2_OK ? malloc(sizeof(pair) * ((size_t)nnew + 1)) : NULL;
+  idx_g_t *orig = rc == OP2_OK ? malloc(sizeof(idx_g_t) * ((size_t)nnew + 1)) : NULL;
+  if (rc == OP2_OK && (!by || !orig)) rc = op2_error(OP2_ERR_MEM, "distribution: out of memory");
+  if (rc == OP2_OK) {
+    for (long r = 0; r < below; r++) by[k++] = (pair){recv[r], r};
+    for (long e = 0; e < nstay; e++) by[k++] = (pair){set->decl_first + stay[e], -1 - e};
+    for (long r = below; r < nrecv; r++) by[k++] = (pair){recv[r], r};
+    int sorted = 1;
+    for (long e = 1; sorted && e < nnew; e++) sorted = by[e - 1].a < by[e].a;
+    if (!sorted) qsort(by, (size_t)nnew, sizeof(pair), cmp_pair);
+    for (long e = 0; e < nnew; e++) orig[e] = by[e].a;
+  }
+  free(recv), free(global);
+  for (int i = 0; i < ctx->dats.count; i++) { /* every rank: the same arrays, in list order */
     op_dat d = ctx->dats.items[i];
     if (d->set == set)
-      memcpy(dat_data[i] + (size_t)e * d->elem_bytes, d->data + (size_t)from * d->elem_bytes,
-             d->elem_bytes);
+      rc = move_array(ctx, rc, set, &d->data, d->elem_bytes, nleave, leave, slot, counts, stay,
+                      nnew, by, keep);
   }
   for (int i = 0; i < ctx->maps.count; i++) {
     op_map m = ctx->maps.items[i];
     if (m->from == set)
-      memcpy(map_values[i] + (size_t)e * m->dim, m->values + (size_t)from * m->dim,
-             sizeof(int) * (size_t)m->dim);
+      rc = move_array(ctx, rc, set, (char **)&m->values, sizeof(int) * (size_t)m->dim, nleave,
+                      leave, slot, counts, stay, nnew, by, keep);
   }
-}
-
-/* Replaces the set's dats and map rows by its new elements: those that stay (stay[], local
- * indices in the current arrays) and the records received (grouped by source rank, recv_counts),
- * in increasing global order; orig[] gets their global indices. With declared blocks, records
- * from lower ranks, the staying elements, then records from higher ranks are in order already;
- * otherwise (global, where) pairs are sorted, never the records. */
-static int adopt(op2_context *ctx, op_set set, const int *stay, long nstay, const char *records,
-                 const int *recv_counts) {
-  size_t rb = op2_record_bytes(ctx, set);
-  long below = 0, nrecv = 0;
-  for (int q = 0; q < ctx->mpi.size; q++) {
-    if (q < ctx->mpi.rank) below += recv_counts[q];
-    nrecv += recv_counts[q];
-  }
-  long n = nstay + nrecv, k = 0;
-  /* Nothing moved here: the rows stay where they are (unless they sit in whole-mesh arrays) */
-  if (nrecv == 0 && nstay == set->size && !ctx->mpi_replicated) {
-    idx_g_t *orig = malloc(sizeof(idx_g_t) * ((size_t)n + 1));
-    if (!orig) return op2_error(OP2_ERR_MEM, "distribution: out of memory");
-    for (long e = 0; e < n; e++) orig[e] = set->decl_first + e;
+  if (rc == OP2_OK) {
     free(set->orig);
-    set->orig = orig;
-    set->core_size = set->size;
-    return OP2_OK;
+    set->orig = orig, orig = NULL;
+    set->size = set->core_size = (int)nnew;
   }
-  pair *by = malloc(sizeof(pair) * ((size_t)n + 1)); /* b: record index, or -1 - stay index */
-  char **dat_data = calloc((size_t)ctx->dats.count + 1, sizeof(char *));
-  int **map_values = calloc((size_t)ctx->maps.count + 1, sizeof(int *));
-  idx_g_t *orig = malloc(sizeof(idx_g_t) * ((size_t)n + 1));
-  int rc = by && dat_data && map_values && orig
-               ? OP2_OK
-               : op2_error(OP2_ERR_MEM, "distribution: out of memory");
-  for (int i = 0; rc == OP2_OK && i < ctx->dats.count; i++) {
-    op_dat d = ctx->dats.items[i];
-    size_t bytes = (size_t)n * d->elem_bytes + 1;
-    if (d->set == set && !(dat_data[i] = op2_aligned_alloc_room(bytes, op2_halo_room(ctx, bytes))))
-      rc = op2_error(OP2_ERR_MEM, "distribution: out of memory");
-  }
-  for (int i = 0; rc == OP2_OK && i < ctx->maps.count; i++) {
-    op_map m = ctx->maps.items[i];
-    size_t bytes = (size_t)n * (size_t)m->dim * sizeof(int) + 1;
-    if (m->from == set &&
-        !(map_values[i] = op2_aligned_alloc_room(bytes, op2_halo_room(ctx, bytes))))
-      rc = op2_error(OP2_ERR_MEM, "distribution: out of memory");
-  }
-  if (rc != OP2_OK) {
-    for (int i = 0; dat_data && i < ctx->dats.count; i++) free(dat_data[i]);
-    for (int i = 0; map_values && i < ctx->maps.count; i++) free(map_values[i]);
-    free(by), free(dat_data), free(map_values), free(orig);
-    return rc;
-  }
-  for (long r = 0; r < below; r++) by[k++] = (pair){op2_record_global(records + r * rb), r};
-  for (long e = 0; e < nstay; e++) by[k++] = (pair){set->decl_first + stay[e], -1 - e};
-  for (long r = below; r < nrecv; r++) by[k++] = (pair){op2_record_global(records + r * rb), r};
-  int sorted = 1;
-  for (long e = 1; sorted && e < n; e++) sorted = by[e - 1].a < by[e].a;
-  if (!sorted) qsort(by, (size_t)n, sizeof(pair), cmp_pair);
-  for (long e = 0; e < n; e++) {
-    orig[e] = by[e].a;
-    if (by[e].b >= 0)
-      op2_record_unpack(ctx, set, records + by[e].b * rb, (int)e, dat_data, map_values);
-    else
-      copy_element(ctx, set, stay[-1 - by[e].b], (int)e, dat_data, map_values);
-  }
-  for (int i = 0; i < ctx->dats.count; i++) {
-    op_dat d = ctx->dats.items[i];
-    if (d->set != set) continue;
-    free(d->data);
-    d->data = dat_data[i];
-  }
-  for (int i = 0; i < ctx->maps.count; i++) {
-    op_map m = ctx->maps.items[i];
-    if (m->from != set) continue;
-    free(m->values);
-    m->values = map_values[i];
-  }
-  free(set->orig);
-  set->orig = orig;
-  set->size = set->core_size = (int)n;
-  free(by), free(dat_data), free(map_values);
-  return OP2_OK;
+  free(orig), free(by), free(stay), free(leave), free(slot), free(fill), free(counts);
+  return rc;
 }
 
-/* Collective: every rank calls it with its status so far (see op2_ship). Only the elements that
- * leave travel as records; those that stay are copied once. */
-static int migrate(op2_context *ctx, int status, op_set set, const int *owner) {
-  long n = set->size, nleave = 0, nstay = 0;
-  int *stay = malloc(sizeof(int) * ((size_t)n + 1)), *local = malloc(sizeof(int) * ((size_t)n + 1));
-  int *dest = malloc(sizeof(int) * ((size_t)n + 1));
-  long *global = malloc(sizeof(long) * ((size_t)n + 1));
-  int *counts = malloc(sizeof(int) * (size_t)ctx->mpi.size);
-  int rc = status;
-  if (rc == OP2_OK && (!stay || !local || !dest || !global || !counts))
-    rc = op2_error(OP2_ERR_MEM, "distribution: out of memory");
-  for (long e = 0; rc == OP2_OK && e < n; e++) {
-    if (owner[e] == ctx->mpi.rank) {
-      stay[nstay++] = (int)e;
-      continue;
-    }
-    local[nleave] = (int)e, global[nleave] = set->decl_first + e, dest[nleave++] = owner[e];
-  }
-  char *recv = NULL;
-  long nrecv;
-  rc = op2_ship(ctx, rc, set, nleave, local, global, dest, &recv, counts, &nrecv);
-  if (rc == OP2_OK) rc = adopt(ctx, set, stay, nstay, recv, counts);
-  free(stay), free(local), free(dest), free(global), free(counts), free(recv);
-  return rc;
+/* This process's peak resident set in KiB: VmHWM, or getrusage's ru_maxrss where /proc is not. */
+static long peak_rss_kib(void) {
+  long kib = -1;
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  while (f && fgets(line, sizeof line, f))
+    if (strncmp(line, "VmHWM:", 6) == 0) kib = strtol(line + 6, NULL, 10);
+  if (f) fclose(f);
+  struct rusage ru;
+  if (kib < 0 && getrusage(RUSAGE_SELF, &ru) == 0) kib = ru.ru_maxrss;
+  return kib;
 }
 
 int op2_halo_build(op2_context *ctx);
@@ -852,6 +907,8 @@ int op2_mpi_prepare(op2_context *ctx) {
   if (ctx->mpi_prepared) return OP2_OK;
   int replicated = ctx->opt.mpi_decl == OP2_DECL_REPLICATED;
   if (ctx->opt.mpi_decl == OP2_DECL_AUTO) OP2_CALL(declared_everywhere(ctx, &replicated));
+  for (int s = 0; s < ctx->sets.count; s++) /* as declared: blocks, or the whole mesh */
+    op2_set_held_rows(ctx->sets.items[s], ((op_set)ctx->sets.items[s])->size);
   if (replicated) OP2_CALL(op2_mpi_agree(ctx, slice_to_blocks(ctx), "distribution"));
   ctx->mpi_replicated = replicated;
   ctx->mpi_prepared = true;
@@ -885,8 +942,12 @@ static int distribute(op2_context *ctx, const op2_partition_spec *spec, const ch
   ctx->mpi.t_owned = t_step;
   rc = op2_mpi_agree(ctx, rc, "partitioning");
   *moving = rc == OP2_OK;
-  for (int s = 0; rc == OP2_OK && s < ctx->sets.count; s++)
+  for (int s = 0; rc == OP2_OK && s < ctx->sets.count; s++) {
     rc = migrate(ctx, rc, ctx->sets.items[s], owner[s]);
+    /* The set's old arrays and messages are free: give their pages back before the next set's
+     * (freed blocks inside the heap stay resident, and each set's would add to the peak). */
+    malloc_trim(0);
+  }
   for (int s = 0; owner && s < ctx->sets.count; s++) free(owner[s]);
   for (int s = 0; rc == OP2_OK && s < ctx->sets.count; s++) { /* kept for fetches */
     op_set set = ctx->sets.items[s];
@@ -902,6 +963,10 @@ static int distribute(op2_context *ctx, const op2_partition_spec *spec, const ch
   op2_mpi_step_time(ctx, &t_step, "migration");
   ctx->mpi.t_moved = t_step;
   if (rc == OP2_OK) rc = op2_halo_build(ctx);
+  for (int s = 0; rc == OP2_OK && s < ctx->sets.count; s++) {
+    op_set set = ctx->sets.items[s];
+    op2_set_held_rows(set, (long)set->size + set->exec_size + set->nonexec_size);
+  }
   op2_mpi_step_time(ctx, &t_step, "halos");
   ctx->mpi.t_halos = t_step;
   return rc;
@@ -909,12 +974,54 @@ static int distribute(op2_context *ctx, const op2_partition_spec *spec, const ch
 
 void op2_mpi_step_time(const op2_context *ctx, double *t, const char *step) {
   double now = op2_wall_seconds();
-  if (ctx->mpi.rank == 0) op2_diag(2, "distribution: %s %.3f s", step, now - *t);
+  if (ctx->mpi.rank == 0 && ctx->opt.diags >= 2) /* rank 0's peak so far: which step raised it */
+    op2_diag(2, "distribution: %s %.3f s (peak RSS %.0f MiB)", step, now - *t,
+             peak_rss_kib() / 1024.0);
   *t = now;
+}
+
+/* OP2_DIAGS=2: what input and distribution held. Per set, the most rows of one of its datasets a
+ * rank read and the most of its rows a rank held in one array (against the uniform block
+ * ceil(N/P): more means some rank read or assembled more than its share), then every rank's peak
+ * resident memory so far. Collective; rank 0 prints. */
+static int report_memory(op2_context *ctx) {
+  int p = ctx->mpi.size;
+  for (int s = 0; s < ctx->sets.count; s++) {
+    op_set set = ctx->sets.items[s];
+    long mine[3] = {set->rows_read_most, set->rows_held_most,
+                    (long)set->size + set->exec_size + set->nonexec_size},
+         most[3];
+    OP2_CALL(OP2_MPI(MPI_Reduce(mine, most, 3, MPI_LONG, MPI_MAX, 0, op2_comm(ctx))));
+    if (ctx->mpi.rank == 0)
+      op2_diag(2,
+               "input: set '%s' (%ld elements, block %ld): at most %ld rows of a dataset read, "
+               "%ld rows held in one array, %ld owned and halo now, on a rank",
+               set->name, set->global_size, (set->global_size + p - 1) / p, most[0], most[1],
+               most[2]);
+  }
+  long kib = peak_rss_kib(), *all = ctx->mpi.rank == 0 ? malloc(sizeof(long) * (size_t)p) : NULL;
+  int rc = OP2_MPI(MPI_Gather(&kib, 1, MPI_LONG, all, 1, MPI_LONG, 0, op2_comm(ctx)));
+  if (rc == OP2_OK && all) {
+    char line[2048] = "";
+    size_t at = 0;
+    long lo = all[0], hi = all[0];
+    for (int q = 0; q < p; q++) {
+      lo = all[q] < lo ? all[q] : lo, hi = all[q] > hi ? all[q] : hi;
+      if (at < sizeof line - 32)
+        at += (size_t)snprintf(line + at, sizeof line - at, " %.1f", all[q] / 1024.0);
+    }
+    op2_diag(
+        2,
+        "input: peak RSS per rank after distribution (VmHWM, MiB): min %.1f, max %.1f; by rank:%s",
+        lo / 1024.0, hi / 1024.0, line);
+  }
+  free(all);
+  return rc;
 }
 
 /* Diagnostics once distributed: halo sizes per set (collective, printed by rank 0). */
 static int report(op2_context *ctx, const char *lib, double t0) {
+  if (ctx->opt.diags >= 2) OP2_CALL(report_memory(ctx));
   for (int s = 0; s < ctx->sets.count && ctx->opt.diags >= 1; s++) {
     op_set set = ctx->sets.items[s];
     long mine[4] = {set->size, set->core_size, set->exec_size, set->nonexec_size}, sum[4], max[4];

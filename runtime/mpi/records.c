@@ -65,22 +65,25 @@ long op2_record_global(const char *rec) {
 
 /* Sends the elements listed (local index, global index, destination) as records; returns the
  * received records grouped by source rank (recv_counts per rank). Collective: every rank calls it
- * with its status so far, and nothing moves unless all succeeded. */
+ * with its status so far, and nothing moves unless all succeeded. The records are packed straight
+ * into their destination's place in the send buffer: one buffer of the leaving rows, not a packed
+ * copy and a grouped one (a set's leaving rows were held three times with the received ones). */
 int op2_ship(op2_context *ctx, int status, op_set set, long n, const int *local, const long *global,
              const int *dest, char **recv, int *recv_counts, long *nrecv) {
   size_t rb = op2_record_bytes(ctx, set);
   int p = ctx->mpi.size;
-  char *packed = status == OP2_OK ? malloc(rb * ((size_t)n + 1)) : NULL;
-  int *counts = malloc(sizeof(int) * (size_t)p);
-  int rc = status != OP2_OK   ? status
-           : packed && counts ? OP2_OK
-                              : op2_error(OP2_ERR_MEM, "moving set '%s': out of memory", set->name);
+  char *grouped = status == OP2_OK ? malloc(rb * ((size_t)n + 1)) : NULL;
+  int *counts = calloc((size_t)p, sizeof(int));
+  long *fill = calloc((size_t)p + 1, sizeof(long));
+  int rc = status != OP2_OK ? status
+           : grouped && counts && fill
+               ? OP2_OK
+               : op2_error(OP2_ERR_MEM, "moving set '%s': out of memory", set->name);
+  for (long i = 0; rc == OP2_OK && i < n; i++) counts[dest[i]]++;
+  for (int q = 0; rc == OP2_OK && q < p; q++) fill[q + 1] = fill[q] + counts[q];
   for (long i = 0; rc == OP2_OK && i < n; i++)
-    op2_record_pack(ctx, set, local[i], global[i], packed + i * rb);
-  void *grouped = NULL;
-  if (rc == OP2_OK) rc = op2_group_by_rank(p, n, packed, dest, rb, &grouped, counts);
-  free(packed);
+    op2_record_pack(ctx, set, local[i], global[i], grouped + (size_t)fill[dest[i]]++ * rb);
   rc = op2_alltoallv(ctx, rc, grouped, counts, rb, (void **)recv, recv_counts, nrecv);
-  free(grouped), free(counts);
+  free(grouped), free(counts), free(fill);
   return rc;
 }
