@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op2jit loop template for CPU backends. The code generator defines, before this text:
  *   OP2_KERNEL     the user's kernel function
  *   OP2_DECLARE    typed base pointers of every argument, map pointers

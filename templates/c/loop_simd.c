@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op2jit SIMD loop for the optimised tier (compiled only where the compiler's flags define
  * OP2_SIMD_W, the lanes per group: -fopenmp-simd -fno-math-errno -DOP2_SIMD_W=W; TinyCC skips it).
  * Besides the scalar loop's macros, the code generator defines:

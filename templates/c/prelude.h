@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op2jit prelude for C kernels: what every kernel may use without including anything.
  * It declares the C99 math functions itself instead of including <math.h>: parsing glibc's
  * headers is most of TinyCC's compile time. A kernel may still include

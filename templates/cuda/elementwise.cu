@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op2jit CUDA template: one thread per element. Direct loops, the atomics strategy (indirect
  * increments accumulate in registers and go to global memory as atomic adds) and global
  * colouring (one launch per colour; elements of a colour write disjoint data, so they update

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The CUDA built-ins the generated kernels use, for compiling the generated .cu text as C on the
  * host (the cuda-emu backend). Threads of a block are fibers run by the emulator: it points
  * op2_emu at its state, updates the indices before it resumes a thread, and __syncthreads()

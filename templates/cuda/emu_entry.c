@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Emulation entry, appended after the generated kernel. The cuda-emu backend calls op2_loop once
  * after loading the module: args[0] is its environment, args[1] receives the kernel, args[2]
  * whether the kernel has barriers (threads then run as fibers). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The emulator's state as the emulated kernels see it. The cuda-emu backend
  * (runtime/backend_cuda_emu.c) includes this very file, and the emulation source has it before
  * templates/cuda/emu.h, so both sides agree on the layout. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op2jit CUDA halo gather: packs the rows of a dat that neighbouring ranks need into one
  * contiguous buffer, which the host then copies back and hands to MPI. A thread per word of the
  * packed rows, so stores are coalesced and a row's words are read together. The code generator

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* op2jit CUDA template: OP2's hierarchical scheme. The plan cuts the loop range into blocks of
  * part_size positions; blocks are coloured so that blocks of one colour write disjoint data, and
  * one launch runs one block colour. A block first stages the indirectly accessed data it needs in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The one argument of every generated CUDA kernel, passed by value. The host side
  * (runtime/cuda/) includes this very file, so the launch code and the kernels cannot disagree on
  * the layout: plain pointers and ints, the same on the host compiler and on NVRTC. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef OP2_EMULATION
 /* op2jit prelude for CUDA kernels, compiled by NVRTC with -default-device: the user's plain C
  * functions become device functions without any change. The emulation backend compiles the same
