@@ -11,8 +11,8 @@ ignores) and runs mg3d for one V-cycle under `mpirun --oversubscribe --bind-to n
 once per partitioner (MG3D_PARTITION=LIB[:ROUTINE], OP_partition's names), OP2_DIAGS=2, seq
 backend. From rank 0's line "partition of 'nodes0' (...) in T s: edge cut C (declared blocks: B)
 ..., imbalance I" it prints one Markdown row per partitioner, in the columns of docs/MPI.md's
-partitioner table ("whole distribution": the sum of the distribution steps' times rank 0
-reports). Exit status 1 when a run fails, reports no partition, or its result figures differ
+partitioner table ("whole distribution": the sum of the times rank 0 reports for the
+distribution's steps: declaration check, ownership, migration, halos). Exit status 1 when a run fails, reports no partition, or its result figures differ
 from the first run's by more than 1e-10 relative.
 
 --plot FILE.svg draws the rows (partitioner's time, edge cut beside the declared blocks', and
@@ -117,8 +117,9 @@ def main():
         if not m:
             sys.stdout.write(out)
             raise SystemExit('%s: no partition report in the output' % name)
+        # the top-level steps (their sub-steps' lines are inside them)
         dist = sum(float(x) for x in re.findall(
-            r'distribution: [\w :-]+? ([0-9.]+) s \(peak RSS', out))
+            r'distribution: (?:declaration check|ownership|migration|halos) ([0-9.]+) s', out))
         res = {k: float(v) for k, v in re.findall(r'result (\w+) (\S+)', out)}
         first = first or res
         for k, v in first.items():
