@@ -4,6 +4,7 @@
 
   bench/mg3d_memory.py [--build-dir build] [--cells 96] [--levels 4] [--ranks 1,2,4,8,16]
                        [--cycles 1] [--partition INERTIAL]
+                       [--plot FILE.svg [--from-table docs/MPI.md]]
 
 Generates the mesh with mg3d-mesh (kept in bench/results/, which git ignores), then runs mg3d
 under `mpirun --oversubscribe --bind-to none -np P` (one process without mpirun for P = 1) with
@@ -15,7 +16,9 @@ resident memory of each rank over the whole run (ru_maxrss from /usr/bin/time, m
 the ranks), the largest rank's peak at the end of distribution (the library's VmHWM line), and,
 for the finest node set, the most rows of one of its datasets a rank read and the most of its
 rows a rank held in one array. Exit status 1 when a run fails or its result figures differ from
-the first run's by more than 1e-10 relative.
+the first run's by more than 1e-10 relative. --plot FILE.svg draws the rows (peak RSS per rank,
+min and max, and the peak after distribution, against the rank count) with gnuplot; with
+--from-table DOC it draws the table already in DOC and runs nothing.
 """
 import argparse
 import os
@@ -23,6 +26,8 @@ import re
 import subprocess
 import sys
 import time
+
+import mdplot
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MPI_ENV = {'OMPI_ALLOW_RUN_AS_ROOT': '1', 'OMPI_ALLOW_RUN_AS_ROOT_CONFIRM': '1',
@@ -47,7 +52,14 @@ def main():
     ap.add_argument('--ranks', default='1,2,4,8,16')
     ap.add_argument('--cycles', type=int, default=1)
     ap.add_argument('--partition', default='INERTIAL')
+    ap.add_argument('--plot', metavar='FILE.svg')
+    ap.add_argument('--from-table', metavar='DOC')
     a = ap.parse_args()
+    if a.from_table:
+        if not a.plot:
+            raise SystemExit('--from-table needs --plot FILE.svg')
+        plot(mdplot.read_table(a.from_table, 'ranks')[1:], a.plot)
+        return
     results = os.path.join(ROOT, 'bench', 'results')
     os.makedirs(results, exist_ok=True)
     n = a.cells
@@ -61,6 +73,7 @@ def main():
                OP2_BACKEND='seq', OMP_NUM_THREADS='1', MG3D_PARTITION=a.partition,
                OP2_CACHE_DIR=os.path.join(results, 'mg3d_memory_cache'))
     timer = ['/usr/bin/time', '-f', 'rank-peak-rss-kib %M']
+    table = []
     print('| ranks | peak RSS per rank, whole run (MiB, min - max) | peak after distribution, '
           'largest rank (MiB) | finest nodes: rows read / held in one array, most on a rank '
           '(block ceil(N/P)) | run (s) |')
@@ -82,9 +95,31 @@ def main():
                 raise SystemExit('%d ranks: result %s %r differs from %r' % (p, k, res.get(k), v))
         rows = ('%s / %s (%s)' % (nodes.group(3), nodes.group(4), nodes.group(2)) if nodes
                 else 'whole file, one process')
-        print('| %d | %.0f - %.0f | %s | %s | %.0f |' % (
-            p, min(rss), max(rss), '%.0f' % float(dist.group(1)) if dist else '-', rows, secs))
+        table.append([str(p), '%.0f - %.0f' % (min(rss), max(rss)),
+                      '%.0f' % float(dist.group(1)) if dist else '-', rows, '%.0f' % secs])
+        print('| ' + ' | '.join(table[-1]) + ' |')
         sys.stdout.flush()
+    if a.plot:
+        plot(table, a.plot)
+
+
+def plot(rows, svg):
+    """Peak RSS per rank (min and max over the ranks, whole run) and the largest rank's peak after
+    distribution, MiB, against the rank count (log x)."""
+    data = ''
+    for r in rows:
+        lo, hi = (float(x) for x in r[1].split('-'))
+        dist = mdplot.number(r[2])
+        data += '%s %g %g %s\n' % (r[0], lo, hi, 'NaN' if dist is None else '%g' % dist)
+    mdplot.gnuplot('\n'.join([
+        'set title "mg3d: peak resident memory per MPI rank (bench/mg3d_memory.py)"',
+        'set termoption noenhanced', 'set logscale x 2', 'set grid', 'set xlabel "MPI ranks"',
+        'set ylabel "MiB"', 'set yrange [0:*]', 'set key left bottom', 'set datafile missing "NaN"',
+        "plot '@DATA@' using 1:2:3 with filledcurves lc rgb '#c0d0f0' "
+        "title 'peak RSS per rank, whole run (min to max)', "
+        "'' using 1:3 with linespoints lw 2 lc rgb '#2050a0' title 'largest rank, whole run', "
+        "'' using 1:4 with linespoints lw 2 dt 2 lc rgb '#a03020' "
+        "title 'largest rank after distribution (VmHWM)'", '']), data, svg)
 
 
 if __name__ == '__main__':

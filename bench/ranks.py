@@ -4,7 +4,7 @@
 
   bench/ranks.py [--build-dir build] [--cells 16] [--levels 3] [--cycles 5]
                  [--ranks 1,2,4,8,16,32,64] [--partition PTSCOTCH:KWAY] [--jit tiered]
-                 [--markdown]
+                 [--markdown] [--plot FILE.svg [--from-table docs/SCALE.md]]
 
 Generates a perturbed NxNxN hexahedral mesh with mg3d-mesh (kept in bench/results/, which git
 ignores) and runs mg3d on it (seq backend, one thread per rank) under
@@ -18,7 +18,9 @@ cycle loops' slowest-rank time, jit excluded; and mg3d's own "cycles in", set-up
 the halo messages and bytes each rank sends per V-cycle: the traffic of the loops that run in
 the cycles, divided by the cycles (mean over ranks; "max" sums each loop's busiest rank, an upper
 bound). With 1 rank no MPI table exists: the compile time is the jit column's sum.
-docs/SCALE.md has a run and the model it feeds.
+docs/SCALE.md has a run and the model it feeds. --plot FILE.svg draws the table (start-up phases,
+and messages and kB per rank per V-cycle, against the rank count) with gnuplot; with --from-table
+DOC it draws the table already in DOC (the first whose first column is "ranks") and runs nothing.
 """
 import argparse
 import os
@@ -27,6 +29,8 @@ import shutil
 import subprocess
 import sys
 import time
+
+import mdplot
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MPI_ENV = {'OMPI_ALLOW_RUN_AS_ROOT': '1', 'OMPI_ALLOW_RUN_AS_ROOT_CONFIRM': '1',
@@ -101,7 +105,14 @@ def main():
     ap.add_argument('--partition', default='PTSCOTCH:KWAY')
     ap.add_argument('--jit', default='tiered')
     ap.add_argument('--markdown', action='store_true')
+    ap.add_argument('--plot', metavar='FILE.svg')
+    ap.add_argument('--from-table', metavar='DOC')
     a = ap.parse_args()
+    if a.from_table:
+        if not a.plot:
+            raise SystemExit('--from-table needs --plot FILE.svg')
+        plot(mdplot.read_table(a.from_table, 'ranks'), a.plot)
+        return 0
 
     bin_dir = os.path.join(a.build_dir, 'samples', 'mg3d')
     work = os.path.join(ROOT, 'bench', 'results')
@@ -146,8 +157,7 @@ def main():
           (n, n, n, a.levels, a.cycles, a.partition, a.jit))
     head = ['ranks'] + SHORT + ['loops s/cycle', 'mg3d s/cycle', 'messages', 'kB', 'compiled/disk/opt', 'max rel. diff',
                                 'wall (s)']
-    print('| ' + ' | '.join(head) + ' |')
-    print('|' + '---|' * len(head))
+    table = [head]
     for r in rows:
         cells = [str(r['ranks'])]
         cells += ['%.2f' % r[k] if k in r else '-' for k in PHASES]
@@ -159,8 +169,37 @@ def main():
         else:
             cells += ['0', '0', '-']
         cells += ['%.1e' % r['worst'], '%.1f' % r['wall']]
+        table.append(cells)
+    print('| ' + ' | '.join(head) + ' |')
+    print('|' + '---|' * len(head))
+    for cells in table[1:]:
         print('| ' + ' | '.join(cells) + ' |')
+    if a.plot:
+        plot(table, a.plot)
     return 1 if bad else 0
+
+
+def plot(table, svg):
+    """Left: each start-up phase's seconds (slowest rank) against the rank count; right: halo
+    messages and kB each rank sends per V-cycle (mean over ranks). Log-log; '-' cells skipped."""
+    head = table[0]
+    cols = [head.index(h) for h in ['ranks'] + SHORT + ['messages', 'kB']]
+    data = '\n'.join(' '.join('%g' % mdplot.number(r[c]) if mdplot.number(r[c]) is not None
+                               else 'NaN' for c in cols) for r in table[1:]) + '\n'
+    phases = ', '.join("'@DATA@' using 1:%d with linespoints lw 2 title '%s'" % (i + 2, name)
+                       for i, name in enumerate(SHORT))
+    n = len(SHORT) + 2
+    mdplot.gnuplot('\n'.join([
+        'set multiplot layout 1,2 title "mg3d start-up and halo traffic against MPI ranks '
+        '(bench/ranks.py)"',
+        'set logscale xy', 'set grid', 'set xlabel "MPI ranks"', 'set key left top font ",9"',
+        'set termoption noenhanced',
+        'set ylabel "seconds (slowest rank)"', 'set title "start-up phases"',
+        'plot ' + phases,
+        'set ylabel "per rank per V-cycle"', 'set title "halo traffic (mean over ranks)"',
+        "plot '@DATA@' using 1:%d with linespoints lw 2 title 'messages', "
+        "'' using 1:%d with linespoints lw 2 title 'kB'" % (n, n + 1),
+        'unset multiplot', '']), data, svg)
 
 
 if __name__ == '__main__':

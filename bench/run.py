@@ -747,6 +747,21 @@ def write_chain_plot(runs, counts, stream_ref, iterations, path):
     return True
 
 
+def run_mg3d(args, result):
+    """bench/mg3d.py at --mg3d's sizes with this run's threads, ranks and repeats: its tables and
+    target lines printed and kept in the JSON (mg3d). Returns 1 when it failed, else 0."""
+    cmd = [sys.executable, os.path.join(BENCH_DIR, "mg3d.py"), "--build-dir", args.build_dir,
+           "--cells", args.mg3d, "--threads", str(args.threads), "--ranks", str(args.ranks),
+           "--repeat", str(args.repeat)]
+    log("\n3-D sample (mg3d) against its baseline: %s" % " ".join(cmd[1:]))
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    log(p.stdout.rstrip())
+    result["mg3d"] = {"command": cmd[1:], "returncode": p.returncode, "output": p.stdout,
+                      "targets": [line.strip() for line in p.stdout.splitlines()
+                                  if line.strip().startswith(("PASS ", "MISS "))]}
+    return 1 if p.returncode != 0 else 0
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -833,6 +848,10 @@ def main():
     p.add_argument("--layout", action="store_true",
                    help="also compare dat layouts (AoS, the library's, against SoA) with "
                         "BUILD/bench/layout on the run's mesh")
+    p.add_argument("--mg3d", metavar="SIZES",
+                   help="also run the 3-D sample against its baseline at these mesh sizes "
+                        "(bench/mg3d.py --cells SIZES, e.g. 72,128; seq, openmp --threads, "
+                        "mpi --ranks; prints issue 27's targets)")
     p.add_argument("--out", default=os.path.join(BENCH_DIR, "results"),
                    help="results directory (default bench/results)")
     args = p.parse_args()
@@ -1039,6 +1058,9 @@ def main():
 
     if args.layout:
         failures += run_layout(build, mesh, workdir, result)
+
+    if args.mg3d:
+        failures += run_mg3d(args, result)
 
     if args.sweep:
         rows = sweep(args, exe, mesh_gen, baseline_exe, workdir)
