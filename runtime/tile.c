@@ -138,6 +138,23 @@ static int element_tile(const inspection *in, int j, int i, int nelems, int ntil
   return seed_rank((int)(p < ntiles ? p : ntiles - 1), ntiles, threads);
 }
 
+/* One thread: an element may run in any tile from the latest it depends on (nothing of an
+ * earlier loop depends on it), so each element takes the latest tile of the elements up to it;
+ * then each tile's share of the loop is one range. Elements of a loop like Airfoil's res_calc,
+ * whose edges alternate between neighbouring tiles, otherwise come in runs of 1.5 edges on
+ * average (985641 runs for 1438600 edges at 720k), each a kernel call too short for its groups
+ * of lanes. Kept only while no tile gets more than four times its even share (a loop whose
+ * first elements depend on the last tile would otherwise run untiled, at the end). */
+static void monotone_tiles(int *tile, int nelems, int ntiles) {
+  enum { MAX_SHARE = 4 };
+  long limit = MAX_SHARE * ((long)nelems / ntiles + 1), share = 0;
+  for (int i = 0, latest = -1; i < nelems; i++) {
+    if (tile[i] > latest) latest = tile[i], share = 0;
+    if (++share > limit) return; /* uneven: the dependence tiles stay */
+  }
+  for (int i = 1; i < nelems; i++) tile[i] = max2(tile[i], tile[i - 1]);
+}
+
 /* After loop j: its tiles recorded on the items it touched. False when two updates of one item
  * by this loop now come in another order than the elements'. */
 static bool record_loop(inspection *in, int j, const int *tile, int nelems) {
@@ -272,6 +289,7 @@ static op2_tiling *inspect(const op2_tile_loop *loops, int n, int size, bool thr
     for (int i = 0; i < N; i++)
       tile[i] = j == 0 ? seed_rank(i / size, t->ntiles, threads)
                        : element_tile(&in, j, i, N, t->ntiles, threads);
+    if (!threads && j > 0) monotone_tiles(tile, N, t->ntiles);
     if (!record_loop(&in, j, tile, N)) t->updates_in_order = false;
     ok = make_runs(t, j, tile, N);
   }
@@ -347,6 +365,17 @@ const op2_tiling *op2_tiling_get(op2_context *ctx, op2_tile_cache **cache,
     return NULL;
   }
   c->counts.inspections++;
+  for (int j = 0; j < n; j++) {
+    int most = 0; /* the most elements of this loop in one tile: how far runs are from even */
+    for (int b = 0; b < t->ntiles; b++) {
+      int m = 0;
+      for (int q = t->run_offset[j][b]; q < t->run_offset[j][b + 1]; q++)
+        m += t->runs[j][2 * q + 1] - t->runs[j][2 * q];
+      most = max2(most, m);
+    }
+    op2_diag(2, "OP2_TILE: loop '%s' (%d elements) in %d runs, at most %d elements a tile",
+             loops[j].name, loops[j].set->size, t->run_offset[j][t->ntiles], most);
+  }
   op2_diag(1,
            "OP2_TILE: chain of %d loops from '%s' (set '%s', %d elements) in %d tiles of %d, "
            "%d level%s%s, updates %s, inspected in %.2f ms",
