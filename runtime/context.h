@@ -44,6 +44,7 @@ struct op2_context {
   op2_ptr_list stats;
   op2_index stats_by_name; /* the same stats by op2_index_key(name, NULL) (timing.c) */
   bool renumbered;
+  op_map renumber_base; /* op_renumber's map under MPI, applied when each rank holds its part */
   bool mpi_prepared;    /* declaration mode settled, whole-mesh declarations cut to blocks */
   bool mpi_distributed; /* partitioned and halos built (first loop or op_partition) */
   bool mpi_replicated;  /* every rank declared the whole mesh */

@@ -97,6 +97,9 @@ int op2_mpi_map_fingerprint(op2_context *ctx, op_map map, uint64_t *out);
 /* Distribution and halos (distribute.c, halo_build.c). */
 int op2_mpi_prepare(op2_context *ctx);
 int op2_mpi_distribute(op2_context *ctx, const char *lib, op_set prime, op_map prime_map);
+/* Each rank's owned elements renumbered for locality (op_renumber, OP2_RENUMBER), between the
+ * migration and the halo build (renumber_owned.c). Collective. */
+int op2_mpi_renumber_owned(op2_context *ctx);
 void op2_halo_free(op2_halo *h);
 /* Whether a set's halo lists agree with its sizes (halo_build.c): imports fill the exec and
  * non-exec halo regions, neighbours ascending and other than this rank `me`, exported elements

@@ -160,6 +160,10 @@ static inline size_t op2_set_local_count(op_set s) {
 
 /* op_renumber / OP2_RENUMBER (renumber.c): reverse Cuthill-McKee locality ordering. */
 int op2_renumber(op2_context *ctx, op_map base);
+/* The same on the elements this process holds, under MPI after migration (renumber_owned.c):
+ * targets[i] gives map i's targets as local indices (-1: owned elsewhere); map values (global
+ * ids) stay, dats, map rows and orig follow the new order. */
+int op2_renumber_local(op2_context *ctx, op_map base, int *const *targets);
 op_map op2_renumber_pick_base(op2_context *ctx);
 
 #endif /* OP2_RUNTIME_MESH_H */

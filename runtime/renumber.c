@@ -27,24 +27,27 @@ static int cmp_int(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Neighbours in the to-set of `base`: targets that share a from-element. */
-static int build_graph(op_map base, graph *g) {
+/* Neighbours in the to-set of `base`: targets that share a from-element. `tv` holds the map's
+ * targets as local indices, -1 for one this process does not own (under MPI: left out). */
+static int build_graph(op_map base, const int *tv, graph *g) {
   int n = base->to->size, d = base->dim;
   long nf = base->from->size;
   g->n = n;
   g->offset = calloc((size_t)n + 1, sizeof(int));
   if (!g->offset) return -1;
   for (long f = 0; f < nf; f++)
-    for (int i = 0; i < d; i++) g->offset[base->values[f * d + i] + 1] += d - 1;
+    for (int i = 0; i < d; i++)
+      if (tv[f * d + i] >= 0) g->offset[tv[f * d + i] + 1] += d - 1;
   for (int v = 0; v < n; v++) g->offset[v + 1] += g->offset[v];
   g->adj = malloc((size_t)(g->offset[n] ? g->offset[n] : 1) * sizeof(int));
   int *fill = calloc((size_t)n + 1, sizeof(int));
   if (!g->adj || !fill) return free(fill), -1;
   for (long f = 0; f < nf; f++)
     for (int i = 0; i < d; i++) {
-      int v = base->values[f * d + i];
+      int v = tv[f * d + i];
+      if (v < 0) continue;
       for (int j = 0; j < d; j++)
-        if (j != i) g->adj[g->offset[v] + fill[v]++] = base->values[f * d + j];
+        if (j != i && tv[f * d + j] >= 0) g->adj[g->offset[v] + fill[v]++] = tv[f * d + j];
     }
   /* sort and de-duplicate each list in place, then compact */
   int w = 0;
@@ -129,82 +132,91 @@ static int order_by_keys(const int *key, int n, int *order) {
   return 0;
 }
 
+/* Rows of `rows` (n of `bytes`) put in `order` (new -> old) in place, through `scratch`: the
+ * array keeps its allocation (under MPI, the room the halo build grows it into). */
+static void permute_rows(char *rows, const int *order, int n, size_t bytes, char *scratch) {
+  memcpy(scratch, rows, (size_t)n * bytes);
+  for (int e = 0; e < n; e++)
+    memcpy(rows + (size_t)e * bytes, scratch + (size_t)order[e] * bytes, bytes);
+}
+
 /* Applies order (new -> old) to one set: its dats, the rows of maps from it, the values of maps
- * into it, and its original-index tables. */
-static int apply(op2_context *ctx, op_set set, const int *order) {
+ * into it (`distributed`: no, they hold global ids until the halo build makes them local), and
+ * its original-index tables (under MPI only orig, local -> global; the inverse is not kept). */
+static int apply(op2_context *ctx, op_set set, const int *order, bool distributed) {
   int n = set->size;
+  size_t widest = sizeof(idx_g_t);
+  for (int i = 0; i < ctx->dats.count; i++) {
+    op_dat d = ctx->dats.items[i];
+    if (d->set == set && d->elem_bytes > widest) widest = d->elem_bytes;
+  }
+  for (int i = 0; i < ctx->maps.count; i++) {
+    op_map m = ctx->maps.items[i];
+    if (m->from == set && sizeof(int) * (size_t)m->dim > widest) widest = sizeof(int) * m->dim;
+  }
   int *rank = malloc(sizeof(int) * ((size_t)n + 1));
   idx_g_t *orig = malloc(sizeof(idx_g_t) * ((size_t)n + 1));
-  if (!rank || !orig) return free(rank), free(orig), -1;
+  char *scratch = malloc(widest * ((size_t)n + 1));
+  if (!rank || !orig || !scratch) return free(rank), free(orig), free(scratch), -1;
   for (int e = 0; e < n; e++) rank[order[e]] = e;
   for (int e = 0; e < n; e++) orig[e] = set->orig ? set->orig[order[e]] : order[e];
   for (int i = 0; i < ctx->dats.count; i++) {
     op_dat d = ctx->dats.items[i];
-    if (d->set != set) continue;
-    char *data = op2_aligned_alloc((size_t)n * d->elem_bytes);
-    if (!data) return free(rank), free(orig), -1;
-    for (int e = 0; e < n; e++)
-      memcpy(data + (size_t)e * d->elem_bytes, d->data + (size_t)order[e] * d->elem_bytes,
-             d->elem_bytes);
-    free(d->data);
-    d->data = data;
+    if (d->set == set) permute_rows(d->data, order, n, d->elem_bytes, scratch);
   }
   for (int i = 0; i < ctx->maps.count; i++) {
     op_map m = ctx->maps.items[i];
-    if (m->from == set) {
-      int *values = op2_aligned_alloc((size_t)n * (size_t)m->dim * sizeof(int));
-      if (!values) return free(rank), free(orig), -1;
-      for (int e = 0; e < n; e++)
-        memcpy(values + (size_t)e * m->dim, m->values + (size_t)order[e] * m->dim,
-               sizeof(int) * (size_t)m->dim);
-      free(m->values);
-      m->values = values;
-    }
-    if (m->to == set)
+    if (m->from == set)
+      permute_rows((char *)m->values, order, n, sizeof(int) * (size_t)m->dim, scratch);
+    if (m->to == set && !distributed)
       for (size_t k = 0; k < (size_t)m->from->size * (size_t)m->dim; k++)
         m->values[k] = rank[m->values[k]];
   }
+  free(scratch);
   free(set->orig);
   free(set->rank);
   free(set->orig_int);
   set->orig_int = NULL;
   set->orig = orig;
+  if (distributed) return free(rank), 0;
   for (int e = 0; e < n; e++) rank[orig[e]] = e;
   set->rank = rank;
   return 0;
 }
 
 /* Key of each element of `set` from a neighbouring set that already has its order. */
-static int derive_keys(op_map m, op_set set, const int *other_rank, int *key) {
+static int derive_keys(op_map m, const int *tv, op_set set, const int *other_rank, int *key) {
   int n = set->size;
   for (int e = 0; e < n; e++) key[e] = m->to == set && m->from != set ? 0x7fffffff : 0;
   if (m->from == set) { /* smallest new index among my targets */
     for (int e = 0; e < n; e++) {
       int best = 0x7fffffff;
       for (int c = 0; c < m->dim; c++) {
-        int r = other_rank[m->values[(size_t)e * m->dim + c]];
-        if (r < best) best = r;
+        int t = tv[(size_t)e * m->dim + c];
+        if (t >= 0 && other_rank[t] < best) best = other_rank[t];
       }
       key[e] = best;
     }
   } else { /* smallest new index among the elements that reach me */
     for (long f = 0; f < m->from->size; f++)
       for (int c = 0; c < m->dim; c++) {
-        int *k = &key[m->values[f * m->dim + c]];
-        if (other_rank[f] < *k) *k = other_rank[f];
+        int t = tv[f * m->dim + c];
+        if (t >= 0 && other_rank[f] < key[t]) key[t] = other_rank[f];
       }
   }
   return 0;
 }
 
-int op2_renumber(op2_context *ctx, op_map base) {
+int op2_renumber_local(op2_context *ctx, op_map base, int *const *targets) {
+  bool distributed = targets != NULL;
+#define TARGETS(m) (distributed ? targets[(m)->index] : (m)->values)
   op_set primary = base->to;
   int nsets = ctx->sets.count;
   /* new_rank[s]: for each ordered set, old -> new, until applied at the end */
   int **new_rank = calloc((size_t)nsets, sizeof(int *));
   int **orders = calloc((size_t)nsets, sizeof(int *));
   graph g = {0};
-  int rc = new_rank && orders ? build_graph(base, &g) : -1;
+  int rc = new_rank && orders ? build_graph(base, TARGETS(base), &g) : -1;
   if (rc == 0) {
     orders[primary->index] = malloc(sizeof(int) * ((size_t)primary->size + 1));
     new_rank[primary->index] = malloc(sizeof(int) * ((size_t)primary->size + 1));
@@ -225,7 +237,7 @@ int op2_renumber(op2_context *ctx, op_map base) {
       orders[next->index] = malloc(sizeof(int) * ((size_t)n + 1));
       new_rank[next->index] = malloc(sizeof(int) * ((size_t)n + 1));
       rc = key && orders[next->index] && new_rank[next->index] ? 0 : -1;
-      if (rc == 0) derive_keys(m, next, new_rank[known->index], key);
+      if (rc == 0) derive_keys(m, TARGETS(m), next, new_rank[known->index], key);
       if (rc == 0) rc = order_by_keys(key, n, orders[next->index]);
       if (rc == 0)
         for (int e = 0; e < n; e++) new_rank[next->index][orders[next->index][e]] = e;
@@ -234,7 +246,7 @@ int op2_renumber(op2_context *ctx, op_map base) {
     }
   }
   for (int s = 0; rc == 0 && s < nsets; s++)
-    if (orders[s]) rc = apply(ctx, ctx->sets.items[s], orders[s]);
+    if (orders[s]) rc = apply(ctx, ctx->sets.items[s], orders[s], distributed);
   for (int s = 0; s < nsets && orders; s++) free(orders[s]), free(new_rank[s]);
   free(orders), free(new_rank), free(g.offset), free(g.adj);
   if (rc != 0) return op2_error(OP2_ERR_MEM, "op_renumber: out of memory");
@@ -246,8 +258,14 @@ int op2_renumber(op2_context *ctx, op_map base) {
   ctx->loops.count = 0;
   op2_loops_index_reset(ctx);
   ctx->renumbered = 1;
+#undef TARGETS
+  return OP2_OK;
+}
+
+int op2_renumber(op2_context *ctx, op_map base) {
+  OP2_CALL(op2_renumber_local(ctx, base, NULL));
   op2_diag(1, "renumbered for locality: reverse Cuthill-McKee on '%s' through map '%s'",
-           primary->name, base->name);
+           base->to->name, base->name);
   return OP2_OK;
 }
 
@@ -280,15 +298,20 @@ void op_renumber(op_map base) {
     op2_error(OP2_ERR_ARG, "op_renumber: map is NULL");
     return;
   }
-  if (ctx->mpi.size > 1) { /* partitioning already orders each rank's elements */
-    op2_diag(1, "op_renumber: ignored under MPI (the partitioner orders each rank's part)");
-    return;
-  }
   if (base->dim < 2) {
     op2_error(OP2_ERR_ARG,
               "op_renumber '%s': a map of arity %d links no two elements (need 2 "
               "or more)",
               base->name, base->dim);
+    return;
+  }
+  if (ctx->mpi.size > 1) { /* each rank renumbers its own part once it holds it */
+    if (ctx->mpi_distributed)
+      op2_diag(1,
+               "op_renumber: ignored under MPI after the distribution (call it before the "
+               "first loop or op_partition)");
+    else
+      ctx->renumber_base = base;
     return;
   }
   op2_renumber(ctx, base);

@@ -962,6 +962,8 @@ static int distribute(op2_context *ctx, const op2_partition_spec *spec, const ch
   rc = op2_mpi_agree(ctx, rc, "distribution");
   op2_mpi_step_time(ctx, &t_step, "migration");
   ctx->mpi.t_moved = t_step;
+  if (rc == OP2_OK) rc = op2_mpi_renumber_owned(ctx);
+  if (rc == OP2_OK && ctx->renumbered) op2_mpi_step_time(ctx, &t_step, "renumbering");
   if (rc == OP2_OK) rc = op2_halo_build(ctx);
   for (int s = 0; rc == OP2_OK && s < ctx->sets.count; s++) {
     op_set set = ctx->sets.items[s];
