@@ -86,11 +86,15 @@ void op2_diag(int level, const char *fmt, ...) {
   op2_context *ctx = op2_ctx();
   /* One voice under MPI: rank 0, unless asked for every rank's detail (level 3). */
   if (ctx->opt.diags < level || (ctx->mpi.rank > 0 && ctx->opt.diags < 3)) return;
+  /* The line in one write: under mpiexec --tag-output, a line written in pieces by one rank can
+   * take another rank's line into it (stderr is unbuffered: each call is its own write). */
   va_list ap;
   va_start(ap, fmt);
-  fputs("op2: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  char *msg = NULL;
+  if (vasprintf(&msg, fmt, ap) >= 0) {
+    fprintf(stderr, "op2: %s\n", msg);
+    free(msg);
+  }
   va_end(ap);
 }
 
