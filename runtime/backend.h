@@ -11,6 +11,7 @@
 
 #include "op2.h"
 #include "jit/desc.h"
+#include "jit/jit.h"
 #include "runtime/context.h"
 #include "runtime/loop.h"
 #include "runtime/mesh.h"
@@ -35,7 +36,9 @@ typedef enum {
 typedef struct op2_backend {
   const char *name;
   const char *description; /* one line: what runs where (OP2_DIAGS=1 at op_init) */
-  const char *target;      /* code generator target, recorded in cache manifests */
+  /* The jit/ target its loops' kernels are generated and compiled for (the cache entry's
+   * target in manifests): the backend says it, the core assumes none. */
+  op2_target_id target;
   op2_kernel_kind kernel;
   /* The backend's own options (OP2_CUDA_*, ...), parsed and checked at op_init with the core's
    * whatever the backend (options.c), their values in a block of the backend's type; NULL: none.

@@ -163,7 +163,7 @@ static void tune_describe(const op2_context *ctx, const op2_loop *loop, char *ou
 const op2_backend op2_backend_openmp = {
     .name = "openmp",
     .description = "OpenMP threads: a range each, or planned blocks",
-    .target = "c",
+    .target = OP2_TARGET_C,
     .kernel = OP2_KERNEL_C,
     .init = init_openmp,
     .run = run_openmp,

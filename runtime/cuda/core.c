@@ -373,7 +373,7 @@ static int module_load(op2_cuda_state *st, cuda_module *m) {
  * the disk cache), and a kernel built anew is loaded here. *fresh: it was. */
 static int module_for(op2_context *ctx, op2_cuda_state *st, op2_jit_request *rq, cuda_module **out,
                       bool *fresh) {
-  rq->target = st->emulated ? OP2_TARGET_CUDA_EMU : OP2_TARGET_CUDA;
+  rq->target = ctx->backend->target;
   rq->find_loaded = loaded_kernel;
   rq->find_arg = st;
   rq->cuda.arch = st->arch;
