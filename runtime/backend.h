@@ -54,6 +54,10 @@ typedef struct op2_backend {
    * worker threads that would spin beside it, taking a core it needs, are released. NULL: no
    * worker threads. */
   void (*before_serial_work)(op2_context *ctx);
+  /* Runs fn(arg, i) for every i in [0, n), in any order, on the backend's threads (tasks that
+   * share nothing that either writes: the tiles of one level of a tiled chain), and returns
+   * when all are done. NULL: the caller runs them in order on its own thread. */
+  void (*run_tasks)(op2_context *ctx, int n, void (*fn)(void *arg, int i), void *arg);
   /* Accelerators: make the host copy of a dat current before the host reads it (fetch, print,
    * dump, halo exchange). NULL for CPU backends. */
   int (*sync_host)(op2_context *ctx, op_dat dat);
