@@ -27,19 +27,18 @@ typedef struct op2_exec {
   bool async;           /* the run may return before its work is done (backend->complete) */
 } op2_exec;
 
-/* Where a backend's loop kernels come from; behaviour follows this, never the backend's name. */
-typedef enum {
-  OP2_KERNEL_C,    /* the C generator's kernel, compiled by jit/ (CPU backends) */
-  OP2_KERNEL_CUDA, /* a CUDA module its prepare builds; its backend_data is the CUDA state */
-} op2_kernel_kind;
-
 typedef struct op2_backend {
   const char *name;
   const char *description; /* one line: what runs where (OP2_DIAGS=1 at op_init) */
   /* The jit/ target its loops' kernels are generated and compiled for (the cache entry's
    * target in manifests): the backend says it, the core assumes none. */
   op2_target_id target;
-  op2_kernel_kind kernel;
+  /* What the core may do with its loops (the core asks this, never the backend's name): true
+   * when they run the core's C kernel (op2_loop_kernel, built for `target`) on host memory,
+   * each run finished when it returns and holding nothing of a loop, so chains may fuse and tile
+   * them and a superseded loop's kernel may be freed. false: the backend builds its own kernels
+   * (prepare) and may keep a loop in flight. */
+  bool host_kernels;
   /* The backend's own options (OP2_CUDA_*, ...), parsed and checked at op_init with the core's
    * whatever the backend (options.c), their values in a block of the backend's type; NULL: none.
    * Backends may share one table (cuda, cuda-emu): it is read once. */

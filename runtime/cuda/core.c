@@ -916,7 +916,8 @@ int op2_cuda_sync_host(op2_context *ctx, op_dat dat) {
 
 int op2_cuda_loop_strategy(const char *loop_name) {
   op2_context *ctx = op2_ctx();
-  op2_cuda_state *st = ctx->initialised && ctx->backend && ctx->backend->kernel == OP2_KERNEL_CUDA
+  /* backend_data is the CUDA state under the backends whose prepare is ours (cuda, cuda-emu) */
+  op2_cuda_state *st = ctx->initialised && ctx->backend && ctx->backend->prepare == op2_cuda_prepare
                            ? state(ctx)
                            : NULL;
   if (!st) return -1;
