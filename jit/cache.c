@@ -104,9 +104,9 @@ const char *op2_temp_dir(void) {
 
 char *op2_keep_failed_source(const char *name, const op2_cache_key *key, const char *src,
                              size_t len, const char *ext) {
-  char path[OP2_PATH_BUF], why[256];
+  char path[OP2_PATH_BUF];
   snprintf(path, sizeof path, "%s/op2-%s-%.16s.%s", op2_temp_dir(), name, key->hex, ext);
-  if (op2_write_file_atomic(path, src, len, why, sizeof why) != 0) return NULL;
+  if (op2_write_file_atomic(path, src, len, NULL) != OP2_OK) return NULL;
   return strdup(path);
 }
 
@@ -119,7 +119,6 @@ int op2_read_file(const char *path, char **data, size_t *len) {
   return op2_read_regular_file(path, OP2_RECORD_FILE_CAP, data, len, NULL);
 }
 
-int op2_write_file_atomic(const char *path, const void *data, size_t len, char *why,
-                          size_t whylen) {
-  return op2_write_atomic_at(AT_FDCWD, path, data, len, why, whylen);
+int op2_write_file_atomic(const char *path, const void *data, size_t len, op2_jit_error *err) {
+  return op2_write_atomic_at(AT_FDCWD, path, data, len, err);
 }

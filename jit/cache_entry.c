@@ -194,16 +194,15 @@ int op2_entry_read(const op2_entry *e, const char *file, char **data, size_t *le
   return rc;
 }
 
-int op2_write_atomic_at(int dirfd, const char *file, const void *data, size_t len, char *why,
-                        size_t whylen) {
+int op2_write_atomic_at(int dirfd, const char *file, const void *data, size_t len,
+                        op2_jit_error *e) {
   /* An unpredictable name, created exclusively: a link or file planted at a guessable name
    * (FILE.tmpPID in a shared directory) is never written through. */
   char tmp[OP2_PATH_BUF];
   int fd = op2_temp_create_at(dirfd, file, 0600, tmp, sizeof tmp);
   if (fd < 0)
-    return snprintf(why, whylen, "cannot create a temporary file for %s: %s", file,
-                    strerror(errno)),
-           -1;
+    return op2_jit_error_set(e, OP2_ERR_IO, "cannot create a temporary file for %s: %s", file,
+                             strerror(errno));
   const char *p = data;
   size_t left = len;
   int err = 0;
@@ -220,16 +219,16 @@ int op2_write_atomic_at(int dirfd, const char *file, const void *data, size_t le
   if (!err && renameat(dirfd, tmp, dirfd, file) != 0) err = errno;
   if (err) {
     unlinkat(dirfd, tmp, 0);
-    return snprintf(why, whylen, "cannot write %s: %s", file, strerror(err)), -1;
+    return op2_jit_error_set(e, OP2_ERR_IO, "cannot write %s: %s", file, strerror(err));
   }
-  return 0;
+  return OP2_OK;
 }
 
 int op2_entry_write(const op2_entry *e, const char *file, const void *data, size_t len, char *why,
                     size_t whylen) {
-  char err[600];
-  if (op2_write_atomic_at(e->fd, file, data, len, err, sizeof err) == 0) return 0;
-  return snprintf(why, whylen, "%s: %s", e->path, err), -1;
+  op2_jit_error err;
+  if (op2_write_atomic_at(e->fd, file, data, len, &err) == OP2_OK) return 0;
+  return snprintf(why, whylen, "%s: %s", e->path, err.msg), -1;
 }
 
 int op2_entry_write_manifest(const op2_entry *e, const op2_manifest *m, char *why, size_t whylen) {

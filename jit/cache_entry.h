@@ -106,9 +106,9 @@ int op2_read_fd(int fd, char **data, size_t *len);
 int op2_entry_read(const op2_entry *e, const char *file, char **data, size_t *len, char *why,
                    size_t whylen);
 /* Writes `file` (relative to dirfd) atomically: FILE.tmpRANDOM (op2_temp_create_at), then rename;
- * no partial file stays on failure. */
-int op2_write_atomic_at(int dirfd, const char *file, const void *data, size_t len, char *why,
-                        size_t whylen);
+ * no partial file stays on failure. OP2_OK, else OP2_ERR_IO with the reason in *err. */
+int op2_write_atomic_at(int dirfd, const char *file, const void *data, size_t len,
+                        op2_jit_error *err);
 int op2_entry_write(const op2_entry *e, const char *file, const void *data, size_t len, char *why,
                     size_t whylen);
 /* Removes the entry's cache files (temporary ones only when `temps_only`) and, unless

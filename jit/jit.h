@@ -166,7 +166,8 @@ const char *op2_jit_cache_root(op2_jit *jit);
 /* A program as the compiler tiers find it: a path (with a '/') or a name searched on PATH; its
  * resolved path in `out` (PATH_MAX bytes). 0 when it is an executable regular file, else -1. */
 int op2_find_program(const char *name, char *out, size_t len);
-/* Writes a file atomically: temp file in the same directory, then rename. */
-int op2_write_file_atomic(const char *path, const void *data, size_t len, char *why, size_t whylen);
+/* Writes a file atomically: temp file in the same directory, then rename. OP2_OK, else
+ * OP2_ERR_IO with the reason in *err (NULL: not wanted). */
+int op2_write_file_atomic(const char *path, const void *data, size_t len, op2_jit_error *err);
 
 #endif /* OP2_JIT_H */

@@ -117,7 +117,7 @@ int op2_ptxas_resources(const char *log, const char *arch, char *out, size_t len
 
 int op2_ptxas_check(const char *ptxas, const char *ptx, size_t len, const char *arch, int timeout_s,
                     char **log) {
-  char path[OP2_PATH_BUF], why[300], arch_opt[64];
+  char path[OP2_PATH_BUF], arch_opt[64];
   snprintf(path, sizeof path, "%s/op2-ptxas-XXXXXX.ptx", op2_temp_dir());
   op2_buf out = {0};
   int fd = mkstemps(path, 4);
@@ -127,9 +127,10 @@ int op2_ptxas_check(const char *ptxas, const char *ptx, size_t len, const char *
     return -1;
   }
   close(fd);
-  if (op2_write_file_atomic(path, ptx, len, why, sizeof why) != 0) {
+  op2_jit_error err;
+  if (op2_write_file_atomic(path, ptx, len, &err) != OP2_OK) {
     unlink(path);
-    op2_buf_printf(&out, "%s\n", why);
+    op2_buf_printf(&out, "%s\n", err.msg);
     *log = out.data;
     return -1;
   }

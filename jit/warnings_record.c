@@ -63,7 +63,9 @@ void op2_warnings_record_write(op2_jit *jit, const char *root, const char *name,
   if (dfd >= 0) {
     char file[300];
     record_name(name, key, file, sizeof file);
-    rc = op2_write_atomic_at(dfd, file, text, len, why, sizeof why);
+    op2_jit_error err;
+    rc = op2_write_atomic_at(dfd, file, text, len, &err);
+    if (rc != OP2_OK) snprintf(why, sizeof why, "%s", err.msg);
     close(dfd);
   }
   /* no record: the check runs again next time */

@@ -11,6 +11,7 @@
 
 #include "op2.h"
 #include "jit/desc.h"
+#include "jit/jit.h"
 #include "runtime/context.h"
 #include "runtime/loop.h"
 #include "runtime/mesh.h"
@@ -26,17 +27,18 @@ typedef struct op2_exec {
   bool async;           /* the run may return before its work is done (backend->complete) */
 } op2_exec;
 
-/* Where a backend's loop kernels come from; behaviour follows this, never the backend's name. */
-typedef enum {
-  OP2_KERNEL_C,    /* the C generator's kernel, compiled by jit/ (CPU backends) */
-  OP2_KERNEL_CUDA, /* a CUDA module its prepare builds; its backend_data is the CUDA state */
-} op2_kernel_kind;
-
 typedef struct op2_backend {
   const char *name;
   const char *description; /* one line: what runs where (OP2_DIAGS=1 at op_init) */
-  const char *target;      /* code generator target, recorded in cache manifests */
-  op2_kernel_kind kernel;
+  /* The jit/ target its loops' kernels are generated and compiled for (the cache entry's
+   * target in manifests): the backend says it, the core assumes none. */
+  op2_target_id target;
+  /* What the core may do with its loops (the core asks this, never the backend's name): true
+   * when they run the core's C kernel (op2_loop_kernel, built for `target`) on host memory,
+   * each run finished when it returns and holding nothing of a loop, so chains may fuse and tile
+   * them and a superseded loop's kernel may be freed. false: the backend builds its own kernels
+   * (prepare) and may keep a loop in flight. */
+  bool host_kernels;
   /* The backend's own options (OP2_CUDA_*, ...), parsed and checked at op_init with the core's
    * whatever the backend (options.c), their values in a block of the backend's type; NULL: none.
    * Backends may share one table (cuda, cuda-emu): it is read once. */
@@ -51,6 +53,10 @@ typedef struct op2_backend {
    * worker threads that would spin beside it, taking a core it needs, are released. NULL: no
    * worker threads. */
   void (*before_serial_work)(op2_context *ctx);
+  /* Runs fn(arg, i) for every i in [0, n), in any order, on the backend's threads (tasks that
+   * share nothing that either writes: the tiles of one level of a tiled chain), and returns
+   * when all are done. NULL: the caller runs them in order on its own thread. */
+  void (*run_tasks)(op2_context *ctx, int n, void (*fn)(void *arg, int i), void *arg);
   /* Accelerators: make the host copy of a dat current before the host reads it (fetch, print,
    * dump, halo exchange). NULL for CPU backends. */
   int (*sync_host)(op2_context *ctx, op_dat dat);

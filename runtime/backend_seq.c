@@ -26,8 +26,8 @@ static void describe_plan(const op2_context *ctx, const op2_loop *loop, char *ou
 const op2_backend op2_backend_seq = {
     .name = "seq",
     .description = "one thread, element order: the reference",
-    .target = "c",
-    .kernel = OP2_KERNEL_C,
+    .target = OP2_TARGET_C,
+    .host_kernels = true,
     .init = 0,
     .run = run_seq,
     .finalize = 0,

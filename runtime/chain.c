@@ -207,12 +207,13 @@ void op2_chain_tile_counts(const op2_context *ctx, op2_tile_counts *out) {
   if (c && c->tiles) *out = *op2_tile_counts_of(c->tiles);
 }
 
-/* Whether OP2_TILE may tile this chain: seq and openmp without MPI, checkpoints, tuning trials
- * or a renumbering still to come (each would change what a call sees or logs). */
+/* Whether OP2_TILE may tile this chain: a backend with host kernels (seq, openmp) without MPI,
+ * checkpoints, tuning trials or a renumbering still to come (each would change what a call sees or
+ * logs). */
 static bool tiling_allowed(const op2_context *ctx, const struct op2_chain *c) {
-  return ctx->opt.tile && c->count >= 2 && ctx->mpi.size <= 1 &&
-         ctx->backend->kernel == OP2_KERNEL_C && !ctx->checkpoint && !ctx->opt.restart[0] &&
-         ctx->opt.tune == OP2_TUNE_OFF && (!ctx->opt.renumber || ctx->renumbered);
+  return ctx->opt.tile && c->count >= 2 && ctx->mpi.size <= 1 && ctx->backend->host_kernels &&
+         !ctx->checkpoint && !ctx->opt.restart[0] && ctx->opt.tune == OP2_TUNE_OFF &&
+         (!ctx->opt.renumber || ctx->renumbered);
 }
 
 /* Every call's pointer buffers, sized before any call is captured (capturing cannot fail). */
@@ -327,8 +328,8 @@ static void run(op2_context *ctx, struct op2_chain *c) {
   }
   /* Fusion changes the loops a checkpoint logs, and backends with their own code generator
    * would see a kernel text they were not asked for: it is for seq and openmp, uncheckpointed. */
-  bool fuse = ctx->opt.fuse && ctx->backend->kernel == OP2_KERNEL_C && !ctx->checkpoint &&
-              !ctx->opt.restart[0];
+  bool fuse =
+      ctx->opt.fuse && ctx->backend->host_kernels && !ctx->checkpoint && !ctx->opt.restart[0];
   for (int i = 0, k = 1; i < c->count; i += k) {
     k = fuse ? fuse_span(c, i) : 1;
     c->running = i;

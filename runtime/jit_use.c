@@ -120,10 +120,10 @@ static op2_kernel *find_loaded(void *arg, uint64_t hi, uint64_t lo) {
 int op2_loop_kernel(op2_context *ctx, op2_loop *loop, const char *kernel_src) {
   op2_loop_desc d;
   op2_loop_describe(ctx, loop, &d);
-  /* the CPU backends' loops (the CUDA backends ask with their targets in runtime/cuda/core.c) */
+  /* the backend's target (the CUDA backends ask for their own in runtime/cuda/core.c) */
   const op2_jit_request rq = {.loop = &d,
                               .kernel_src = kernel_src,
-                              .target = OP2_TARGET_C,
+                              .target = ctx->backend->target,
                               .loaded = (op2_kernel *const *)ctx->kernels.items,
                               .nloaded = ctx->kernels.count,
                               .find_loaded = find_loaded,

@@ -215,7 +215,7 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
   int rc = !loop->stats ? OP2_ERR_MEM
                         : op2_jit_report(ctx, op2_kernel_params_check(ctx->jit_engine, kernel, &d));
   if (rc == OP2_OK)
-    rc = ctx->backend->kernel == OP2_KERNEL_C ? op2_loop_kernel(ctx, loop, kernel)
+    rc = ctx->backend->host_kernels ? op2_loop_kernel(ctx, loop, kernel)
          : ctx->mpi.size > 1
              ? op2_jit_report(ctx, op2_jit_source_hash(ctx->jit_engine, &d, kernel, source))
              : OP2_OK;
@@ -328,7 +328,7 @@ static bool kernel_in_use(const op2_context *ctx, const op2_kernel *k) {
  * Only under backends whose calls finish before op_par_loop returns and that hold nothing of a
  * loop (a CUDA backend keeps the loop of a launch in flight, and its own kernel). */
 static void free_superseded(op2_context *ctx, const op2_loop *fresh) {
-  if (ctx->backend->kernel != OP2_KERNEL_C) return;
+  if (!ctx->backend->host_kernels) return;
   /* the loops of its name and set (the index), walked again after each removal */
   size_t pos = 0;
   for (op2_loop *l; (l = op2_index_next(&ctx->loops_by_name, fresh->name_key, &pos));) {

@@ -3,7 +3,6 @@
  * through the loops' own kernels; levels in order, the tiles of a level on the backend's threads
  * (they share no item that either writes). The chain has no reduction (a loop with one ends it),
  * so the threads share each call's argument table. */
-#include <omp.h>
 #include <stdlib.h>
 
 #include "runtime/tile.h"
@@ -20,6 +19,19 @@ static void run_tile(const op2_tiling *t, const op2_exec *const *execs, const op
   }
 }
 
+/* The tiles of one level, as the backend's tasks (run_tasks). */
+typedef struct level_tiles {
+  const op2_tiling *t;
+  const op2_exec *const *execs;
+  const op2_kernel_fn *fns;
+  int first;
+} level_tiles;
+
+static void run_level_tile(void *arg, int i) {
+  const level_tiles *lv = arg;
+  run_tile(lv->t, lv->execs, lv->fns, lv->t->tile_order[lv->first + i]);
+}
+
 void op2_tile_run(op2_context *ctx, const op2_tiling *t, const op2_exec *const *execs,
                   bool threads) {
   enum { SMALL = 64 };
@@ -30,15 +42,15 @@ void op2_tile_run(op2_context *ctx, const op2_tiling *t, const op2_exec *const *
     return;
   }
   for (int j = 0; j < t->nloops; j++) fns[j] = op2_kernel_entry(execs[j]->loop->kernel);
-  int nthreads = threads ? op2_backend_threads(ctx) : 1;
+  bool parallel = threads && ctx->backend->run_tasks && op2_backend_threads(ctx) >= 2;
   for (int l = 0; l < t->nlevels; l++) {
     int first = t->level_offset[l], last = t->level_offset[l + 1];
-    if (nthreads < 2 || last - first < 2) {
+    if (!parallel || last - first < 2) {
       for (int k = first; k < last; k++) run_tile(t, execs, fns, t->tile_order[k]);
       continue;
     }
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
-    for (int k = first; k < last; k++) run_tile(t, execs, fns, t->tile_order[k]);
+    level_tiles lv = {t, execs, fns, first};
+    ctx->backend->run_tasks(ctx, last - first, run_level_tile, &lv);
   }
   if (fns != small) free(fns);
 }

@@ -284,10 +284,10 @@ static void write_record(op2_context *ctx, const struct op2_tune *t, const op2_l
   }
   char *text = cJSON_Print(root);
   cJSON_Delete(root);
-  char why[600];
-  if (!text || op2_write_file_atomic(t->path, text, strlen(text), why, sizeof why) != 0)
+  op2_jit_error err;
+  if (!text || op2_write_file_atomic(t->path, text, strlen(text), &err) != OP2_OK)
     op2_diag(1, "auto-tuning: record of loop '%s' not written: %s", loop->name,
-             text ? why : "out of memory");
+             text ? err.msg : "out of memory");
   else
     ctx->tune.records_written++;
   free(text);

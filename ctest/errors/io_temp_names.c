@@ -102,9 +102,9 @@ int main(int argc, char **argv) {
   snprintf(name, sizeof name, "record.json.tmp%d", pid);
   plant(name);
   in_dir(path, sizeof path, "record.json");
-  char why[600];
-  if (op2_write_file_atomic(path, "{}\n", 3, why, sizeof why) != 0) {
-    fprintf(stderr, "op2_write_file_atomic: %s\n", why);
+  op2_jit_error err;
+  if (op2_write_file_atomic(path, "{}\n", 3, &err) != OP2_OK) {
+    fprintf(stderr, "op2_write_file_atomic: %s\n", err.msg);
     CHECK(0);
   }
   CHECK(eu_is_file(path));

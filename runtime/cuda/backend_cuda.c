@@ -34,6 +34,7 @@ void op2_cuda_tune_describe(const op2_context *ctx, const op2_loop *loop, char *
 const op2_backend op2_backend_cuda = {
     .name = "cuda",
     .description = "NVIDIA GPU: NVRTC's CUBIN through the CUDA driver",
+    .target = OP2_TARGET_CUDA,
     .init = init_cuda,
     .run = op2_cuda_run,
     .finalize = op2_cuda_finalize,

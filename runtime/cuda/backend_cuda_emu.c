@@ -835,6 +835,7 @@ static void finalize_emu(op2_context *ctx) {
 const op2_backend op2_backend_cuda_emu = {
     .name = "cuda-emu",
     .description = "the CUDA backend's kernels on the CPU, threads as fibers (no GPU)",
+    .target = OP2_TARGET_CUDA_EMU,
     .init = init_emu,
     .run = run_emu,
     .finalize = finalize_emu,

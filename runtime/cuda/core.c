@@ -373,7 +373,7 @@ static int module_load(op2_cuda_state *st, cuda_module *m) {
  * the disk cache), and a kernel built anew is loaded here. *fresh: it was. */
 static int module_for(op2_context *ctx, op2_cuda_state *st, op2_jit_request *rq, cuda_module **out,
                       bool *fresh) {
-  rq->target = st->emulated ? OP2_TARGET_CUDA_EMU : OP2_TARGET_CUDA;
+  rq->target = ctx->backend->target;
   rq->find_loaded = loaded_kernel;
   rq->find_arg = st;
   rq->cuda.arch = st->arch;
@@ -916,7 +916,8 @@ int op2_cuda_sync_host(op2_context *ctx, op_dat dat) {
 
 int op2_cuda_loop_strategy(const char *loop_name) {
   op2_context *ctx = op2_ctx();
-  op2_cuda_state *st = ctx->initialised && ctx->backend && ctx->backend->kernel == OP2_KERNEL_CUDA
+  /* backend_data is the CUDA state under the backends whose prepare is ours (cuda, cuda-emu) */
+  op2_cuda_state *st = ctx->initialised && ctx->backend && ctx->backend->prepare == op2_cuda_prepare
                            ? state(ctx)
                            : NULL;
   if (!st) return -1;

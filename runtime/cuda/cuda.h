@@ -122,13 +122,13 @@ int op2_cuda_tune_candidates(const op2_context *ctx, const op2_loop *loop, op2_t
 void op2_cuda_tune_describe(const op2_context *ctx, const op2_loop *loop, char *out, size_t len);
 
 /* The op2_backend entries cuda and cuda-emu share: cuda-emu's table is cuda's with its own
- * name, description, init, run and finalize (backend_cuda.c, backend_cuda_emu.c). */
+ * name, description, target, init, run and finalize (backend_cuda.c, backend_cuda_emu.c). */
 #define OP2_CUDA_BACKEND_SHARED_ENTRIES                                                        \
-  .target = "cuda", .kernel = OP2_KERNEL_CUDA, .options = &op2_cuda_option_table,              \
-  .sync_host = op2_cuda_sync_host, .prepare = op2_cuda_prepare, .complete = op2_cuda_complete, \
-  .halo_pack = op2_cuda_halo_pack, .halo_unpack = op2_cuda_halo_unpack,                        \
-  .host_alloc = op2_cuda_host_alloc, .host_free = op2_cuda_host_free,                          \
-  .tune_candidates = op2_cuda_tune_candidates, .tune_describe = op2_cuda_tune_describe
+  .host_kernels = false, .options = &op2_cuda_option_table, .sync_host = op2_cuda_sync_host,   \
+  .prepare = op2_cuda_prepare, .complete = op2_cuda_complete, .halo_pack = op2_cuda_halo_pack, \
+  .halo_unpack = op2_cuda_halo_unpack, .host_alloc = op2_cuda_host_alloc,                      \
+  .host_free = op2_cuda_host_free, .tune_candidates = op2_cuda_tune_candidates,                \
+  .tune_describe = op2_cuda_tune_describe
 
 /* Strategy the loop runs with, or -1 if it has not run yet (tests and diagnostics). */
 int op2_cuda_loop_strategy(const char *loop_name);
