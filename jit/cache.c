@@ -79,10 +79,7 @@ int op2_cache_root_usable(const char *root, int create, op2_jit_error *why) {
   }
   if (!S_ISDIR(st.st_mode))
     return op2_jit_error_set(why, OP2_ERR_IO, "%s is not a directory", root);
-  char foreign[600];
-  if (op2_cache_private(&st, root, foreign, sizeof foreign) != 0)
-    return op2_jit_error_set(why, OP2_ERR_IO, "%s", foreign);
-  return OP2_OK;
+  return op2_cache_private(&st, root, why);
 }
 
 int op2_cache_default_root(char *out, size_t len) {

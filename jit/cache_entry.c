@@ -21,15 +21,14 @@
 #include "elf_load.h"
 #include "file_io.h"
 
-int op2_cache_private(const struct stat *st, const char *what, char *why, size_t whylen) {
+int op2_cache_private(const struct stat *st, const char *what, op2_jit_error *err) {
   if (st->st_uid != geteuid())
-    return snprintf(why, whylen, "%s is owned by uid %d, not by this user", what, (int)st->st_uid),
-           -1;
+    return op2_jit_error_set(err, OP2_ERR_IO, "%s is owned by uid %d, not by this user", what,
+                             (int)st->st_uid);
   if (st->st_mode & (S_IWGRP | S_IWOTH))
-    return snprintf(why, whylen, "%s is writable by group or others (mode %03o)", what,
-                    (unsigned)(st->st_mode & 0777)),
-           -1;
-  return 0;
+    return op2_jit_error_set(err, OP2_ERR_IO, "%s is writable by group or others (mode %03o)", what,
+                             (unsigned)(st->st_mode & 0777));
+  return OP2_OK;
 }
 
 int op2_cache_file_kind(const char *loop, const char *f) {
@@ -46,26 +45,28 @@ int op2_cache_file_kind(const char *loop, const char *f) {
   return op2_is_temp_suffix(rest) ? 2 : 0;
 }
 
-int op2_entry_open(int atfd, const char *dir, int create, op2_entry *e, char *why, size_t whylen) {
+int op2_entry_open(int atfd, const char *dir, int create, op2_entry *e, op2_jit_error *err) {
   e->fd = -1;
   e->at = atfd;
   snprintf(e->path, sizeof e->path, "%s", dir);
   if (create && mkdirat(atfd, dir, 0700) != 0 && errno != EEXIST)
-    return snprintf(why, whylen, "cannot create %s: %s", dir, strerror(errno)), -1;
+    return op2_jit_error_set(err, OP2_ERR_IO, "cannot create %s: %s", dir, strerror(errno));
   int fd = openat(atfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
-    if (errno == ENOENT && !create) return snprintf(why, whylen, "no entry"), 1;
-    int err = errno; /* ENOENT tells a builder its directory was just removed (store.c) */
-    snprintf(why, whylen, "%s is not a directory we can open: %s", dir, strerror(err));
-    return errno = err, -1;
+    if (errno == ENOENT && !create)
+      return op2_jit_error_set(err, OP2_ERR_IO, "no entry"), OP2_ENTRY_ABSENT;
+    int saved = errno; /* ENOENT tells a builder its directory was just removed (store.c) */
+    op2_jit_error_set(err, OP2_ERR_IO, "%s is not a directory we can open: %s", dir,
+                      strerror(saved));
+    return errno = saved, OP2_ERR_IO;
   }
   struct stat st;
-  if (fstat(fd, &st) != 0 || op2_cache_private(&st, "directory", why, whylen) != 0) {
+  if (fstat(fd, &st) != 0 || op2_cache_private(&st, "directory", err) != OP2_OK) {
     close(fd);
-    return -1;
+    return OP2_ERR_IO;
   }
   e->fd = fd;
-  return 0;
+  return OP2_OK;
 }
 
 void op2_entry_close(op2_entry *e) {
@@ -119,38 +120,39 @@ int op2_entry_unlinked(const op2_entry *e) {
 
 /* O_NONBLOCK: a FIFO or device planted in the entry must not block the open; it is refused by
  * the fstat that follows (on the same descriptor that would be read). */
-int op2_entry_open_file(const op2_entry *e, const char *file, struct stat *st, char *why,
-                        size_t whylen) {
+int op2_entry_open_file(const op2_entry *e, const char *file, struct stat *st, op2_jit_error *err) {
   int fd = openat(e->fd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT)
-      snprintf(why, whylen, "%s is missing", file);
+      op2_jit_error_set(err, OP2_ERR_IO, "%s is missing", file);
     else if (errno == ELOOP)
-      snprintf(why, whylen, "%s is a symbolic link", file);
+      op2_jit_error_set(err, OP2_ERR_IO, "%s is a symbolic link", file);
     else
-      snprintf(why, whylen, "cannot read %s: %s", file, strerror(errno));
+      op2_jit_error_set(err, OP2_ERR_IO, "cannot read %s: %s", file, strerror(errno));
     return -1;
   }
   if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
     close(fd);
-    return snprintf(why, whylen, "%s is not a regular file", file), -1;
+    return op2_jit_error_set(err, OP2_ERR_IO, "%s is not a regular file", file), -1;
   }
-  if (op2_cache_private(st, file, why, whylen) != 0) return close(fd), -1;
+  if (op2_cache_private(st, file, err) != OP2_OK) return close(fd), -1;
   return fd;
 }
 
 /* A compiler creates its output with the process's umask (0775 under a umask of 002, as shared
  * HPC systems often set): that file is ours, in our private directory, so its group and other
  * bits are cleared here rather than the entry refused. Anything else is left for the checks. */
-int op2_entry_own_output(const op2_entry *e, const char *file, char *why, size_t whylen) {
+int op2_entry_own_output(const op2_entry *e, const char *file, op2_jit_error *err) {
   int fd = openat(e->fd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return snprintf(why, whylen, "cannot open %s: %s", file, strerror(errno)), -1;
+  if (fd < 0)
+    return op2_jit_error_set(err, OP2_ERR_IO, "cannot open %s: %s", file, strerror(errno));
   struct stat st;
-  int rc = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() ? 0 : -1;
-  if (rc != 0)
-    snprintf(why, whylen, "%s is not a regular file of this user", file);
+  int rc =
+      fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() ? OP2_OK : OP2_ERR_IO;
+  if (rc != OP2_OK)
+    op2_jit_error_set(err, OP2_ERR_IO, "%s is not a regular file of this user", file);
   else if ((st.st_mode & 077) && fchmod(fd, st.st_mode & 0700) != 0)
-    rc = -1, snprintf(why, whylen, "cannot set the mode of %s: %s", file, strerror(errno));
+    rc = op2_jit_error_set(err, OP2_ERR_IO, "cannot set the mode of %s: %s", file, strerror(errno));
   close(fd);
   return rc;
 }
@@ -177,19 +179,20 @@ int op2_read_fd(int fd, char **data, size_t *len) {
   return 0;
 }
 
-int op2_entry_read(const op2_entry *e, const char *file, char **data, size_t *len, char *why,
-                   size_t whylen) {
+int op2_entry_read(const op2_entry *e, const char *file, char **data, size_t *len,
+                   op2_jit_error *err) {
   struct stat st;
-  int fd = op2_entry_open_file(e, file, &st, why, whylen);
-  if (fd < 0) return -1;
+  int fd = op2_entry_open_file(e, file, &st, err);
+  if (fd < 0) return OP2_ERR_IO;
   /* A source holds a kernel file of up to OP2_KERNEL_FILE_CAP and the generated code around it. */
   if ((unsigned long long)st.st_size > 2 * OP2_KERNEL_FILE_CAP) {
     close(fd);
-    return snprintf(why, whylen, "%s is larger than %zu MiB", file, 2 * OP2_KERNEL_FILE_CAP >> 20),
-           -1;
+    return op2_jit_error_set(err, OP2_ERR_IO, "%s is larger than %zu MiB", file,
+                             2 * OP2_KERNEL_FILE_CAP >> 20);
   }
-  int rc = op2_read_fd(fd, data, len);
-  if (rc != 0) snprintf(why, whylen, "cannot read %s: %s", file, strerror(errno));
+  int rc = op2_read_fd(fd, data, len) == 0
+               ? OP2_OK
+               : op2_jit_error_set(err, OP2_ERR_IO, "cannot read %s: %s", file, strerror(errno));
   close(fd);
   return rc;
 }
@@ -224,28 +227,28 @@ int op2_write_atomic_at(int dirfd, const char *file, const void *data, size_t le
   return OP2_OK;
 }
 
-int op2_entry_write(const op2_entry *e, const char *file, const void *data, size_t len, char *why,
-                    size_t whylen) {
-  op2_jit_error err;
-  if (op2_write_atomic_at(e->fd, file, data, len, &err) == OP2_OK) return 0;
-  return snprintf(why, whylen, "%s: %s", e->path, err.msg), -1;
+int op2_entry_write(const op2_entry *e, const char *file, const void *data, size_t len,
+                    op2_jit_error *err) {
+  op2_jit_error inner;
+  if (op2_write_atomic_at(e->fd, file, data, len, &inner) == OP2_OK) return OP2_OK;
+  return op2_jit_error_set(err, inner.code, "%s: %s", e->path, inner.msg);
 }
 
-int op2_entry_write_manifest(const op2_entry *e, const op2_manifest *m, char *why, size_t whylen) {
+int op2_entry_write_manifest(const op2_entry *e, const op2_manifest *m, op2_jit_error *err) {
   char *text = op2_manifest_format(m);
-  if (!text) return snprintf(why, whylen, "out of memory"), -1;
-  int rc = op2_entry_write(e, "manifest.json", text, strlen(text), why, whylen);
+  if (!text) return op2_jit_error_set(err, OP2_ERR_MEM, "out of memory");
+  int rc = op2_entry_write(e, "manifest.json", text, strlen(text), err);
   free(text);
   return rc;
 }
 
 int op2_entry_remove(const op2_entry *e, const char *loop, int temps_only, long long *freed,
-                     char *why, size_t whylen) {
+                     op2_jit_error *err) {
   int dfd = dup(e->fd);
   DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
   if (!d) {
     if (dfd >= 0) close(dfd);
-    return snprintf(why, whylen, "cannot read %s: %s", e->path, strerror(errno)), -1;
+    return op2_jit_error_set(err, OP2_ERR_IO, "cannot read %s: %s", e->path, strerror(errno));
   }
   rewinddir(d);
   char names[64][300];
@@ -255,7 +258,7 @@ int op2_entry_remove(const op2_entry *e, const char *loop, int temps_only, long 
     if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
     int kind = op2_cache_file_kind(loop, de->d_name);
     if (kind == 0 || n == 64) {
-      snprintf(why, whylen, "%s holds %s: left alone", e->path, de->d_name);
+      op2_jit_error_set(err, OP2_ERR_IO, "%s holds %s: left alone", e->path, de->d_name);
       failed = 1;
       break;
     }
@@ -270,37 +273,38 @@ int op2_entry_remove(const op2_entry *e, const char *loop, int temps_only, long 
   for (int i = 0; !failed && i < n; i++)
     if (unlinkat(e->fd, names[i], 0) != 0 && errno != ENOENT &&
         (errno != EISDIR || unlinkat(e->fd, names[i], AT_REMOVEDIR) != 0)) {
-      snprintf(why, whylen, "cannot remove %s/%s: %s", e->path, names[i], strerror(errno));
+      op2_jit_error_set(err, OP2_ERR_IO, "cannot remove %s/%s: %s", e->path, names[i],
+                        strerror(errno));
       failed = 1;
     }
   /* The directory goes by its name: it was checked private, so nobody else can have moved it. */
   if (!failed && !temps_only && unlinkat(e->at, e->path, AT_REMOVEDIR) != 0 && errno != ENOENT) {
-    snprintf(why, whylen, "cannot remove %s: %s", e->path, strerror(errno));
+    op2_jit_error_set(err, OP2_ERR_IO, "cannot remove %s: %s", e->path, strerror(errno));
     failed = 1;
   }
   if (freed) *freed = bytes;
-  return failed ? -1 : 0;
+  return failed ? OP2_ERR_IO : OP2_OK;
 }
 
 /* A file the manifest describes, read through the descriptor that is checked; kept open in
  * *fd_out when asked. */
 static int check_file(const op2_entry *e, const char *f, long long bytes, const char *xxh3,
-                      int *fd_out, char **data_out, size_t *len_out, char *why, size_t whylen) {
+                      int *fd_out, char **data_out, size_t *len_out, op2_jit_error *err) {
   struct stat st;
   char *data, hex[17];
   size_t n;
-  int fd = op2_entry_open_file(e, f, &st, why, whylen);
-  if (fd < 0) return -1;
+  int fd = op2_entry_open_file(e, f, &st, err);
+  if (fd < 0) return OP2_ERR_IO;
   if (op2_read_fd(fd, &data, &n) != 0) {
-    snprintf(why, whylen, "cannot read %s: %s", f, strerror(errno));
-    return close(fd), -1;
+    op2_jit_error_set(err, OP2_ERR_IO, "cannot read %s: %s", f, strerror(errno));
+    return close(fd), OP2_ERR_IO;
   }
   op2_hash_hex64(data, n, hex);
   int bad = 1;
   if ((long long)n != bytes)
-    snprintf(why, whylen, "%s has %zu bytes, its manifest says %lld", f, n, bytes);
+    op2_jit_error_set(err, OP2_ERR_IO, "%s has %zu bytes, its manifest says %lld", f, n, bytes);
   else if (strcmp(hex, xxh3) != 0)
-    snprintf(why, whylen, "%s does not match the hash in its manifest", f);
+    op2_jit_error_set(err, OP2_ERR_IO, "%s does not match the hash in its manifest", f);
   else
     bad = 0;
   if (bad || !fd_out)
@@ -311,20 +315,21 @@ static int check_file(const op2_entry *e, const char *f, long long bytes, const 
     free(data);
   else
     *data_out = data, *len_out = n;
-  return bad ? -1 : 0;
+  return bad ? OP2_ERR_IO : OP2_OK;
 }
 
 int op2_entry_verify(const op2_entry *e, const op2_entry_expect *ex, op2_entry_verified *v,
-                     char *why, size_t whylen) {
+                     op2_jit_error *err) {
   memset(v, 0, sizeof *v);
   v->bin_fd = -1;
   char *text, bin[300], src[300], hex[17];
   size_t len;
-  if (op2_entry_read(e, "manifest.json", &text, &len, why, whylen) != 0) return -1;
-  char err[600];
-  int rc = op2_manifest_parse(text, len, &v->m, err, sizeof err);
+  if (op2_entry_read(e, "manifest.json", &text, &len, err) != OP2_OK) return OP2_ERR_IO;
+  char bad[600];
+  int rc = op2_manifest_parse(text, len, &v->m, bad, sizeof bad);
   free(text);
-  if (rc != 0) return snprintf(why, whylen, "manifest.json is not a valid manifest (%s)", err), -1;
+  if (rc != 0)
+    return op2_jit_error_set(err, OP2_ERR_IO, "manifest.json is not a valid manifest (%s)", bad);
   v->manifest_ok = 1;
   const op2_manifest *m = &v->m;
   const char *bin_ext = ex->bin_ext, *src_ext = ex->src_ext;
@@ -339,25 +344,26 @@ int op2_entry_verify(const op2_entry *e, const op2_entry_expect *ex, op2_entry_v
   if (strcmp(m->loop, ex->name) != 0 || strlen(m->key) != 32 ||
       strncmp(m->key, ex->key, klen) != 0 || strcmp(m->binary_file, bin) != 0 ||
       strcmp(m->source_file, src) != 0 || (ex->target && strcmp(m->target, ex->target) != 0))
-    return snprintf(why, whylen, "manifest.json describes another kernel"), -1;
+    return op2_jit_error_set(err, OP2_ERR_IO, "manifest.json describes another kernel");
   if (ex->source) {
     op2_hash_hex64(ex->source, ex->source_len, hex);
     if (m->source_bytes != (long long)ex->source_len || strcmp(hex, m->source_xxh3) != 0)
-      return snprintf(why, whylen, "manifest.json was written for different source"), -1;
+      return op2_jit_error_set(err, OP2_ERR_IO, "manifest.json was written for different source");
   }
   /* The source beside the binary is what users read when a kernel misbehaves: it must be the
    * text the binary was built from. */
   char *text_read = NULL;
   size_t text_len = 0;
   if (check_file(e, src, m->source_bytes, m->source_xxh3, NULL, ex->source ? &text_read : NULL,
-                 &text_len, why, whylen) != 0)
-    return -1;
+                 &text_len, err) != OP2_OK)
+    return OP2_ERR_IO;
   int same =
       !ex->source || (text_len == ex->source_len && !memcmp(text_read, ex->source, text_len));
   free(text_read);
-  if (!same) return snprintf(why, whylen, "%s is not the source of the cached kernel", src), -1;
+  if (!same)
+    return op2_jit_error_set(err, OP2_ERR_IO, "%s is not the source of the cached kernel", src);
   return check_file(e, bin, m->binary_bytes, m->binary_xxh3, &v->bin_fd, &v->binary, &v->binary_len,
-                    why, whylen);
+                    err);
 }
 
 void op2_entry_verified_clear(op2_entry_verified *v) {
@@ -421,16 +427,16 @@ static void fd_name(char *out, size_t len, int fd, unsigned serial) {
  * moves us to the next spelling. No other thread can load under our name between the question
  * and the dlopen: it would need our open descriptor. */
 static int dlopen_fd(op2_loaded_objects *known, int fd, const char *what, const char *symbol,
-                     void **handle, void **sym, char *why, size_t whylen) {
+                     void **handle, void **sym, op2_jit_error *err) {
   struct stat st;
   if (fstat(fd, &st) != 0)
-    return snprintf(why, whylen, "cannot load %s: %s", what, strerror(errno)), -1;
+    return op2_jit_error_set(err, OP2_ERR_IO, "cannot load %s: %s", what, strerror(errno));
   char name[128];
   unsigned serial = op2_loaded_objects_serial(known);
   for (unsigned tries = 0;; tries++, serial++) {
     if (tries > 65536)
-      return snprintf(why, whylen, "cannot load %s: every name of its descriptor is taken", what),
-             -1;
+      return op2_jit_error_set(err, OP2_ERR_IO,
+                               "cannot load %s: every name of its descriptor is taken", what);
     fd_name(name, sizeof name, fd, serial);
     void *old = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
     if (!old) break;
@@ -441,23 +447,24 @@ static int dlopen_fd(op2_loaded_objects *known, int fd, const char *what, const 
     if (same) break; /* this very file is loaded already: dlopen hands that copy back */
   }
   void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-  const char *err = h ? NULL : dlerror();
-  if (!h) return snprintf(why, whylen, "cannot load %s: %s", what, err ? err : "?"), -1;
+  const char *dl_err = h ? NULL : dlerror();
+  if (!h)
+    return op2_jit_error_set(err, OP2_ERR_IO, "cannot load %s: %s", what, dl_err ? dl_err : "?");
   void *s = dlsym(h, symbol);
   if (!s) {
     dlclose(h);
-    return snprintf(why, whylen, "%s has no %s symbol", what, symbol), -1;
+    return op2_jit_error_set(err, OP2_ERR_IO, "%s has no %s symbol", what, symbol);
   }
   op2_loaded_objects_add(known, h, st.st_dev, st.st_ino);
   *handle = h;
   *sym = s;
-  return 0;
+  return OP2_OK;
 }
 
 /* The direct loader first: its cost does not grow with the objects loaded before (glibc's
  * dlopen walks their list, twice here); dlopen for whatever it does not understand. */
 int op2_load_object_fd(op2_loaded_objects *known, int fd, const char *what, const char *symbol,
-                       void **handle, void **sym, char *why, size_t whylen) {
+                       void **handle, void **sym, op2_jit_error *err) {
   op2_jit_error direct_why = {.code = OP2_OK};
   if (known && known->direct) {
     op2_elf_image *img = NULL;
@@ -466,26 +473,27 @@ int op2_load_object_fd(op2_loaded_objects *known, int fd, const char *what, cons
       op2_object *o = s ? op2_object_wrap(NULL, img) : NULL;
       if (!o) {
         op2_elf_unload(img);
-        return snprintf(why, whylen, s ? "cannot load %s: out of memory" : "%s has no %s symbol",
-                        what, symbol),
-               -1;
+        return op2_jit_error_set(err, s ? OP2_ERR_MEM : OP2_ERR_IO,
+                                 s ? "cannot load %s: out of memory" : "%s has no %s symbol", what,
+                                 symbol);
       }
       *handle = o, *sym = s;
-      return 0;
+      return OP2_OK;
     }
   }
   void *dl = NULL, *s = NULL;
-  if (dlopen_fd(known, fd, what, symbol, &dl, &s, why, whylen) != 0) {
-    size_t n = strlen(why);
-    if (direct_why.code != OP2_OK && n < whylen)
-      snprintf(why + n, whylen - n, " (the direct loader: %s)", direct_why.msg);
-    return -1;
+  int rc = dlopen_fd(known, fd, what, symbol, &dl, &s, err);
+  if (rc != OP2_OK) {
+    size_t n = err ? strlen(err->msg) : 0;
+    if (err && direct_why.code != OP2_OK && n < sizeof err->msg)
+      snprintf(err->msg + n, sizeof err->msg - n, " (the direct loader: %s)", direct_why.msg);
+    return rc;
   }
   op2_object *o = op2_object_wrap(dl, NULL);
   if (!o) {
     dlclose(dl);
-    return snprintf(why, whylen, "cannot load %s: out of memory", what), -1;
+    return op2_jit_error_set(err, OP2_ERR_MEM, "cannot load %s: out of memory", what);
   }
   *handle = o, *sym = s;
-  return 0;
+  return OP2_OK;
 }

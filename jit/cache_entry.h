@@ -55,8 +55,10 @@ const char *op2_temp_dir(void);
 /* Writes a failed kernel's source to TMPDIR/op2-NAME-HASH16.EXT; the path (malloc'ed) or NULL. */
 char *op2_keep_failed_source(const char *name, const op2_cache_key *key, const char *src,
                              size_t len, const char *ext);
-/* Owned by this user and writable by nobody else; `what` names it in *why otherwise. */
-int op2_cache_private(const struct stat *st, const char *what, char *why, size_t whylen);
+/* Owned by this user and writable by nobody else: OP2_OK, else OP2_ERR_IO with `what` named in
+ * *err. Every op2_entry_* and loader function below fails the same way: a status (OP2_OK or an
+ * OP2_ERR_* code) with the message in *err (may be NULL), via op2_jit_error_set. */
+int op2_cache_private(const struct stat *st, const char *what, op2_jit_error *err);
 /* Ensures the cache root exists (0700 when created) and is a private directory of ours: OP2_OK,
  * else OP2_ERR_IO with the reason in *why. */
 int op2_cache_root_usable(const char *root, int create, op2_jit_error *why);
@@ -74,8 +76,10 @@ typedef struct op2_entry {
   char path[OP2_PATH_BUF];
 } op2_entry;
 /* Opens directory `dir` (relative to atfd, or a path with AT_FDCWD), creating it (0700) when
- * `create`. 0 opened and private, 1 missing (only without create), -1 refused or failed (why). */
-int op2_entry_open(int atfd, const char *dir, int create, op2_entry *e, char *why, size_t whylen);
+ * `create`. OP2_OK opened and private, OP2_ENTRY_ABSENT missing (only without create), else
+ * OP2_ERR_IO refused or failed (*err; errno is ENOENT when the directory was just removed). */
+enum { OP2_ENTRY_ABSENT = -1 };
+int op2_entry_open(int atfd, const char *dir, int create, op2_entry *e, op2_jit_error *err);
 void op2_entry_close(op2_entry *e);
 /* The build lock (flock on the directory), held by a writer from the first file to the manifest
  * and released by the kernel when the writer dies: an entry whose lock can be taken has no live
@@ -97,25 +101,25 @@ int op2_entry_unlinked(const op2_entry *e);
 int op2_entry_is_empty(const op2_entry *e);
 /* Clears the group and other bits of a file the compiler just wrote into the entry (the
  * compiler honours the umask); refuses anything but a regular file of this user. */
-int op2_entry_own_output(const op2_entry *e, const char *file, char *why, size_t whylen);
-/* Opens file `file` of the entry for reading; refuses anything but a private regular file. */
-int op2_entry_open_file(const op2_entry *e, const char *file, struct stat *st, char *why,
-                        size_t whylen);
+int op2_entry_own_output(const op2_entry *e, const char *file, op2_jit_error *err);
+/* Opens file `file` of the entry for reading; refuses anything but a private regular file. The
+ * descriptor, or -1 with *err filled. */
+int op2_entry_open_file(const op2_entry *e, const char *file, struct stat *st, op2_jit_error *err);
 /* Reads all of an open descriptor; 0 or -1 with errno. */
 int op2_read_fd(int fd, char **data, size_t *len);
-int op2_entry_read(const op2_entry *e, const char *file, char **data, size_t *len, char *why,
-                   size_t whylen);
+int op2_entry_read(const op2_entry *e, const char *file, char **data, size_t *len,
+                   op2_jit_error *err);
 /* Writes `file` (relative to dirfd) atomically: FILE.tmpRANDOM (op2_temp_create_at), then rename;
  * no partial file stays on failure. OP2_OK, else OP2_ERR_IO with the reason in *err. */
 int op2_write_atomic_at(int dirfd, const char *file, const void *data, size_t len,
                         op2_jit_error *err);
-int op2_entry_write(const op2_entry *e, const char *file, const void *data, size_t len, char *why,
-                    size_t whylen);
+int op2_entry_write(const op2_entry *e, const char *file, const void *data, size_t len,
+                    op2_jit_error *err);
 /* Removes the entry's cache files (temporary ones only when `temps_only`) and, unless
- * temps_only, the directory. Anything that is not a cache file stops it (-1, why). Returns the
+ * temps_only, the directory. Anything that is not a cache file stops it (OP2_ERR_IO). Returns the
  * bytes removed through *freed when not NULL. */
 int op2_entry_remove(const op2_entry *e, const char *loop, int temps_only, long long *freed,
-                     char *why, size_t whylen);
+                     op2_jit_error *err);
 
 /* What an entry must hold. `source` NULL: whatever the manifest says (the tool); then the
  * binary may be a shared object or a CUBIN. */
@@ -134,13 +138,14 @@ typedef struct op2_entry_verified {
   char *binary; /* its bytes, exactly those hashed */
   size_t binary_len;
 } op2_entry_verified;
-/* The manifest, the source and the binary checked against each other and `ex`. 0 sound (v holds
- * the open binary; release with op2_entry_verified_clear), -1 refused (why, relative names). */
+/* The manifest, the source and the binary checked against each other and `ex`. OP2_OK sound (v
+ * holds the open binary; release with op2_entry_verified_clear), OP2_ERR_IO refused (*err, relative
+ * names). */
 int op2_entry_verify(const op2_entry *e, const op2_entry_expect *ex, op2_entry_verified *v,
-                     char *why, size_t whylen);
+                     op2_jit_error *err);
 void op2_entry_verified_clear(op2_entry_verified *v);
 /* Stores the manifest last: an entry without one is never loaded. */
-int op2_entry_write_manifest(const op2_entry *e, const op2_manifest *m, char *why, size_t whylen);
+int op2_entry_write_manifest(const op2_entry *e, const op2_manifest *m, op2_jit_error *err);
 
 /* The objects an engine loaded itself, with the device and inode each was loaded from, so that
  * loading the next one need not read /proc/self/maps to learn who holds a descriptor's name
@@ -195,6 +200,6 @@ op2_object *op2_object_wrap(void *dl, struct op2_elf_image *img);
  * loader is tried first and dlopen loads what it does not understand; dlopen's loads are looked
  * up in and added to it. */
 int op2_load_object_fd(op2_loaded_objects *known, int fd, const char *what, const char *symbol,
-                       void **handle, void **sym, char *why, size_t whylen);
+                       void **handle, void **sym, op2_jit_error *err);
 
 #endif /* OP2_CACHE_ENTRY_H */

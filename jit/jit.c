@@ -170,20 +170,20 @@ int op2_jit_may_write(const op2_jit *jit, const char *entry) {
   /* Once a store has failed (a full disk), later kernels skip the attempt and build privately. */
   if (jit->told_unwritable) return 0;
   op2_entry e;
-  char why[600];
-  int rc = op2_entry_open(AT_FDCWD, entry, 0, &e, why, sizeof why);
+  int rc = op2_entry_open(AT_FDCWD, entry, 0, &e, NULL);
   op2_entry_close(&e);
-  return rc >= 0;
+  return rc == OP2_OK || rc == OP2_ENTRY_ABSENT;
 }
 
 int op2_jit_entry_lookup(const op2_jit *jit, const char *entry, const op2_entry_expect *ex,
                          op2_entry_verified *v, char *why, size_t whylen) {
   op2_entry e;
-  char err[600];
+  op2_jit_error err;
   memset(v, 0, sizeof *v);
   v->bin_fd = -1;
-  int rc = op2_entry_open(AT_FDCWD, entry, 0, &e, err, sizeof err);
-  if (rc == 0 && op2_entry_verify(&e, ex, v, err, sizeof err) != 0) rc = -1;
+  int st = op2_entry_open(AT_FDCWD, entry, 0, &e, &err);
+  int rc = st == OP2_OK ? 0 : st == OP2_ENTRY_ABSENT ? 1 : -1;
+  if (rc == 0 && op2_entry_verify(&e, ex, v, &err) != OP2_OK) rc = -1;
   if (rc < 0 && e.fd >= 0) {
     /* An entry being built holds its lock: processes started together (one per machine under
      * MPI, but also separate programs sharing a cache) wait for its builder, then take what it
@@ -192,17 +192,17 @@ int op2_jit_entry_lookup(const op2_jit *jit, const char *entry, const op2_entry_
     if (!locked && op2_entry_wait_lock(&e, op2_entry_wait_ms(jit->cfg.compile_timeout)) == 0) {
       locked = 1;
       op2_entry_verified_clear(v);
-      rc = op2_entry_verify(&e, ex, v, err, sizeof err) == 0 ? 0 : -1;
+      rc = op2_entry_verify(&e, ex, v, &err) == OP2_OK ? 0 : -1;
     }
     /* An empty directory is one a builder has just made and is about to lock: absent, not
      * refused, and left to it. Anything else incomplete with no writer is a leftover. */
     if (rc < 0 && locked && op2_entry_is_empty(&e)) {
       rc = 1;
     } else if (rc < 0 && locked && op2_jit_may_write(jit, entry)) {
-      op2_entry_remove(&e, ex->name, 0, NULL, err, sizeof err);
+      op2_entry_remove(&e, ex->name, 0, NULL, &err);
     }
   }
-  if (rc < 0) snprintf(why, whylen, "%s: %s", entry, err);
+  if (rc < 0) snprintf(why, whylen, "%s: %s", entry, err.msg);
   op2_entry_close(&e);
   return rc;
 }
@@ -220,9 +220,12 @@ int op2_jit_load_entry(const op2_jit *jit, const char *entry, const char *name,
   op2_entry_verified v;
   void *sym;
   int rc = op2_jit_entry_lookup(jit, entry, &ex, &v, why, whylen);
+  op2_jit_error err;
   if (rc == 0 &&
-      op2_load_object_fd(jit->loaded, v.bin_fd, entry, "op2_loop", handle, &sym, why, whylen) != 0)
+      op2_load_object_fd(jit->loaded, v.bin_fd, entry, "op2_loop", handle, &sym, &err) != OP2_OK) {
+    snprintf(why, whylen, "%s", err.msg);
     rc = -1;
+  }
   op2_entry_verified_clear(&v);
   if (rc == 0) *fn = (op2_kernel_fn)sym;
   return rc;

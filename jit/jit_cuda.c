@@ -35,7 +35,9 @@ static int store_cubin_entry(const char *entry, const char *name, const op2_cach
   snprintf(src, sizeof src, "%s.%s", name, t->src_ext);
   snprintf(bin, sizeof bin, "%s.%s", name, t->bin_ext);
   snprintf(ptx_file, sizeof ptx_file, "%s.%s", name, t->extra_ext);
-  if (op2_entry_open(AT_FDCWD, entry, 1, &e, why, whylen) != 0) return -1;
+  op2_jit_error err;
+  if (op2_entry_open(AT_FDCWD, entry, 1, &e, &err) != OP2_OK)
+    return snprintf(why, whylen, "%s", err.msg), -1;
   if (op2_entry_try_lock(&e) != 0) { /* another process stores it */
     op2_entry_close(&e);
     return 0;
@@ -56,10 +58,10 @@ static int store_cubin_entry(const char *entry, const char *name, const op2_cach
   m.compile_ms = ms;
   snprintf(m.resources, sizeof m.resources, "%s", resources);
   m.signature = gen->signature.data;
-  int rc = op2_entry_write(&e, src, gen->source.data, gen->source.len, why, whylen) != 0 ||
-                   op2_entry_write(&e, ptx_file, ptx, ptx_len, why, whylen) != 0 ||
-                   op2_entry_write(&e, bin, cubin, cubin_len, why, whylen) != 0 ||
-                   op2_entry_write_manifest(&e, &m, why, whylen) != 0
+  int rc = op2_entry_write(&e, src, gen->source.data, gen->source.len, &err) != OP2_OK ||
+                   op2_entry_write(&e, ptx_file, ptx, ptx_len, &err) != OP2_OK ||
+                   op2_entry_write(&e, bin, cubin, cubin_len, &err) != OP2_OK ||
+                   op2_entry_write_manifest(&e, &m, &err) != OP2_OK
                ? -1
                : 0;
   if (rc == 0) {
@@ -67,8 +69,8 @@ static int store_cubin_entry(const char *entry, const char *name, const op2_cach
     snprintf(path, sizeof path, "%s/%s", entry, src);
     *source_path = strdup(path);
   } else {
-    char err[600];
-    op2_entry_remove(&e, name, 0, NULL, err, sizeof err);
+    snprintf(why, whylen, "%s", err.msg);
+    op2_entry_remove(&e, name, 0, NULL, NULL);
   }
   op2_entry_close(&e);
   return rc;
@@ -102,9 +104,12 @@ int op2_cuda_obtain_cubin(op2_jit *jit, op2_jit_counters *cnt, const char *ptxas
       op2_entry e;
       char ptx[300];
       snprintf(ptx, sizeof ptx, "%s.%s", name, t->extra_ext);
-      if (op2_entry_open(AT_FDCWD, entry, 0, &e, why, sizeof why) != 0 ||
-          op2_entry_read(&e, ptx, &out->ptx, &out->ptx_len, why, sizeof why) != 0)
+      op2_jit_error err;
+      if (op2_entry_open(AT_FDCWD, entry, 0, &e, &err) != OP2_OK ||
+          op2_entry_read(&e, ptx, &out->ptx, &out->ptx_len, &err) != OP2_OK) {
+        snprintf(why, sizeof why, "%s", err.msg);
         rc = -1;
+      }
       op2_entry_close(&e);
     }
     if (rc == 0) {

@@ -38,8 +38,9 @@ static int compile_in(const op2_build_request *req, const op2_entry *d, op2_buil
   snprintf(tmp_path, sizeof tmp_path, "%s/%s", d->path, tmp);
   free(res->log);
   res->log = NULL;
-  if (op2_entry_write(d, src, req->source, req->source_len, res->why, sizeof res->why) != 0)
-    return NOT_WRITTEN;
+  op2_jit_error err;
+  if (op2_entry_write(d, src, req->source, req->source_len, &err) != OP2_OK)
+    return snprintf(res->why, sizeof res->why, "%s", err.msg), NOT_WRITTEN;
   double t0 = op2_wall_seconds();
   if (req->tier->compile(req->tier, req->source, src_path, tmp_path, &res->log, b->flags,
                          sizeof b->flags) != 0) {
@@ -59,12 +60,13 @@ static int compile_in(const op2_build_request *req, const op2_entry *d, op2_buil
   char *data = NULL;
   size_t len = 0;
   void *sym = NULL;
-  int fd = op2_entry_own_output(d, tmp, res->why, sizeof res->why) == 0
-               ? op2_entry_open_file(d, tmp, &st, res->why, sizeof res->why)
-               : -1;
-  int ok = fd >= 0 && op2_read_fd(fd, &data, &len) == 0 &&
-           op2_load_object_fd(req->known, fd, tmp_path, "op2_loop", &res->handle, &sym, res->why,
-                              sizeof res->why) == 0;
+  err.msg[0] = '\0';
+  int fd =
+      op2_entry_own_output(d, tmp, &err) == OP2_OK ? op2_entry_open_file(d, tmp, &st, &err) : -1;
+  int ok =
+      fd >= 0 && op2_read_fd(fd, &data, &len) == 0 &&
+      op2_load_object_fd(req->known, fd, tmp_path, "op2_loop", &res->handle, &sym, &err) == OP2_OK;
+  if (!ok && err.msg[0]) snprintf(res->why, sizeof res->why, "%s", err.msg);
   if (fd >= 0) close(fd);
   if (data) op2_hash_hex64(data, len, b->bin_xxh3);
   free(data);
@@ -99,7 +101,9 @@ static int write_manifest(const op2_build_request *req, const op2_entry *d, cons
   op2_utc_now(m.created, sizeof m.created);
   m.compile_ms = res->compile_ms;
   m.signature = req->signature;
-  return op2_entry_write_manifest(d, &m, res->why, sizeof res->why);
+  op2_jit_error err;
+  if (op2_entry_write_manifest(d, &m, &err) == OP2_OK) return 0;
+  return snprintf(res->why, sizeof res->why, "%s", err.msg), -1;
 }
 
 /* The entry another process stored while we waited for its lock, loaded: 0, else -1. */
@@ -111,11 +115,10 @@ static int take_stored(const op2_build_request *req, const op2_entry *e, op2_bui
                                .source = req->source,
                                .source_len = req->source_len};
   op2_entry_verified v;
-  char why[600];
   void *sym = NULL;
-  int rc = op2_entry_verify(e, &ex, &v, why, sizeof why) == 0 &&
+  int rc = op2_entry_verify(e, &ex, &v, NULL) == OP2_OK &&
                    op2_load_object_fd(req->known, v.bin_fd, e->path, "op2_loop", &res->handle, &sym,
-                                      why, sizeof why) == 0
+                                      NULL) == OP2_OK
                ? 0
                : -1;
   op2_entry_verified_clear(&v);
@@ -134,9 +137,10 @@ static int take_stored(const op2_build_request *req, const op2_entry *e, op2_bui
 static int open_locked(const op2_build_request *req, op2_entry *e, op2_build_result *res,
                        int *waited) {
   for (int attempt = 0; attempt < 4; attempt++) {
-    if (op2_entry_open(AT_FDCWD, req->entry, 1, e, res->why, sizeof res->why) != 0) {
+    op2_jit_error err;
+    if (op2_entry_open(AT_FDCWD, req->entry, 1, e, &err) != OP2_OK) {
       if (errno == ENOENT) continue; /* removed between our mkdir and our open */
-      return -1;
+      return snprintf(res->why, sizeof res->why, "%s", err.msg), -1;
     }
     *waited = op2_entry_try_lock(e) != 0;
     if (*waited && op2_entry_wait_lock(e, req->wait_ms) != 0) {
@@ -171,8 +175,7 @@ static int build_kept(const op2_build_request *req, op2_build_result *res, int *
     snprintf(path, sizeof path, "%s/%s.c", e.path, req->name);
     res->source_path = strdup(path);
   } else { /* no partial entry stays behind; the loaded object stays mapped */
-    char why[600];
-    op2_entry_remove(&e, req->name, 0, NULL, why, sizeof why);
+    op2_entry_remove(&e, req->name, 0, NULL, NULL);
   }
   op2_entry_close(&e);
   return 0;
@@ -183,15 +186,14 @@ static int build_private(const op2_build_request *req, op2_build_result *res) {
   char dir[OP2_PATH_BUF];
   snprintf(dir, sizeof dir, "%s/op2-build-XXXXXX", op2_temp_dir());
   op2_entry d;
-  if (!mkdtemp(dir) || op2_entry_open(AT_FDCWD, dir, 0, &d, res->why, sizeof res->why) != 0) {
+  if (!mkdtemp(dir) || op2_entry_open(AT_FDCWD, dir, 0, &d, NULL) != OP2_OK) {
     snprintf(res->why, sizeof res->why, "cannot create a build directory in %s: %s", op2_temp_dir(),
              strerror(errno));
     return NOT_WRITTEN;
   }
   built b;
   int rc = compile_in(req, &d, res, &b);
-  char why[600];
-  op2_entry_remove(&d, req->name, 0, NULL, why, sizeof why);
+  op2_entry_remove(&d, req->name, 0, NULL, NULL);
   op2_entry_close(&d);
   return rc;
 }

@@ -16,16 +16,16 @@
 #include "jit_internal.h"
 
 /* ROOT/warnings opened (created when `create`), or -1 when missing or not private (why not in
- * `why`). */
-static int open_dir(const char *root, int create, char *why, size_t whylen) {
+ * *err). */
+static int open_dir(const char *root, int create, op2_jit_error *err) {
   char dir[OP2_PATH_BUF];
   snprintf(dir, sizeof dir, "%s/warnings", root);
   if (create && mkdir(dir, 0700) != 0 && errno != EEXIST)
-    return snprintf(why, whylen, "cannot create %s: %s", dir, strerror(errno)), -1;
+    return op2_jit_error_set(err, OP2_ERR_IO, "cannot create %s: %s", dir, strerror(errno)), -1;
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   struct stat st;
-  if (fd < 0) snprintf(why, whylen, "cannot open %s: %s", dir, strerror(errno));
-  if (fd >= 0 && (fstat(fd, &st) != 0 || op2_cache_private(&st, dir, why, whylen) != 0)) {
+  if (fd < 0) op2_jit_error_set(err, OP2_ERR_IO, "cannot open %s: %s", dir, strerror(errno));
+  if (fd >= 0 && (fstat(fd, &st) != 0 || op2_cache_private(&st, dir, err) != OP2_OK)) {
     close(fd);
     fd = -1;
   }
@@ -39,8 +39,9 @@ static void record_name(const char *name, const op2_cache_key *key, char *out, s
 int op2_warnings_record_read(const char *root, const char *name, const op2_cache_key *key,
                              char **text) {
   *text = NULL;
-  char file[300], why[300];
-  int dfd = open_dir(root, 0, why, sizeof why); /* none yet: the check runs */
+  char file[300];
+  op2_jit_error why;
+  int dfd = open_dir(root, 0, &why); /* none yet: the check runs */
   if (dfd < 0) return -1;
   record_name(name, key, file, sizeof file);
   int fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -48,7 +49,7 @@ int op2_warnings_record_read(const char *root, const char *name, const op2_cache
   struct stat st;
   size_t len;
   int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-           op2_cache_private(&st, file, why, sizeof why) == 0 && st.st_size < (1 << 20) &&
+           op2_cache_private(&st, file, &why) == OP2_OK && st.st_size < (1 << 20) &&
            op2_read_fd(fd, text, &len) == 0;
   if (fd >= 0) close(fd);
   if (ok && strlen(*text) != len) ok = 0;
@@ -58,17 +59,15 @@ int op2_warnings_record_read(const char *root, const char *name, const op2_cache
 
 void op2_warnings_record_write(op2_jit *jit, const char *root, const char *name,
                                const op2_cache_key *key, const char *text, size_t len) {
-  char why[600];
-  int dfd = open_dir(root, 1, why, sizeof why), rc = -1;
+  op2_jit_error why;
+  int dfd = open_dir(root, 1, &why), rc = OP2_ERR_IO;
   if (dfd >= 0) {
     char file[300];
     record_name(name, key, file, sizeof file);
-    op2_jit_error err;
-    rc = op2_write_atomic_at(dfd, file, text, len, &err);
-    if (rc != OP2_OK) snprintf(why, sizeof why, "%s", err.msg);
+    rc = op2_write_atomic_at(dfd, file, text, len, &why);
     close(dfd);
   }
   /* no record: the check runs again next time */
-  if (rc != 0)
-    op2_jit_diag(jit, 1, "loop '%s': the warnings check's result is not kept (%s)", name, why);
+  if (rc != OP2_OK)
+    op2_jit_diag(jit, 1, "loop '%s': the warnings check's result is not kept (%s)", name, why.msg);
 }

@@ -126,14 +126,17 @@ static int open_entry(const cache *c, const char *dir, op2_entry *e) {
 /* The checks the library makes before loading (jit/cache_entry.c): the tool and the library
  * judge an entry the same way. */
 static void verify(entry *e, int efd, const struct stat *dst) {
-  if (op2_cache_private(dst, "directory", e->problem, sizeof e->problem) != 0) return;
+  op2_jit_error why;
+  if (op2_cache_private(dst, "directory", &why) != OP2_OK) {
+    snprintf(e->problem, sizeof e->problem, "%s", why.msg);
+    return;
+  }
   op2_entry d = {.fd = efd};
   snprintf(d.path, sizeof d.path, "%s", e->dir);
   const op2_entry_expect ex = {.name = e->name, .key = e->hash};
   op2_entry_verified v;
-  char why[600];
-  if (op2_entry_verify(&d, &ex, &v, why, sizeof why) != 0)
-    snprintf(e->problem, sizeof e->problem, "%s", why);
+  if (op2_entry_verify(&d, &ex, &v, &why) != OP2_OK)
+    snprintf(e->problem, sizeof e->problem, "%s", why.msg);
   e->man_ok = v.manifest_ok;
   e->man = v.m;
   op2_entry_verified_clear(&v);
@@ -408,9 +411,10 @@ static int show_entry(const cache *c, const entry *e) {
     fprintf(stderr, "op2-cache: cannot open %s/%s: %s\n", c->root, e->dir, strerror(errno));
     return 1;
   }
-  char *text, problem[600], src[300];
+  char *text, src[300];
+  op2_jit_error problem;
   size_t len;
-  if (op2_entry_read(&d, "manifest.json", &text, &len, problem, sizeof problem) == 0) {
+  if (op2_entry_read(&d, "manifest.json", &text, &len, &problem) == OP2_OK) {
     cJSON *j = cJSON_ParseWithLength(text, len);
     if (cJSON_IsObject(j)) {
       printf("manifest:\n");
@@ -422,18 +426,18 @@ static int show_entry(const cache *c, const entry *e) {
     cJSON_Delete(j);
     free(text);
   } else {
-    printf("manifest: %s\n", problem);
+    printf("manifest: %s\n", problem.msg);
   }
   snprintf(src, sizeof src, "%s.c", e->name);
   if (faccessat(d.fd, src, F_OK, AT_SYMLINK_NOFOLLOW) != 0)
     snprintf(src, sizeof src, "%s.cu", e->name);
-  if (op2_entry_read(&d, src, &text, &len, problem, sizeof problem) == 0) {
+  if (op2_entry_read(&d, src, &text, &len, &problem) == OP2_OK) {
     printf("---- generated source %s/%s/%s ----\n", c->root, e->dir, src);
     fwrite(text, 1, len, stdout);
     if (len && text[len - 1] != '\n') putchar('\n');
     free(text);
   } else {
-    printf("---- generated source: %s ----\n", problem);
+    printf("---- generated source: %s ----\n", problem.msg);
   }
   op2_entry_close(&d);
   return 0;
@@ -467,13 +471,13 @@ static int cmd_show(cache *c, const char *arg) {
  * the scan and are not cache files stop the removal of that entry. */
 static int remove_entry(const cache *c, const entry *e) {
   op2_entry d;
-  char why[600];
+  op2_jit_error why;
   if (open_entry(c, e->dir, &d) != 0) {
     fprintf(stderr, "op2-cache: cannot open %s/%s: %s\n", c->root, e->dir, strerror(errno));
     return -1;
   }
-  int rc = op2_entry_remove(&d, e->name, 0, NULL, why, sizeof why);
-  if (rc != 0) fprintf(stderr, "op2-cache: %s/%s\n", c->root, why);
+  int rc = op2_entry_remove(&d, e->name, 0, NULL, &why) == OP2_OK ? 0 : -1;
+  if (rc != 0) fprintf(stderr, "op2-cache: %s/%s\n", c->root, why.msg);
   op2_entry_close(&d);
   return rc;
 }
@@ -551,7 +555,8 @@ static long long parse_size(const char *s) {
  * whose lock is held is being built: it is marked in `skip` and left alone. */
 static int prune_leftovers(cache *c, char *skip, int *removed, long long *freed, long long *total) {
   int failed = 0;
-  char h[24], why[600];
+  char h[24];
+  op2_jit_error why;
   for (int i = 0; i < c->n; i++) {
     entry *e = &c->e[i];
     op2_entry d;
@@ -565,8 +570,8 @@ static int prune_leftovers(cache *c, char *skip, int *removed, long long *freed,
     int incomplete =
         fstatat(d.fd, "manifest.json", &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT;
     long long bytes = 0;
-    if (op2_entry_remove(&d, e->name, !incomplete, &bytes, why, sizeof why) != 0) {
-      fprintf(stderr, "op2-cache: %s/%s\n", c->root, why);
+    if (op2_entry_remove(&d, e->name, !incomplete, &bytes, &why) != OP2_OK) {
+      fprintf(stderr, "op2-cache: %s/%s\n", c->root, why.msg);
       failed = 1;
     } else if (incomplete) {
       printf("removed %s (%s, no manifest: a build that did not finish)\n", e->dir,

@@ -63,11 +63,11 @@ static void run(const char *path, int direct, double *out, void **dl) {
   known.direct = direct;
   int fd = open_file(path);
   void *handle = NULL, *sym = NULL;
-  char why[1200] = "";
-  int rc = op2_load_object_fd(&known, fd, path, "op2_loop", &handle, &sym, why, sizeof why);
+  op2_jit_error why = {.code = OP2_OK};
+  int rc = op2_load_object_fd(&known, fd, path, "op2_loop", &handle, &sym, &why);
   close(fd);
-  if (rc != 0) fprintf(stderr, "%s\n", why);
-  CHECK_EQ_INT(rc, 0);
+  if (rc != OP2_OK) fprintf(stderr, "%s\n", why.msg);
+  CHECK_EQ_INT(rc, OP2_OK);
   *dl = op2_object_dl(handle);
   void *args[1] = {out};
   ((loop_fn)sym)(args, NULL, 0, N);
@@ -179,12 +179,13 @@ static void refused_by_both(const char *path, const char *direct_reason) {
   op2_loaded_objects_init(&known);
   int fd = open_file(path);
   void *handle = NULL, *sym = NULL;
-  char why[1200] = "";
-  CHECK(op2_load_object_fd(&known, fd, path, "op2_loop", &handle, &sym, why, sizeof why) != 0);
+  op2_jit_error why = {.code = OP2_OK};
+  CHECK(op2_load_object_fd(&known, fd, path, "op2_loop", &handle, &sym, &why) != OP2_OK);
   close(fd);
-  fprintf(stderr, "refused as expected: %s\n", why);
-  CHECK(strstr(why, path) != NULL);
-  CHECK(strstr(why, direct_reason) != NULL);
+  fprintf(stderr, "refused as expected: %s\n", why.msg);
+  CHECK(strstr(why.msg, path) != NULL);
+  CHECK(strstr(why.file, "cache_entry.c") != NULL); /* the refusal says where it was made */
+  CHECK(strstr(why.msg, direct_reason) != NULL);
   CHECK(handle == NULL);
   op2_loaded_objects_destroy(&known);
 }
@@ -245,10 +246,9 @@ int main(void) {
     op2_loaded_objects known;
     op2_loaded_objects_init(&known);
     void *handle = NULL, *sym = NULL;
-    char load_why[300] = "";
-    CHECK_EQ_INT(op2_load_object_fd(&known, fd, tls_so, "op2_loop", &handle, &sym, load_why,
-                                    sizeof load_why),
-                 0);
+    op2_jit_error load_why = {.code = OP2_OK};
+    CHECK_EQ_INT(op2_load_object_fd(&known, fd, tls_so, "op2_loop", &handle, &sym, &load_why),
+                 OP2_OK);
     CHECK(op2_object_dl(handle) != NULL);
     int out = 0;
     void *args[1] = {&out};

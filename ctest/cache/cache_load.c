@@ -36,10 +36,10 @@ static void *load(const char *path, int expect_fd, void **handle) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   CHECK(fd >= 0);
   if (expect_fd >= 0) CHECK_EQ_INT(fd, expect_fd); /* the number an earlier load used */
-  char why[600];
+  op2_jit_error why;
   void *sym = NULL;
-  if (op2_load_object_fd(NULL, fd, path, "op2_loop", handle, &sym, why, sizeof why) != 0)
-    fprintf(stderr, "%s\n", why);
+  if (op2_load_object_fd(NULL, fd, path, "op2_loop", handle, &sym, &why) != OP2_OK)
+    fprintf(stderr, "%s\n", why.msg);
   CHECK(sym != NULL);
   close(fd);
   return sym;
