@@ -176,14 +176,14 @@ int op2_jit_may_write(const op2_jit *jit, const char *entry) {
 }
 
 int op2_jit_entry_lookup(const op2_jit *jit, const char *entry, const op2_entry_expect *ex,
-                         op2_entry_verified *v, char *why, size_t whylen) {
+                         op2_entry_verified *v, op2_jit_error *err) {
   op2_entry e;
-  op2_jit_error err;
+  op2_jit_error inner;
   memset(v, 0, sizeof *v);
   v->bin_fd = -1;
-  int st = op2_entry_open(AT_FDCWD, entry, 0, &e, &err);
+  int st = op2_entry_open(AT_FDCWD, entry, 0, &e, &inner);
   int rc = st == OP2_OK ? 0 : st == OP2_ENTRY_ABSENT ? 1 : -1;
-  if (rc == 0 && op2_entry_verify(&e, ex, v, &err) != OP2_OK) rc = -1;
+  if (rc == 0 && op2_entry_verify(&e, ex, v, &inner) != OP2_OK) rc = -1;
   if (rc < 0 && e.fd >= 0) {
     /* An entry being built holds its lock: processes started together (one per machine under
      * MPI, but also separate programs sharing a cache) wait for its builder, then take what it
@@ -192,25 +192,30 @@ int op2_jit_entry_lookup(const op2_jit *jit, const char *entry, const op2_entry_
     if (!locked && op2_entry_wait_lock(&e, op2_entry_wait_ms(jit->cfg.compile_timeout)) == 0) {
       locked = 1;
       op2_entry_verified_clear(v);
-      rc = op2_entry_verify(&e, ex, v, &err) == OP2_OK ? 0 : -1;
+      rc = op2_entry_verify(&e, ex, v, &inner) == OP2_OK ? 0 : -1;
     }
     /* An empty directory is one a builder has just made and is about to lock: absent, not
      * refused, and left to it. Anything else incomplete with no writer is a leftover. */
     if (rc < 0 && locked && op2_entry_is_empty(&e)) {
       rc = 1;
     } else if (rc < 0 && locked && op2_jit_may_write(jit, entry)) {
-      op2_entry_remove(&e, ex->name, 0, NULL, &err);
+      op2_entry_remove(&e, ex->name, 0, NULL, &inner);
     }
   }
-  if (rc < 0) snprintf(why, whylen, "%s: %s", entry, err.msg);
   op2_entry_close(&e);
-  return rc;
+  if (rc == 0) return OP2_OK;
+  if (rc == 1) return OP2_ENTRY_ABSENT;
+  if (err) { /* the entry named first; the place stays where the refusal was found */
+    *err = inner;
+    snprintf(err->msg, sizeof err->msg, "%s: %s", entry, inner.msg);
+  }
+  return inner.code != OP2_OK ? inner.code : OP2_ERR_IO;
 }
 
 /* Loads a C kernel's entry if it is there and sound: 0 loaded, 1 absent, -1 refused (why). */
 int op2_jit_load_entry(const op2_jit *jit, const char *entry, const char *name,
                        const op2_cache_key *key, const char *source, size_t len, void **handle,
-                       op2_kernel_fn *fn, char *why, size_t whylen) {
+                       op2_kernel_fn *fn, op2_jit_error *err) {
   const op2_entry_expect ex = {.name = name,
                                .key = key->hex,
                                .bin_ext = "so",
@@ -219,15 +224,11 @@ int op2_jit_load_entry(const op2_jit *jit, const char *entry, const char *name,
                                .source_len = len};
   op2_entry_verified v;
   void *sym;
-  int rc = op2_jit_entry_lookup(jit, entry, &ex, &v, why, whylen);
-  op2_jit_error err;
-  if (rc == 0 &&
-      op2_load_object_fd(jit->loaded, v.bin_fd, entry, "op2_loop", handle, &sym, &err) != OP2_OK) {
-    snprintf(why, whylen, "%s", err.msg);
-    rc = -1;
-  }
+  int rc = op2_jit_entry_lookup(jit, entry, &ex, &v, err);
+  if (rc == OP2_OK)
+    rc = op2_load_object_fd(jit->loaded, v.bin_fd, entry, "op2_loop", handle, &sym, err);
   op2_entry_verified_clear(&v);
-  if (rc == 0) *fn = (op2_kernel_fn)sym;
+  if (rc == OP2_OK) *fn = (op2_kernel_fn)sym;
   return rc;
 }
 
@@ -330,18 +331,18 @@ int op2_jit_load_node_build(op2_jit *jit, op2_kernel *k, int stored) {
   }
   op2_cache_key key;
   op2_cache_key_make(peer->source, peer->source_len, jit->cc.identity, jit->cc.flags, &key);
-  char why[1200];
+  op2_jit_error why;
   void *handle;
   op2_kernel_fn fn;
   int rc = op2_jit_load_entry(jit, peer->entry, k->name, &key, peer->source, peer->source_len,
-                              &handle, &fn, why, sizeof why) == 0
+                              &handle, &fn, &why) == OP2_OK
                ? 0
                : -1;
   free(peer->source);
   free(peer);
   if (rc != 0) {
     op2_jit_diag(jit, 1, "kernel '%s': the optimised build of this machine is not usable here (%s)",
-                 k->name, why);
+                 k->name, why.msg);
     return -1;
   }
   op2_build_result res = {.handle = handle, .fn = fn};

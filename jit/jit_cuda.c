@@ -27,20 +27,19 @@ void op2_cuda_binary_clear(op2_cuda_binary *b) {
 static int store_cubin_entry(const char *entry, const char *name, const op2_cache_key *key,
                              const op2_nvrtc_options *o, const op2_generated *gen,
                              const char *cubin, size_t cubin_len, const char *ptx, size_t ptx_len,
-                             double ms, const char *resources, char **source_path, char *why,
-                             size_t whylen) {
+                             double ms, const char *resources, char **source_path,
+                             op2_jit_error *err) {
   const op2_target *t = op2_target_of(OP2_TARGET_CUDA);
   op2_entry e;
   char src[300], bin[300], ptx_file[300];
   snprintf(src, sizeof src, "%s.%s", name, t->src_ext);
   snprintf(bin, sizeof bin, "%s.%s", name, t->bin_ext);
   snprintf(ptx_file, sizeof ptx_file, "%s.%s", name, t->extra_ext);
-  op2_jit_error err;
-  if (op2_entry_open(AT_FDCWD, entry, 1, &e, &err) != OP2_OK)
-    return snprintf(why, whylen, "%s", err.msg), -1;
+  int rc = op2_entry_open(AT_FDCWD, entry, 1, &e, err);
+  if (rc != OP2_OK) return rc;
   if (op2_entry_try_lock(&e) != 0) { /* another process stores it */
     op2_entry_close(&e);
-    return 0;
+    return OP2_OK;
   }
   op2_manifest m = {0};
   snprintf(m.loop, sizeof m.loop, "%s", name);
@@ -58,18 +57,15 @@ static int store_cubin_entry(const char *entry, const char *name, const op2_cach
   m.compile_ms = ms;
   snprintf(m.resources, sizeof m.resources, "%s", resources);
   m.signature = gen->signature.data;
-  int rc = op2_entry_write(&e, src, gen->source.data, gen->source.len, &err) != OP2_OK ||
-                   op2_entry_write(&e, ptx_file, ptx, ptx_len, &err) != OP2_OK ||
-                   op2_entry_write(&e, bin, cubin, cubin_len, &err) != OP2_OK ||
-                   op2_entry_write_manifest(&e, &m, &err) != OP2_OK
-               ? -1
-               : 0;
-  if (rc == 0) {
+  rc = op2_entry_write(&e, src, gen->source.data, gen->source.len, err);
+  if (rc == OP2_OK) rc = op2_entry_write(&e, ptx_file, ptx, ptx_len, err);
+  if (rc == OP2_OK) rc = op2_entry_write(&e, bin, cubin, cubin_len, err);
+  if (rc == OP2_OK) rc = op2_entry_write_manifest(&e, &m, err);
+  if (rc == OP2_OK) {
     char path[OP2_PATH_BUF];
     snprintf(path, sizeof path, "%s/%s", entry, src);
     *source_path = strdup(path);
   } else {
-    snprintf(why, whylen, "%s", err.msg);
     op2_entry_remove(&e, name, 0, NULL, NULL);
   }
   op2_entry_close(&e);
@@ -81,7 +77,8 @@ int op2_cuda_obtain_cubin(op2_jit *jit, op2_jit_counters *cnt, const char *ptxas
                           op2_cuda_binary *out) {
   memset(out, 0, sizeof *out);
   const op2_target *t = op2_target_of(OP2_TARGET_CUDA);
-  char why[1200] = "", entry[OP2_PATH_BUF] = "";
+  char entry[OP2_PATH_BUF] = "";
+  op2_jit_error why = {.code = OP2_OK};
   op2_nvrtc_options opts;
   op2_nvrtc_options_for(arch, &opts);
   op2_cache_key key;
@@ -99,20 +96,17 @@ int op2_cuda_obtain_cubin(op2_jit *jit, op2_jit_counters *cnt, const char *ptxas
                                  .source = gen->source.data,
                                  .source_len = gen->source.len};
     op2_entry_verified v;
-    int rc = op2_jit_entry_lookup(jit, entry, &ex, &v, why, sizeof why);
-    if (rc == 0 && want_ptx) { /* the PTX is read from the directory that was verified */
+    int rc = op2_jit_entry_lookup(jit, entry, &ex, &v, &why);
+    if (rc == OP2_OK && want_ptx) { /* the PTX is read from the directory that was verified */
       op2_entry e;
       char ptx[300];
       snprintf(ptx, sizeof ptx, "%s.%s", name, t->extra_ext);
-      op2_jit_error err;
-      if (op2_entry_open(AT_FDCWD, entry, 0, &e, &err) != OP2_OK ||
-          op2_entry_read(&e, ptx, &out->ptx, &out->ptx_len, &err) != OP2_OK) {
-        snprintf(why, sizeof why, "%s", err.msg);
-        rc = -1;
-      }
+      rc = op2_entry_open(AT_FDCWD, entry, 0, &e, &why);
+      if (rc == OP2_OK) rc = op2_entry_read(&e, ptx, &out->ptx, &out->ptx_len, &why);
+      if (rc == OP2_ENTRY_ABSENT) rc = OP2_ERR_IO; /* removed since: refused, as before */
       op2_entry_close(&e);
     }
-    if (rc == 0) {
+    if (rc == OP2_OK) {
       cnt->disk_hits++;
       out->from_disk = 1;
       out->image = v.binary, out->len = v.binary_len;
@@ -126,10 +120,10 @@ int op2_cuda_obtain_cubin(op2_jit *jit, op2_jit_counters *cnt, const char *ptxas
     op2_entry_verified_clear(&v);
     free(out->ptx);
     out->ptx = NULL;
-    if (rc < 0) {
+    if (rc != OP2_ENTRY_ABSENT) {
       cnt->disk_rejects++;
       op2_jit_diag(jit, 1, "kernel cache: cuda entry for loop '%s' refused (%s); building it again",
-                   name, why);
+                   name, why.msg);
     }
   }
   char *ptx = NULL, *log = NULL;
@@ -160,8 +154,8 @@ int op2_cuda_obtain_cubin(op2_jit *jit, op2_jit_counters *cnt, const char *ptxas
   }
   if (root && op2_jit_may_write(jit, entry) &&
       store_cubin_entry(entry, name, &key, &opts, gen, out->image, out->len, ptx, ptx_len,
-                        out->compile_ms, resources, &out->source_path, why, sizeof why) != 0) {
-    op2_jit_cache_unwritable(jit, cnt, why);
+                        out->compile_ms, resources, &out->source_path, &why) != OP2_OK) {
+    op2_jit_cache_unwritable(jit, cnt, why.msg);
   }
   if (log && *log) { /* to the caller's diagnostics, which decide who prints (one rank) */
     int n = (int)strlen(log);
@@ -224,21 +218,22 @@ static int emu_attempt(op2_jit *jit, op2_jit_counters *cnt, const char *name,
                        char **source_path) {
   op2_cache_key_make(src->data, src->len, tier->identity, tier->flags, key);
   const char *root = op2_jit_cache_root(jit);
-  char entry[OP2_PATH_BUF] = "", why[1200];
+  char entry[OP2_PATH_BUF] = "";
+  op2_jit_error why;
   if (root) {
     op2_cache_entry_dir(root, name, key, entry, sizeof entry);
     int rc = op2_jit_load_entry(jit, entry, name, key, src->data, src->len, &out->dl_handle,
-                                &out->entry, why, sizeof why);
-    if (rc == 0) {
+                                &out->entry, &why);
+    if (rc == OP2_OK) {
       cnt->disk_hits++;
       out->from_disk = 1;
       return 0;
     }
-    if (rc != 1) {
+    if (rc != OP2_ENTRY_ABSENT) {
       cnt->disk_rejects++;
       op2_jit_diag(jit, 1,
                    "kernel cache: cuda-emu entry for loop '%s' refused (%s); building it again",
-                   name, why);
+                   name, why.msg);
     }
   }
   int keep = root && op2_jit_may_write(jit, entry);

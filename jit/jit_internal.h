@@ -130,16 +130,17 @@ void op2_warnings_record_write(op2_jit *jit, const char *root, const char *name,
 /* Whether a new build may be stored in `entry`: the cache is on, this process is not a follower
  * of its machine's builder, and the directory is absent or a private one of ours. */
 int op2_jit_may_write(const op2_jit *jit, const char *entry);
-/* Looks at a cache entry that must hold `ex`: 0 sound (v holds the verified binary), 1 absent,
- * -1 refused (why). A refused entry that this process may write is removed, unless another
- * process is building it, so that a later run does not meet it again. */
+/* Looks at a cache entry that must hold `ex`: OP2_OK sound (v holds the verified binary),
+ * OP2_ENTRY_ABSENT absent, else an OP2_ERR_* code: refused, *err saying why (the entry named
+ * first; the place is where the refusal was found). A refused entry that this process may write
+ * is removed, unless another process is building it, so that a later run does not meet it again. */
 int op2_jit_entry_lookup(const op2_jit *jit, const char *entry, const op2_entry_expect *ex,
-                         op2_entry_verified *v, char *why, size_t whylen);
-/* Loads a C kernel's entry (NAME.c, NAME.so) through op2_jit_entry_lookup: 0 loaded, 1 absent,
- * -1 refused (why). */
+                         op2_entry_verified *v, op2_jit_error *err);
+/* Loads a C kernel's entry (NAME.c, NAME.so) through op2_jit_entry_lookup: OP2_OK loaded,
+ * OP2_ENTRY_ABSENT absent, else refused (*err). */
 int op2_jit_load_entry(const op2_jit *jit, const char *entry, const char *name,
                        const op2_cache_key *key, const char *source, size_t len, void **handle,
-                       op2_kernel_fn *fn, char *why, size_t whylen);
+                       op2_kernel_fn *fn, op2_jit_error *err);
 /* Says once per engine that the cache cannot be written; counts the failed store in *cnt. */
 void op2_jit_cache_unwritable(op2_jit *jit, op2_jit_counters *cnt, const char *why);
 

@@ -133,10 +133,10 @@ static int load_from_disk(walk *w, const op2_tier *t, char *entry, size_t entry_
   op2_cache_key key;
   op2_jit_tier_key(t, w->gen, &key);
   op2_cache_entry_dir(w->root, k->name, &key, entry, entry_len);
-  char why[1200];
+  op2_jit_error why;
   int rc = op2_jit_load_entry(jit, entry, k->name, &key, w->gen->source.data, w->gen->source.len,
-                              &k->dl_handle, &k->fn, why, sizeof why);
-  if (rc == 0) {
+                              &k->dl_handle, &k->fn, &why);
+  if (rc == OP2_OK) {
     w->cnt->disk_hits++;
     if (jit->cfg.cache_mode == OP2_CACHE_ON) utimensat(AT_FDCWD, entry, NULL, 0);
     char src[OP2_PATH_BUF];
@@ -145,10 +145,10 @@ static int load_from_disk(walk *w, const op2_tier *t, char *entry, size_t entry_
     k->source_path = strdup(src);
     return 0;
   }
-  if (rc != 1) {
+  if (rc != OP2_ENTRY_ABSENT) {
     w->cnt->disk_rejects++;
     op2_jit_diag(jit, 1, "kernel cache: %s entry for loop '%s' refused (%s); building it again",
-                 t->name, k->name, why);
+                 t->name, k->name, why.msg);
   }
   /* Processes sharing a machine leave the cache to its builder, so they never race on an entry. */
   *may_write = op2_jit_may_write(jit, entry);
