@@ -367,7 +367,7 @@ int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt) {
     k->cc_compile_ms = job->result.compile_ms;
     k->upgrade_ms = 1e3 * (op2_wall_seconds() - k->requested_at);
     cnt->cc_compiles++;
-    if (job->result.not_stored) op2_jit_cache_unwritable(jit, cnt, job->result.why);
+    if (job->result.not_stored) op2_jit_cache_unwritable(jit, cnt, job->result.why.msg);
     op2_jit_diag(
         jit, 2, "kernel '%s': optimised code in use %.0f ms after the first call (compile %.0f ms)",
         k->name, k->upgrade_ms, k->cc_compile_ms);
@@ -381,7 +381,7 @@ int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt) {
       op2_jit_diag(jit, cc_failure_level(jit),
                    "optimising compile of '%s' failed (%s): staying on TinyCC code (OP2_CC=%s "
                    "OP2_CFLAGS=%s)%s%s",
-                   k->name, job->result.why, jit->cfg.cc, jit->cfg.cflags,
+                   k->name, job->result.why.msg, jit->cfg.cc, jit->cfg.cflags,
                    job->result.log && *job->result.log ? "\n" : "",
                    job->result.log ? job->result.log : "");
   }

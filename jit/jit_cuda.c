@@ -261,9 +261,9 @@ static int emu_attempt(op2_jit *jit, op2_jit_counters *cnt, const char *name,
     out->dl_handle = res.handle;
     out->entry = res.fn;
     out->compile_ms = res.compile_ms;
-    if (res.not_stored) op2_jit_cache_unwritable(jit, cnt, res.why);
+    if (res.not_stored) op2_jit_cache_unwritable(jit, cnt, res.why.msg);
   } else {
-    *log = res.log ? res.log : strdup(res.why);
+    *log = res.log ? res.log : strdup(res.why.msg);
     res.log = NULL;
     *source_path = res.source_path;
     res.source_path = NULL;

@@ -170,9 +170,9 @@ typedef struct op2_build_result {
   op2_kernel_fn fn;
   double compile_ms;
   char *log, *source_path;
-  int not_stored; /* built, but the cache could not be written (why): built privately instead */
-  int reused;     /* not built: another process stored the entry while we waited for its lock */
-  char why[600];
+  int not_stored;    /* built, but the cache could not be written (why): built privately instead */
+  int reused;        /* not built: another process stored the entry while we waited for its lock */
+  op2_jit_error why; /* why it failed, or why it was not stored (not_stored) */
 } op2_build_result;
 int op2_build_into_entry(const op2_build_request *req, op2_build_result *res);
 void op2_build_result_clear(op2_build_result *res);

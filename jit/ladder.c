@@ -181,7 +181,7 @@ static int tcc_in_memory(walk *w, char **log) {
 /* The optimising compiler's failure, kept until the walk knows whether C++ takes the kernel. */
 static void keep_cc_failure(walk *w, const op2_build_result *res) {
   op2_buf msg = {0};
-  op2_buf_printf(&msg, "%s", res->why);
+  op2_buf_printf(&msg, "%s", res->why.msg);
   op2_buf_printf(&msg, "): using TinyCC (OP2_CC=%s OP2_CFLAGS=%s)%s%s", w->jit->cfg.cc,
                  w->jit->cfg.cflags, res->log && *res->log ? "\n" : "", res->log ? res->log : "");
   free(w->cc_failure);
@@ -231,7 +231,7 @@ static int climb(walk *w, const rung *r, char **log) {
   op2_build_result res;
   op2_jit_prepare_build(jit, w->rq, t, w->gen, entry, may_write, &req);
   int rc = op2_build_into_entry(&req, &res);
-  if (res.not_stored) op2_jit_cache_unwritable(jit, w->cnt, res.why);
+  if (res.not_stored) op2_jit_cache_unwritable(jit, w->cnt, res.why.msg);
   if (r->tier == OP2_TIER_TCC && !res.reused && rc != OP2_BUILD_NOT_STORED) w->cnt->compiles++;
   if (rc == OP2_BUILD_OK) {
     op2_jit_adopt_build(k, &res, r->tier);
@@ -247,7 +247,7 @@ static int climb(walk *w, const rung *r, char **log) {
   }
   if (r->tier == OP2_TIER_TCC && rc != OP2_BUILD_COMPILE_ERROR) {
     /* the cache could not take it: TinyCC needs no files */
-    op2_jit_cache_unwritable(jit, w->cnt, res.why);
+    op2_jit_cache_unwritable(jit, w->cnt, res.why.msg);
     op2_build_result_clear(&res);
     return tcc_in_memory(w, log);
   }
@@ -257,7 +257,7 @@ static int climb(walk *w, const rung *r, char **log) {
     k->source_path = res.source_path;
     res.source_path = NULL;
   }
-  *log = res.log ? res.log : strdup(res.why);
+  *log = res.log ? res.log : strdup(res.why.msg);
   res.log = NULL;
   op2_build_result_clear(&res);
   return CLIMB_REJECTED;

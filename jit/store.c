@@ -38,20 +38,19 @@ static int compile_in(const op2_build_request *req, const op2_entry *d, op2_buil
   snprintf(tmp_path, sizeof tmp_path, "%s/%s", d->path, tmp);
   free(res->log);
   res->log = NULL;
-  op2_jit_error err;
-  if (op2_entry_write(d, src, req->source, req->source_len, &err) != OP2_OK)
-    return snprintf(res->why, sizeof res->why, "%s", err.msg), NOT_WRITTEN;
+  if (op2_entry_write(d, src, req->source, req->source_len, &res->why) != OP2_OK)
+    return NOT_WRITTEN;
   double t0 = op2_wall_seconds();
   if (req->tier->compile(req->tier, req->source, src_path, tmp_path, &res->log, b->flags,
                          sizeof b->flags) != 0) {
     unlinkat(d->fd, tmp, 0);
-    snprintf(res->why, sizeof res->why, "%s failed", req->tier->name);
+    op2_jit_error_set(&res->why, OP2_ERR_JIT, "%s failed", req->tier->name);
     return says_disk_full(res->log) ? NOT_WRITTEN : COMPILER_FAILED;
   }
   res->compile_ms = 1e3 * (op2_wall_seconds() - t0);
   if (req->abandon && atomic_load(req->abandon)) { /* superseded while compiling */
     unlinkat(d->fd, tmp, 0);
-    snprintf(res->why, sizeof res->why, "superseded");
+    op2_jit_error_set(&res->why, OP2_ERR_STATE, "superseded");
     return ABANDONED;
   }
   /* Loaded before it is published: an object that cannot load (an undefined symbol, or one
@@ -60,13 +59,12 @@ static int compile_in(const op2_build_request *req, const op2_entry *d, op2_buil
   char *data = NULL;
   size_t len = 0;
   void *sym = NULL;
-  err.msg[0] = '\0';
-  int fd =
-      op2_entry_own_output(d, tmp, &err) == OP2_OK ? op2_entry_open_file(d, tmp, &st, &err) : -1;
-  int ok =
-      fd >= 0 && op2_read_fd(fd, &data, &len) == 0 &&
-      op2_load_object_fd(req->known, fd, tmp_path, "op2_loop", &res->handle, &sym, &err) == OP2_OK;
-  if (!ok && err.msg[0]) snprintf(res->why, sizeof res->why, "%s", err.msg);
+  int fd = op2_entry_own_output(d, tmp, &res->why) == OP2_OK
+               ? op2_entry_open_file(d, tmp, &st, &res->why)
+               : -1;
+  int ok = fd >= 0 && op2_read_fd(fd, &data, &len) == 0 &&
+           op2_load_object_fd(req->known, fd, tmp_path, "op2_loop", &res->handle, &sym,
+                              &res->why) == OP2_OK;
   if (fd >= 0) close(fd);
   if (data) op2_hash_hex64(data, len, b->bin_xxh3);
   free(data);
@@ -77,7 +75,8 @@ static int compile_in(const op2_build_request *req, const op2_entry *d, op2_buil
   }
   res->fn = (op2_kernel_fn)sym;
   if (renameat(d->fd, tmp, d->fd, bin) != 0) {
-    snprintf(res->why, sizeof res->why, "cannot store %s/%s: %s", d->path, bin, strerror(errno));
+    op2_jit_error_set(&res->why, OP2_ERR_IO, "cannot store %s/%s: %s", d->path, bin,
+                      strerror(errno));
     unlinkat(d->fd, tmp, 0);
     return NOT_WRITTEN;
   }
@@ -101,9 +100,7 @@ static int write_manifest(const op2_build_request *req, const op2_entry *d, cons
   op2_utc_now(m.created, sizeof m.created);
   m.compile_ms = res->compile_ms;
   m.signature = req->signature;
-  op2_jit_error err;
-  if (op2_entry_write_manifest(d, &m, &err) == OP2_OK) return 0;
-  return snprintf(res->why, sizeof res->why, "%s", err.msg), -1;
+  return op2_entry_write_manifest(d, &m, &res->why);
 }
 
 /* The entry another process stored while we waited for its lock, loaded: 0, else -1. */
@@ -137,10 +134,9 @@ static int take_stored(const op2_build_request *req, const op2_entry *e, op2_bui
 static int open_locked(const op2_build_request *req, op2_entry *e, op2_build_result *res,
                        int *waited) {
   for (int attempt = 0; attempt < 4; attempt++) {
-    op2_jit_error err;
-    if (op2_entry_open(AT_FDCWD, req->entry, 1, e, &err) != OP2_OK) {
+    if (op2_entry_open(AT_FDCWD, req->entry, 1, e, &res->why) != OP2_OK) {
       if (errno == ENOENT) continue; /* removed between our mkdir and our open */
-      return snprintf(res->why, sizeof res->why, "%s", err.msg), -1;
+      return -1;
     }
     *waited = op2_entry_try_lock(e) != 0;
     if (*waited && op2_entry_wait_lock(e, req->wait_ms) != 0) {
@@ -150,7 +146,7 @@ static int open_locked(const op2_build_request *req, op2_entry *e, op2_build_res
     if (!op2_entry_unlinked(e)) return 0;
     op2_entry_close(e);
   }
-  snprintf(res->why, sizeof res->why, "%s keeps being removed while it is built", req->entry);
+  op2_jit_error_set(&res->why, OP2_ERR_IO, "%s keeps being removed while it is built", req->entry);
   return -1;
 }
 
@@ -187,8 +183,8 @@ static int build_private(const op2_build_request *req, op2_build_result *res) {
   snprintf(dir, sizeof dir, "%s/op2-build-XXXXXX", op2_temp_dir());
   op2_entry d;
   if (!mkdtemp(dir) || op2_entry_open(AT_FDCWD, dir, 0, &d, NULL) != OP2_OK) {
-    snprintf(res->why, sizeof res->why, "cannot create a build directory in %s: %s", op2_temp_dir(),
-             strerror(errno));
+    op2_jit_error_set(&res->why, OP2_ERR_IO, "cannot create a build directory in %s: %s",
+                      op2_temp_dir(), strerror(errno));
     return NOT_WRITTEN;
   }
   built b;
@@ -210,13 +206,12 @@ int op2_build_into_entry(const op2_build_request *req, op2_build_result *res) {
       res->not_stored = 1;
       return res->status = OP2_BUILD_OK;
     }
-    char cache_why[600];
-    snprintf(cache_why, sizeof cache_why, "%s", res->why);
+    op2_jit_error cache_why = res->why;
     rc = build_private(req, res);
     /* The private build tells a fault of the cache from one of the kernel. */
     if (rc == BUILT && opened != -2) {
       res->not_stored = 1;
-      snprintf(res->why, sizeof res->why, "%s", cache_why);
+      res->why = cache_why;
     }
   } else {
     rc = build_private(req, res);
@@ -227,7 +222,7 @@ int op2_build_into_entry(const op2_build_request *req, op2_build_result *res) {
   if (rc == NOT_LOADED) { /* the loader's reason is the compiler's last message */
     op2_buf log = {0};
     if (res->log) op2_buf_printf(&log, "%s", res->log);
-    op2_buf_printf(&log, "%s\n", res->why);
+    op2_buf_printf(&log, "%s\n", res->why.msg);
     free(res->log);
     res->log = log.data;
   }
