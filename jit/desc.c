@@ -35,13 +35,19 @@ double op2_wall_seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int op2_jit_error_set_at(op2_jit_error *e, const char *file, int line, const char *func, int code,
-                         const char *fmt, ...) {
+int op2_jit_error_vset(op2_jit_error *e, const char *file, int line, const char *func, int code,
+                       const char *fmt, va_list ap) {
   if (!e) return code;
   e->code = code, e->file = file, e->line = line, e->func = func;
+  vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+  return code;
+}
+
+int op2_jit_error_set_at(op2_jit_error *e, const char *file, int line, const char *func, int code,
+                         const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+  op2_jit_error_vset(e, file, line, func, code, fmt, ap);
   va_end(ap);
   return code;
 }

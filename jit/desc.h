@@ -7,6 +7,7 @@
 #ifndef OP2_JIT_DESC_H
 #define OP2_JIT_DESC_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -109,6 +110,9 @@ int op2_jit_error_set_at(op2_jit_error *e, const char *file, int line, const cha
                          const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 #define op2_jit_error_set(e, ...) \
   op2_jit_error_set_at((e), __FILE__, __LINE__, __func__, __VA_ARGS__)
+/* The same with the message's arguments as a va_list (for functions that take their own). */
+int op2_jit_error_vset(op2_jit_error *e, const char *file, int line, const char *func, int code,
+                       const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
 
 /* Counts of kernel builds, added to a struct the caller owns and reads. */
 typedef struct op2_jit_counters {

@@ -55,12 +55,10 @@ void op2_jit_failure_clear(op2_jit *jit) {
 
 int op2_jit_fail_at(op2_jit *jit, const char *file, int line, const char *func, int code,
                     const char *fmt, ...) {
-  op2_jit_error *e = &jit->failure;
-  if (e->code != OP2_OK) return code; /* the first failure is the one to report */
-  e->code = code, e->file = file, e->line = line, e->func = func;
+  if (jit->failure.code != OP2_OK) return code; /* the first failure is the one to report */
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+  op2_jit_error_vset(&jit->failure, file, line, func, code, fmt, ap);
   va_end(ap);
   return code;
 }
