@@ -15,12 +15,15 @@ static const char *divide_src = "static void divide(int *a) { a[0] = 100 / a[0];
 /* Divides by zero at the element whose x is 1234, and only there. */
 static const char *at_1234_src =
     "static void at_1234(const int *x, int *y) { y[0] = x[0] / (x[0] - 1234); }\n";
-/* Faults at the third element it runs, and never again: the re-run finds no element. */
+/* Faults at the third element it runs, and never again: the re-run finds no element. For the
+ * optimised build too (once cached it runs first): the dividend is the element's value, since
+ * gcc -O3 turns `1 / zero` into a comparison (1 / x is 0 but for x = 1 or -1), and the count is
+ * volatile, so its store cannot sink below the faulting division. */
 static const char *once_src =
     "static void once(int *a) {\n"
-    "  static int runs;\n"
+    "  static volatile int runs;\n"
     "  static volatile int zero;\n"
-    "  if (runs++ == 2) a[0] = 1 / zero;\n"
+    "  if (runs++ == 2) a[0] = a[0] / zero;\n"
     "}\n";
 
 static void run_once(void) {
