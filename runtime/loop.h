@@ -35,8 +35,9 @@ typedef struct op2_loop_stats {
   double plan_seconds;
   double halo_bytes; /* sent by halo exchanges before this loop's calls */
   long halo_messages;
-  /* The first call, whole (code generation or cache, plan, exchange, run), less a distribution
-   * it triggered: the start-up report's "first calls" */
+  /* The first call's run (plan, exchange, kernel), timed as every call is: the start-up
+   * report's "first calls" (its compile and any distribution it triggered are phases of their
+   * own) */
   double first_call_seconds;
   /* auto-tuning (tune.c): the parameters in use and where they came from */
   op2_tune_source tune_source;
