@@ -35,19 +35,25 @@ def number(cell):
     return float(m.group(0).replace(',', '')) if m else None
 
 
-def gnuplot(script, data, svg):
+def gnuplot(script, data, svg, size=(900, 420)):
     """Writes DATA (text) beside SVG as .dat, runs gnuplot's SCRIPT (in which '@DATA@' names that
-    file and '@OUT@' the SVG). Raises SystemExit when gnuplot is missing or fails."""
+    file and '@OUT@' the SVG) on an SVG terminal of SIZE pixels. Raises SystemExit when gnuplot
+    is missing, fails or takes more than a minute."""
     exe = shutil.which('gnuplot')
     if not exe:
         raise SystemExit('no plot: gnuplot not found (apt-get install gnuplot-nox)')
     dat = os.path.splitext(svg)[0] + '.dat'
     with open(dat, 'w') as f:
         f.write(data)
-    head = "set terminal svg size 900,420 dynamic font 'sans,11'\nset output '%s'\n" % svg
-    p = subprocess.run([exe], input=head + script.replace('@DATA@', dat).replace('@OUT@', svg),
-                       capture_output=True, text=True)
-    os.remove(dat)
+    head = "set terminal svg size %d,%d dynamic font 'sans,11'\nset output '%s'\n" % (
+        size[0], size[1], svg)
+    try:
+        p = subprocess.run([exe], input=head + script.replace('@DATA@', dat).replace('@OUT@', svg),
+                           capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        raise SystemExit('gnuplot did not finish in 60 s')
+    finally:
+        os.remove(dat)
     if p.returncode != 0:
         raise SystemExit('gnuplot failed: %s' % p.stderr.strip())
     print('wrote %s' % svg)

@@ -25,6 +25,8 @@ import subprocess
 import sys
 import time
 
+import mdplot  # bench/mdplot.py: gnuplot for the chain plot
+
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH_DIR)
 SHARED_MESHES = os.path.join(os.path.dirname(ROOT), "shared", "meshes")
@@ -704,30 +706,21 @@ def write_chain_plot(runs, counts, stream_ref, iterations, path):
     for the run's thread count. A run that executes its loops one at a time cannot go below the
     floor; a tiled run can, when a tile's data stays in cache from one loop to the next. Drawn
     with gnuplot (Debian: gnuplot-nox). Returns False when gnuplot is missing or fails."""
-    gnuplot = shutil.which("gnuplot")
     ok = [r for r in runs if "error" not in r and r.get("wall")]
-    if not gnuplot or not ok:
-        if not gnuplot:
-            log("note: no chain plot: gnuplot not found (apt-get install gnuplot-nox)")
+    if not ok:
         return False
     need = bytes_per_call(counts)
-    data = path[:-4] + ".dat"
-    with open(data, "w") as f:
-        f.write("config " + " ".join(LOOPS) + " rest floor\n")
-        for r in ok:
-            per = [1e3 * r["per_loop"].get(n, {}).get("seconds", 0.0) / iterations
-                   for n in LOOPS]
-            total = 1e3 * r["wall"] / iterations
-            calls = {n: r["per_loop"][n]["calls"] / iterations for n in LOOPS
-                     if n in r["per_loop"]}
-            ref = stream_ref.get(r["threads"])
-            floor = (1e3 * sum(need[n] * c for n, c in calls.items()) / (ref * 1e9)
-                     if ref else float("nan"))
-            f.write("%s %s %.6f %.6f\n" % (r["name"], " ".join("%.6f" % v for v in per),
-                                           max(total - sum(per), 0.0), floor))
+    rows = ["config " + " ".join(LOOPS) + " rest floor"]
+    for r in ok:
+        per = [1e3 * r["per_loop"].get(n, {}).get("seconds", 0.0) / iterations for n in LOOPS]
+        total = 1e3 * r["wall"] / iterations
+        calls = {n: r["per_loop"][n]["calls"] / iterations for n in LOOPS if n in r["per_loop"]}
+        ref = stream_ref.get(r["threads"])
+        floor = (1e3 * sum(need[n] * c for n, c in calls.items()) / (ref * 1e9)
+                 if ref else float("nan"))
+        rows.append("%s %s %.6f %.6f" % (r["name"], " ".join("%.6f" % v for v in per),
+                                         max(total - sum(per), 0.0), floor))
     script = "\n".join([
-        "set terminal svg size %d,460 dynamic font 'sans,11'" % (300 + 150 * len(ok)),
-        "set output '%s'" % path,
         "set title 'Airfoil, %d cells: ms per iteration by loop, and the one-loop floor "
         "(bytes / STREAM triad)'" % counts["ncell"],
         "set style data histograms", "set style histogram rowstacked",
@@ -735,14 +728,14 @@ def write_chain_plot(runs, counts, stream_ref, iterations, path):
         "set key outside right top", "set ylabel 'ms per iteration'", "set yrange [0:*]",
         "set termoption noenhanced", "set xtics nomirror font ',9'", "set grid ytics",
         "set key autotitle columnhead",
-        "plot for [i=2:%d] '%s' using i:xtic(1), \\" % (
-            len(LOOPS) + 2, data),
+        "plot for [i=2:%d] '@DATA@' using i:xtic(1), \\" % (len(LOOPS) + 2),
         "     '' using ($0-0.45):%d:(0.9):(0) with vectors nohead lw 3 lc rgb 'black' "
         "title 'one-loop floor'" % (len(LOOPS) + 3),
         ""])
-    r = subprocess.run([gnuplot], input=script, capture_output=True, text=True)
-    if r.returncode != 0:
-        log("note: gnuplot failed: %s" % r.stderr.strip())
+    try:
+        mdplot.gnuplot(script, "\n".join(rows) + "\n", path, size=(300 + 150 * len(ok), 460))
+    except SystemExit as e:
+        log("note: no chain plot: %s" % e)
         return False
     return True
 
