@@ -48,7 +48,7 @@ static int scotch_parts(const op2_graph *g, int nparts, SCOTCH_Num *part) {
   if (rc == OP2_OK && (!have_bound || SCOTCH_contextBindGraph(&context, &graph, &bound) != 0))
     rc = op2_error(OP2_ERR_STATE, "OP2_RENUMBER=blocks: SCOTCH_contextBindGraph failed");
   if (rc == OP2_OK && SCOTCH_stratInit(&strat) == 0) have_strat = 1;
-  /* Balance within 10%: a part a little larger than a plan block costs one block more now and
+  /* Balance within 10%: a part a little larger than its plan blocks costs one block more now and
    * then; the cut is what matters. */
   if (rc == OP2_OK &&
       (!have_strat || SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATSPEED, nparts, 0.1) != 0))
