@@ -158,8 +158,11 @@ static inline size_t op2_set_local_count(op_set s) {
   return (size_t)s->size + (size_t)s->exec_size + (size_t)s->nonexec_size;
 }
 
-/* op_renumber / OP2_RENUMBER (renumber.c): reverse Cuthill-McKee locality ordering. */
+/* op_renumber / OP2_RENUMBER (renumber.c): reverse Cuthill-McKee locality ordering, or with
+ * OP2_RENUMBER=blocks the partition-based one (renumber_blocks.c). */
 int op2_renumber(op2_context *ctx, op_map base);
+/* The ordering OP2_RENUMBER selects, in words for messages. */
+const char *op2_renumber_method(const op2_context *ctx);
 /* The same on the elements this process holds, under MPI after migration (renumber_owned.c):
  * targets[i] gives map i's targets as local indices (-1: owned elsewhere); map values (global
  * ids) stay, dats, map rows and orig follow the new order. */
