@@ -9,7 +9,9 @@
  *     give plain C's results, and their local values are equal (once distributed too);
  *   - an HDF5 map of 64-bit integers (the user's indices, OP2's "long long" maps) is read as one:
  *     on several ranks it is held as 64-bit global ids until the distribution, like
- *     op_decl_map_long's, and loops through it give the same results. */
+ *     op_decl_map_long's, and loops through it give the same results;
+ *   - op_dump_to_hdf5 writes both 64-bit maps as the user's indices, before the distribution
+ *     (from the 64-bit global ids) and after it. */
 #include <hdf5.h>
 #include <limits.h>
 
@@ -41,6 +43,20 @@ static void write_long_map(const char *file, const int *en) {
     CHECK(d >= 0 && H5Dwrite(d, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
     H5Dclose(d), H5Sclose(space), H5Fclose(f);
     free(v);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Rank 0 reads map `name` back from a dump: the user's indices, as plain C has them. */
+static void check_dumped(const char *file, const char *name, const int *en) {
+  if (mt_rank() == 0) {
+    int *got = rm_alloc(sizeof(int) * 2 * NE);
+    hid_t f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = f >= 0 ? H5Dopen2(f, name, H5P_DEFAULT) : -1;
+    CHECK(d >= 0 && H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0);
+    H5Dclose(d), H5Fclose(f);
+    mt_check_ints(got, en, 2 * NE, name);
+    free(got);
   }
   MPI_Barrier(MPI_COMM_WORLD);
 }
@@ -130,7 +146,15 @@ int main(int argc, char **argv) {
     CHECK(m_long->gvalues == NULL && m_h5->gvalues == NULL);
   }
 
-  check_loops(&nodes, &edges, m_int, x, xs, en, "through op_decl_map");
+  /* dumped before and after the distribution: the user's indices, as ints (OP2's layout) */
+  for (int when = 0; when < 2; when++) {
+    char dump[640];
+    snprintf(dump, sizeof dump, "%s/dump%d.h5", dir, when);
+    op_dump_to_hdf5(dump);
+    check_dumped(dump, "m_long", en);
+    check_dumped(dump, "pl", en);
+    if (when == 0) check_loops(&nodes, &edges, m_int, x, xs, en, "through op_decl_map");
+  }
   check_loops(&nodes, &edges, m_long, x, xs, en, "through op_decl_map_long");
   check_loops(&nodes, &edges, m_h5, x, xs, en, "through a 64-bit HDF5 map");
   /* the same local values: the 64-bit maps became the int map's local indices */
