@@ -108,13 +108,14 @@ void op2_halo_free(op2_halo *h);
 bool op2_halo_valid(const struct op2_set *set, int me, int nranks, char *why, size_t len);
 
 /* Where a set's global element ids start under MPI: 0, or OP2_TEST_ID_BASE (a testing aid that
- * pushes ids past 2^31 on a small mesh). Global id = base + the user's index; map values keep the
- * user's index until the halo build makes them local (op2_map_gid gives a value's global id). */
+ * pushes ids past 2^31 on a small mesh). Global id = base + the user's index; int map values keep
+ * the user's index, 64-bit ones (gvalues) the global id, until the halo build makes them local
+ * (op2_map_gid gives a value's global id either way). */
 static inline idx_g_t op2_gid_base(const op2_context *ctx) {
   return ctx->mpi.size > 1 ? ctx->opt.test_id_base : 0;
 }
 static inline idx_g_t op2_map_gid(const op2_context *ctx, op_map m, size_t k) {
-  return op2_gid_base(ctx) + m->values[k];
+  return m->gvalues ? m->gvalues[k] : op2_gid_base(ctx) + m->values[k];
 }
 
 /* Block distribution of a global count over the ranks: rank r holds [begin(r), begin(r+1)). */

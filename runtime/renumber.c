@@ -158,7 +158,7 @@ static int apply(op2_context *ctx, op_set set, const int *order, bool distribute
   }
   for (int i = 0; i < ctx->maps.count; i++) {
     op_map m = ctx->maps.items[i];
-    if (m->from == set && sizeof(int) * (size_t)m->dim > widest) widest = sizeof(int) * m->dim;
+    if (m->from == set && op2_map_row_bytes(m) > widest) widest = op2_map_row_bytes(m);
   }
   int *rank = malloc(sizeof(int) * ((size_t)n + 1));
   idx_g_t *orig = malloc(sizeof(idx_g_t) * ((size_t)n + 1));
@@ -172,8 +172,7 @@ static int apply(op2_context *ctx, op_set set, const int *order, bool distribute
   }
   for (int i = 0; i < ctx->maps.count; i++) {
     op_map m = ctx->maps.items[i];
-    if (m->from == set)
-      permute_rows((char *)m->values, order, n, sizeof(int) * (size_t)m->dim, scratch);
+    if (m->from == set) permute_rows(*op2_map_rows(m), order, n, op2_map_row_bytes(m), scratch);
     if (m->to == set && !distributed)
       for (size_t k = 0; k < (size_t)m->from->size * (size_t)m->dim; k++)
         m->values[k] = rank[m->values[k]];
