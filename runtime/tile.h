@@ -44,6 +44,7 @@ typedef struct op2_tile_counts {
   unsigned long inspections;  /* tilings built (the others came from the cache) */
   unsigned long tiles;        /* tiles run */
   unsigned long out_of_order; /* tiled chains whose updates of an item may come in another order */
+  unsigned long reductions;   /* tiled chains ending with a loop with a global reduction */
 } op2_tile_counts;
 
 typedef struct op2_tile_cache op2_tile_cache;
