@@ -266,7 +266,8 @@ static int run_tiled(op2_context *ctx, struct op2_chain *c) {
   for (int i = 0; i < c->count; i++)
     loops[i] =
         (op2_tile_loop){c->calls[i].name, c->calls[i].set, c->calls[i].nargs, c->calls[i].args};
-  int size = op2_tile_size(ctx, loops, c->count);
+  bool threads = op2_backend_threads(ctx) > 1;
+  int size = op2_tile_size(ctx, loops, c->count, threads);
   if (!size || !capture_buffers(c)) {
     free(loops);
     return NOT_TILED;
@@ -285,7 +286,6 @@ static int run_tiled(op2_context *ctx, struct op2_chain *c) {
     all = all && q->captured;
   }
   c->capturing = false;
-  bool threads = op2_backend_threads(ctx) > 1;
   const op2_tiling *t = all ? op2_tiling_get(ctx, &c->tiles, loops, c->count, size, threads) : NULL;
   /* OP2_TILE=auto on threads: tiles narrower than the chain's reach through the mesh chain
    * into many levels, each a barrier; larger tiles, up to 4 doublings, until few levels. */

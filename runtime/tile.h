@@ -49,8 +49,8 @@ typedef struct op2_tile_counts {
 
 typedef struct op2_tile_cache op2_tile_cache;
 
-/* The tile size for the chain under OP2_TILE (0: run it untiled). */
-int op2_tile_size(const op2_context *ctx, const op2_tile_loop *loops, int n);
+/* The tile size for the chain under OP2_TILE (0: run it untiled), for threads when `threads`. */
+int op2_tile_size(const op2_context *ctx, const op2_tile_loop *loops, int n, bool threads);
 
 /* The tiling of the chain for tile size `size`, levelled for threads when `threads`, from the
  * cache (*cache created on first use) or inspected now; NULL when it cannot be built (out of
