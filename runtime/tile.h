@@ -7,7 +7,9 @@
  * to the latest tile among those that, in loops before j, wrote a data item it reads or writes,
  * or read an item it writes; with no such tile, the latest tile that read an item it reads
  * (locality), else the tile of its relative position in its set; on one thread, then the latest
- * tile of the elements up to it (one range per tile and loop). Tiles, in that order, are then
+ * tile of the elements up to it (one range per tile and loop); on threads, the latest tile whose
+ * elements of the loop come before and after it (one range where tiles overlap only their
+ * neighbours). A loop with a global reduction may end the chain. Tiles, in that order, are then
  * levelled for threads: a tile's level is one more than the highest level of an earlier tile
  * sharing an item with it that either writes; tiles of one level run in parallel. */
 #ifndef OP2_RUNTIME_TILE_H
