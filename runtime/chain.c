@@ -378,7 +378,7 @@ bool op2_chain_defer(op2_context *ctx, const char *kernel, const char *name, op_
      * so the reduced value is in the caller's variable when op_par_loop returns. Otherwise (and
      * under MPI, whose reductions are combined across ranks per call) it runs after the chain,
      * eagerly, as without tiling. */
-    if (c->count >= 1 && ctx->mpi.size <= 1 &&
+    if (ctx->opt.tile && c->count >= 1 && ctx->mpi.size <= 1 &&
         record(c, kernel, name, set, nargs, args, call_site)) {
       if (tiling_allowed(ctx, c)) {
         snprintf(c->why, sizeof c->why, "op_par_loop '%.80s' (%s, the chain's last call)", name,
