@@ -70,15 +70,20 @@ static size_t gbl_bytes(const op_arg *a) {
   return bytes <= OP2_CHAIN_GBL_MAX ? bytes : 0;
 }
 
-/* NULL when the call can be queued, else why it runs now. */
+static bool has_reduction(int nargs, const op_arg *args) {
+  for (int i = 0; i < nargs; i++)
+    if (is_reduction(&args[i])) return true;
+  return false;
+}
+
+/* NULL when the call can be queued, else why it runs now (a reduction is queued only to end a
+ * tiled chain: op2_chain_defer). */
 static const char *why_now(const char *kernel, const char *name, int nargs, const op_arg *args) {
   if (!kernel || !name || nargs < 1 || op2_args_untrusted(nargs, args))
     return "a call whose arguments are checked at once";
-  for (int i = 0; i < nargs; i++) {
-    if (is_reduction(&args[i])) return "a global reduction";
+  for (int i = 0; i < nargs; i++)
     if (args[i].kind == OP2_ARG_GBL && args[i].opt && !gbl_bytes(&args[i]))
       return "a call whose arguments are checked at once";
-  }
   return NULL;
 }
 
@@ -105,7 +110,7 @@ static bool record(struct op2_chain *c, const char *kernel, const char *name, op
   size_t need = round16((size_t)nargs * sizeof(op_arg));
   for (int i = 0; i < nargs; i++) {
     const op_arg *a = &args[i];
-    if (a->kind == OP2_ARG_GBL && a->opt) need += round16(gbl_bytes(a));
+    if (a->kind == OP2_ARG_GBL && a->opt && !is_reduction(a)) need += round16(gbl_bytes(a));
     if (a->type) need += strlen(a->type) + 1;
   }
   need += klen + nlen;
@@ -121,7 +126,8 @@ static bool record(struct op2_chain *c, const char *kernel, const char *name, op
   p += round16((size_t)nargs * sizeof(op_arg));
   for (int i = 0; i < nargs; i++) {
     op_arg *a = &q->args[i];
-    if (a->kind == OP2_ARG_GBL && a->opt) {
+    /* a reduction keeps the caller's variable: the chain runs before op_par_loop returns */
+    if (a->kind == OP2_ARG_GBL && a->opt && !is_reduction(a)) {
       size_t bytes = gbl_bytes(a);
       memcpy(p, a->data, bytes);
       a->data = p;
@@ -260,7 +266,8 @@ static int run_tiled(op2_context *ctx, struct op2_chain *c) {
   for (int i = 0; i < c->count; i++)
     loops[i] =
         (op2_tile_loop){c->calls[i].name, c->calls[i].set, c->calls[i].nargs, c->calls[i].args};
-  int size = op2_tile_size(ctx, loops, c->count);
+  bool threads = op2_backend_threads(ctx) > 1;
+  int size = op2_tile_size(ctx, loops, c->count, threads);
   if (!size || !capture_buffers(c)) {
     free(loops);
     return NOT_TILED;
@@ -279,7 +286,6 @@ static int run_tiled(op2_context *ctx, struct op2_chain *c) {
     all = all && q->captured;
   }
   c->capturing = false;
-  bool threads = op2_backend_threads(ctx) > 1;
   const op2_tiling *t = all ? op2_tiling_get(ctx, &c->tiles, loops, c->count, size, threads) : NULL;
   /* OP2_TILE=auto on threads: tiles narrower than the chain's reach through the mesh chain
    * into many levels, each a barrier; larger tiles, up to 4 doublings, until few levels. */
@@ -312,6 +318,7 @@ static int run_tiled(op2_context *ctx, struct op2_chain *c) {
   n->chains++;
   n->tiles += (unsigned long)t->ntiles;
   if (!t->updates_in_order) n->out_of_order++;
+  if (has_reduction(c->calls[c->count - 1].nargs, c->calls[c->count - 1].args)) n->reductions++;
   return TILED;
 }
 
@@ -365,6 +372,23 @@ bool op2_chain_defer(op2_context *ctx, const char *kernel, const char *name, op_
   if (c->running >= 0) return false;
   c->calls_made++;
   const char *why = why_now(kernel, name, nargs, args);
+  if (!why && has_reduction(nargs, args)) {
+    why = "a global reduction";
+    /* OP2_TILE: the loop joins the chain as its last call and the chain runs now, tile by tile,
+     * so the reduced value is in the caller's variable when op_par_loop returns. Otherwise (and
+     * under MPI, whose reductions are combined across ranks per call) it runs after the chain,
+     * eagerly, as without tiling. */
+    if (ctx->opt.tile && c->count >= 1 && ctx->mpi.size <= 1 &&
+        record(c, kernel, name, set, nargs, args, call_site)) {
+      if (tiling_allowed(ctx, c)) {
+        snprintf(c->why, sizeof c->why, "op_par_loop '%.80s' (%s, the chain's last call)", name,
+                 why);
+        run(ctx, c);
+        return true;
+      }
+      c->count--; /* not tiled: the call is taken back and runs eagerly */
+    }
+  }
   if (!why && record(c, kernel, name, set, nargs, args, call_site)) {
     if (c->count >= ctx->opt.lazy_chain) {
       snprintf(c->why, sizeof c->why, "the chain's bound (OP2_LAZY_CHAIN=%d)", ctx->opt.lazy_chain);
