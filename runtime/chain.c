@@ -472,3 +472,7 @@ int op2_chain_running(struct op2_chain *c, int first, int last) {
   c->running = first, c->running_last = last;
   return OP2_CHAIN_RAN;
 }
+
+op2_tile_cache **op2_chain_tiles(struct op2_chain *c) {
+  return &c->tiles;
+}

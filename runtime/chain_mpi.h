@@ -37,6 +37,8 @@ bool op2_chain_capture_ready(struct op2_chain *c);
 /* Call i through op_par_loop: run now, or (capture) handed back bound and ready in *exec (NULL:
  * it failed, reported and agreed there). OP2_CHAIN_FREED when op_exit ran inside. */
 int op2_chain_call_run(struct op2_chain *c, int i, bool capture, const op2_exec **exec);
+/* The chain's tilings (OP2_TILE), shared with one process's. */
+op2_tile_cache **op2_chain_tiles(struct op2_chain *c);
 /* Calls first..last are running (named in their errors); OP2_CHAIN_FREED when op_exit ran. */
 int op2_chain_running(struct op2_chain *c, int first, int last);
 
