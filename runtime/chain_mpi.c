@@ -321,8 +321,8 @@ static bool has_reduction(const op2_tile_loop *q) {
 int op2_chain_mpi_run(op2_context *ctx, struct op2_chain *c, op2_chain_mpi **state) {
   /* backends with their own code (CUDA) queue their phases and exchange on the device; a
    * checkpoint logs and tuning times each call as it runs alone */
-  if (!ctx->backend->host_kernels || ctx->checkpoint ||
-      ctx->opt.restart[0] || ctx->opt.tune != OP2_TUNE_OFF)
+  if (!ctx->backend->host_kernels || ctx->checkpoint || ctx->opt.restart[0] ||
+      ctx->opt.tune != OP2_TUNE_OFF)
     return OP2_CHAIN_NOT_RUN;
   if (!*state && !(*state = calloc(1, sizeof **state))) return OP2_CHAIN_NOT_RUN;
   if (!op2_chain_capture_ready(c)) return OP2_CHAIN_NOT_RUN;
