@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* A lazy chain under MPI: its exchanges planned for the chain as a whole, and (OP2_TILE) its
  * parts between exchange points run tile by tile inside each rank. Usage:
- *   t497-chain-mpi local|replicated grouped|eager [tiled]
+ *   t497-chain-mpi local|replicated grouped|eager|fault [tiled]
  *
  * First a small known chain: two direct node loops write x (2 doubles) and y (1 double), then
  * an edge loop reads both through its map. Run one by one (eager: OP2_LAZY=off) the edge loop
@@ -177,6 +177,39 @@ static void known_chain(world *w, bool grouped) {
   }
 }
 
+static int errors_seen;
+static char first_error[2048];
+
+static void returning_handler(const char *message, void *user) {
+  (void)user;
+  if (errors_seen++ == 0) snprintf(first_error, sizeof first_error, "%s", message);
+}
+
+/* fault: OP2_FAULT=exchange:R fails the chain's grouped exchange on rank R (its first exchange).
+ * Every rank gets exactly one error, from that call, and goes on: the messages all went out
+ * (empty or zeroed), so nobody waits, and later chains and op_exit run. */
+static int fault_run(world *w) {
+  op_set_error_handler(returning_handler, NULL);
+  run_kind(w, 0, 1);
+  run_kind(w, 1, 1);
+  run_kind(w, 2, 1); /* x and y dirty: one group, posted in this call's step */
+  free(mt_fetch_all(w->e, NE, sizeof(double)));
+  if (errors_seen != 1 || !strstr(first_error, "edge_read") ||
+      !strstr(first_error, "failure injected by OP2_FAULT")) {
+    fprintf(stderr, "rank %d: %d errors, the first '%s'; expected one, from edge_read's exchange\n",
+            mt_rank(), errors_seen, first_error);
+    exit(1);
+  }
+  run_kind(w, 0, 2);
+  run_kind(w, 2, 2);
+  free(mt_fetch_all(w->e, NE, sizeof(double)));
+  CHECK(errors_seen == 1);
+  int me = mt_rank(), p = mt_size();
+  op_exit();
+  if (me == 0) printf("t497 fault on %d ranks: one error on every rank, finished\n", p);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   CHECK(argc >= 3);
   op_init(argc, argv, 0);
@@ -199,6 +232,7 @@ int main(int argc, char **argv) {
   w.c = mt_decl_dat(&w.cells, 1, "double", sizeof(double), w.rc, "c");
   op_partition("PTSCOTCH", "KWAY", w.cells.set, w.pcell, NULL);
 
+  if (strcmp(argv[2], "fault") == 0) return fault_run(&w);
   if (mt_size() > 1) known_chain(&w, grouped);
   for (int round = 0; round < ROUNDS; round++) {
     for (int i = 0; i < CHAIN; i++) run_kind(&w, rm_below(&rng, 7), round);
