@@ -7,6 +7,7 @@
  * call queued in its place, so a chain in steady state allocates nothing. */
 #include "runtime/chain.h"
 #include "runtime/chain_fuse.h"
+#include "runtime/chain_mpi.h"
 #include "runtime/context.h"
 #include "runtime/error.h"
 #include "runtime/options.h"
@@ -51,6 +52,7 @@ struct op2_chain {
   char why[160];            /* what made the chain run */
   bool capturing;           /* OP2_TILE: op_par_loop hands its ready call to the chain */
   op2_tile_cache *tiles;    /* tilings by chain signature, and counts */
+  op2_chain_mpi *mpi;       /* under MPI: the chain's exchange plan and its buffers */
 };
 
 static size_t round16(size_t n) {
@@ -186,6 +188,7 @@ static void chain_release(struct op2_chain *c) {
   }
   free(c->calls);
   op2_tile_cache_free(c->tiles);
+  op2_chain_mpi_free(c->mpi);
   free(c);
 }
 
@@ -254,7 +257,12 @@ static void run_captured(op2_context *ctx, struct op2_chain *c) {
   }
 }
 
-enum { NOT_TILED, TILED, CHAIN_FREED, AUTO_LEVELS = 4 };
+enum {
+  NOT_TILED = OP2_CHAIN_NOT_RUN,
+  TILED = OP2_CHAIN_RAN,
+  CHAIN_FREED = OP2_CHAIN_FREED,
+  AUTO_LEVELS = 4
+};
 
 /* OP2_TILE: each call goes through op_par_loop, which binds its data and readies its code, and
  * hands it back here; then the calls run tile by tile. The chain's time is shared among its
@@ -323,7 +331,8 @@ static int run_tiled(op2_context *ctx, struct op2_chain *c) {
 }
 
 static void run(op2_context *ctx, struct op2_chain *c) {
-  switch (run_tiled(ctx, c)) {
+  /* under MPI the chain's exchanges are planned as a whole (chain_mpi.c) */
+  switch (ctx->mpi.size > 1 ? op2_chain_mpi_run(ctx, c, &c->mpi) : run_tiled(ctx, c)) {
     case CHAIN_FREED:
       return;
     case TILED:
@@ -452,4 +461,42 @@ void op2_chain_free(op2_context *ctx) {
     return;
   }
   chain_release(c);
+}
+
+/* ---- the chain as runtime/chain_mpi.c runs it (chain_mpi.h) ---- */
+
+int op2_chain_length(const struct op2_chain *c) {
+  return c->count;
+}
+
+void op2_chain_call_of(const struct op2_chain *c, int i, op2_tile_loop *out) {
+  const op2_chain_call *q = &c->calls[i];
+  *out = (op2_tile_loop){q->name, q->set, q->nargs, q->args};
+}
+
+bool op2_chain_capture_ready(struct op2_chain *c) {
+  return capture_buffers(c);
+}
+
+int op2_chain_call_run(struct op2_chain *c, int i, bool capture, const op2_exec **exec) {
+  const op2_chain_call *q = &c->calls[i];
+  c->running = c->running_last = i;
+  c->capturing = capture;
+  op_par_loop_args(q->kernel, q->name, q->set, q->nargs, q->args);
+  c->capturing = false;
+  if (exec) *exec = capture && q->captured ? &q->exec : NULL;
+  return op2_chain_running(c, i, i);
+}
+
+int op2_chain_running(struct op2_chain *c, int first, int last) {
+  if (c->orphaned) { /* op_exit ran inside (an error handler's call): nothing is left to run */
+    chain_release(c);
+    return OP2_CHAIN_FREED;
+  }
+  c->running = first, c->running_last = last;
+  return OP2_CHAIN_RAN;
+}
+
+op2_tile_cache **op2_chain_tiles(struct op2_chain *c) {
+  return &c->tiles;
 }

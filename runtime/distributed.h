@@ -58,6 +58,10 @@ typedef struct op2_mpi_step_name {
 void op2_mpi_step_name_make(op2_mpi_step_name *s, const char *call, const char *name);
 void op2_mpi_step_named(op2_context *ctx, const op2_mpi_step_name *s);
 int op2_mpi_step_end(op2_context *ctx, int status);
+/* Leaves the step without an agreement: for a step whose ranks have just agreed that all
+ * succeeded and that has nothing more to do (a lazy chain's loop captured to run later, in a
+ * step of its own). */
+void op2_mpi_step_leave(op2_context *ctx);
 /* Declarations (op_decl_set, _map, _dat, _const) are collective under MPI, as in OP2: each is one
  * step named "CALL 'NAME'", begun before anything is checked (so the default handler waits for
  * the agreement) and ended with op2_mpi_decl_end(ctx, status), the agreement: when any rank
@@ -147,5 +151,14 @@ int op2_exchange_begin(op2_context *ctx, const char *loop, op_dat *dats, int nda
                        long *messages);
 int op2_exchange_end(op2_context *ctx, const char *loop, op_dat *dats, int ndats);
 void op2_exchange_release(op2_context *ctx, op_dat dat);
+/* A lazy chain's grouped exchange (exchange.c, planned by runtime/chain_mpi.c): the halos of
+ * dats[0..ndats) (host data) in one message per neighbour, each dat's rows in turn. *group keeps
+ * the buffers from one exchange to the next (created on first use, freed by
+ * op2_exchange_group_free); end waits for the messages, unpacks them and marks the dats clean. */
+typedef struct op2_exchange_group op2_exchange_group;
+int op2_exchange_group_begin(op2_context *ctx, const char *loop, op2_exchange_group **group,
+                             op_dat *dats, int ndats, double *bytes, long *messages);
+int op2_exchange_group_end(op2_context *ctx, const char *loop, op2_exchange_group *group);
+void op2_exchange_group_free(op2_context *ctx, op2_exchange_group *group);
 
 #endif /* OP2_DISTRIBUTED_H */

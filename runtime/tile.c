@@ -76,7 +76,7 @@ static void inspection_free(inspection *in) {
 
 static void tracks_reset(inspection *in) {
   for (int d = 0; d < in->ntracks; d++) {
-    size_t bytes = (size_t)in->tracks[d].dat->set->size * sizeof(int);
+    size_t bytes = op2_set_local_count(in->tracks[d].dat->set) * sizeof(int);
     memset(in->tracks[d].w, 0xff, bytes); /* -1: no tile yet */
     memset(in->tracks[d].r, 0xff, bytes);
   }
@@ -101,7 +101,7 @@ static bool inspection_make(inspection *in, const op2_tile_loop *loops, int n) {
       int d = 0;
       while (d < in->ntracks && in->tracks[d].dat != a->dat) d++;
       if (d == in->ntracks) {
-        size_t size = (size_t)a->dat->set->size + 1;
+        size_t size = op2_set_local_count(a->dat->set) + 1; /* halos included (MPI) */
         track *t = &in->tracks[in->ntracks++];
         t->dat = a->dat;
         t->w = malloc(size * sizeof(int));
@@ -223,7 +223,7 @@ static bool record_loop(inspection *in, int j, const int *tile, int nelems) {
     const item_access *a = &in->acc[x];
     if (a->writes)
       memset(in->tracks[a->track].loop_w, 0xff,
-             (size_t)in->tracks[a->track].dat->set->size * sizeof(int));
+             op2_set_local_count(in->tracks[a->track].dat->set) * sizeof(int));
   }
   for (int i = 0; i < nelems; i++)
     for (int x = in->acc_off[j]; x < in->acc_off[j + 1]; x++) {
@@ -327,17 +327,23 @@ static bool order_by_level(op2_tiling *t, const int *level) {
   return true;
 }
 
-static op2_tiling *inspect(const op2_tile_loop *loops, int n, int size, bool threads) {
+/* The elements loop j runs: elements[j], else its set's. */
+static int elements_of(const op2_tile_loop *loops, const int *elements, int j) {
+  return elements ? elements[j] : loops[j].set->size;
+}
+
+static op2_tiling *inspect(const op2_tile_loop *loops, const int *elements, int n, int size,
+                           bool threads) {
   double t0 = op2_wall_seconds();
   inspection in;
   op2_tiling *t = calloc(1, sizeof *t);
   int maxn = 1;
-  for (int j = 0; j < n; j++) maxn = max2(maxn, loops[j].set->size);
+  for (int j = 0; j < n; j++) maxn = max2(maxn, elements_of(loops, elements, j));
   int *tile = malloc((size_t)maxn * sizeof(int)), *level = NULL;
   bool ok = inspection_make(&in, loops, n) && t && tile;
   if (ok) {
     t->nloops = n;
-    t->ntiles = (int)(((long)loops[0].set->size + size - 1) / size);
+    t->ntiles = (int)(((long)elements_of(loops, elements, 0) + size - 1) / size);
     t->updates_in_order = true;
     t->run_offset = calloc((size_t)n, sizeof *t->run_offset);
     t->runs = calloc((size_t)n, sizeof *t->runs);
@@ -345,7 +351,7 @@ static op2_tiling *inspect(const op2_tile_loop *loops, int n, int size, bool thr
     ok = t->run_offset && t->runs && level;
   }
   for (int j = 0; ok && j < n; j++) {
-    int N = loops[j].set->size;
+    int N = elements_of(loops, elements, j);
     for (int i = 0; i < N; i++)
       tile[i] = j == 0 ? seed_rank(i / size, t->ntiles, threads)
                        : element_tile(&in, j, i, N, t->ntiles, threads);
@@ -388,16 +394,17 @@ struct op2_tile_cache {
 /* The signature: the mesh (sets and maps declared, renumbering), tile size, threads, and each
  * loop's set and arguments (kind, dat and its set, map, column, item_access). NULL: out of memory.
  */
-static uintptr_t *make_key(const op2_context *ctx, const op2_tile_loop *loops, int n, int size,
-                           bool threads, size_t *len) {
+static uintptr_t *make_key(const op2_context *ctx, const op2_tile_loop *loops, const int *elements,
+                           int n, int size, bool threads, size_t *len) {
   size_t nkey = 6;
-  for (int j = 0; j < n; j++) nkey += 2 + 6 * (size_t)loops[j].nargs;
+  for (int j = 0; j < n; j++) nkey += 3 + 6 * (size_t)loops[j].nargs;
   uintptr_t *k = malloc(nkey * sizeof *k), *p = k;
   if (!k) return NULL;
   *p++ = (uintptr_t)ctx->sets.count, *p++ = (uintptr_t)ctx->maps.count;
   *p++ = (uintptr_t)ctx->renumbered, *p++ = (uintptr_t)size, *p++ = threads, *p++ = (uintptr_t)n;
   for (int j = 0; j < n; j++) {
     *p++ = (uintptr_t)loops[j].set, *p++ = (uintptr_t)loops[j].nargs;
+    *p++ = (uintptr_t)elements_of(loops, elements, j);
     for (int i = 0; i < loops[j].nargs; i++) {
       const op_arg *a = &loops[j].args[i];
       bool data = is_data(a);
@@ -412,17 +419,23 @@ static uintptr_t *make_key(const op2_context *ctx, const op2_tile_loop *loops, i
 
 const op2_tiling *op2_tiling_get(op2_context *ctx, op2_tile_cache **cache,
                                  const op2_tile_loop *loops, int n, int size, bool threads) {
+  return op2_tiling_get_ranges(ctx, cache, loops, NULL, n, size, threads);
+}
+
+const op2_tiling *op2_tiling_get_ranges(op2_context *ctx, op2_tile_cache **cache,
+                                        const op2_tile_loop *loops, const int *elements, int n,
+                                        int size, bool threads) {
   if (!*cache && !(*cache = calloc(1, sizeof **cache))) return NULL;
   op2_tile_cache *c = *cache;
   size_t nkey;
-  uintptr_t *key = make_key(ctx, loops, n, size, threads, &nkey);
+  uintptr_t *key = make_key(ctx, loops, elements, n, size, threads, &nkey);
   if (!key) return NULL;
   for (int e = 0; e < c->count; e++)
     if (c->entries[e].nkey == nkey && memcmp(c->entries[e].key, key, nkey * sizeof *key) == 0) {
       free(key);
       return c->entries[e].tiling;
     }
-  op2_tiling *t = inspect(loops, n, size, threads);
+  op2_tiling *t = inspect(loops, elements, n, size, threads);
   if (!t) {
     free(key);
     return NULL;
@@ -437,13 +450,13 @@ const op2_tiling *op2_tiling_get(op2_context *ctx, op2_tile_cache **cache,
       most = max2(most, m);
     }
     op2_diag(2, "OP2_TILE: loop '%s' (%d elements) in %d runs, at most %d elements a tile",
-             loops[j].name, loops[j].set->size, t->run_offset[j][t->ntiles], most);
+             loops[j].name, elements_of(loops, elements, j), t->run_offset[j][t->ntiles], most);
   }
   op2_diag(1,
            "OP2_TILE: chain of %d loops from '%s' (set '%s', %d elements) in %d tiles of %d, "
            "%d level%s%s, updates %s, inspected in %.2f ms",
-           n, loops[0].name, loops[0].set->name, loops[0].set->size, t->ntiles, size, t->nlevels,
-           t->nlevels == 1 ? "" : "s", threads ? " for threads" : " (one thread)",
+           n, loops[0].name, loops[0].set->name, elements_of(loops, elements, 0), t->ntiles, size,
+           t->nlevels, t->nlevels == 1 ? "" : "s", threads ? " for threads" : " (one thread)",
            t->updates_in_order ? "in element order" : "in another order than the elements'",
            1e3 * t->inspect_seconds);
   int e = c->count < CACHE_MAX ? c->count++ : c->next++ % CACHE_MAX;

@@ -60,6 +60,13 @@ int op2_tile_size(const op2_context *ctx, const op2_tile_loop *loops, int n, boo
 const op2_tiling *op2_tiling_get(op2_context *ctx, op2_tile_cache **cache,
                                  const op2_tile_loop *loops, int n, int size, bool threads);
 
+/* The same for loops that run elements[j] elements, [0, elements[j]) (under MPI a loop that
+ * writes through a map runs its exec halo too: runtime/chain_mpi.c), not their sets' sizes; the
+ * items they touch may be any the rank holds, halos included. */
+const op2_tiling *op2_tiling_get_ranges(op2_context *ctx, op2_tile_cache **cache,
+                                        const op2_tile_loop *loops, const int *elements, int n,
+                                        int size, bool threads);
+
 /* Runs the captured calls (execs[k] for loop k, their data bound and code ready) tile by tile,
  * a level's tiles on ctx->nthreads threads when the backend is threaded. */
 void op2_tile_run(op2_context *ctx, const op2_tiling *t, const op2_exec *const *execs,
