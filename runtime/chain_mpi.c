@@ -219,7 +219,7 @@ static void run_segment(op2_context *ctx, struct op2_chain *c, op2_chain_mpi *st
     count[j] = l->phase_end[l->nphases - 1];
   }
   bool threads = op2_backend_threads(ctx) > 1;
-  int size = rc == OP2_OK ? op2_tile_size(ctx, loops, m) : 0;
+  int size = rc == OP2_OK ? op2_tile_size(ctx, loops, m, threads) : 0;
   op2_tile_cache **cache = op2_chain_tiles(c);
   const op2_tiling *t =
       size ? op2_tiling_get_ranges(ctx, cache, loops, count, m, size, threads) : NULL;
