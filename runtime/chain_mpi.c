@@ -126,18 +126,6 @@ static bool make_plan(plan *p) {
   return true;
 }
 
-static int run_phase(op2_context *ctx, op2_exec *exec, int ph) {
-  const op2_loop *loop = exec->loop;
-  exec->begin = loop->phase_begin[ph];
-  exec->end = loop->phase_end[ph];
-  exec->plan = loop->plans[ph];
-  if (exec->end <= exec->begin) return OP2_OK;
-  ctx->fault.running = exec;
-  int rc = ctx->backend->run(ctx, exec);
-  ctx->fault.running = NULL;
-  return rc;
-}
-
 static int buffers_for(op2_chain_mpi *st, int ngroups) {
   if (ngroups <= st->nbuffers) return OP2_OK;
   op2_exchange_group **b = realloc(st->buffers, sizeof *b * (size_t)ngroups);
@@ -166,14 +154,14 @@ static int run_call(op2_context *ctx, op2_chain_mpi *st, plan *p, int k, bool *f
   bool stale = false;
   for (int g = 0; g < p->ngroups; g++) stale |= p->groups[g].reader == k && failed[g];
   double t0 = op2_wall_seconds();
-  if (rc == OP2_OK && !stale) rc = run_phase(ctx, exec, 0);
+  if (rc == OP2_OK && !stale) rc = op2_run_phase(ctx, exec, 0);
   for (int g = 0; g < p->ngroups; g++) {
     if (p->groups[g].reader != k) continue;
     int r = op2_exchange_group_end(ctx, loop->name, st->buffers[g]);
     if (rc == OP2_OK) rc = r;
   }
-  if (rc == OP2_OK && !stale) rc = run_phase(ctx, exec, 1);
-  if (rc == OP2_OK && !stale && loop->nphases > 2) rc = run_phase(ctx, exec, 2);
+  if (rc == OP2_OK && !stale) rc = op2_run_phase(ctx, exec, 1);
+  if (rc == OP2_OK && !stale && loop->nphases > 2) rc = op2_run_phase(ctx, exec, 2);
   double seconds = op2_wall_seconds() - t0;
   const op_arg *args = p->calls[k].args;
   for (int i = 0; i < loop->nargs; i++)
@@ -233,7 +221,7 @@ static void run_segment(op2_context *ctx, struct op2_chain *c, op2_chain_mpi *st
   }
   for (int j = 0; rc == OP2_OK && !stale && !t && j < m; j++) /* untiled: phase by phase */
     for (int ph = 0; rc == OP2_OK && ph < p->execs[a + j]->loop->nphases; ph++)
-      rc = run_phase(ctx, (op2_exec *)p->execs[a + j], ph);
+      rc = op2_run_phase(ctx, (op2_exec *)p->execs[a + j], ph);
   double seconds = op2_wall_seconds() - t0;
   for (int j = 0; j < m; j++) {
     const op2_loop *loop = p->execs[a + j]->loop;

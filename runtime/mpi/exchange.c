@@ -269,6 +269,18 @@ static int rows_with(const op2_halo_list *exec, const op2_halo_list *nonexec, in
   return slot_rows(exec, neighbour_slot(exec, q)) + slot_rows(nonexec, neighbour_slot(nonexec, q));
 }
 
+/* Bytes of the group's message to (exp) or from (!exp) neighbour q: every dat's rows, in turn. */
+static size_t group_bytes_with(const op_dat *dats, int ndats, int q, bool exp) {
+  size_t len = 0;
+  for (int i = 0; i < ndats; i++) {
+    const op2_halo *h = dats[i]->set->halo;
+    int rows = exp ? rows_with(&h->exp_exec, &h->exp_nonexec, q)
+                   : rows_with(&h->imp_exec, &h->imp_nonexec, q);
+    len += dats[i]->elem_bytes * (size_t)rows;
+  }
+  return len;
+}
+
 static bool has_neighbour(const op2_halo_list *exec, const op2_halo_list *nonexec, int q) {
   return neighbour_slot(exec, q) >= 0 || neighbour_slot(nonexec, q) >= 0;
 }
@@ -368,11 +380,7 @@ int op2_exchange_group_begin(op2_context *ctx, const char *loop, op2_exchange_gr
   size_t at = 0;
   for (int q = 0; q < p; q++) {
     if (!group_sends_to(g, q, false)) continue;
-    size_t len = 0;
-    for (int i = 0; i < ndats; i++) {
-      const op2_halo *h = dats[i]->set->halo;
-      len += dats[i]->elem_bytes * (size_t)rows_with(&h->imp_exec, &h->imp_nonexec, q);
-    }
+    size_t len = group_bytes_with(dats, ndats, q, false);
     int r = OP2_MPI(
         MPI_Irecv(g->recvbuf + at, (int)len, MPI_BYTE, q, tag, op2_comm(ctx), &g->req[g->nreq]));
     if (r == OP2_OK) g->nreq++;
@@ -388,11 +396,7 @@ int op2_exchange_group_begin(op2_context *ctx, const char *loop, op2_exchange_gr
   at = 0;
   for (int q = 0; q < p; q++) {
     if (!group_sends_to(g, q, true)) continue;
-    size_t len = 0;
-    for (int i = 0; i < ndats; i++) {
-      const op2_halo *h = dats[i]->set->halo;
-      len += dats[i]->elem_bytes * (size_t)rows_with(&h->exp_exec, &h->exp_nonexec, q);
-    }
+    size_t len = group_bytes_with(dats, ndats, q, true);
     int r = OP2_MPI(
         MPI_Isend(g->sendbuf + at, (int)len, MPI_BYTE, q, tag, op2_comm(ctx), &g->req[g->nreq]));
     if (r == OP2_OK) g->nreq++;
