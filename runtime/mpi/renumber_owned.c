@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Locality renumbering under MPI (op_renumber, OP2_RENUMBER=on): each rank orders its own part
+/* Locality renumbering under MPI (op_renumber, OP2_RENUMBER=on, or auto where the rank's part is
+ * big and badly numbered: renumber_auto.c): each rank orders its own part
  * after migration and before the halo build. At that point a rank's sets are just its owned
  * elements, orig maps local -> global and map values are still global ids, so a permutation of
  * the owned rows (dats, map rows, orig) is all it takes: the halo build then puts core elements
