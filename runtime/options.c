@@ -207,11 +207,10 @@ static int parse_profile_json(op2_options *opt, const char *name, const char *va
 }
 
 static int parse_renumber(op2_options *opt, const char *name, const char *value) {
-  static const op2_option_choice modes[] = {
-      {"off", OP2_RENUMBER_OFF},
-      {"on", OP2_RENUMBER_RCM},
-      {"blocks", OP2_RENUMBER_BLOCKS},
-      {"auto", OP2_RENUMBER_AUTO}};
+  static const op2_option_choice modes[] = {{"off", OP2_RENUMBER_OFF},
+                                            {"on", OP2_RENUMBER_RCM},
+                                            {"blocks", OP2_RENUMBER_BLOCKS},
+                                            {"auto", OP2_RENUMBER_AUTO}};
   return OP2_OPTION_CHOOSE(name, value, modes, &opt->renumber);
 }
 
