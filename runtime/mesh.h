@@ -176,7 +176,8 @@ static inline size_t op2_set_local_count(op_set s) {
 }
 
 /* op_renumber / OP2_RENUMBER (renumber.c): reverse Cuthill-McKee locality ordering, or with
- * OP2_RENUMBER=blocks the partition-based one (renumber_blocks.c). */
+ * OP2_RENUMBER=blocks the partition-based one (renumber_blocks.c); OP2_RENUMBER=auto decides
+ * first whether to (renumber_auto.c). */
 int op2_renumber(op2_context *ctx, op_map base);
 /* The ordering OP2_RENUMBER selects, in words for messages. */
 const char *op2_renumber_method(const op2_context *ctx);

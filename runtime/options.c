@@ -207,8 +207,10 @@ static int parse_profile_json(op2_options *opt, const char *name, const char *va
 }
 
 static int parse_renumber(op2_options *opt, const char *name, const char *value) {
-  static const op2_option_choice modes[] = {
-      {"off", OP2_RENUMBER_OFF}, {"on", OP2_RENUMBER_RCM}, {"blocks", OP2_RENUMBER_BLOCKS}};
+  static const op2_option_choice modes[] = {{"off", OP2_RENUMBER_OFF},
+                                            {"on", OP2_RENUMBER_RCM},
+                                            {"blocks", OP2_RENUMBER_BLOCKS},
+                                            {"auto", OP2_RENUMBER_AUTO}};
   return OP2_OPTION_CHOOSE(name, value, modes, &opt->renumber);
 }
 
@@ -476,6 +478,7 @@ static int read_core_options(op2_options *opt, int argc, char **argv, int diags)
   memset(opt, 0, sizeof *opt);
   snprintf(opt->backend, sizeof opt->backend, "openmp");
   opt->part_size = 256;
+  opt->renumber = OP2_RENUMBER_AUTO;
   opt->diags = diags;
   opt->cache_mode = OP2_CACHE_ON;
   opt->jit_mode = OP2_JIT_TIERED;

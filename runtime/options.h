@@ -16,8 +16,14 @@ enum { OP2_TILE_AUTO = -1 };
 /* OP2_TUNE: persistent auto-tuning of per-loop parameters (tune.c). */
 typedef enum { OP2_TUNE_OFF, OP2_TUNE_ON, OP2_TUNE_RESET } op2_tune_mode;
 
-/* OP2_RENUMBER: off, on (reverse Cuthill-McKee), blocks (partition-based, renumber_blocks.c). */
-typedef enum { OP2_RENUMBER_OFF, OP2_RENUMBER_RCM, OP2_RENUMBER_BLOCKS } op2_renumber_mode;
+/* OP2_RENUMBER: off, on (reverse Cuthill-McKee), blocks (partition-based, renumber_blocks.c),
+ * auto (reverse Cuthill-McKee where the mesh is big and badly numbered, renumber_auto.c). */
+typedef enum {
+  OP2_RENUMBER_OFF,
+  OP2_RENUMBER_RCM,
+  OP2_RENUMBER_BLOCKS,
+  OP2_RENUMBER_AUTO
+} op2_renumber_mode;
 
 typedef struct op2_options {
   char backend[32];

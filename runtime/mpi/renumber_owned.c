@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Locality renumbering under MPI (op_renumber, OP2_RENUMBER=on): each rank orders its own part
+/* Locality renumbering under MPI (op_renumber, OP2_RENUMBER=on, or auto where the rank's part is
+ * big and badly numbered: renumber_auto.c): each rank orders its own part
  * after migration and before the halo build. At that point a rank's sets are just its owned
  * elements, orig maps local -> global and map values are still global ids, so a permutation of
  * the owned rows (dats, map rows, orig) is all it takes: the halo build then puts core elements
@@ -14,26 +15,30 @@
 #include "runtime/distributed.h"
 #include "runtime/error.h"
 #include "runtime/mesh.h"
+#include "runtime/renumber_auto.h"
 
-/* Every map's targets as local indices (-1: not held here). */
-static int local_targets(op2_context *ctx, int **targets) {
+/* Map `only`'s targets (-1: every map's) as local indices (-1: not held here), into targets[i]
+ * for each map i not already there. */
+static int local_targets(op2_context *ctx, int **targets, int only) {
   int ns = ctx->sets.count, rc = OP2_OK;
   op2_global_index *held = calloc((size_t)ns + 1, sizeof(op2_global_index));
-  if (!held) return op2_error(OP2_ERR_MEM, "renumbering: out of memory");
-  for (int s = 0; rc == OP2_OK && s < ns; s++) {
-    op_set set = ctx->sets.items[s];
-    rc = op2_global_index_build(&held[s], set->orig, set->size);
-  }
+  char *built = calloc((size_t)ns + 1, 1);
+  if (!held || !built) return free(held), free(built), op2_error(OP2_ERR_MEM, "renumbering: oom");
   for (int i = 0; rc == OP2_OK && i < ctx->maps.count; i++) {
     op_map m = ctx->maps.items[i];
+    if ((only >= 0 && i != only) || targets[i]) continue;
+    op_set to = m->to;
+    if (!built[to->index]) rc = op2_global_index_build(&held[to->index], to->orig, to->size);
+    built[to->index] = 1;
     size_t n = (size_t)m->from->size * (size_t)m->dim;
-    if (!(targets[i] = malloc(sizeof(int) * (n + 1))))
+    if (rc == OP2_OK && !(targets[i] = malloc(sizeof(int) * (n + 1))))
       rc = op2_error(OP2_ERR_MEM, "renumbering: out of memory");
     for (size_t k = 0; rc == OP2_OK && k < n; k++)
-      targets[i][k] = op2_global_index_find(&held[m->to->index], op2_map_gid(ctx, m, k));
+      targets[i][k] = op2_global_index_find(&held[to->index], op2_map_gid(ctx, m, k));
   }
-  for (int s = 0; s < ns; s++) op2_global_index_free(&held[s]);
-  free(held);
+  for (int s = 0; s < ns; s++)
+    if (built[s]) op2_global_index_free(&held[s]);
+  free(held), free(built);
   return rc;
 }
 
@@ -66,31 +71,67 @@ int op2_mpi_renumber_owned(op2_context *ctx) {
   if (which < 0) return OP2_OK;
   base = ctx->maps.items[which];
   int **targets = calloc((size_t)ctx->maps.count + 1, sizeof(int *));
-  int rc = targets ? local_targets(ctx, targets) : op2_error(OP2_ERR_MEM, "renumbering: oom");
-  double spread[2] = {0, 0};
-  if (rc == OP2_OK) spread[0] = mean_spread(base, targets[which]);
-  if (rc == OP2_OK) rc = op2_renumber_local(ctx, base, targets);
+  int rc = targets ? OP2_OK : op2_error(OP2_ERR_MEM, "renumbering: out of memory");
+  /* spread before, after; with OP2_RENUMBER=auto the measure (bytes, far share or -1 when not
+   * measured, decision) */
+  double spread[5] = {0, 0, 0, -1, 1};
+  /* auto: each rank decides for its own part (what its loops sweep), no agreement needed: the
+   * renumbering is local to the rank and the halo build that follows works either way. The
+   * bytes first: a part that fits in cache is left alone without a look at its map. */
+  bool automatic = ctx->opt.renumber == OP2_RENUMBER_AUTO && !ctx->renumber_base;
+  if (rc == OP2_OK && automatic) {
+    op2_locality l = {.bytes = op2_renumber_auto_bytes(ctx, base->to)};
+    if (l.bytes > OP2_AUTO_MIN_BYTES) rc = local_targets(ctx, targets, which);
+    if (rc == OP2_OK && l.bytes > OP2_AUTO_MIN_BYTES)
+      op2_renumber_auto_measure(ctx, base, targets[which], &l);
+    spread[2] = l.bytes, spread[3] = l.bytes > OP2_AUTO_MIN_BYTES ? l.far : -1;
+    spread[4] = l.renumber;
+  }
+  bool renumber = spread[4] != 0;
+  if (rc == OP2_OK && renumber) rc = local_targets(ctx, targets, -1);
+  if (rc == OP2_OK && renumber) spread[0] = mean_spread(base, targets[which]);
+  if (rc == OP2_OK && renumber) rc = op2_renumber_local(ctx, base, targets);
   for (int i = 0; targets && i < ctx->maps.count; i++) free(targets[i]);
   free(targets);
   /* the spread after, from the permuted rows and new orig */
-  if (rc == OP2_OK) {
+  if (rc == OP2_OK && renumber) {
     targets = calloc((size_t)ctx->maps.count + 1, sizeof(int *));
-    rc = targets ? local_targets(ctx, targets) : op2_error(OP2_ERR_MEM, "renumbering: oom");
+    rc = targets ? local_targets(ctx, targets, which)
+                 : op2_error(OP2_ERR_MEM, "renumbering: out of memory");
     if (rc == OP2_OK) spread[1] = mean_spread(base, targets[which]);
     for (int i = 0; targets && i < ctx->maps.count; i++) free(targets[i]);
     free(targets);
   }
   int p = ctx->mpi.size;
-  double *all = malloc(sizeof(double) * 2 * (size_t)p);
+  double *all = malloc(sizeof(double) * 5 * (size_t)p);
   if (rc == OP2_OK && !all) rc = op2_error(OP2_ERR_MEM, "renumbering: out of memory");
   rc = op2_mpi_agree(ctx, rc, "renumbering");
-  if (rc == OP2_OK) rc = op2_mpi_gather_doubles(ctx, spread, 2, all);
-  if (rc == OP2_OK && ctx->mpi.rank == 0 && ctx->opt.diags >= 1) {
+  if (rc == OP2_OK) rc = op2_mpi_gather_doubles(ctx, spread, 5, all);
+  if (rc == OP2_OK && ctx->mpi.rank == 0 && ctx->opt.diags >= 1 && automatic) {
+    fprintf(stderr,
+            "op2: OP2_RENUMBER=auto on each rank's part of '%s' through map '%s' (renumbered "
+            "above %.0f MB of dats and %.0f%% of targets far from the row before's); per rank MB, "
+            "far %%, decision:",
+            base->to->name, base->name, OP2_AUTO_MIN_BYTES / (1024.0 * 1024), 100 * OP2_AUTO_FAR);
+    for (int q = 0; q < p; q++) {
+      fprintf(stderr, " %.1f", all[5 * q + 2] / (1024.0 * 1024));
+      if (all[5 * q + 3] >= 0) fprintf(stderr, " %.1f%%", 100 * all[5 * q + 3]);
+      fprintf(stderr, " %s", all[5 * q + 4] != 0 ? "renumber" : "keep");
+    }
+    fputc('\n', stderr);
+  }
+  bool any = false; /* under auto, whether some rank renumbered */
+  for (int q = 0; rc == OP2_OK && ctx->mpi.rank == 0 && q < p; q++) any |= all[5 * q + 4] != 0;
+  if (rc == OP2_OK && ctx->mpi.rank == 0 && ctx->opt.diags >= 1 && any) {
     fprintf(stderr,
             "op2: renumbered each rank's part: %s on '%s' through map '%s'; "
             "mean row spread per rank before -> after:",
             op2_renumber_method(ctx), base->to->name, base->name);
-    for (int q = 0; q < p; q++) fprintf(stderr, " %.1f->%.1f", all[2 * q], all[2 * q + 1]);
+    for (int q = 0; q < p; q++)
+      if (all[5 * q + 4] != 0)
+        fprintf(stderr, " %.1f->%.1f", all[5 * q], all[5 * q + 1]);
+      else
+        fprintf(stderr, " kept");
     fputc('\n', stderr);
   }
   free(all);
