@@ -82,6 +82,16 @@ static const char *why_now(const char *kernel, const char *name, int nargs, cons
   return NULL;
 }
 
+/* Whether the kernel text names a standard output call (a kernel printing while it is debugged):
+ * such a call runs at once, so its lines come out between the program's own, as eagerly. Any
+ * mention counts (a comment too): a kernel wrongly taken to print only runs eagerly. */
+static bool kernel_prints(const char *kernel) {
+  static const char *const calls[] = {"printf", "puts", "putc", "fwrite", "perror", "cout", "cerr"};
+  for (size_t i = 0; i < sizeof calls / sizeof *calls; i++)
+    if (strstr(kernel, calls[i])) return true;
+  return false;
+}
+
 static struct op2_chain *chain_of(op2_context *ctx) {
   if (!ctx->chain) {
     ctx->chain = calloc(1, sizeof *ctx->chain);
@@ -365,6 +375,7 @@ bool op2_chain_defer(op2_context *ctx, const char *kernel, const char *name, op_
   if (c->running >= 0) return false;
   c->calls_made++;
   const char *why = why_now(kernel, name, nargs, args);
+  if (!why && kernel_prints(kernel)) why = "a kernel that prints (its output stays in call order)";
   if (!why && record(c, kernel, name, set, nargs, args, call_site)) {
     if (c->count >= ctx->opt.lazy_chain) {
       snprintf(c->why, sizeof c->why, "the chain's bound (OP2_LAZY_CHAIN=%d)", ctx->opt.lazy_chain);
