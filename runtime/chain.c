@@ -92,6 +92,13 @@ static bool kernel_prints(const char *kernel) {
   return false;
 }
 
+/* Whether the call that runs next reshapes the mesh: the first loop distributes it under MPI, or
+ * renumbers it (OP2_RENUMBER), changing what the program may read of the public handles (a set's
+ * sizes, a map's values, a dat's layout). Such a call runs at once, as eagerly. */
+static bool reshapes_mesh(const op2_context *ctx) {
+  return ctx->mpi.size > 1 ? !ctx->mpi_distributed : ctx->opt.renumber && !ctx->renumbered;
+}
+
 static struct op2_chain *chain_of(op2_context *ctx) {
   if (!ctx->chain) {
     ctx->chain = calloc(1, sizeof *ctx->chain);
@@ -376,6 +383,7 @@ bool op2_chain_defer(op2_context *ctx, const char *kernel, const char *name, op_
   c->calls_made++;
   const char *why = why_now(kernel, name, nargs, args);
   if (!why && kernel_prints(kernel)) why = "a kernel that prints (its output stays in call order)";
+  if (!why && reshapes_mesh(ctx)) why = "the first loop, which distributes or renumbers the mesh";
   if (!why && record(c, kernel, name, set, nargs, args, call_site)) {
     if (c->count >= ctx->opt.lazy_chain) {
       snprintf(c->why, sizeof c->why, "the chain's bound (OP2_LAZY_CHAIN=%d)", ctx->opt.lazy_chain);
