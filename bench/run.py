@@ -745,13 +745,25 @@ def run_mg3d(args, result):
     target lines printed and kept in the JSON (mg3d). Returns 1 when it failed, else 0."""
     cmd = [sys.executable, os.path.join(BENCH_DIR, "mg3d.py"), "--build-dir", args.build_dir,
            "--cells", args.mg3d, "--threads", str(args.threads), "--ranks", str(args.ranks),
-           "--repeat", str(args.repeat)]
+           "--repeat", str(args.repeat)] + (["--tiled", "--renumber"] if args.mg3d_tiled else [])
     log("\n3-D sample (mg3d) against its baseline: %s" % " ".join(cmd[1:]))
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     log(p.stdout.rstrip())
     result["mg3d"] = {"command": cmd[1:], "returncode": p.returncode, "output": p.stdout,
                       "targets": [line.strip() for line in p.stdout.splitlines()
                                   if line.strip().startswith(("PASS ", "MISS "))]}
+    return 1 if p.returncode != 0 else 0
+
+
+def run_aero(args, result):
+    """bench/aero.py at --aero's size with this run's threads and repeats: seq and openmp, untiled
+    and tiled; its table printed and kept in the JSON (aero). Returns 1 when it failed, else 0."""
+    cmd = [sys.executable, os.path.join(BENCH_DIR, "aero.py"), "--build-dir", args.build_dir,
+           "--ij", args.aero, "--threads", str(args.threads), "--repeat", str(args.repeat)]
+    log("\naero untiled and tiled: %s" % " ".join(cmd[1:]))
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    log(p.stdout.rstrip())
+    result["aero"] = {"command": cmd[1:], "returncode": p.returncode, "output": p.stdout}
     return 1 if p.returncode != 0 else 0
 
 
@@ -845,6 +857,12 @@ def main():
                    help="also run the 3-D sample against its baseline at these mesh sizes "
                         "(bench/mg3d.py --cells SIZES, e.g. 72,128; seq, openmp --threads, "
                         "mpi --ranks; prints issue 27's targets)")
+    p.add_argument("--mg3d-tiled", action="store_true",
+                   help="with --mg3d: every mg3d row renumbered (OP2_RENUMBER=on) and seq and "
+                        "openmp also tiled (bench/mg3d.py --tiled --renumber)")
+    p.add_argument("--aero", metavar="IxJ",
+                   help="also run the aero sample on seq and openmp, untiled and tiled "
+                        "(bench/aero.py --ij IxJ, e.g. 240x80)")
     p.add_argument("--out", default=os.path.join(BENCH_DIR, "results"),
                    help="results directory (default bench/results)")
     args = p.parse_args()
@@ -1055,6 +1073,9 @@ def main():
 
     if args.mg3d:
         failures += run_mg3d(args, result)
+
+    if args.aero:
+        failures += run_aero(args, result)
 
     if args.sweep:
         rows = sweep(args, exe, mesh_gen, baseline_exe, workdir)

@@ -171,12 +171,15 @@ op_dat op_decl_dat_temp(op_set set, int dim, const char *type, const void *data,
 int op_free_dat_temp(op_dat dat);
 
 /**
- * @brief OP2's global element index, 64 bits wide (OP2's idx_g_t). A rank's own maps are int:
- * op_decl_map_long() checks that every value fits.
+ * @brief OP2's global element index, 64 bits wide (OP2's idx_g_t). A rank's own sizes and its
+ * maps' local values (map->map once distributed) stay int.
  */
 typedef long long idx_g_t;
-/** @brief op_decl_map() with 64-bit values: each must lie in [0, to's size) (in [1, size] with
- * OP_MAPS_BASE_INDEX=1), which also makes it fit an int. */
+/** @brief op_decl_map() with 64-bit values, global indices of `to` in [0, to's global size) (in
+ * [1, size] with OP_MAPS_BASE_INDEX=1; from OP2_TEST_ID_BASE's base under that testing aid).
+ * Under MPI they stay 64-bit through partitioning and migration, so `to` may have 2^31 elements
+ * or more in all, and become local ints in the halo build (map->map is NULL until then); in one
+ * process each must lie in the set. A value outside is refused, naming the map, row and value. */
 op_map op_decl_map_long(op_set from, op_set to, int dim, const idx_g_t *data, const char *name);
 /** @brief OP2's op_decl_dat_temp_char: a temporary of `dim` values of `type`; `type_size` must be
  * the type's size. */
@@ -339,7 +342,8 @@ op_set op_decl_set_hdf5_infer_size(const char *file, const char *name,
                                    const char *set_dataset_name);
 /**
  * @brief Declares a map from dataset `name` ([from's global size, dim] ints, values indexing
- * `to`). The file's dim and row count must match the call.
+ * `to`). The file's dim and row count must match the call. A dataset of 64-bit integers (OP2's
+ * "long long" maps) is declared as op_decl_map_long() declares (its values the user's indices).
  */
 op_map op_decl_map_hdf5(op_set from, op_set to, int dim, const char *file, const char *name);
 /**

@@ -7,6 +7,7 @@
  * call queued in its place, so a chain in steady state allocates nothing. */
 #include "runtime/chain.h"
 #include "runtime/chain_fuse.h"
+#include "runtime/chain_mpi.h"
 #include "runtime/context.h"
 #include "runtime/error.h"
 #include "runtime/options.h"
@@ -51,6 +52,7 @@ struct op2_chain {
   char why[160];            /* what made the chain run */
   bool capturing;           /* OP2_TILE: op_par_loop hands its ready call to the chain */
   op2_tile_cache *tiles;    /* tilings by chain signature, and counts */
+  op2_chain_mpi *mpi;       /* under MPI: the chain's exchange plan and its buffers */
 };
 
 static size_t round16(size_t n) {
@@ -70,15 +72,20 @@ static size_t gbl_bytes(const op_arg *a) {
   return bytes <= OP2_CHAIN_GBL_MAX ? bytes : 0;
 }
 
-/* NULL when the call can be queued, else why it runs now. */
+static bool has_reduction(int nargs, const op_arg *args) {
+  for (int i = 0; i < nargs; i++)
+    if (is_reduction(&args[i])) return true;
+  return false;
+}
+
+/* NULL when the call can be queued, else why it runs now (a reduction is queued only to end a
+ * tiled chain: op2_chain_defer). */
 static const char *why_now(const char *kernel, const char *name, int nargs, const op_arg *args) {
   if (!kernel || !name || nargs < 1 || op2_args_untrusted(nargs, args))
     return "a call whose arguments are checked at once";
-  for (int i = 0; i < nargs; i++) {
-    if (is_reduction(&args[i])) return "a global reduction";
+  for (int i = 0; i < nargs; i++)
     if (args[i].kind == OP2_ARG_GBL && args[i].opt && !gbl_bytes(&args[i]))
       return "a call whose arguments are checked at once";
-  }
   return NULL;
 }
 
@@ -122,7 +129,7 @@ static bool record(struct op2_chain *c, const char *kernel, const char *name, op
   size_t need = round16((size_t)nargs * sizeof(op_arg));
   for (int i = 0; i < nargs; i++) {
     const op_arg *a = &args[i];
-    if (a->kind == OP2_ARG_GBL && a->opt) need += round16(gbl_bytes(a));
+    if (a->kind == OP2_ARG_GBL && a->opt && !is_reduction(a)) need += round16(gbl_bytes(a));
     if (a->type) need += strlen(a->type) + 1;
   }
   need += klen + nlen;
@@ -138,7 +145,8 @@ static bool record(struct op2_chain *c, const char *kernel, const char *name, op
   p += round16((size_t)nargs * sizeof(op_arg));
   for (int i = 0; i < nargs; i++) {
     op_arg *a = &q->args[i];
-    if (a->kind == OP2_ARG_GBL && a->opt) {
+    /* a reduction keeps the caller's variable: the chain runs before op_par_loop returns */
+    if (a->kind == OP2_ARG_GBL && a->opt && !is_reduction(a)) {
       size_t bytes = gbl_bytes(a);
       memcpy(p, a->data, bytes);
       a->data = p;
@@ -197,6 +205,7 @@ static void chain_release(struct op2_chain *c) {
   }
   free(c->calls);
   op2_tile_cache_free(c->tiles);
+  op2_chain_mpi_free(c->mpi);
   free(c);
 }
 
@@ -265,7 +274,12 @@ static void run_captured(op2_context *ctx, struct op2_chain *c) {
   }
 }
 
-enum { NOT_TILED, TILED, CHAIN_FREED, AUTO_LEVELS = 4 };
+enum {
+  NOT_TILED = OP2_CHAIN_NOT_RUN,
+  TILED = OP2_CHAIN_RAN,
+  CHAIN_FREED = OP2_CHAIN_FREED,
+  AUTO_LEVELS = 4
+};
 
 /* OP2_TILE: each call goes through op_par_loop, which binds its data and readies its code, and
  * hands it back here; then the calls run tile by tile. The chain's time is shared among its
@@ -277,7 +291,8 @@ static int run_tiled(op2_context *ctx, struct op2_chain *c) {
   for (int i = 0; i < c->count; i++)
     loops[i] =
         (op2_tile_loop){c->calls[i].name, c->calls[i].set, c->calls[i].nargs, c->calls[i].args};
-  int size = op2_tile_size(ctx, loops, c->count);
+  bool threads = op2_backend_threads(ctx) > 1;
+  int size = op2_tile_size(ctx, loops, c->count, threads);
   if (!size || !capture_buffers(c)) {
     free(loops);
     return NOT_TILED;
@@ -296,7 +311,6 @@ static int run_tiled(op2_context *ctx, struct op2_chain *c) {
     all = all && q->captured;
   }
   c->capturing = false;
-  bool threads = op2_backend_threads(ctx) > 1;
   const op2_tiling *t = all ? op2_tiling_get(ctx, &c->tiles, loops, c->count, size, threads) : NULL;
   /* OP2_TILE=auto on threads: tiles narrower than the chain's reach through the mesh chain
    * into many levels, each a barrier; larger tiles, up to 4 doublings, until few levels. */
@@ -329,11 +343,13 @@ static int run_tiled(op2_context *ctx, struct op2_chain *c) {
   n->chains++;
   n->tiles += (unsigned long)t->ntiles;
   if (!t->updates_in_order) n->out_of_order++;
+  if (has_reduction(c->calls[c->count - 1].nargs, c->calls[c->count - 1].args)) n->reductions++;
   return TILED;
 }
 
 static void run(op2_context *ctx, struct op2_chain *c) {
-  switch (run_tiled(ctx, c)) {
+  /* under MPI the chain's exchanges are planned as a whole (chain_mpi.c) */
+  switch (ctx->mpi.size > 1 ? op2_chain_mpi_run(ctx, c, &c->mpi) : run_tiled(ctx, c)) {
     case CHAIN_FREED:
       return;
     case TILED:
@@ -384,6 +400,23 @@ bool op2_chain_defer(op2_context *ctx, const char *kernel, const char *name, op_
   const char *why = why_now(kernel, name, nargs, args);
   if (!why && kernel_prints(kernel)) why = "a kernel that prints (its output stays in call order)";
   if (!why && reshapes_mesh(ctx)) why = "the first loop, which distributes or renumbers the mesh";
+  if (!why && has_reduction(nargs, args)) {
+    why = "a global reduction";
+    /* OP2_TILE: the loop joins the chain as its last call and the chain runs now, tile by tile,
+     * so the reduced value is in the caller's variable when op_par_loop returns. Otherwise (and
+     * under MPI, whose reductions are combined across ranks per call) it runs after the chain,
+     * eagerly, as without tiling. */
+    if (ctx->opt.tile && c->count >= 1 && ctx->mpi.size <= 1 &&
+        record(c, kernel, name, set, nargs, args, call_site)) {
+      if (tiling_allowed(ctx, c)) {
+        snprintf(c->why, sizeof c->why, "op_par_loop '%.80s' (%s, the chain's last call)", name,
+                 why);
+        run(ctx, c);
+        return true;
+      }
+      c->count--; /* not tiled: the call is taken back and runs eagerly */
+    }
+  }
   if (!why && record(c, kernel, name, set, nargs, args, call_site)) {
     if (c->count >= ctx->opt.lazy_chain) {
       snprintf(c->why, sizeof c->why, "the chain's bound (OP2_LAZY_CHAIN=%d)", ctx->opt.lazy_chain);
@@ -447,4 +480,42 @@ void op2_chain_free(op2_context *ctx) {
     return;
   }
   chain_release(c);
+}
+
+/* ---- the chain as runtime/chain_mpi.c runs it (chain_mpi.h) ---- */
+
+int op2_chain_length(const struct op2_chain *c) {
+  return c->count;
+}
+
+void op2_chain_call_of(const struct op2_chain *c, int i, op2_tile_loop *out) {
+  const op2_chain_call *q = &c->calls[i];
+  *out = (op2_tile_loop){q->name, q->set, q->nargs, q->args};
+}
+
+bool op2_chain_capture_ready(struct op2_chain *c) {
+  return capture_buffers(c);
+}
+
+int op2_chain_call_run(struct op2_chain *c, int i, bool capture, const op2_exec **exec) {
+  const op2_chain_call *q = &c->calls[i];
+  c->running = c->running_last = i;
+  c->capturing = capture;
+  op_par_loop_args(q->kernel, q->name, q->set, q->nargs, q->args);
+  c->capturing = false;
+  if (exec) *exec = capture && q->captured ? &q->exec : NULL;
+  return op2_chain_running(c, i, i);
+}
+
+int op2_chain_running(struct op2_chain *c, int first, int last) {
+  if (c->orphaned) { /* op_exit ran inside (an error handler's call): nothing is left to run */
+    chain_release(c);
+    return OP2_CHAIN_FREED;
+  }
+  c->running = first, c->running_last = last;
+  return OP2_CHAIN_RAN;
+}
+
+op2_tile_cache **op2_chain_tiles(struct op2_chain *c) {
+  return &c->tiles;
 }

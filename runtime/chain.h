@@ -14,11 +14,12 @@
 typedef struct op2_context op2_context;
 
 /* op_par_loop's hook, before anything else of the call. True: the call was queued and
- * op_par_loop returns at once. False: it runs now, after every queued call has run (lazy
- * execution is off, the loop has a global reduction whose value the program reads when the call
- * returns, the arguments need checking now, the chain is running this call, or the error
- * handler called op_par_loop while it ran). `call_site` is the caller's return address, named in
- * messages about the call. */
+ * op_par_loop returns at once (a loop with a global reduction whose chain OP2_TILE tiles: queued
+ * as the chain's last call, and the chain run, so its value is in the program's variable). False:
+ * it runs now, after every queued call has run (lazy execution is off, the loop has a global
+ * reduction and the chain is not tiled, the arguments need checking now, the chain is running
+ * this call, or the error handler called op_par_loop while it ran). `call_site` is the caller's
+ * return address, named in messages about the call. */
 bool op2_chain_defer(op2_context *ctx, const char *kernel, const char *name, op_set set, int nargs,
                      const op_arg *args, const void *call_site);
 

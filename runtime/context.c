@@ -92,6 +92,7 @@ static void free_set(void *p) {
 static void free_map(void *p) {
   op_map m = p;
   free(m->values);
+  free(m->gvalues);
   free(m->name);
   free(m);
 }

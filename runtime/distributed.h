@@ -58,6 +58,10 @@ typedef struct op2_mpi_step_name {
 void op2_mpi_step_name_make(op2_mpi_step_name *s, const char *call, const char *name);
 void op2_mpi_step_named(op2_context *ctx, const op2_mpi_step_name *s);
 int op2_mpi_step_end(op2_context *ctx, int status);
+/* Leaves the step without an agreement: for a step whose ranks have just agreed that all
+ * succeeded and that has nothing more to do (a lazy chain's loop captured to run later, in a
+ * step of its own). */
+void op2_mpi_step_leave(op2_context *ctx);
 /* Declarations (op_decl_set, _map, _dat, _const) are collective under MPI, as in OP2: each is one
  * step named "CALL 'NAME'", begun before anything is checked (so the default handler waits for
  * the agreement) and ended with op2_mpi_decl_end(ctx, status), the agreement: when any rank
@@ -108,13 +112,14 @@ void op2_halo_free(op2_halo *h);
 bool op2_halo_valid(const struct op2_set *set, int me, int nranks, char *why, size_t len);
 
 /* Where a set's global element ids start under MPI: 0, or OP2_TEST_ID_BASE (a testing aid that
- * pushes ids past 2^31 on a small mesh). Global id = base + the user's index; map values keep the
- * user's index until the halo build makes them local (op2_map_gid gives a value's global id). */
+ * pushes ids past 2^31 on a small mesh). Global id = base + the user's index; int map values keep
+ * the user's index, 64-bit ones (gvalues) the global id, until the halo build makes them local
+ * (op2_map_gid gives a value's global id either way). */
 static inline idx_g_t op2_gid_base(const op2_context *ctx) {
   return ctx->mpi.size > 1 ? ctx->opt.test_id_base : 0;
 }
 static inline idx_g_t op2_map_gid(const op2_context *ctx, op_map m, size_t k) {
-  return op2_gid_base(ctx) + m->values[k];
+  return m->gvalues ? m->gvalues[k] : op2_gid_base(ctx) + m->values[k];
 }
 
 /* Block distribution of a global count over the ranks: rank r holds [begin(r), begin(r+1)). */
@@ -146,5 +151,14 @@ int op2_exchange_begin(op2_context *ctx, const char *loop, op_dat *dats, int nda
                        long *messages);
 int op2_exchange_end(op2_context *ctx, const char *loop, op_dat *dats, int ndats);
 void op2_exchange_release(op2_context *ctx, op_dat dat);
+/* A lazy chain's grouped exchange (exchange.c, planned by runtime/chain_mpi.c): the halos of
+ * dats[0..ndats) (host data) in one message per neighbour, each dat's rows in turn. *group keeps
+ * the buffers from one exchange to the next (created on first use, freed by
+ * op2_exchange_group_free); end waits for the messages, unpacks them and marks the dats clean. */
+typedef struct op2_exchange_group op2_exchange_group;
+int op2_exchange_group_begin(op2_context *ctx, const char *loop, op2_exchange_group **group,
+                             op_dat *dats, int ndats, double *bytes, long *messages);
+int op2_exchange_group_end(op2_context *ctx, const char *loop, op2_exchange_group *group);
+void op2_exchange_group_free(op2_context *ctx, op2_exchange_group *group);
 
 #endif /* OP2_DISTRIBUTED_H */

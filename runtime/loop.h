@@ -114,7 +114,10 @@ void op2_loop_sites_free(op2_context *ctx);
 /* Drops the loop shapes that use `dat` (freed by op_free_dat_temp): a later dat at the same
  * address must not find them. Their kernels stay, shared by source. */
 void op2_loops_forget_dat(op2_context *ctx, op_dat dat);
-int op2_loop_mpi_scratch(op2_loop *loop);                          /* par_loop.c */
+int op2_loop_mpi_scratch(op2_loop *loop); /* par_loop.c */
+/* par_loop.c: runs phase `ph` of a bound call (its element range and plan) on the backend. */
+typedef struct op2_exec op2_exec;
+int op2_run_phase(op2_context *ctx, op2_exec *exec, int ph);
 op2_loop_stats *op2_stats_for(op2_context *ctx, const char *name); /* timing.c */
 
 #endif /* OP2_RUNTIME_LOOP_H */

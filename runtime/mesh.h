@@ -82,7 +82,20 @@ struct op2_map {
       char *name;
     };
   };
+  /* Under MPI, a map declared with 64-bit values (op_decl_map_long, an HDF5 map of 64-bit
+   * integers) keeps them here as global ids, values NULL, from its declaration until the halo
+   * build makes them local ints: a set a map reaches may have 2^31 elements or more in all.
+   * NULL otherwise (int maps keep the user's index in values until then). */
+  idx_g_t *gvalues;
 };
+
+/* A map's rows while they move between ranks: the array (gvalues or values) and a row's bytes. */
+static inline char **op2_map_rows(struct op2_map *m) {
+  return m->gvalues ? (char **)&m->gvalues : (char **)&m->values;
+}
+static inline size_t op2_map_row_bytes(const struct op2_map *m) {
+  return (m->gvalues ? sizeof(idx_g_t) : sizeof(int)) * (size_t)m->dim;
+}
 
 struct op2_dat {
   union {
@@ -107,6 +120,10 @@ struct op2_dat {
    * (runtime/mpi/exchange.c; NULL until its first exchange) */
   struct op2_halo_buffers *halo_buffers;
 };
+
+/* op_decl_map_long for the user's indices (0-based, or 1-based with OP_MAPS_BASE_INDEX=1) rather
+ * than global ids: an HDF5 map of 64-bit integers (map.c). */
+op_map op2_decl_map_indices(op_set from, op_set to, int dim, const idx_g_t *data, const char *name);
 
 /* op_decl_dat, and op_decl_dat_temp (`temp`: zeros, allowed after the mesh was distributed). */
 op_dat op2_decl_dat(op_set set, int dim, const char *type, const void *data, const char *name,
@@ -158,8 +175,11 @@ static inline size_t op2_set_local_count(op_set s) {
   return (size_t)s->size + (size_t)s->exec_size + (size_t)s->nonexec_size;
 }
 
-/* op_renumber / OP2_RENUMBER (renumber.c): reverse Cuthill-McKee locality ordering. */
+/* op_renumber / OP2_RENUMBER (renumber.c): reverse Cuthill-McKee locality ordering, or with
+ * OP2_RENUMBER=blocks the partition-based one (renumber_blocks.c). */
 int op2_renumber(op2_context *ctx, op_map base);
+/* The ordering OP2_RENUMBER selects, in words for messages. */
+const char *op2_renumber_method(const op2_context *ctx);
 /* The same on the elements this process holds, under MPI after migration (renumber_owned.c):
  * targets[i] gives map i's targets as local indices (-1: owned elsewhere); map values (global
  * ids) stay, dats, map rows and orig follow the new order. */

@@ -207,7 +207,9 @@ static int parse_profile_json(op2_options *opt, const char *name, const char *va
 }
 
 static int parse_renumber(op2_options *opt, const char *name, const char *value) {
-  return OP2_OPTION_CHOOSE(name, value, op2_option_on_off, &opt->renumber);
+  static const op2_option_choice modes[] = {
+      {"off", OP2_RENUMBER_OFF}, {"on", OP2_RENUMBER_RCM}, {"blocks", OP2_RENUMBER_BLOCKS}};
+  return OP2_OPTION_CHOOSE(name, value, modes, &opt->renumber);
 }
 
 static int parse_mpi_decl(op2_options *opt, const char *name, const char *value) {

@@ -16,13 +16,16 @@ enum { OP2_TILE_AUTO = -1 };
 /* OP2_TUNE: persistent auto-tuning of per-loop parameters (tune.c). */
 typedef enum { OP2_TUNE_OFF, OP2_TUNE_ON, OP2_TUNE_RESET } op2_tune_mode;
 
+/* OP2_RENUMBER: off, on (reverse Cuthill-McKee), blocks (partition-based, renumber_blocks.c). */
+typedef enum { OP2_RENUMBER_OFF, OP2_RENUMBER_RCM, OP2_RENUMBER_BLOCKS } op2_renumber_mode;
+
 typedef struct op2_options {
   char backend[32];
   int part_size;
   int diags;
   op2_cache_mode cache_mode;
   op2_jit_mode jit_mode;
-  int renumber; /* reorder sets for locality before the first loop */
+  int renumber; /* reorder sets for locality before the first loop: an op2_renumber_mode */
   op2_decl_mode mpi_decl;
   char cc[1024];     /* optimising compiler */
   char cflags[1024]; /* its flags (with the SIMD flags when simd_width > 0) */

@@ -22,7 +22,7 @@
 #include "runtime/distributed.h"
 #include "runtime/chain.h"
 
-static int run_phase(op2_context *ctx, op2_exec *exec, int ph) {
+int op2_run_phase(op2_context *ctx, op2_exec *exec, int ph) {
   const op2_loop *loop = exec->loop;
   exec->begin = loop->phase_begin[ph];
   exec->end = loop->phase_end[ph];
@@ -89,16 +89,17 @@ static int run_distributed(op2_context *ctx, op2_exec *exec, const op_arg *args)
   exec->async = ctx->backend->complete != NULL;
   int rc = op2_exchange_begin(ctx, loop->name, dats, ndats, &loop->stats->halo_bytes,
                               &loop->stats->halo_messages);
-  if (rc == OP2_OK) rc = run_phase(ctx, exec, 0); /* core: needs no halo data */
+  if (rc == OP2_OK) rc = op2_run_phase(ctx, exec, 0); /* core: needs no halo data */
   int rc_end = op2_exchange_end(ctx, loop->name, dats, ndats);
   if (rc == OP2_OK) rc = rc_end;
-  if (rc == OP2_OK) rc = run_phase(ctx, exec, 1);
+  if (rc == OP2_OK) rc = op2_run_phase(ctx, exec, 1);
   if (rc == OP2_OK && loop->nphases > 2) {
     for (int i = 0; i < nargs; i++)
       if (op2_is_reduction(&loop->desc[i]))
         exec->arg_ptrs[i] =
             loop->mpi_scratch + loop->mpi_red_off[i] + partial_bytes(&loop->desc[i]);
-    rc = run_phase(ctx, exec, 2); /* redundant work on the exec halo: contributes no reduction */
+    rc =
+        op2_run_phase(ctx, exec, 2); /* redundant work on the exec halo: contributes no reduction */
   }
   if (exec->async) { /* always: nothing queued may outlive this call's buffers */
     int rc_wait = ctx->backend->complete(ctx);
@@ -230,7 +231,7 @@ static int ready_code(op2_context *ctx, op2_loop *loop, const char *kernel, cons
  * (a failure before this point ends it here, so every rank learns of it). */
 static int run_call(op2_context *ctx, op2_exec *exec, const op_arg *args, int rc) {
   int mpi = ctx->mpi.size > 1;
-  if (rc == OP2_OK) return mpi ? run_distributed(ctx, exec, args) : run_phase(ctx, exec, 0);
+  if (rc == OP2_OK) return mpi ? run_distributed(ctx, exec, args) : op2_run_phase(ctx, exec, 0);
   if (mpi) op2_mpi_step_end(ctx, rc);
   return rc;
 }

@@ -49,6 +49,20 @@ static bool is_data(const op_arg *a) {
   return a->kind == OP2_ARG_DAT && a->opt && a->dat;
 }
 
+/* A global sum: its terms come in element order only when the loop's elements do, on one
+ * thread (on threads each tile sums into a partial of its own: tile_run.c). */
+static bool sums_globally(const op2_tile_loop *l) {
+  for (int i = 0; i < l->nargs; i++)
+    if (l->args[i].kind == OP2_ARG_GBL && l->args[i].opt && l->args[i].acc == OP_INC) return true;
+  return false;
+}
+
+static bool non_decreasing(const int *tile, int nelems) {
+  for (int i = 1; i < nelems; i++)
+    if (tile[i] < tile[i - 1]) return false;
+  return true;
+}
+
 static void inspection_free(inspection *in) {
   for (int d = 0; d < in->ntracks; d++) {
     free(in->tracks[d].w);
@@ -62,7 +76,7 @@ static void inspection_free(inspection *in) {
 
 static void tracks_reset(inspection *in) {
   for (int d = 0; d < in->ntracks; d++) {
-    size_t bytes = (size_t)in->tracks[d].dat->set->size * sizeof(int);
+    size_t bytes = op2_set_local_count(in->tracks[d].dat->set) * sizeof(int);
     memset(in->tracks[d].w, 0xff, bytes); /* -1: no tile yet */
     memset(in->tracks[d].r, 0xff, bytes);
   }
@@ -87,7 +101,7 @@ static bool inspection_make(inspection *in, const op2_tile_loop *loops, int n) {
       int d = 0;
       while (d < in->ntracks && in->tracks[d].dat != a->dat) d++;
       if (d == in->ntracks) {
-        size_t size = (size_t)a->dat->set->size + 1;
+        size_t size = op2_set_local_count(a->dat->set) + 1; /* halos included (MPI) */
         track *t = &in->tracks[in->ntracks++];
         t->dat = a->dat;
         t->w = malloc(size * sizeof(int));
@@ -155,6 +169,52 @@ static void monotone_tiles(int *tile, int nelems, int ntiles) {
   for (int i = 1; i < nelems; i++) tile[i] = max2(tile[i], tile[i - 1]);
 }
 
+/* Threads: tiles are not numbered in the order of their place in the set (seed_rank), so the
+ * prefix maximum above would move most elements into the odd blocks' tiles. Instead an element
+ * takes the latest tile whose elements of this loop come both before and after it (the latest
+ * tile whose span covers it): where two neighbouring tiles' elements alternate, all go to the
+ * later one, and each tile's share becomes one range when spans only overlap their neighbours'.
+ * Kept only when that makes fewer runs and no tile gets more than four times its even share (a
+ * far-away element stretches a span over many tiles). */
+static int next_unpainted(int *next, int i) {
+  int root = i;
+  while (next[root] != root) root = next[root];
+  while (next[i] != root) { /* path compression */
+    int up = next[i];
+    next[i] = root, i = up;
+  }
+  return root;
+}
+
+static void spanned_tiles(int *tile, int nelems, int ntiles) {
+  enum { MAX_SHARE = 4 };
+  int *first = malloc((size_t)ntiles * sizeof(int)), *last = malloc((size_t)ntiles * sizeof(int));
+  int *out = malloc((size_t)nelems * sizeof(int)),
+      *next = malloc(((size_t)nelems + 1) * sizeof(int));
+  long *share = calloc((size_t)ntiles, sizeof(long)), runs = 0, newruns = 0;
+  long limit = MAX_SHARE * ((long)nelems / ntiles + 1);
+  bool ok = first && last && out && next && share;
+  for (int b = 0; ok && b < ntiles; b++) first[b] = nelems, last[b] = -1;
+  for (int i = 0; ok && i < nelems; i++) {
+    int b = tile[i];
+    if (first[b] == nelems) first[b] = i;
+    last[b] = i;
+    runs += i == 0 || tile[i] != tile[i - 1];
+  }
+  ok = ok && runs > ntiles; /* else already one range a tile */
+  /* the latest tiles first, each painting the elements of its span no later tile painted */
+  for (int i = 0; ok && i <= nelems; i++) next[i] = i;
+  for (int b = ntiles - 1; ok && b >= 0; b--)
+    for (int i = last[b] < 0 ? nelems : next_unpainted(next, first[b]); i <= last[b];
+         i = next_unpainted(next, i + 1)) {
+      out[i] = b, next[i] = i + 1;
+      if (++share[b] > limit) ok = false; /* uneven: the dependence tiles stay */
+    }
+  for (int i = 0; ok && i < nelems; i++) newruns += i == 0 || out[i] != out[i - 1];
+  if (ok && newruns < runs) memcpy(tile, out, (size_t)nelems * sizeof *tile);
+  free(first), free(last), free(out), free(next), free(share);
+}
+
 /* After loop j: its tiles recorded on the items it touched. False when two updates of one item
  * by this loop now come in another order than the elements'. */
 static bool record_loop(inspection *in, int j, const int *tile, int nelems) {
@@ -163,7 +223,7 @@ static bool record_loop(inspection *in, int j, const int *tile, int nelems) {
     const item_access *a = &in->acc[x];
     if (a->writes)
       memset(in->tracks[a->track].loop_w, 0xff,
-             (size_t)in->tracks[a->track].dat->set->size * sizeof(int));
+             op2_set_local_count(in->tracks[a->track].dat->set) * sizeof(int));
   }
   for (int i = 0; i < nelems; i++)
     for (int x = in->acc_off[j]; x < in->acc_off[j + 1]; x++) {
@@ -267,17 +327,23 @@ static bool order_by_level(op2_tiling *t, const int *level) {
   return true;
 }
 
-static op2_tiling *inspect(const op2_tile_loop *loops, int n, int size, bool threads) {
+/* The elements loop j runs: elements[j], else its set's. */
+static int elements_of(const op2_tile_loop *loops, const int *elements, int j) {
+  return elements ? elements[j] : loops[j].set->size;
+}
+
+static op2_tiling *inspect(const op2_tile_loop *loops, const int *elements, int n, int size,
+                           bool threads) {
   double t0 = op2_wall_seconds();
   inspection in;
   op2_tiling *t = calloc(1, sizeof *t);
   int maxn = 1;
-  for (int j = 0; j < n; j++) maxn = max2(maxn, loops[j].set->size);
+  for (int j = 0; j < n; j++) maxn = max2(maxn, elements_of(loops, elements, j));
   int *tile = malloc((size_t)maxn * sizeof(int)), *level = NULL;
   bool ok = inspection_make(&in, loops, n) && t && tile;
   if (ok) {
     t->nloops = n;
-    t->ntiles = (int)(((long)loops[0].set->size + size - 1) / size);
+    t->ntiles = (int)(((long)elements_of(loops, elements, 0) + size - 1) / size);
     t->updates_in_order = true;
     t->run_offset = calloc((size_t)n, sizeof *t->run_offset);
     t->runs = calloc((size_t)n, sizeof *t->runs);
@@ -285,12 +351,15 @@ static op2_tiling *inspect(const op2_tile_loop *loops, int n, int size, bool thr
     ok = t->run_offset && t->runs && level;
   }
   for (int j = 0; ok && j < n; j++) {
-    int N = loops[j].set->size;
+    int N = elements_of(loops, elements, j);
     for (int i = 0; i < N; i++)
       tile[i] = j == 0 ? seed_rank(i / size, t->ntiles, threads)
                        : element_tile(&in, j, i, N, t->ntiles, threads);
     if (!threads && j > 0) monotone_tiles(tile, N, t->ntiles);
+    if (threads && j > 0) spanned_tiles(tile, N, t->ntiles);
     if (!record_loop(&in, j, tile, N)) t->updates_in_order = false;
+    if (sums_globally(&loops[j]) && t->ntiles > 1 && (threads || !non_decreasing(tile, N)))
+      t->updates_in_order = false;
     ok = make_runs(t, j, tile, N);
   }
   if (ok && threads) level_tiles(t, &in, level); /* one thread: every tile at level 0 */
@@ -325,16 +394,17 @@ struct op2_tile_cache {
 /* The signature: the mesh (sets and maps declared, renumbering), tile size, threads, and each
  * loop's set and arguments (kind, dat and its set, map, column, item_access). NULL: out of memory.
  */
-static uintptr_t *make_key(const op2_context *ctx, const op2_tile_loop *loops, int n, int size,
-                           bool threads, size_t *len) {
+static uintptr_t *make_key(const op2_context *ctx, const op2_tile_loop *loops, const int *elements,
+                           int n, int size, bool threads, size_t *len) {
   size_t nkey = 6;
-  for (int j = 0; j < n; j++) nkey += 2 + 6 * (size_t)loops[j].nargs;
+  for (int j = 0; j < n; j++) nkey += 3 + 6 * (size_t)loops[j].nargs;
   uintptr_t *k = malloc(nkey * sizeof *k), *p = k;
   if (!k) return NULL;
   *p++ = (uintptr_t)ctx->sets.count, *p++ = (uintptr_t)ctx->maps.count;
   *p++ = (uintptr_t)ctx->renumbered, *p++ = (uintptr_t)size, *p++ = threads, *p++ = (uintptr_t)n;
   for (int j = 0; j < n; j++) {
     *p++ = (uintptr_t)loops[j].set, *p++ = (uintptr_t)loops[j].nargs;
+    *p++ = (uintptr_t)elements_of(loops, elements, j);
     for (int i = 0; i < loops[j].nargs; i++) {
       const op_arg *a = &loops[j].args[i];
       bool data = is_data(a);
@@ -349,17 +419,23 @@ static uintptr_t *make_key(const op2_context *ctx, const op2_tile_loop *loops, i
 
 const op2_tiling *op2_tiling_get(op2_context *ctx, op2_tile_cache **cache,
                                  const op2_tile_loop *loops, int n, int size, bool threads) {
+  return op2_tiling_get_ranges(ctx, cache, loops, NULL, n, size, threads);
+}
+
+const op2_tiling *op2_tiling_get_ranges(op2_context *ctx, op2_tile_cache **cache,
+                                        const op2_tile_loop *loops, const int *elements, int n,
+                                        int size, bool threads) {
   if (!*cache && !(*cache = calloc(1, sizeof **cache))) return NULL;
   op2_tile_cache *c = *cache;
   size_t nkey;
-  uintptr_t *key = make_key(ctx, loops, n, size, threads, &nkey);
+  uintptr_t *key = make_key(ctx, loops, elements, n, size, threads, &nkey);
   if (!key) return NULL;
   for (int e = 0; e < c->count; e++)
     if (c->entries[e].nkey == nkey && memcmp(c->entries[e].key, key, nkey * sizeof *key) == 0) {
       free(key);
       return c->entries[e].tiling;
     }
-  op2_tiling *t = inspect(loops, n, size, threads);
+  op2_tiling *t = inspect(loops, elements, n, size, threads);
   if (!t) {
     free(key);
     return NULL;
@@ -374,13 +450,13 @@ const op2_tiling *op2_tiling_get(op2_context *ctx, op2_tile_cache **cache,
       most = max2(most, m);
     }
     op2_diag(2, "OP2_TILE: loop '%s' (%d elements) in %d runs, at most %d elements a tile",
-             loops[j].name, loops[j].set->size, t->run_offset[j][t->ntiles], most);
+             loops[j].name, elements_of(loops, elements, j), t->run_offset[j][t->ntiles], most);
   }
   op2_diag(1,
            "OP2_TILE: chain of %d loops from '%s' (set '%s', %d elements) in %d tiles of %d, "
            "%d level%s%s, updates %s, inspected in %.2f ms",
-           n, loops[0].name, loops[0].set->name, loops[0].set->size, t->ntiles, size, t->nlevels,
-           t->nlevels == 1 ? "" : "s", threads ? " for threads" : " (one thread)",
+           n, loops[0].name, loops[0].set->name, elements_of(loops, elements, 0), t->ntiles, size,
+           t->nlevels, t->nlevels == 1 ? "" : "s", threads ? " for threads" : " (one thread)",
            t->updates_in_order ? "in element order" : "in another order than the elements'",
            1e3 * t->inspect_seconds);
   int e = c->count < CACHE_MAX ? c->count++ : c->next++ % CACHE_MAX;
@@ -392,8 +468,11 @@ const op2_tiling *op2_tiling_get(op2_context *ctx, op2_tile_cache **cache,
 
 /* OP2_TILE=auto: tiles whose data fills half of the L2 cache (sysconf, else 1 MiB): the bytes
  * the chain touches per seed element (each loop's dat and map bytes per element, times its
- * elements per seed element), between 64 and 65536 elements. */
-int op2_tile_size(const op2_context *ctx, const op2_tile_loop *loops, int n) {
+ * elements per seed element), between 64 and 65536 elements. On threads the whole L2 (each
+ * thread's core has its own): tiles of one level must be further apart than the chain's reach
+ * through the mesh, and narrower ones chain into many levels (run_tiled then doubles the size,
+ * inspecting again); Airfoil 720k, 2 threads: 243 levels at half the L2, 2 at all of it. */
+int op2_tile_size(const op2_context *ctx, const op2_tile_loop *loops, int n, bool threads) {
   if (ctx->opt.tile == 0 || n < 2 || loops[0].set->size < 1) return 0;
   if (ctx->opt.tile > 0) return ctx->opt.tile;
   double bytes = 0;
@@ -408,7 +487,7 @@ int op2_tile_size(const op2_context *ctx, const op2_tile_loop *loops, int n) {
     bytes += per * loops[j].set->size / loops[0].set->size;
   }
   long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-  double target = (l2 > 0 ? (double)l2 : 1048576.0) / 2;
+  double target = (l2 > 0 ? (double)l2 : 1048576.0) / (threads ? 1 : 2);
   double size = bytes > 0 ? target / bytes : 65536;
   return size < 64 ? 64 : size > 65536 ? 65536 : (int)size;
 }

@@ -7,7 +7,9 @@
  * to the latest tile among those that, in loops before j, wrote a data item it reads or writes,
  * or read an item it writes; with no such tile, the latest tile that read an item it reads
  * (locality), else the tile of its relative position in its set; on one thread, then the latest
- * tile of the elements up to it (one range per tile and loop). Tiles, in that order, are then
+ * tile of the elements up to it (one range per tile and loop); on threads, the latest tile whose
+ * elements of the loop come before and after it (one range where tiles overlap only their
+ * neighbours). A loop with a global reduction may end the chain. Tiles, in that order, are then
  * levelled for threads: a tile's level is one more than the highest level of an earlier tile
  * sharing an item with it that either writes; tiles of one level run in parallel. */
 #ifndef OP2_RUNTIME_TILE_H
@@ -44,18 +46,26 @@ typedef struct op2_tile_counts {
   unsigned long inspections;  /* tilings built (the others came from the cache) */
   unsigned long tiles;        /* tiles run */
   unsigned long out_of_order; /* tiled chains whose updates of an item may come in another order */
+  unsigned long reductions;   /* tiled chains ending with a loop with a global reduction */
 } op2_tile_counts;
 
 typedef struct op2_tile_cache op2_tile_cache;
 
-/* The tile size for the chain under OP2_TILE (0: run it untiled). */
-int op2_tile_size(const op2_context *ctx, const op2_tile_loop *loops, int n);
+/* The tile size for the chain under OP2_TILE (0: run it untiled), for threads when `threads`. */
+int op2_tile_size(const op2_context *ctx, const op2_tile_loop *loops, int n, bool threads);
 
 /* The tiling of the chain for tile size `size`, levelled for threads when `threads`, from the
  * cache (*cache created on first use) or inspected now; NULL when it cannot be built (out of
  * memory: the chain then runs untiled). Valid until the cache is freed. */
 const op2_tiling *op2_tiling_get(op2_context *ctx, op2_tile_cache **cache,
                                  const op2_tile_loop *loops, int n, int size, bool threads);
+
+/* The same for loops that run elements[j] elements, [0, elements[j]) (under MPI a loop that
+ * writes through a map runs its exec halo too: runtime/chain_mpi.c), not their sets' sizes; the
+ * items they touch may be any the rank holds, halos included. */
+const op2_tiling *op2_tiling_get_ranges(op2_context *ctx, op2_tile_cache **cache,
+                                        const op2_tile_loop *loops, const int *elements, int n,
+                                        int size, bool threads);
 
 /* Runs the captured calls (execs[k] for loop k, their data bound and code ready) tile by tile,
  * a level's tiles on ctx->nthreads threads when the backend is threaded. */

@@ -71,7 +71,7 @@ static const struct bad_value {
     {"OP2_SIMD", "wide", "option OP2_SIMD=wide: expected off, auto or a lane count in [2, 64]"},
     {"OP2_PROFILE_JSON", long_value,
      "option OP2_PROFILE_JSON: value is too long (at most 4095 characters)"},
-    {"OP2_RENUMBER", "yes", "option OP2_RENUMBER=yes: expected on or off"},
+    {"OP2_RENUMBER", "yes", "option OP2_RENUMBER=yes: expected off, on or blocks"},
     {"OP2_MPI_DECL", "global", "option OP2_MPI_DECL=global: expected auto, local or replicated"},
     {"OP2_FAULT", "exchange", "option OP2_FAULT=exchange: expected STEP:RANK"},
     {"OP2_MPI_TIMEOUT", "soon", "option OP2_MPI_TIMEOUT=soon: expected an integer in [0, 1000000]"},

@@ -2,13 +2,17 @@
 /* OP2_TILE: random chains of loops on random meshes run tile by tile give the untiled results.
  * Each chain mixes direct writes and RW, indirect reads (single and vector arguments of dim 2),
  * indirect RW and indirect increments (single and vector), and OP_READ globals whose variable
- * changes after every call; chains end at op_fetch_data or a loop with a reduction. For two
- * meshes (one with many far-away map entries) and tile sizes 1, 37 and 700, every dat must equal
- * the untiled run's within rounding (1e-12 relative), and on seq bit for bit when the inspector
- * reports that every item's updates came in element order; the chains must have been tiled. A
- * third run has no loop updating through a map: bit for bit on every backend. A repeated chain
- * is inspected once, and again after a declaration. */
+ * changes after every call; chains end at op_fetch_data or a loop with a global reduction (a sum,
+ * a minimum over a direct dat and a maximum through a map, each starting from a new value of the
+ * caller's variable), which joins the chain as its last loop and is tiled with it. For two meshes
+ * (one with many far-away map entries) and tile sizes 1, 37 and 700, every dat and every reduced
+ * value must equal the untiled run's within rounding (1e-12 relative), and on seq bit for bit
+ * when the inspector reports that every item's updates (the sums' terms included) came in element
+ * order; the chains must have been tiled. A third run has no loop updating through a map: its dats
+ * bit for bit on every backend. A repeated chain is inspected once, and again after a
+ * declaration. */
 #include <math.h>
+#include <stddef.h>
 
 #include "loops/random_mesh.h"
 #include "lazy_test.h"
@@ -44,17 +48,23 @@ static const char cell_read_src[] =
     "  c[1] = 0.5 * c[1] + v0[0] * v2[1]; }";
 static const char edge_sum_src[] =
     "static void edge_sum(const double *e, double *sum) { *sum += e[0]; }";
+static const char node_min_src[] =
+    "static void node_min(const double *u, double *m) { if (u[0] < *m) *m = u[0]; }";
+static const char cell_max_src[] =
+    "static void cell_max(const double *v1, const double *c, double *m) {\n"
+    "  double x = v1[0] + c[1]; if (x > m[1]) m[1] = x; if (-x > m[0]) m[0] = -x; }";
 
 typedef struct state {
   double u[2 * NN], v[2 * NN], w[NN], e[NE], c[2 * NC];
+  double reduced[2 * CALLS]; /* each reduction's value when its op_par_loop returned */
 } state;
 
-static int tiled_chains, in_order_chains;
+static int tiled_chains, in_order_chains, reduction_chains;
 
 /* reads_only: no loop updates through a map (every item's updates come in element order) */
 static void run(const int *edge_nodes, const int *cell_nodes, unsigned seed, int reads_only,
                 const char *tile, state *out) {
-  static const int read_kinds[] = {0, 1, 3, 6, 7, 8};
+  static const int read_kinds[] = {0, 1, 3, 6, 7, 8, 10, 11};
   lazy_init("OP2_LAZY=on", tile, NULL);
   op_set nodes = op_decl_set(NN, "nodes"), edges = op_decl_set(NE, "edges");
   op_set cells = op_decl_set(NC, "cells");
@@ -68,11 +78,13 @@ static void run(const int *edge_nodes, const int *cell_nodes, unsigned seed, int
   op_dat w = op_decl_dat(nodes, 1, "double", w0, "w");
   op_dat e = op_decl_dat(edges, 1, "double", e0, "e");
   op_dat c = op_decl_dat(cells, 2, "double", NULL, "c");
-  double g[2], sum = 0;
+  double g[2], sum = 0, red[2];
+  memset(out->reduced, 0, sizeof out->reduced);
   for (int call = 0; call < CALLS; call++) {
     g[0] = rm_uniform(&rng, 0.5, 1.0), g[1] = rm_uniform(&rng, -0.1, 0.1);
     op_arg gr = op_arg_gbl(g, 2, "double", OP_READ);
-    int kind = call == 0 ? 0 : reads_only ? read_kinds[rm_below(&rng, 6)] : rm_below(&rng, 10);
+    int kind = call == 0 ? 0 : reads_only ? read_kinds[rm_below(&rng, 8)] : rm_below(&rng, 12);
+    red[0] = rm_uniform(&rng, -1, 1), red[1] = rm_uniform(&rng, -1, 1);
     switch (kind) {
       case 0:
         op_par_loop(node_direct_src, "node_direct", nodes, gr,
@@ -117,9 +129,21 @@ static void run(const int *edge_nodes, const int *cell_nodes, unsigned seed, int
                     op_arg_dat(v, 2, pcell, 2, "double", OP_READ),
                     op_arg_dat(c, -1, OP_ID, 2, "double", OP_RW));
         break;
-      case 8: /* a reduction ends the chain */
+      case 8: /* a reduction ends the chain: its value is there when op_par_loop returns */
         op_par_loop(edge_sum_src, "edge_sum", edges, op_arg_dat(e, -1, OP_ID, 1, "double", OP_READ),
                     op_arg_gbl(&sum, 1, "double", OP_INC));
+        out->reduced[2 * call] = sum;
+        break;
+      case 10:
+        op_par_loop(node_min_src, "node_min", nodes, op_arg_dat(u, -1, OP_ID, 2, "double", OP_READ),
+                    op_arg_gbl(red, 1, "double", OP_MIN));
+        out->reduced[2 * call] = red[0];
+        break;
+      case 11:
+        op_par_loop(cell_max_src, "cell_max", cells, op_arg_dat(v, 1, pcell, 2, "double", OP_READ),
+                    op_arg_dat(c, -1, OP_ID, 2, "double", OP_READ),
+                    op_arg_gbl(red, 2, "double", OP_MAX));
+        out->reduced[2 * call] = red[0], out->reduced[2 * call + 1] = red[1];
         break;
       default:
         op_par_loop(edge_rw_src, "edge_rw", edges, gr,
@@ -137,6 +161,7 @@ static void run(const int *edge_nodes, const int *cell_nodes, unsigned seed, int
   op2_chain_tile_counts(op2_ctx(), &n);
   tiled_chains = (int)n.chains;
   in_order_chains = (int)(n.chains - n.out_of_order);
+  reduction_chains = (int)n.reductions;
   op_exit();
   free(u0), free(w0), free(e0);
 }
@@ -201,22 +226,29 @@ int main(void) {
     for (int t = 0; t < 3; t++) {
       run(edge_nodes, cell_nodes, seed, reads_only, tiles[t], &tiled);
       CHECK(tiled_chains > 0);
+      CHECK(reduction_chains > 0);
       close_to(tiled.u, plain.u, 2 * NN, "u", tiles[t]);
       close_to(tiled.v, plain.v, 2 * NN, "v", tiles[t]);
       close_to(tiled.w, plain.w, NN, "w", tiles[t]);
       close_to(tiled.e, plain.e, NE, "e", tiles[t]);
       close_to(tiled.c, plain.c, 2 * NC, "c", tiles[t]);
-      if (reads_only) CHECK(in_order_chains == tiled_chains);
-      if ((seq || reads_only) && in_order_chains == tiled_chains) {
+      close_to(tiled.reduced, plain.reduced, 2 * CALLS, "reduced", tiles[t]);
+      /* no update through a map: the dats bit for bit on every backend (the sums' partials
+       * differ on threads) */
+      if (reads_only) CHECK(memcmp(&tiled, &plain, offsetof(state, reduced)) == 0);
+      if (seq && in_order_chains == tiled_chains) {
         CHECK(memcmp(&tiled, &plain, sizeof plain) == 0);
         bitwise_runs++;
       }
-      printf("mesh %d %s: %d chains tiled, %d with updates in order\n", mesh, tiles[t],
-             tiled_chains, in_order_chains);
+      printf(
+          "mesh %d %s: %d chains tiled (%d ending with a reduction), %d with updates in "
+          "order\n",
+          mesh, tiles[t], tiled_chains, reduction_chains, in_order_chains);
     }
     if (mesh == 0) cached(edge_nodes);
     free(edge_nodes), free(cell_nodes);
   }
+  if (seq) CHECK(bitwise_runs > 0); /* the mesh without updates through a map, at least */
   printf("tiled runs equal the untiled ones (%d of them bit for bit)\n", bitwise_runs);
   return 0;
 }

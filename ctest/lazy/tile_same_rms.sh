@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Sparse tiling keeps Airfoil's results within rounding: the program run lazily with OP2_TILE=N
 # and with OP2_TILE=off must print as many rms lines, each equal within 1e-12 relative, and the
-# tiled run must have tiled its chains (OP2_DIAGS=1 reports each tiling).
+# tiled run must have tiled its chains (OP2_DIAGS=2 reports each tiling and its loops); with
+# TILED_LOOP set, that loop must be among the tiled ones (Airfoil's update, whose rms reduction
+# ends its chain).
 # Usage: tile_same_rms.sh ITERATIONS TILE COMMAND... (the command prints Airfoil's output)
 set -eu
 iters=$1
@@ -12,10 +14,15 @@ pick() { grep -E '^ *[0-9]+ +[0-9.]+e[-+][0-9]+$' || true; }
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 plain=$(OP2_LAZY=on OP2_TILE=off "$@" | pick)
-tiled=$(OP2_LAZY=on OP2_TILE=$tile OP2_DIAGS=1 "$@" 2>"$tmp" | pick)
+tiled=$(OP2_LAZY=on OP2_TILE=$tile OP2_DIAGS=2 "$@" 2>"$tmp" | pick)
 if ! grep -q 'OP2_TILE: chain of' "$tmp"; then
   echo "OP2_TILE=$tile tiled no chain; its diagnostics:" >&2
   cat "$tmp" >&2
+  exit 1
+fi
+if [ -n "${TILED_LOOP:-}" ] && ! grep -q "OP2_TILE: loop '$TILED_LOOP'" "$tmp"; then
+  echo "OP2_TILE=$tile tiled no chain with loop '$TILED_LOOP'; its diagnostics:" >&2
+  grep 'OP2_TILE' "$tmp" >&2
   exit 1
 fi
 lines=$(printf '%s\n' "$plain" | grep -c 'e[-+]' || true)

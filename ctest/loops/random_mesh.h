@@ -46,11 +46,11 @@
   static const char name##_src[] = RM_STR(CODE(name, __VA_ARGS__));
 
 /* Whether loops visit elements in declaration order, as plain C does: the seq backend without
- * renumbering (OP2_RENUMBER=on reorders the elements). Floating-point sums are then bit-identical
- * to plain C, and the few checks that can be stricter are. */
+ * renumbering (OP2_RENUMBER=on or blocks reorders the elements). Floating-point sums are then
+ * bit-identical to plain C, and the few checks that can be stricter are. */
 static inline int rm_plain_order(void) {
   const char *b = getenv("OP2_BACKEND"), *r = getenv("OP2_RENUMBER");
-  return b && !strcmp(b, "seq") && !(r && !strcmp(r, "on"));
+  return b && !strcmp(b, "seq") && !(r && strcmp(r, "off"));
 }
 
 static inline unsigned rm_rng(unsigned seed) {

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Every loop kind on a distributed mesh gives what one process gives: the plain-C computation of
  * the same kernels on the whole mesh. Usage: t420-loops local|replicated PTSCOTCH|BLOCK [renumber]
+ * [long] ("long": every map declared by op_decl_map_long with the targets' global ids, from
+ * OP2_TEST_ID_BASE's base, so under that testing aid the values pass 2^31 and must stay 64-bit
+ * up to the halo build).
  *
  * Covered: direct WRITE and RW with a constant (then changed), indirect READ through single
  * columns, INC through single columns (double within 1e-12 relative, int exact) and through a
@@ -146,6 +149,27 @@ static void check_dat_i(op_dat d, const mt_set *s, int dim, const int *want, con
   free(got);
 }
 
+/* The program's option "long": maps declared by op_decl_map_long, values the targets' global ids
+ * (OP2_TEST_ID_BASE + index, the base in any process count). */
+static int long_maps;
+
+static op_map decl_map(const mt_set *from, const mt_set *to, int dim, const int *values,
+                       const char *name) {
+  if (!long_maps) return mt_decl_map(from, to, dim, values, name);
+  const char *b = getenv("OP2_TEST_ID_BASE");
+  idx_g_t base = b ? strtoll(b, NULL, 10) : 0;
+  size_t n = (size_t)from->b.count * (size_t)dim;
+  idx_g_t *ids = rm_alloc(sizeof(idx_g_t) * (n + 1));
+  for (size_t k = 0; k < n; k++) ids[k] = base + values[(size_t)from->b.first * dim + k];
+  op_map m = op_decl_map_long(from->set, to->set, dim, ids, name);
+  CHECK(m != NULL);
+  /* kept as global ids until the distribution: past 2^31 under the base, on several ranks */
+  if (mt_size() > 1) CHECK(m->gvalues != NULL && m->values == NULL);
+  if (mt_size() > 1 && n > 0 && base > INT_MAX) CHECK(m->gvalues[0] > INT_MAX);
+  free(ids);
+  return m;
+}
+
 static void set_coef(double c0, double c1) {
   coef[0] = c0, coef[1] = c1;
   op_decl_const(2, "double", coef, "coef");
@@ -156,6 +180,11 @@ int main(int argc, char **argv) {
   op_init(argc, argv, 0);
   mt_mode mode = mt_parse_mode(argv[1]);
   int ptscotch = strcmp(argv[2], "PTSCOTCH") == 0;
+  int call_renumber = 0;
+  for (int i = 3; i < argc; i++) {
+    call_renumber |= strcmp(argv[i], "renumber") == 0;
+    long_maps |= strcmp(argv[i], "long") == 0;
+  }
   unsigned rng = rm_rng(420);
   world w;
   w.nodes = mt_decl_set(mode, MT_SPLIT_SKEWED, NN, "nodes");
@@ -166,11 +195,11 @@ int main(int argc, char **argv) {
   w.en = rm_map_values(NE, 2, NN, 100, &rng);
   w.cn = rm_map_values(NC, 4, NN, 100, &rng);
   w.mn = rm_injective_values(NM, 2, NN, &rng);
-  w.pedge = mt_decl_map(&w.edges, &w.nodes, 2, w.en, "pedge");
-  w.pcell = mt_decl_map(&w.cells, &w.nodes, 4, w.cn, "pcell");
-  w.pmark = mt_decl_map(&w.marks, &w.nodes, 2, w.mn, "pmark");
+  w.pedge = decl_map(&w.edges, &w.nodes, 2, w.en, "pedge");
+  w.pcell = decl_map(&w.cells, &w.nodes, 4, w.cn, "pcell");
+  w.pmark = decl_map(&w.marks, &w.nodes, 2, w.mn, "pmark");
   w.rn = rm_map_values(NR, 2, NR, 300, &rng);
-  w.pring = mt_decl_map(&w.ring, &w.ring, 2, w.rn, "pring");
+  w.pring = decl_map(&w.ring, &w.ring, 2, w.rn, "pring");
   const int *en = w.en, *cn = w.cn, *mn = w.mn;
 
   double *x = rm_doubles(2 * NN, -1, 1, &rng), *z = rm_doubles(2 * NN, -1, 1, &rng);
@@ -203,7 +232,6 @@ int main(int argc, char **argv) {
   op_dat dracc = mt_decl_dat(&w.ring, 1, "double", sizeof(double), racc, "racc");
   /* "renumber": op_renumber before the distribution (each rank renumbers its part then); a second
    * call after it is ignored */
-  int call_renumber = argc > 3 && strcmp(argv[3], "renumber") == 0;
   if (call_renumber) op_renumber(w.pcell);
   if (ptscotch)
     op_partition("PTSCOTCH", "KWAY", w.nodes.set, w.pedge, dx);
@@ -413,6 +441,7 @@ int main(int argc, char **argv) {
   int me = mt_rank(), p = mt_size();
   op_exit();
   if (me == 0)
-    printf("t420 %s %s on %d ranks: every loop kind matches plain C\n", argv[1], argv[2], p);
+    printf("t420 %s %s%s on %d ranks: every loop kind matches plain C\n", argv[1], argv[2],
+           long_maps ? " (op_decl_map_long)" : "", p);
   return 0;
 }

@@ -308,27 +308,33 @@ static op_map declare_map_hdf5(op_set from, op_set to, int dim, const char *file
       status = fail(&s, OP2_ERR_IO, "a map holds integers; the file says '%s'", op2_type_name(t));
   }
   status = agree(&s, status);
-  int *rows = NULL;
+  /* 64-bit integers stay 64-bit (OP2's "long long" maps): a set they reach may pass 2^31 */
+  int wide = status == OP2_OK && t == OP2_TYPE_LONGLONG;
+  size_t width = wide ? sizeof(idx_g_t) : sizeof(int);
+  void *rows = NULL;
   long first = 0, count = 0;
   if (status == OP2_OK) {
     declared_block(from, &first, &count);
-    status = read_rows(&s, from, H5T_NATIVE_INT, (size_t)dim * sizeof(int), first, count,
-                       (void **)&rows);
+    status = read_rows(&s, from, wide ? H5T_NATIVE_LLONG : H5T_NATIVE_INT, (size_t)dim * width,
+                       first, count, &rows);
   }
   if (status == OP2_OK) {
     /* Checked here so the message names the file and the global row. */
     long n = count * dim;
     int base = op2_ctx()->opt.maps_base_index; /* OP_MAPS_BASE_INDEX=1: values from 1 */
-    for (long i = 0; i < n && status == OP2_OK; i++)
-      if (rows[i] - base < 0 || rows[i] - base >= to->global_size)
-        status = fail(&s, OP2_ERR_ARG,
-                      "value %d at row %ld, column %ld is outside set '%s' (size %ld%s)", rows[i],
-                      first + i / dim, i % dim, to->name, to->global_size,
-                      base ? ", values from 1" : "");
+    for (long i = 0; i < n && status == OP2_OK; i++) {
+      long long v = wide ? ((const idx_g_t *)rows)[i] : ((const int *)rows)[i];
+      if (v - base < 0 || v - base >= to->global_size)
+        status = fail(
+            &s, OP2_ERR_ARG, "value %lld at row %ld, column %ld is outside set '%s' (size %ld%s)",
+            v, first + i / dim, i % dim, to->name, to->global_size, base ? ", values from 1" : "");
+    }
     status = agree(&s, status);
   }
   source_close(&s);
-  op_map map = status == OP2_OK ? op_decl_map(from, to, dim, rows, name) : NULL;
+  op_map map = status != OP2_OK ? NULL
+               : wide           ? op2_decl_map_indices(from, to, dim, rows, name)
+                                : op_decl_map(from, to, dim, rows, name);
   free(rows);
   return map;
 }

@@ -63,6 +63,12 @@ int op2_mpi_step_end(op2_context *ctx, int status) {
   return status;
 }
 
+void op2_mpi_step_leave(op2_context *ctx) {
+  op2_mpi *m = &ctx->mpi;
+  if (m->size > 1 && m->step_depth > 0 && --m->step_depth == 0)
+    m->failure_agreed = 0, m->step_name[0] = '\0';
+}
+
 void op2_mpi_decl_begin(op2_context *ctx, const char *call, const char *name) {
   if (ctx->mpi.size < 2) return;
   char step[160];

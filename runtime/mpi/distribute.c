@@ -39,7 +39,7 @@ static int declared_everywhere(op2_context *ctx, int *everywhere) {
     h[k++] = (unsigned long long)((op_set)ctx->sets.items[i])->size;
   for (int i = 0; i < ctx->maps.count; i++) {
     op_map m = ctx->maps.items[i];
-    h[k++] = XXH3_64bits(m->values, sizeof(int) * (size_t)m->from->size * (size_t)m->dim);
+    h[k++] = XXH3_64bits(*op2_map_rows(m), op2_map_row_bytes(m) * (size_t)m->from->size);
   }
   for (int i = 0; i < ctx->dats.count; i++) {
     op_dat d = ctx->dats.items[i];
@@ -73,7 +73,9 @@ static int slice_to_blocks(op2_context *ctx) {
     for (int i = 0; i < ctx->maps.count; i++) {
       op_map m = ctx->maps.items[i];
       if (m->from != set) continue;
-      memmove(m->values, m->values + (size_t)first * m->dim, sizeof(int) * (size_t)count * m->dim);
+      char *rows = *op2_map_rows(m);
+      size_t row = op2_map_row_bytes(m);
+      memmove(rows, rows + (size_t)first * row, row * (size_t)count);
     }
     set->global_size = set->size;
     set->decl_first = op2_gid_base(ctx) + first;
@@ -81,10 +83,12 @@ static int slice_to_blocks(op2_context *ctx) {
   }
   for (int i = 0; i < ctx->maps.count; i++) { /* now the declared sizes are the global ones */
     op_map m = ctx->maps.items[i];
-    for (size_t k = 0; k < (size_t)m->from->size * (size_t)m->dim; k++)
-      if (m->values[k] >= m->to->global_size)
-        return op2_error(OP2_ERR_ARG, "op_decl_map '%s': value %d is outside set '%s' (size %ld)",
-                         m->name, m->values[k], m->to->name, m->to->global_size);
+    for (size_t k = 0; k < (size_t)m->from->size * (size_t)m->dim; k++) {
+      idx_g_t v = op2_map_gid(ctx, m, k) - op2_gid_base(ctx); /* the user's index */
+      if (v >= m->to->global_size)
+        return op2_error(OP2_ERR_ARG, "op_decl_map '%s': value %lld is outside set '%s' (size %ld)",
+                         m->name, m->gvalues ? m->gvalues[k] : v, m->to->name, m->to->global_size);
+    }
   }
   return OP2_OK;
 }
@@ -174,7 +178,7 @@ static int primary_graph(op2_context *ctx, const holders *h, op_set prime, op_ma
     for (int f = 0; rc == OP2_OK && f < pm->from->size; f++)
       for (int i = 0; i < d; i++)
         for (int j = 0; j < d; j++)
-          if (pm->values[f * d + i] != pm->values[f * d + j])
+          if (op2_map_gid(ctx, pm, (size_t)f * d + i) != op2_map_gid(ctx, pm, (size_t)f * d + j))
             ADD_PAIR(op2_map_gid(ctx, pm, (size_t)f * d + i),
                      op2_map_gid(ctx, pm, (size_t)f * d + j));
   } else { /* neighbours through shared targets: first gather each target's sources */
@@ -869,8 +873,8 @@ static int migrate(op2_context *ctx, int status, op_set set, const int *owner) {
   for (int i = 0; i < ctx->maps.count; i++) {
     op_map m = ctx->maps.items[i];
     if (m->from == set)
-      rc = move_array(ctx, rc, set, (char **)&m->values, sizeof(int) * (size_t)m->dim, nleave,
-                      leave, slot, counts, stay, nnew, by, keep);
+      rc = move_array(ctx, rc, set, op2_map_rows(m), op2_map_row_bytes(m), nleave, leave, slot,
+                      counts, stay, nnew, by, keep);
   }
   if (rc == OP2_OK) {
     free(set->orig);

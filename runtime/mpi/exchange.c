@@ -91,7 +91,7 @@ static int buffer_alloc(op2_context *ctx, const char *loop, size_t bytes, void *
 }
 
 static void buffer_free(op2_context *ctx, void *p) {
-  if (p && ctx->backend && ctx->backend->host_free)
+  if (p && ctx && ctx->backend && ctx->backend->host_free)
     ctx->backend->host_free(ctx, p);
   else
     free(p);
@@ -247,4 +247,201 @@ void op2_exchange_release(op2_context *ctx, op_dat dat) {
   free(b->req);
   free(b);
   dat->halo_buffers = NULL;
+}
+
+/* ---- grouped exchanges (a lazy chain's plan, runtime/chain_mpi.c) ---- */
+
+/* Several dats' halos in one message per neighbour: for each neighbour, each dat's rows (exec
+ * then non-exec) in the group's order, so k dats refreshed at one point of a chain cost one
+ * message per neighbour instead of k. Host data only (the chain's plan runs on seq and openmp). */
+struct op2_exchange_group {
+  op_dat *dats;
+  int ndats, dats_cap;
+  char *sendbuf, *recvbuf;
+  size_t send_cap, recv_cap;
+  MPI_Request *req;
+  int req_cap, nreq;
+  bool posted;
+};
+
+/* Rows of dat d to (exp) or from (imp) neighbour q. */
+static int rows_with(const op2_halo_list *exec, const op2_halo_list *nonexec, int q) {
+  return slot_rows(exec, neighbour_slot(exec, q)) + slot_rows(nonexec, neighbour_slot(nonexec, q));
+}
+
+/* Bytes of the group's message to (exp) or from (!exp) neighbour q: every dat's rows, in turn. */
+static size_t group_bytes_with(const op_dat *dats, int ndats, int q, bool exp) {
+  size_t len = 0;
+  for (int i = 0; i < ndats; i++) {
+    const op2_halo *h = dats[i]->set->halo;
+    int rows = exp ? rows_with(&h->exp_exec, &h->exp_nonexec, q)
+                   : rows_with(&h->imp_exec, &h->imp_nonexec, q);
+    len += dats[i]->elem_bytes * (size_t)rows;
+  }
+  return len;
+}
+
+static bool has_neighbour(const op2_halo_list *exec, const op2_halo_list *nonexec, int q) {
+  return neighbour_slot(exec, q) >= 0 || neighbour_slot(nonexec, q) >= 0;
+}
+
+static int group_reserve(op2_context *ctx, const char *loop, op2_exchange_group *g, op_dat *dats,
+                         int ndats) {
+  if (ndats > g->dats_cap) {
+    op_dat *d = realloc(g->dats, sizeof *d * (size_t)ndats);
+    if (!d) return op2_error(OP2_ERR_MEM, "op_par_loop '%s': halo exchange: out of memory", loop);
+    g->dats = d, g->dats_cap = ndats;
+  }
+  memcpy(g->dats, dats, sizeof *dats * (size_t)ndats);
+  g->ndats = ndats;
+  size_t send = 1, recv = 1;
+  for (int i = 0; i < ndats; i++) {
+    op2_halo *h = dats[i]->set->halo;
+    if (!h->send_rows) OP2_CALL(build_send_rows(ctx, h));
+    send += dats[i]->elem_bytes * (size_t)h->nsend_rows;
+    recv += dats[i]->elem_bytes * (size_t)(rows_of(&h->imp_exec) + rows_of(&h->imp_nonexec));
+  }
+  OP2_CALL(buffer_reserve(ctx, loop, &g->sendbuf, &g->send_cap, send));
+  OP2_CALL(buffer_reserve(ctx, loop, &g->recvbuf, &g->recv_cap, recv));
+  if (g->req_cap < 2 * ctx->mpi.size) {
+    MPI_Request *r = realloc(g->req, sizeof *r * 2 * (size_t)ctx->mpi.size);
+    if (!r) return op2_error(OP2_ERR_MEM, "op_par_loop '%s': halo exchange: out of memory", loop);
+    g->req = r, g->req_cap = 2 * ctx->mpi.size;
+  }
+  return OP2_OK;
+}
+
+/* Whether any of the dats sends to (send) or receives from neighbour q. */
+static bool dats_send_to(op_dat *dats, int ndats, int q, bool send) {
+  for (int i = 0; i < ndats; i++) {
+    const op2_halo *h = dats[i]->set->halo;
+    if (send ? has_neighbour(&h->exp_exec, &h->exp_nonexec, q)
+             : has_neighbour(&h->imp_exec, &h->imp_nonexec, q))
+      return true;
+  }
+  return false;
+}
+
+static bool group_sends_to(const op2_exchange_group *g, int q, bool send) {
+  return dats_send_to(g->dats, g->ndats, q, send);
+}
+
+/* This rank cannot post the group (no buffers): every neighbour still gets one empty message
+ * and this rank takes theirs, as empty_messages does for one dat. */
+static void group_empty_messages(op2_context *ctx, op_dat *dats, int ndats, int tag) {
+  for (int q = 0; q < ctx->mpi.size; q++) {
+    bool exp = dats_send_to(dats, ndats, q, true), imp = dats_send_to(dats, ndats, q, false);
+    char none;
+    if (exp && imp)
+      MPI_Sendrecv(&none, 0, MPI_BYTE, q, tag, &none, 0, MPI_BYTE, q, tag, op2_comm(ctx),
+                   MPI_STATUS_IGNORE); /* a longer message is cut short: that error is expected */
+    else if (exp)
+      MPI_Send(&none, 0, MPI_BYTE, q, tag, op2_comm(ctx));
+    else if (imp)
+      MPI_Recv(&none, 0, MPI_BYTE, q, tag, op2_comm(ctx), MPI_STATUS_IGNORE);
+  }
+}
+
+/* Packs the group's messages, neighbour after neighbour: each dat's export rows to q. */
+static size_t group_pack(op2_context *ctx, op2_exchange_group *g, int *at_rows) {
+  size_t at = 0;
+  memset(at_rows, 0, sizeof *at_rows * (size_t)g->ndats);
+  for (int q = 0; q < ctx->mpi.size; q++)
+    for (int i = 0; i < g->ndats; i++) {
+      op_dat d = g->dats[i];
+      const op2_halo *h = d->set->halo;
+      int rows = rows_with(&h->exp_exec, &h->exp_nonexec, q);
+      for (int r = 0; r < rows; r++, at += d->elem_bytes)
+        memcpy(g->sendbuf + at, d->data + (size_t)h->send_rows[at_rows[i] + r] * d->elem_bytes,
+               d->elem_bytes);
+      at_rows[i] += rows;
+    }
+  return at;
+}
+
+int op2_exchange_group_begin(op2_context *ctx, const char *loop, op2_exchange_group **gp,
+                             op_dat *dats, int ndats, double *bytes, long *messages) {
+  int p = ctx->mpi.size, tag = 999; /* below every dat's own tag (1000 + index) */
+  if (!*gp && !(*gp = calloc(1, sizeof **gp)))
+    return op2_error(OP2_ERR_MEM, "op_par_loop '%s': halo exchange: out of memory", loop);
+  op2_exchange_group *g = *gp;
+  g->nreq = 0;
+  g->posted = false;
+  int rc = group_reserve(ctx, loop, g, dats, ndats);
+  int small[64], *at_rows = ndats <= 64 ? small : malloc(sizeof(int) * (size_t)ndats);
+  if (rc == OP2_OK && !at_rows)
+    rc = op2_error(OP2_ERR_MEM, "op_par_loop '%s': halo exchange: out of memory", loop);
+  if (rc != OP2_OK) { /* every neighbour still gets its (empty) message */
+    group_empty_messages(ctx, dats, ndats, tag);
+    if (at_rows && at_rows != small) free(at_rows);
+    return rc;
+  }
+  g->posted = true;
+  size_t at = 0;
+  for (int q = 0; q < p; q++) {
+    if (!group_sends_to(g, q, false)) continue;
+    size_t len = group_bytes_with(dats, ndats, q, false);
+    int r = OP2_MPI(
+        MPI_Irecv(g->recvbuf + at, (int)len, MPI_BYTE, q, tag, op2_comm(ctx), &g->req[g->nreq]));
+    if (r == OP2_OK) g->nreq++;
+    if (rc == OP2_OK) rc = r;
+    at += len;
+  }
+  if (rc == OP2_OK && op2_fault(ctx, "exchange"))
+    rc = op2_error(OP2_ERR_STATE,
+                   "op_par_loop '%s': halo exchange of dat '%s': failure injected by OP2_FAULT",
+                   loop, dats[0]->name);
+  size_t packed = group_pack(ctx, g, at_rows);
+  if (rc != OP2_OK) memset(g->sendbuf, 0, packed);
+  at = 0;
+  for (int q = 0; q < p; q++) {
+    if (!group_sends_to(g, q, true)) continue;
+    size_t len = group_bytes_with(dats, ndats, q, true);
+    int r = OP2_MPI(
+        MPI_Isend(g->sendbuf + at, (int)len, MPI_BYTE, q, tag, op2_comm(ctx), &g->req[g->nreq]));
+    if (r == OP2_OK) g->nreq++;
+    if (rc == OP2_OK) rc = r;
+    at += len;
+    *bytes += (double)len;
+    (*messages)++;
+  }
+  if (at_rows != small) free(at_rows);
+  return rc;
+}
+
+int op2_exchange_group_end(op2_context *ctx, const char *loop, op2_exchange_group *g) {
+  (void)loop;
+  if (!g || !g->posted) return OP2_OK;
+  int rc = OP2_MPI(MPI_Waitall(g->nreq, g->req, MPI_STATUSES_IGNORE));
+  g->posted = false;
+  size_t at = 0;
+  for (int q = 0; q < ctx->mpi.size; q++)
+    for (int i = 0; i < g->ndats; i++) {
+      op_dat d = g->dats[i];
+      const op2_halo *h = d->set->halo;
+      size_t eb = d->elem_bytes;
+      char *exec_base = d->data + (size_t)d->set->size * eb;
+      char *nonexec_base = exec_base + (size_t)d->set->exec_size * eb;
+      int a = neighbour_slot(&h->imp_exec, q), b = neighbour_slot(&h->imp_nonexec, q);
+      size_t rows = (size_t)slot_rows(&h->imp_exec, a);
+      if (a >= 0)
+        memcpy(exec_base + (size_t)h->imp_exec.offset[a] * eb, g->recvbuf + at, rows * eb);
+      at += rows * eb;
+      rows = (size_t)slot_rows(&h->imp_nonexec, b);
+      if (b >= 0)
+        memcpy(nonexec_base + (size_t)h->imp_nonexec.offset[b] * eb, g->recvbuf + at, rows * eb);
+      at += rows * eb;
+    }
+  if (rc == OP2_OK)
+    for (int i = 0; i < g->ndats; i++) g->dats[i]->halo_dirty = false;
+  return rc;
+}
+
+void op2_exchange_group_free(op2_context *ctx, op2_exchange_group *g) {
+  if (!g) return;
+  buffer_free(ctx, g->sendbuf);
+  buffer_free(ctx, g->recvbuf);
+  free(g->req);
+  free(g->dats);
+  free(g);
 }

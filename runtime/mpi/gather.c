@@ -146,7 +146,9 @@ int op2_map_gather_block(op_map map, long *first, long *count, int **values) {
   if (rc != OP2_OK) return free(rows), rc;
   for (size_t k = 0; rc == OP2_OK && k < (size_t)from->size * (size_t)map->dim; k++) {
     /* the user's index of the target (map values are the user's until the halo build) */
-    idx_g_t g = map->to->orig ? map->to->orig[map->values[k]] - op2_gid_base(ctx) : map->values[k];
+    idx_g_t g = map->gvalues    ? map->gvalues[k] - op2_gid_base(ctx)
+                : map->to->orig ? map->to->orig[map->values[k]] - op2_gid_base(ctx)
+                                : map->values[k];
     if (g > INT_MAX) /* OP2's map datasets (and this gather's rows) hold ints */
       rc = op2_error(OP2_ERR_ARG, "gathering map '%s': global index %lld does not fit an int",
                      map->name, (long long)g);

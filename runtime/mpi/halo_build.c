@@ -94,7 +94,7 @@ static int put_core_first(op2_context *ctx, op_set set, set_work *w, int me) {
   for (int i = 0; i < ctx->maps.count; i++) {
     op_map m = ctx->maps.items[i];
     if (m->from != set) continue;
-    if (sizeof(int) * (size_t)m->dim > maxrow) maxrow = sizeof(int) * (size_t)m->dim;
+    if (op2_map_row_bytes(m) > maxrow) maxrow = op2_map_row_bytes(m);
     for (int e = 0; e < n; e++)
       for (int c = 0; c < m->dim; c++) core[e] &= w->target_owner[i][(size_t)e * m->dim + c] == me;
   }
@@ -115,9 +115,8 @@ static int put_core_first(op2_context *ctx, op_set set, set_work *w, int me) {
   for (int i = 0; i < ctx->maps.count; i++) {
     op_map m = ctx->maps.items[i];
     if (m->from != set) continue;
-    size_t row = sizeof(int) * (size_t)m->dim;
-    core_rows_first((char *)m->values, core, n, row, aside);
-    core_rows_first((char *)w->target_owner[i], core, n, row, aside);
+    core_rows_first(*op2_map_rows(m), core, n, op2_map_row_bytes(m), aside);
+    core_rows_first((char *)w->target_owner[i], core, n, sizeof(int) * (size_t)m->dim, aside);
   }
   core_rows_first((char *)set->orig, core, n, sizeof(idx_g_t), aside);
   free(aside), free(core);
@@ -156,24 +155,25 @@ static int append_exec_maps(op2_context *ctx, op_set set, const char *recv, long
   idx_g_t *orig = realloc(set->orig, sizeof(idx_g_t) * (n + (size_t)nrecv + 1));
   if (!orig) return op2_error(OP2_ERR_MEM, "halo: out of memory");
   set->orig = orig;
-  int **map_values = calloc((size_t)ctx->maps.count + 1, sizeof(int *));
-  int rc = map_values ? OP2_OK : op2_error(OP2_ERR_MEM, "halo: out of memory");
+  char **map_rows = calloc((size_t)ctx->maps.count + 1, sizeof(char *));
+  int rc = map_rows ? OP2_OK : op2_error(OP2_ERR_MEM, "halo: out of memory");
   for (int i = 0; rc == OP2_OK && i < ctx->maps.count; i++) {
     op_map m = ctx->maps.items[i];
     if (m->from != set) continue;
-    size_t row = (size_t)m->dim * sizeof(int);
-    int *values = op2_aligned_grow(m->values, n * row, (n + (size_t)nrecv) * row);
-    if (!values)
+    size_t row = op2_map_row_bytes(m);
+    char **rows = op2_map_rows(m);
+    char *grown = op2_aligned_grow(*rows, n * row, (n + (size_t)nrecv) * row);
+    if (!grown)
       rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
     else
-      m->values = map_values[i] = values;
+      *rows = map_rows[i] = grown;
   }
   for (long k = 0; rc == OP2_OK && k < nrecv; k++) {
     set->orig[n + (size_t)k] = op2_record_global(recv + k * rb);
-    op2_record_unpack(ctx, set, recv + k * rb, (int)(n + (size_t)k), NULL, map_values);
+    op2_record_unpack(ctx, set, recv + k * rb, (int)(n + (size_t)k), NULL, map_rows);
   }
   if (rc == OP2_OK) set->exec_size = (int)nrecv;
-  free(map_values);
+  free(map_rows);
   return rc;
 }
 
@@ -380,14 +380,19 @@ int op2_halo_build(op2_context *ctx) {
     op2_global_index table;
     rc = op2_global_index_build(&table, t->orig, (long)t->size + t->exec_size + t->nonexec_size);
     size_t entries = ((size_t)m->from->size + (size_t)m->from->exec_size) * (size_t)m->dim;
+    /* 64-bit global ids become local ints in an array of their own (ints over ints in place) */
+    int *local = m->gvalues ? op2_aligned_alloc_unzeroed(sizeof(int) * entries + 1) : m->values;
+    if (rc == OP2_OK && !local) rc = op2_error(OP2_ERR_MEM, "halo: out of memory");
     for (size_t k = 0; rc == OP2_OK && k < entries; k++) {
       idx_g_t g = op2_map_gid(ctx, m, k);
       int l = op2_global_index_find(&table, g);
       if (l < 0)
         rc = op2_error(OP2_ERR_STATE, "halo: map '%s' target %lld missing", m->name, (long long)g);
       else
-        m->values[k] = l;
+        local[k] = l;
     }
+    if (rc == OP2_OK && m->gvalues) free(m->gvalues), m->gvalues = NULL, m->values = local;
+    if (rc != OP2_OK && local != m->values) free(local);
     op2_global_index_free(&table);
   }
   op2_mpi_step_time(ctx, &t_step, "halo: map values to local indices");

@@ -132,10 +132,10 @@ void op2_global_index_free(op2_global_index *ix);
 /* Element records (records.c). */
 size_t op2_record_bytes(const op2_context *ctx, op_set set);
 void op2_record_pack(const op2_context *ctx, op_set set, int e, long global, char *rec);
-/* dat_data / map_values are indexed by the context's dat / map index (NULL for other sets);
- * either may be NULL: those rows are not unpacked. */
+/* dat_data / map_rows are indexed by the context's dat / map index (NULL for other sets);
+ * either may be NULL: those rows are not unpacked. A map's rows are op2_map_row_bytes wide. */
 void op2_record_unpack(const op2_context *ctx, op_set set, const char *rec, int e, char **dat_data,
-                       int **map_values);
+                       char **map_rows);
 long op2_record_global(const char *rec);
 int op2_ship(op2_context *ctx, int status, op_set set, long n, const int *local, const long *global,
              const int *dest, char **recv, int *recv_counts, long *nrecv);

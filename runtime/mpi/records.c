@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Elements travel between ranks as fixed-size records: the element's global index, its row of
- * every dat on the set, then its row of every map from the set (global target indices). */
+ * every dat on the set, then its row of every map from the set (target indices: the user's, as
+ * ints, or global ids, 64-bit, as the map holds them until the halo build). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +19,7 @@ size_t op2_record_bytes(const op2_context *ctx, op_set set) {
   }
   for (int i = 0; i < ctx->maps.count; i++) {
     op_map m = ctx->maps.items[i];
-    if (m->from == set) bytes += sizeof(int) * (size_t)m->dim;
+    if (m->from == set) bytes += op2_map_row_bytes(m);
   }
   return (bytes + 7) / 8 * 8;
 }
@@ -35,13 +36,14 @@ void op2_record_pack(const op2_context *ctx, op_set set, int e, long global, cha
   for (int i = 0; i < ctx->maps.count; i++) {
     op_map m = ctx->maps.items[i];
     if (m->from != set) continue;
-    memcpy(p, m->values + (size_t)e * m->dim, sizeof(int) * (size_t)m->dim);
-    p += sizeof(int) * (size_t)m->dim;
+    size_t row = op2_map_row_bytes(m);
+    memcpy(p, *op2_map_rows(m) + (size_t)e * row, row);
+    p += row;
   }
 }
 
 void op2_record_unpack(const op2_context *ctx, op_set set, const char *rec, int e, char **dat_data,
-                       int **map_values) {
+                       char **map_rows) {
   const char *p = rec + sizeof(long);
   for (int i = 0; i < ctx->dats.count; i++) {
     op_dat d = ctx->dats.items[i];
@@ -49,11 +51,12 @@ void op2_record_unpack(const op2_context *ctx, op_set set, const char *rec, int 
     if (dat_data) memcpy(dat_data[i] + (size_t)e * d->elem_bytes, p, d->elem_bytes);
     p += d->elem_bytes;
   }
-  for (int i = 0; map_values && i < ctx->maps.count; i++) {
+  for (int i = 0; map_rows && i < ctx->maps.count; i++) {
     op_map m = ctx->maps.items[i];
     if (m->from != set) continue;
-    memcpy(map_values[i] + (size_t)e * m->dim, p, sizeof(int) * (size_t)m->dim);
-    p += sizeof(int) * (size_t)m->dim;
+    size_t row = op2_map_row_bytes(m);
+    memcpy(map_rows[i] + (size_t)e * row, p, row);
+    p += row;
   }
 }
 

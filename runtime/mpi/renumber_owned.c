@@ -87,9 +87,9 @@ int op2_mpi_renumber_owned(op2_context *ctx) {
   if (rc == OP2_OK) rc = op2_mpi_gather_doubles(ctx, spread, 2, all);
   if (rc == OP2_OK && ctx->mpi.rank == 0 && ctx->opt.diags >= 1) {
     fprintf(stderr,
-            "op2: renumbered each rank's part: reverse Cuthill-McKee on '%s' through map '%s'; "
+            "op2: renumbered each rank's part: %s on '%s' through map '%s'; "
             "mean row spread per rank before -> after:",
-            base->to->name, base->name);
+            op2_renumber_method(ctx), base->to->name, base->name);
     for (int q = 0; q < p; q++) fprintf(stderr, " %.1f->%.1f", all[2 * q], all[2 * q + 1]);
     fputc('\n', stderr);
   }

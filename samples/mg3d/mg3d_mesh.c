@@ -2,10 +2,13 @@
 /* mg3d-mesh: the 3-D sample's mesh generator. A box [0,1]^3 of NX x NY x NZ hexahedra, born
  * structured but stored unstructured: nodes, edges and boundary faces are numbered in a scrambled
  * (deterministic) order and each edge's two ends are swapped at random, so nothing in the file
- * follows the grid. Interior nodes may be moved at random (--perturb). Every coarser multigrid
- * level agglomerates 2x2x2 cells of the finer one; its nodes are the finer level's nodes of even
- * grid indices; maps take each finer node to its coarser node (grid index / 2) and to the 8 corners
- * of the coarser cell that holds it.
+ * follows the grid (--grid-order: numbered along the grid, ends still swapped at random, so the
+ * two files differ in their numbering only: the reference a locality renumbering is measured
+ * against, with the upwind branch as unpredictable as in the scrambled file). Interior
+ * nodes may be moved at random (--perturb). Every coarser multigrid level agglomerates 2x2x2 cells
+ * of the finer one; its nodes are the finer level's nodes of even grid indices; maps take each
+ * finer node to its coarser node (grid index / 2) and to the 8 corners of the coarser cell that
+ * holds it.
  *
  * Per level L the file holds, in OP2's HDF5 layout (a scalar int dataset per set; a [rows, dim]
  * dataset per map and dat with attributes dim, size, type; constants as [dim] datasets):
@@ -21,7 +24,8 @@
  * centroid) whose vector areas are exact, so each node's dual cell closes to rounding: a uniform
  * state is preserved by the scheme (the solver checks it).
  *
- * Usage: mg3d-mesh [--levels L] [--perturb F] [--seed S] [--one-based] NX NY NZ OUT.h5
+ * Usage: mg3d-mesh [--levels L] [--perturb F] [--seed S] [--one-based] [--tets] [--grid-order]
+ *                  NX NY NZ OUT.h5
  * NX, NY, NZ must be multiples of 2^(L-1). Edges on the finest level: about 3 NX NY NZ. */
 #include <errno.h>
 #include <math.h>
@@ -35,7 +39,7 @@
 #include "mg3d_scheme.h"
 
 typedef struct options {
-  int levels, nx, ny, nz, one_based, tets;
+  int levels, nx, ny, nz, one_based, tets, grid_order;
   double perturb;
   uint64_t seed;
   const char *out;
@@ -68,12 +72,13 @@ static double uniform(uint64_t *s) {
   return (double)(splitmix(s) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* A random permutation of 0..n-1 (Fisher-Yates): stored number of each generated element. */
-static int *scramble(long n, uint64_t seed) {
+/* A random permutation of 0..n-1 (Fisher-Yates), or with `in_grid_order` the identity: stored
+ * number of each generated element. */
+static int *scramble(long n, uint64_t seed, int in_grid_order) {
   int *p = malloc(sizeof(int) * (size_t)(n ? n : 1));
   if (!p) return NULL;
   for (long i = 0; i < n; i++) p[i] = (int)i;
-  for (long i = n - 1; i > 0; i--) {
+  for (long i = in_grid_order ? 0 : n - 1; i > 0; i--) {
     long j = (long)(splitmix(&seed) % (uint64_t)(i + 1));
     int t = p[i];
     p[i] = p[j];
@@ -225,9 +230,9 @@ static void build_level(level *l, int lv, const options *o, const double *fine_x
   for (int dd = 0; dd < l->ndir; dd++) l->nedge += edges_in_dir(l, dd);
   l->nbface = (o->tets ? 4L : 2L) * ((long)nx * ny + (long)ny * nz + (long)nx * nz);
   uint64_t seed = o->seed * 1000003ULL + (uint64_t)lv * 7919ULL;
-  l->node_id = scramble(l->nnode, seed + 1);
-  int *edge_id = scramble(l->nedge, seed + 2);
-  int *bface_id = scramble(l->nbface, seed + 3);
+  l->node_id = scramble(l->nnode, seed + 1, o->grid_order);
+  int *edge_id = scramble(l->nedge, seed + 2, o->grid_order);
+  int *bface_id = scramble(l->nbface, seed + 3, o->grid_order);
   if (!l->node_id || !edge_id || !bface_id) {
     fprintf(stderr, "mg3d-mesh: out of memory\n");
     exit(1);
@@ -496,6 +501,8 @@ static int parse_args(int argc, char **argv, options *o) {
       o->one_based = 1;
     } else if (strcmp(s, "--tets") == 0) {
       o->tets = 1;
+    } else if (strcmp(s, "--grid-order") == 0) {
+      o->grid_order = 1;
     } else if ((strcmp(s, "--levels") == 0 || strcmp(s, "--perturb") == 0 ||
                 strcmp(s, "--seed") == 0) &&
                a + 1 < argc) {
@@ -530,8 +537,8 @@ static int parse_args(int argc, char **argv, options *o) {
   }
   if (npos != 4) {
     fprintf(stderr,
-            "usage: mg3d-mesh [--levels L] [--perturb F] [--seed S] [--one-based] [--tets] NX NY "
-            "NZ OUT.h5\n");
+            "usage: mg3d-mesh [--levels L] [--perturb F] [--seed S] [--one-based] [--tets] "
+            "[--grid-order] NX NY NZ OUT.h5\n");
     return -1;
   }
   if (parse_int(pos[0], "NX", &o->nx) || parse_int(pos[1], "NY", &o->ny) ||
