@@ -89,6 +89,23 @@ static const char *why_now(const char *kernel, const char *name, int nargs, cons
   return NULL;
 }
 
+/* Whether the kernel text names a standard output call (a kernel printing while it is debugged):
+ * such a call runs at once, so its lines come out between the program's own, as eagerly. Any
+ * mention counts (a comment too): a kernel wrongly taken to print only runs eagerly. */
+static bool kernel_prints(const char *kernel) {
+  static const char *const calls[] = {"printf", "puts", "putc", "fwrite", "perror", "cout", "cerr"};
+  for (size_t i = 0; i < sizeof calls / sizeof *calls; i++)
+    if (strstr(kernel, calls[i])) return true;
+  return false;
+}
+
+/* Whether the call that runs next reshapes the mesh: the first loop distributes it under MPI, or
+ * renumbers it (OP2_RENUMBER), changing what the program may read of the public handles (a set's
+ * sizes, a map's values, a dat's layout). Such a call runs at once, as eagerly. */
+static bool reshapes_mesh(const op2_context *ctx) {
+  return ctx->mpi.size > 1 ? !ctx->mpi_distributed : ctx->opt.renumber && !ctx->renumbered;
+}
+
 static struct op2_chain *chain_of(op2_context *ctx) {
   if (!ctx->chain) {
     ctx->chain = calloc(1, sizeof *ctx->chain);
@@ -381,6 +398,8 @@ bool op2_chain_defer(op2_context *ctx, const char *kernel, const char *name, op_
   if (c->running >= 0) return false;
   c->calls_made++;
   const char *why = why_now(kernel, name, nargs, args);
+  if (!why && kernel_prints(kernel)) why = "a kernel that prints (its output stays in call order)";
+  if (!why && reshapes_mesh(ctx)) why = "the first loop, which distributes or renumbers the mesh";
   if (!why && has_reduction(nargs, args)) {
     why = "a global reduction";
     /* OP2_TILE: the loop joins the chain as its last call and the chain runs now, tile by tile,

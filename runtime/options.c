@@ -494,6 +494,7 @@ static int read_core_options(op2_options *opt, int argc, char **argv, int diags)
   opt->mpi_timeout = 3600;
   opt->huge_pages = 1;
   opt->compile_timeout = 300;
+  opt->lazy = 1; /* lazy execution is the library's behaviour; OP2_LAZY=off: each call at once */
   opt->lazy_chain = 64;
   OP2_CALL(default_cache_dir(opt));
   for (int i = 0; i < NOPTIONS; i++) {

@@ -18,6 +18,14 @@
 #include "runtime/cuda/cuda.h"
 #include "jit/jit_internal.h" /* white-box: cache keys and manifests */
 
+/* Each call runs before the driver's counts are read: lazy execution (the default) would
+ * queue it until a later call needs its results. */
+#define run_par_loop(kernel, name, set, ...)     \
+  do {                                           \
+    op_par_loop(kernel, name, set, __VA_ARGS__); \
+    test_run_queued();                           \
+  } while (0)
+
 enum { MAX_ALLOCS = 4096, MAX_LAUNCHES = 512 };
 
 typedef struct launch_rec {
@@ -293,8 +301,8 @@ static void direct(void) {
   F.write_direct = 1, F.write_value = 7.0;
   long htod0 = F.htod;
   int syncs0 = F.syncs;
-  op_par_loop(copy_src, "copy", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
-              op_arg_dat(db, -1, OP_ID, 1, "double", OP_WRITE));
+  run_par_loop(copy_src, "copy", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
+               op_arg_dat(db, -1, OP_ID, 1, "double", OP_WRITE));
   CHECK_EQ_INT(F.syncs - syncs0, 0); /* the host needs no result of a direct loop */
   CHECK_EQ_INT(F.loads, 1);
   CHECK_EQ_INT(F.nlaunches, 1);
@@ -321,8 +329,8 @@ static void direct(void) {
   CHECK(memcmp(got, a, N * sizeof(double)) == 0);
   /* a second call: same device memory, no upload */
   F.write_value = 9.0;
-  op_par_loop(copy_src, "copy", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
-              op_arg_dat(db, -1, OP_ID, 1, "double", OP_WRITE));
+  run_par_loop(copy_src, "copy", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
+               op_arg_dat(db, -1, OP_ID, 1, "double", OP_WRITE));
   CHECK_EQ_INT(F.nlaunches, 2);
   CHECK(F.l[1].p.arg[0] == r->p.arg[0] && F.l[1].p.arg[1] == r->p.arg[1]);
   CHECK_EQ_INT(F.htod - htod0, 2);
@@ -336,8 +344,8 @@ static void direct(void) {
   double total = 0.5;
   int before = F.nlaunches;
   syncs0 = F.syncs;
-  op_par_loop(sum_src, "sum", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
-              op_arg_gbl(&total, 1, "double", OP_INC));
+  run_par_loop(sum_src, "sum", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
+               op_arg_gbl(&total, 1, "double", OP_INC));
   CHECK_EQ_INT(F.syncs - syncs0, 1); /* once, before the partials are read */
   r = &F.l[before];
   CHECK_EQ_INT(F.nlaunches, before + 1);
@@ -358,9 +366,9 @@ static void indirect(const char *strategy, int part, int dim) {
   op_dat dw = op_decl_dat(m.edges, 1, "double", w, "w");
   op_dat dn = op_decl_dat(m.nodes, dim, "double", NULL, "n"); /* the kernel uses 4 of dim */
   int before = F.nlaunches, syncs0 = F.syncs;
-  op_par_loop(scatter_src, "scatter", m.edges, op_arg_dat(dw, -1, OP_ID, 1, "double", OP_READ),
-              op_arg_dat(dn, 0, m.pedge, dim, "double", OP_INC),
-              op_arg_dat(dn, 1, m.pedge, dim, "double", OP_INC));
+  run_par_loop(scatter_src, "scatter", m.edges, op_arg_dat(dw, -1, OP_ID, 1, "double", OP_READ),
+               op_arg_dat(dn, 0, m.pedge, dim, "double", OP_INC),
+               op_arg_dat(dn, 1, m.pedge, dim, "double", OP_INC));
   CHECK_EQ_INT(F.syncs - syncs0, 0); /* launches queue behind each other, nothing waits */
   int launches = F.nlaunches - before;
   CHECK(launches >= 2); /* a random mesh always has conflicting blocks or elements */
@@ -407,8 +415,8 @@ static void small_blocks(void) {
   op_set s = op_decl_set(N, "s");
   op_dat da = op_decl_dat(s, 1, "double", NULL, "a"), db = op_decl_dat(s, 1, "double", NULL, "b");
   int before = F.nlaunches;
-  op_par_loop(copy_src, "copy", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
-              op_arg_dat(db, -1, OP_ID, 1, "double", OP_WRITE));
+  run_par_loop(copy_src, "copy", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
+               op_arg_dat(db, -1, OP_ID, 1, "double", OP_WRITE));
   CHECK_EQ_INT(F.nlaunches, before + 1);
   CHECK_EQ_INT(F.l[before].block, 96);
   CHECK_EQ_INT(F.l[before].grid, (N + 95) / 96);
@@ -417,9 +425,9 @@ static void small_blocks(void) {
   op_dat dw = op_decl_dat(m.edges, 1, "double", NULL, "w");
   op_dat dn = op_decl_dat(m.nodes, 4, "double", NULL, "n");
   before = F.nlaunches;
-  op_par_loop(scatter_src, "scatter", m.edges, op_arg_dat(dw, -1, OP_ID, 1, "double", OP_READ),
-              op_arg_dat(dn, 0, m.pedge, 4, "double", OP_INC),
-              op_arg_dat(dn, 1, m.pedge, 4, "double", OP_INC));
+  run_par_loop(scatter_src, "scatter", m.edges, op_arg_dat(dw, -1, OP_ID, 1, "double", OP_READ),
+               op_arg_dat(dn, 0, m.pedge, 4, "double", OP_INC),
+               op_arg_dat(dn, 1, m.pedge, 4, "double", OP_INC));
   CHECK(F.nlaunches > before);
   for (int i = before; i < F.nlaunches; i++) {
     CHECK_EQ_INT(F.l[i].block, 96);
@@ -439,8 +447,8 @@ static void ptx_fallback(void) {
   op_set s = op_decl_set(N, "s");
   op_dat da = op_decl_dat(s, 1, "double", NULL, "a"), db = op_decl_dat(s, 1, "double", NULL, "b");
   int before = F.nlaunches, ptx0 = F.ptx_loads;
-  op_par_loop(copy_src, "copy", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
-              op_arg_dat(db, -1, OP_ID, 1, "double", OP_WRITE));
+  run_par_loop(copy_src, "copy", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
+               op_arg_dat(db, -1, OP_ID, 1, "double", OP_WRITE));
   CHECK_EQ_INT(F.ptx_loads - ptx0, 1);
   CHECK_EQ_INT(F.nlaunches, before + 1);
   op_exit();
@@ -484,8 +492,8 @@ static void resources_recorded(void) {
   start("auto", "256");
   op_set s = op_decl_set(100, "s");
   op_dat da = op_decl_dat(s, 1, "double", NULL, "a"), db = op_decl_dat(s, 1, "double", NULL, "b");
-  op_par_loop(copy_src, "copy", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
-              op_arg_dat(db, -1, OP_ID, 1, "double", OP_WRITE));
+  run_par_loop(copy_src, "copy", s, op_arg_dat(da, -1, OP_ID, 1, "double", OP_READ),
+               op_arg_dat(db, -1, OP_ID, 1, "double", OP_WRITE));
   op_exit();
   unsetenv("OP2_CUDA_PTXAS");
   setenv("OP2_CACHE_DIR", saved, 1);
@@ -508,8 +516,8 @@ static double device_kk(void) {
 
 static void run_scale(op_set s, op_dat a, op_dat b, double kk) {
   op_decl_const(1, "double", &kk, "kk");
-  op_par_loop(scale_src, "scale", s, op_arg_dat(a, -1, OP_ID, 1, "double", OP_READ),
-              op_arg_dat(b, -1, OP_ID, 1, "double", OP_WRITE));
+  run_par_loop(scale_src, "scale", s, op_arg_dat(a, -1, OP_ID, 1, "double", OP_READ),
+               op_arg_dat(b, -1, OP_ID, 1, "double", OP_WRITE));
 }
 
 /* A live constant reaches the device through its module's __constant__ variable, looked up once

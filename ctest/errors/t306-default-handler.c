@@ -42,6 +42,7 @@ static int child(const char *which, char *prog) {
       op_par_loop(syntax_src, "broken", s, op_arg_dat(d, -1, OP_ID, 2, "double", OP_RW));
     if (strcmp(which, "kernel") == 0)
       op_par_loop(syntax_src, "broken", s, op_arg_dat(d, -1, OP_ID, 1, "double", OP_RW));
+    op_exit(); /* a queued call (lazy execution) runs, and fails, here at the latest */
   }
   printf("the call returned\n");
   return 0;

@@ -147,6 +147,7 @@ static void no_cxx_compiler(void) {
   /* a reference: C++ that no rewriting into C covers (std::min would be) */
   op_par_loop("void lo(double *x) { double &y = x[0]; y = y < 1.0 ? y : 1.0; }\n", "lo", s,
               op_arg_dat(d, -1, OP_ID, 1, "double", OP_RW));
+  test_run_queued(); /* lazy execution: the queued call runs (and fails) now */
   CHECK_EQ_INT(errors_seen, 1);
   CHECK_CONTAINS(first_error, "the kernel does not compile");
   CHECK_CONTAINS(first_error, "nor as C++: the C++ compiler OP2_CXX=g++ was not found");

@@ -121,6 +121,7 @@ static void compare(const char *file, const char *generated) {
 }
 
 static op2_loop *loop_named(const char *name) {
+  test_run_queued(); /* lazy execution: a queued call makes its loop when it runs */
   op2_context *ctx = op2_ctx();
   for (int i = ctx->loops.count - 1; i >= 0; i--) {
     op2_loop *l = ctx->loops.items[i];

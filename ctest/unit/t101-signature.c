@@ -18,6 +18,7 @@ static op2_kernel *last_kernel(void) {
 static op2_kernel *run_copy(const char *src, op_dat a, op_dat b, op_access acc) {
   op_par_loop(src, "copy", a->set, op_arg_dat(a, -1, OP_ID, a->dim, "double", OP_READ),
               op_arg_dat(b, -1, OP_ID, b->dim, "double", acc));
+  test_run_queued(); /* lazy execution: the call finds or makes its loop when it runs */
   op2_context *ctx = op2_ctx();
   /* the loop used is the most recently matched or created one: find it by its dats */
   for (int i = ctx->loops.count - 1; i >= 0; i--) {

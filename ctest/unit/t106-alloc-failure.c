@@ -88,6 +88,7 @@ static int first_indirect_loop(int n) {
   test_errors_seen = 0;
   op_par_loop(inc_src, "inc", edges, op_arg_dat(dw, -1, OP_ID, 1, "double", OP_READ),
               op_arg_dat(dn, 0, m, 1, "double", OP_INC), op_arg_dat(dn, 1, m, 1, "double", OP_INC));
+  test_run_queued(); /* lazy execution: a queued call makes its loop and plan when it runs */
   test_errors_expected = 0;
   realloc_fail_at = 0;
   int failed = test_errors_seen > 0;
