@@ -311,15 +311,14 @@ static int run_tiled(op2_context *ctx, struct op2_chain *c) {
     all = all && q->captured;
   }
   c->capturing = false;
-  const op2_tiling *t = all ? op2_tiling_get(ctx, &c->tiles, loops, c->count, size, threads) : NULL;
   /* OP2_TILE=auto on threads: tiles narrower than the chain's reach through the mesh chain
-   * into many levels, each a barrier; larger tiles, up to 4 doublings, until few levels. */
-  for (int k = 0; t && threads && ctx->opt.tile == OP2_TILE_AUTO && t->nlevels > AUTO_LEVELS &&
-                  k < 4 && size < loops[0].set->size;
-       k++) {
-    size *= 2;
-    t = op2_tiling_get(ctx, &c->tiles, loops, c->count, size, threads);
-  }
+   * into many levels, each a barrier; larger tiles, up to 4 doublings, until few levels (done
+   * once per chain: the cache keeps the tiling settled on). */
+  bool widen = threads && ctx->opt.tile == OP2_TILE_AUTO;
+  const op2_tiling *t =
+      all ? op2_tiling_get_settled(ctx, &c->tiles, loops, NULL, c->count, size, threads,
+                                   widen ? AUTO_LEVELS : 0, widen ? 4 : 0)
+          : NULL;
   free(loops);
   const op2_exec **execs = t ? malloc((size_t)c->count * sizeof *execs) : NULL;
   if (!execs) {

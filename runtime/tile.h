@@ -67,6 +67,13 @@ const op2_tiling *op2_tiling_get_ranges(op2_context *ctx, op2_tile_cache **cache
                                         const op2_tile_loop *loops, const int *elements, int n,
                                         int size, bool threads);
 
+/* The same, but while the tiling has more than max_levels levels, up to `doublings` times (and
+ * while a tile is smaller than the seed loop), inspected again with tiles twice as large; the
+ * tiling settled on is cached under `size`, so the doublings happen once per chain. */
+const op2_tiling *op2_tiling_get_settled(op2_context *ctx, op2_tile_cache **cache,
+                                         const op2_tile_loop *loops, const int *elements, int n,
+                                         int size, bool threads, int max_levels, int doublings);
+
 /* Runs the captured calls (execs[k] for loop k, their data bound and code ready) tile by tile,
  * a level's tiles on ctx->nthreads threads when the backend is threaded. */
 void op2_tile_run(op2_context *ctx, const op2_tiling *t, const op2_exec *const *execs,
