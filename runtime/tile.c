@@ -385,7 +385,8 @@ enum { CACHE_MAX = 64 };
 typedef struct cache_entry {
   uintptr_t *key;
   size_t nkey;
-  op2_tiling *tiling;
+  op2_tiling *tiling; /* NULL when declined */
+  bool declined;
 } cache_entry;
 
 struct op2_tile_cache {
@@ -431,11 +432,11 @@ const op2_tiling *op2_tiling_get_ranges(op2_context *ctx, op2_tile_cache **cache
   return op2_tiling_get_settled(ctx, cache, loops, elements, n, size, threads, 0, 0);
 }
 
-/* The cached tiling for this key, or NULL. */
-static op2_tiling *cache_find(const op2_tile_cache *c, const uintptr_t *key, size_t nkey) {
+/* The cache's entry for this key, or NULL. */
+static const cache_entry *cache_find(const op2_tile_cache *c, const uintptr_t *key, size_t nkey) {
   for (int e = 0; e < c->count; e++)
     if (c->entries[e].nkey == nkey && memcmp(c->entries[e].key, key, nkey * sizeof *key) == 0)
-      return c->entries[e].tiling;
+      return &c->entries[e];
   return NULL;
 }
 
@@ -474,34 +475,50 @@ const op2_tiling *op2_tiling_get_settled(op2_context *ctx, op2_tile_cache **cach
   size_t nkey;
   uintptr_t *key = make_key(ctx, loops, elements, n, size, threads, &nkey);
   if (!key) return NULL;
-  op2_tiling *t = cache_find(c, key, nkey);
-  if (t) {
+  const cache_entry *hit = cache_find(c, key, nkey);
+  if (hit) {
     free(key);
-    return t;
+    if (hit->declined) c->counts.declined++;
+    return hit->tiling;
   }
   /* The doublings happen once per chain: only the tiling they settle on is kept, under the key
-   * of the size asked for. Kept each under its own size, a chain that doubles four times took
-   * five entries, and mg3d's V-cycle (a dozen chains, 20 sizes) cycled through more than the
-   * cache holds, so every chain was inspected again, doublings included, on every call: 10
-   * cycles on 2 threads took 11-17 s instead of under 1 s. */
+   * of the size asked for (or that none was: declined). Kept each under its own size, a chain
+   * that doubles four times took five entries, and mg3d's V-cycle (a dozen chains, 20 sizes)
+   * cycled through more than the cache held, so every chain was inspected again, doublings
+   * included, on every call: 10 cycles on 2 threads took 11-17 s instead of about 1 s.
+   * A chain's levels about halve with each doubling (mg3d: 50, 25, 13, 7, 4), so the first
+   * inspection says how many doublings to start with, and one at a time after that (on an
+   * irregular mesh levels need not fall); beyond `doublings`, when no size would do, the chain
+   * is declined: it runs untiled, and is not inspected again. */
   int seed_elements = elements_of(loops, elements, 0);
-  t = inspect_counted(c, loops, elements, n, size, threads);
-  for (int k = 0, at = size; t && t->nlevels > max_levels && k < doublings && at < seed_elements;
-       k++) {
-    at *= 2;
-    op2_tiling *wider = inspect_counted(c, loops, elements, n, at, threads);
-    if (!wider) break; /* out of memory: the narrower tiling stays */
-    tiling_free(t);
-    t = wider;
+  op2_tiling *t = inspect_counted(c, loops, elements, n, size, threads);
+  bool declined = false;
+  if (t && max_levels > 0 && t->nlevels > max_levels) {
+    int k = 1;
+    while (k <= doublings && t->nlevels > max_levels << k) k++;
+    for (; t && t->nlevels > max_levels && k <= doublings && size << (k - 1) < seed_elements; k++) {
+      op2_tiling *wider = inspect_counted(c, loops, elements, n, size << k, threads);
+      tiling_free(t);
+      t = wider;
+    }
+    if (t && t->nlevels > max_levels) {
+      op2_diag(1,
+               "OP2_TILE: chain of %d loops from '%s' runs untiled: more than %d levels with "
+               "tiles up to %d times %d elements",
+               n, loops[0].name, max_levels, 1 << doublings, size);
+      tiling_free(t);
+      t = NULL, declined = true;
+      c->counts.declined++;
+    }
   }
-  if (!t) {
+  if (!t && !declined) {
     free(key);
     return NULL;
   }
   int e = c->count < CACHE_MAX ? c->count++ : c->next++ % CACHE_MAX;
   free(c->entries[e].key);
   tiling_free(c->entries[e].tiling);
-  c->entries[e] = (cache_entry){key, nkey, t};
+  c->entries[e] = (cache_entry){key, nkey, t, declined};
   return t;
 }
 
