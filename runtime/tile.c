@@ -377,12 +377,16 @@ static op2_tiling *inspect(const op2_tile_loop *loops, const int *elements, int 
 
 /* ---- the cache ---- */
 
-enum { CACHE_MAX = 16 };
+/* Every chain of a program's time step or multigrid cycle must fit: the entries are reused in
+ * turn, so a cycle of more chains than entries evicts each tiling just before it is needed again
+ * and inspects every chain on every call. A tiling is small (a run per tile and loop, mostly). */
+enum { CACHE_MAX = 64 };
 
 typedef struct cache_entry {
   uintptr_t *key;
   size_t nkey;
-  op2_tiling *tiling;
+  op2_tiling *tiling; /* NULL when declined */
+  bool declined;
 } cache_entry;
 
 struct op2_tile_cache {
@@ -425,21 +429,22 @@ const op2_tiling *op2_tiling_get(op2_context *ctx, op2_tile_cache **cache,
 const op2_tiling *op2_tiling_get_ranges(op2_context *ctx, op2_tile_cache **cache,
                                         const op2_tile_loop *loops, const int *elements, int n,
                                         int size, bool threads) {
-  if (!*cache && !(*cache = calloc(1, sizeof **cache))) return NULL;
-  op2_tile_cache *c = *cache;
-  size_t nkey;
-  uintptr_t *key = make_key(ctx, loops, elements, n, size, threads, &nkey);
-  if (!key) return NULL;
+  return op2_tiling_get_settled(ctx, cache, loops, elements, n, size, threads, 0, 0);
+}
+
+/* The cache's entry for this key, or NULL. */
+static const cache_entry *cache_find(const op2_tile_cache *c, const uintptr_t *key, size_t nkey) {
   for (int e = 0; e < c->count; e++)
-    if (c->entries[e].nkey == nkey && memcmp(c->entries[e].key, key, nkey * sizeof *key) == 0) {
-      free(key);
-      return c->entries[e].tiling;
-    }
+    if (c->entries[e].nkey == nkey && memcmp(c->entries[e].key, key, nkey * sizeof *key) == 0)
+      return &c->entries[e];
+  return NULL;
+}
+
+/* A new tiling, counted and described (OP2_DIAGS); NULL when out of memory. */
+static op2_tiling *inspect_counted(op2_tile_cache *c, const op2_tile_loop *loops,
+                                   const int *elements, int n, int size, bool threads) {
   op2_tiling *t = inspect(loops, elements, n, size, threads);
-  if (!t) {
-    free(key);
-    return NULL;
-  }
+  if (!t) return NULL;
   c->counts.inspections++;
   for (int j = 0; j < n; j++) {
     int most = 0; /* the most elements of this loop in one tile: how far runs are from even */
@@ -459,10 +464,61 @@ const op2_tiling *op2_tiling_get_ranges(op2_context *ctx, op2_tile_cache **cache
            t->nlevels, t->nlevels == 1 ? "" : "s", threads ? " for threads" : " (one thread)",
            t->updates_in_order ? "in element order" : "in another order than the elements'",
            1e3 * t->inspect_seconds);
+  return t;
+}
+
+const op2_tiling *op2_tiling_get_settled(op2_context *ctx, op2_tile_cache **cache,
+                                         const op2_tile_loop *loops, const int *elements, int n,
+                                         int size, bool threads, int max_levels, int doublings) {
+  if (!*cache && !(*cache = calloc(1, sizeof **cache))) return NULL;
+  op2_tile_cache *c = *cache;
+  size_t nkey;
+  uintptr_t *key = make_key(ctx, loops, elements, n, size, threads, &nkey);
+  if (!key) return NULL;
+  const cache_entry *hit = cache_find(c, key, nkey);
+  if (hit) {
+    free(key);
+    if (hit->declined) c->counts.declined++;
+    return hit->tiling;
+  }
+  /* The doublings happen once per chain: only the tiling they settle on is kept, under the key
+   * of the size asked for (or that none was: declined). Kept each under its own size, a chain
+   * that doubles four times took five entries, and mg3d's V-cycle (a dozen chains, 20 sizes)
+   * cycled through more than the cache held, so every chain was inspected again, doublings
+   * included, on every call: 10 cycles on 2 threads took 11-17 s instead of about 1 s.
+   * A chain's levels about halve with each doubling (mg3d: 50, 25, 13, 7, 4), so the first
+   * inspection says how many doublings to start with, and one at a time after that (on an
+   * irregular mesh levels need not fall); beyond `doublings`, when no size would do, the chain
+   * is declined: it runs untiled, and is not inspected again. */
+  int seed_elements = elements_of(loops, elements, 0);
+  op2_tiling *t = inspect_counted(c, loops, elements, n, size, threads);
+  bool declined = false;
+  if (t && max_levels > 0 && t->nlevels > max_levels) {
+    int k = 1;
+    while (k <= doublings && t->nlevels > max_levels << k) k++;
+    for (; t && t->nlevels > max_levels && k <= doublings && size << (k - 1) < seed_elements; k++) {
+      op2_tiling *wider = inspect_counted(c, loops, elements, n, size << k, threads);
+      tiling_free(t);
+      t = wider;
+    }
+    if (t && t->nlevels > max_levels) {
+      op2_diag(1,
+               "OP2_TILE: chain of %d loops from '%s' runs untiled: more than %d levels with "
+               "tiles up to %d times %d elements",
+               n, loops[0].name, max_levels, 1 << doublings, size);
+      tiling_free(t);
+      t = NULL, declined = true;
+      c->counts.declined++;
+    }
+  }
+  if (!t && !declined) {
+    free(key);
+    return NULL;
+  }
   int e = c->count < CACHE_MAX ? c->count++ : c->next++ % CACHE_MAX;
   free(c->entries[e].key);
   tiling_free(c->entries[e].tiling);
-  c->entries[e] = (cache_entry){key, nkey, t};
+  c->entries[e] = (cache_entry){key, nkey, t, declined};
   return t;
 }
 

@@ -47,6 +47,7 @@ typedef struct op2_tile_counts {
   unsigned long tiles;        /* tiles run */
   unsigned long out_of_order; /* tiled chains whose updates of an item may come in another order */
   unsigned long reductions;   /* tiled chains ending with a loop with a global reduction */
+  unsigned long declined;     /* chains run untiled: too many levels (op2_tiling_get_settled) */
 } op2_tile_counts;
 
 typedef struct op2_tile_cache op2_tile_cache;
@@ -66,6 +67,14 @@ const op2_tiling *op2_tiling_get(op2_context *ctx, op2_tile_cache **cache,
 const op2_tiling *op2_tiling_get_ranges(op2_context *ctx, op2_tile_cache **cache,
                                         const op2_tile_loop *loops, const int *elements, int n,
                                         int size, bool threads);
+
+/* The same, but when max_levels > 0 and the tiling has more levels than that: inspected again
+ * with tiles 2^k times as large, k <= doublings, guessed from the levels (they about halve with
+ * each doubling); NULL (declined: the chain runs untiled, counted in `declined`) when it still
+ * has more. The result, declined too, is cached under `size`: a chain is inspected once. */
+const op2_tiling *op2_tiling_get_settled(op2_context *ctx, op2_tile_cache **cache,
+                                         const op2_tile_loop *loops, const int *elements, int n,
+                                         int size, bool threads, int max_levels, int doublings);
 
 /* Runs the captured calls (execs[k] for loop k, their data bound and code ready) tile by tile,
  * a level's tiles on ctx->nthreads threads when the backend is threaded. */
