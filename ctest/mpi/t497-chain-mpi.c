@@ -232,7 +232,11 @@ int main(int argc, char **argv) {
   w.c = mt_decl_dat(&w.cells, 1, "double", sizeof(double), w.rc, "c");
   op_partition("PTSCOTCH", "KWAY", w.cells.set, w.pcell, NULL);
 
-  if (strcmp(argv[2], "fault") == 0) return fault_run(&w);
+  if (strcmp(argv[2], "fault") == 0) {
+    int rc = fault_run(&w);
+    free(w.rx), free(w.ry), free(w.re), free(w.rc), free(w.en), free(w.cn);
+    return rc;
+  }
   if (mt_size() > 1) known_chain(&w, grouped);
   for (int round = 0; round < ROUNDS; round++) {
     for (int i = 0; i < CHAIN; i++) run_kind(&w, rm_below(&rng, 7), round);
