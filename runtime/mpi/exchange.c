@@ -64,13 +64,27 @@ static int on_device(op2_context *ctx, op_dat d) {
   return d->device && ctx->backend->halo_pack && ctx->backend->halo_unpack;
 }
 
+static bool has_neighbour(const op2_halo_list *exec, const op2_halo_list *nonexec, int q) {
+  return neighbour_slot(exec, q) >= 0 || neighbour_slot(nonexec, q) >= 0;
+}
+
+/* Whether any of the dats sends to (send) or receives from neighbour q. */
+static bool dats_send_to(op_dat *dats, int ndats, int q, bool send) {
+  for (int i = 0; i < ndats; i++) {
+    const op2_halo *h = dats[i]->set->halo;
+    if (send ? has_neighbour(&h->exp_exec, &h->exp_nonexec, q)
+             : has_neighbour(&h->imp_exec, &h->imp_nonexec, q))
+      return true;
+  }
+  return false;
+}
+
 /* When this rank cannot post its messages the usual way (no buffers), it still sends every
- * neighbour an empty message and takes theirs, so nobody waits for it; the loop's agreement then
- * tells every rank of the failure. */
-static void empty_messages(op2_context *ctx, const op2_halo *h, int tag) {
+ * neighbour of the dats an empty message and takes theirs, so nobody waits for it; the loop's
+ * agreement then tells every rank of the failure. */
+static void empty_messages(op2_context *ctx, op_dat *dats, int ndats, int tag) {
   for (int q = 0; q < ctx->mpi.size; q++) {
-    int exp = neighbour_slot(&h->exp_exec, q) >= 0 || neighbour_slot(&h->exp_nonexec, q) >= 0;
-    int imp = neighbour_slot(&h->imp_exec, q) >= 0 || neighbour_slot(&h->imp_nonexec, q) >= 0;
+    bool exp = dats_send_to(dats, ndats, q, true), imp = dats_send_to(dats, ndats, q, false);
     char none;
     if (exp && imp)
       MPI_Sendrecv(&none, 0, MPI_BYTE, q, tag, &none, 0, MPI_BYTE, q, tag, op2_comm(ctx),
@@ -146,7 +160,7 @@ static int begin_one(op2_context *ctx, const char *loop, op_dat d, double *bytes
   struct op2_halo_buffers *pd = NULL;
   if (rc == OP2_OK) rc = reserve(ctx, loop, d, &pd);
   if (rc != OP2_OK) {
-    empty_messages(ctx, h, tag);
+    empty_messages(ctx, &d, 1, tag);
     return rc;
   }
   pd->posted = true;
@@ -281,10 +295,6 @@ static size_t group_bytes_with(const op_dat *dats, int ndats, int q, bool exp) {
   return len;
 }
 
-static bool has_neighbour(const op2_halo_list *exec, const op2_halo_list *nonexec, int q) {
-  return neighbour_slot(exec, q) >= 0 || neighbour_slot(nonexec, q) >= 0;
-}
-
 static int group_reserve(op2_context *ctx, const char *loop, op2_exchange_group *g, op_dat *dats,
                          int ndats) {
   if (ndats > g->dats_cap) {
@@ -311,35 +321,8 @@ static int group_reserve(op2_context *ctx, const char *loop, op2_exchange_group 
   return OP2_OK;
 }
 
-/* Whether any of the dats sends to (send) or receives from neighbour q. */
-static bool dats_send_to(op_dat *dats, int ndats, int q, bool send) {
-  for (int i = 0; i < ndats; i++) {
-    const op2_halo *h = dats[i]->set->halo;
-    if (send ? has_neighbour(&h->exp_exec, &h->exp_nonexec, q)
-             : has_neighbour(&h->imp_exec, &h->imp_nonexec, q))
-      return true;
-  }
-  return false;
-}
-
 static bool group_sends_to(const op2_exchange_group *g, int q, bool send) {
   return dats_send_to(g->dats, g->ndats, q, send);
-}
-
-/* This rank cannot post the group (no buffers): every neighbour still gets one empty message
- * and this rank takes theirs, as empty_messages does for one dat. */
-static void group_empty_messages(op2_context *ctx, op_dat *dats, int ndats, int tag) {
-  for (int q = 0; q < ctx->mpi.size; q++) {
-    bool exp = dats_send_to(dats, ndats, q, true), imp = dats_send_to(dats, ndats, q, false);
-    char none;
-    if (exp && imp)
-      MPI_Sendrecv(&none, 0, MPI_BYTE, q, tag, &none, 0, MPI_BYTE, q, tag, op2_comm(ctx),
-                   MPI_STATUS_IGNORE); /* a longer message is cut short: that error is expected */
-    else if (exp)
-      MPI_Send(&none, 0, MPI_BYTE, q, tag, op2_comm(ctx));
-    else if (imp)
-      MPI_Recv(&none, 0, MPI_BYTE, q, tag, op2_comm(ctx), MPI_STATUS_IGNORE);
-  }
 }
 
 /* Packs the group's messages, neighbour after neighbour: each dat's export rows to q. */
@@ -372,7 +355,7 @@ int op2_exchange_group_begin(op2_context *ctx, const char *loop, op2_exchange_gr
   if (rc == OP2_OK && !at_rows)
     rc = op2_error(OP2_ERR_MEM, "op_par_loop '%s': halo exchange: out of memory", loop);
   if (rc != OP2_OK) { /* every neighbour still gets its (empty) message */
-    group_empty_messages(ctx, dats, ndats, tag);
+    empty_messages(ctx, dats, ndats, tag);
     if (at_rows && at_rows != small) free(at_rows);
     return rc;
   }
