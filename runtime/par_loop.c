@@ -154,22 +154,13 @@ static void begin_step(op2_context *ctx, const op2_loop *loop, const char *name)
   op2_mpi_step_named(ctx, &step);
 }
 
-/* OP2_RENUMBER's renumbering on one process, once, before the first loop (under MPI each rank
- * renumbers its part when the mesh is distributed). */
-static int renumber_once(op2_context *ctx) {
-  if (!ctx->opt.renumber || ctx->renumbered || ctx->mpi.size != 1) return OP2_OK;
-  op_map base = op2_renumber_pick_base(ctx);
-  ctx->renumbered = true; /* once, even when no map qualifies */
-  return base ? op2_renumber_by_option(ctx, base) : OP2_OK;
-}
-
 /* A call site not seen before: once the mesh is distributed (MPI) or renumbered (OP2_RENUMBER),
  * the loop is looked up by its text (or built) and remembered for the site. */
 static int search_loop(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
                        op_set set, int nargs, const op_arg *args, op2_loop **loop) {
   if (ctx->mpi.size > 1 && !ctx->mpi_distributed)
     OP2_CALL(op2_mpi_distribute(ctx, NULL, NULL, NULL));
-  OP2_CALL(renumber_once(ctx));
+  OP2_CALL(op2_renumber_once(ctx));
   OP2_CALL(op2_loop_lookup(ctx, kernel, name, set, nargs, args, loop));
   op2_loop_site_remember(ctx, kernel, kernel_kept, name, set, nargs, args, *loop);
   return OP2_OK;
@@ -267,7 +258,7 @@ void op2_par_loop(op2_context *ctx, const char *kernel, bool kernel_kept, const 
                   op_set set, int nargs, const op_arg *args, const void *call_site) {
   /* the renumbering before the first call is queued, so that OP2_TILE may tile the first chain
    * (a restart renumbers after the calls it replays, in find_loop) */
-  if (!ctx->opt.restart[0] && renumber_once(ctx) != OP2_OK) return;
+  if (!ctx->opt.restart[0] && op2_renumber_once(ctx) != OP2_OK) return;
   /* OP2_LAZY: queued (runtime/chain.c), run later through this function; before the checkpoint
    * hook, which counts the call when it runs */
   if (op2_chain_defer(ctx, kernel, name, set, nargs, args, call_site)) return;

@@ -72,3 +72,13 @@ int op2_renumber_by_option(op2_context *ctx, op_map base) {
   }
   return op2_renumber(ctx, base);
 }
+
+/* Once per context and only on one process (under MPI each rank renumbers its part when the mesh
+ * is distributed): at op_partition, where a distributed run partitions, or else before the first
+ * loop. Either way before any loop, so the time is start-up, not the first loop's. */
+int op2_renumber_once(op2_context *ctx) {
+  if (!ctx->opt.renumber || ctx->renumbered || ctx->mpi.size != 1) return OP2_OK;
+  op_map base = op2_renumber_pick_base(ctx);
+  ctx->renumbered = true; /* once, even when no map qualifies */
+  return base ? op2_renumber_by_option(ctx, base) : OP2_OK;
+}

@@ -37,4 +37,8 @@ void op2_renumber_auto_describe(const op2_locality *l, char *buf, size_t size);
  * renumber through `base`, auto when the measure says so (with a line at OP2_DIAGS=1). */
 int op2_renumber_by_option(op2_context *ctx, op_map base);
 
+/* OP2_RENUMBER's renumbering of the whole mesh on one process, once: from op_partition, or
+ * before the first loop when the program does not call it. */
+int op2_renumber_once(op2_context *ctx);
+
 #endif /* OP2_RUNTIME_RENUMBER_AUTO_H */

@@ -55,8 +55,11 @@ static const char flux_src[] =
     "}\n";
 
 /* Runs the loop on `b` in a context of its own (`option`: an OP2_RENUMBER argument or NULL);
- * returns whether the nodes were renumbered, after checking the results and both sets' tables. */
-static int run(const char *argv0, const char *option, const box *b, const char *what) {
+ * returns whether the nodes were renumbered, after checking the results and both sets' tables.
+ * `partition`: the program calls op_partition first, and on one process the renumbering is done
+ * there, before any loop (start-up, as under MPI), not by the first loop. */
+static int run_with(const char *argv0, const char *option, const box *b, const char *what,
+                    int partition) {
   char *args[] = {(char *)argv0, (char *)option, NULL};
   op_init(option ? 2 : 1, args, 0);
   int nn = b->nn, ne = b->ne;
@@ -77,6 +80,12 @@ static int run(const char *argv0, const char *option, const box *b, const char *
   op_dat dr = op_decl_dat(nodes, 1, "double", r, "r");
   op_decl_dat(nodes, PAYLOAD, "double", NULL, "payload");
   op_dat dw = op_decl_dat(edges, 1, "double", w, "w");
+  if (partition > 0) {
+    op_partition("PTSCOTCH", "KWAY", edges, pedge, NULL);
+    fprintf(stderr, "%s after op_partition: %s\n", what,
+            nodes->orig ? "renumbered" : "in its order");
+    partition = nodes->orig != NULL; /* compared with the outcome after the loop, below */
+  }
   op_par_loop(flux_src, "flux", edges, op_arg_dat(dw, -1, OP_ID, 1, "double", OP_READ),
               op_arg_dat(dx, 0, pedge, 1, "double", OP_READ),
               op_arg_dat(dx, 1, pedge, 1, "double", OP_READ),
@@ -86,7 +95,8 @@ static int run(const char *argv0, const char *option, const box *b, const char *
   op_fetch_data(dr, got);
   for (int v = 0; v < nn; v++) CHECK_NEAR(got[v], want[v], 1e-12);
   int renumbered = nodes->orig != NULL;
-  CHECK_EQ_INT(edges->orig != NULL, renumbered); /* the edges follow the nodes */
+  CHECK_EQ_INT(edges->orig != NULL, renumbered);           /* the edges follow the nodes */
+  if (partition >= 0) CHECK_EQ_INT(partition, renumbered); /* decided at op_partition */
   op_set sets[2] = {nodes, edges};
   for (int s = 0; renumbered && s < 2; s++) {
     int n = sets[s]->size, moved = 0;
@@ -107,6 +117,10 @@ static int run(const char *argv0, const char *option, const box *b, const char *
   return renumbered;
 }
 
+static int run(const char *argv0, const char *option, const box *b, const char *what) {
+  return run_with(argv0, option, b, what, -1);
+}
+
 int main(int argc, char **argv) {
   (void)argc;
   unsetenv("OP2_RENUMBER"); /* the default */
@@ -116,6 +130,8 @@ int main(int argc, char **argv) {
   CHECK(run(argv[0], NULL, &scrambled, "big box numbered at random"));
   CHECK(run(argv[0], "OP2_RENUMBER=auto", &scrambled, "big box numbered at random"));
   CHECK(!run(argv[0], "OP2_RENUMBER=off", &scrambled, "big box numbered at random"));
+  CHECK(run_with(argv[0], NULL, &scrambled, "big box numbered at random, op_partition", 1));
+  CHECK(!run_with(argv[0], NULL, &small, "small box numbered at random, op_partition", 1));
   free(small.en), free(ordered.en), free(scrambled.en);
   puts("t121-renumber-auto: ok");
   return 0;

@@ -18,6 +18,7 @@
 #include "runtime/mpi_state.h"
 #include "runtime/mesh.h"
 #include "runtime/chain.h"
+#include "runtime/renumber_auto.h"
 
 /* With no primary map given, the graph comes from the map of arity 2 or more from the largest
  * set touching prime_set (the first declared on a tie): in OP2's meshes that is the edge-to-node
@@ -155,6 +156,12 @@ void op_partition(const char *lib, const char *routine, op_set prime_set, op_map
               "before the first loop)");
     return;
   }
-  if (ctx->mpi.size <= 1) return; /* one process: nothing to distribute */
+  /* One process: nothing to distribute, but OP2_RENUMBER's renumbering happens here, where a
+   * distributed run partitions and renumbers each rank's part, so that both count it as
+   * start-up and not as the first loop's time (a restart renumbers after its replayed calls). */
+  if (ctx->mpi.size <= 1) {
+    if (!ctx->opt.restart[0]) op2_renumber_once(ctx);
+    return;
+  }
   op2_mpi_partition(ctx, &spec);
 }
