@@ -13,6 +13,10 @@ typedef struct op2_mpi {
   int node_rank, node_size; /* ranks sharing this machine (one optimised compile per node) */
   int we_initialised;       /* op_init called MPI_Init, so op_exit finalises */
   int has_comms;            /* comms holds communicators that are ours to free */
+  /* Ranks on this machine allowed to run on any of this rank's cores (its CPU affinity), itself
+   * included: node_size under --bind-to none, 1 for a rank bound to cores of its own. The openmp
+   * backend's default thread count is this rank's cores divided among them. */
+  int core_sharers;
   /* Collective steps in progress (op2_mpi_step): the default error handler defers its exit to
    * the step's agreement, so every rank learns of a failure before any rank exits. */
   int step_depth;

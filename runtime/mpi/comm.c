@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI start-up and shut-down for the library context. */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -43,10 +44,38 @@ static void exit_without_op_exit(void) {
   MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
+/* The ranks on this machine whose CPU affinity overlaps this rank's, itself included: the ranks
+ * that compete for the cores this rank may run on. With --bind-to none that is every rank on the
+ * machine; ranks bound to cores of their own compete with nobody. The openmp backend divides the
+ * cores among them when the user did not choose a thread count. */
+static int count_core_sharers(op2_context *ctx) {
+  op2_mpi *m = &ctx->mpi;
+  m->core_sharers = m->node_size;
+  if (m->node_size < 2) return OP2_OK;
+  cpu_set_t mine, *all = malloc(sizeof *all * (size_t)m->node_size);
+  if (!all) return op2_error(OP2_ERR_MEM, "op_init: out of memory");
+  CPU_ZERO(&mine);
+  /* unknown affinity: every core, so it overlaps every other rank's */
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0)
+    for (int c = 0; c < CPU_SETSIZE; c++) CPU_SET(c, &mine);
+  int rc = OP2_MPI(MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE,
+                                 m->comms->node_comm));
+  if (rc == OP2_OK) {
+    m->core_sharers = 0;
+    for (int q = 0; q < m->node_size; q++) {
+      cpu_set_t both;
+      CPU_AND(&both, &mine, &all[q]);
+      m->core_sharers += CPU_COUNT(&both) > 0;
+    }
+  }
+  free(all);
+  return rc;
+}
+
 int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi) {
   op2_mpi *m = &ctx->mpi;
   m->rank = m->node_rank = 0;
-  m->size = m->node_size = 1;
+  m->size = m->node_size = m->core_sharers = 1;
   int initialised = 0;
   OP2_CALL(OP2_MPI(MPI_Initialized(&initialised)));
   int launched = launched_by_mpi();
@@ -93,6 +122,7 @@ int op2_mpi_init(op2_context *ctx, int *argc, char ***argv, int program_uses_mpi
   OP2_CALL(OP2_MPI(MPI_Comm_set_errhandler(c->node_comm, MPI_ERRORS_RETURN)));
   OP2_CALL(OP2_MPI(MPI_Comm_rank(c->node_comm, &m->node_rank)));
   OP2_CALL(OP2_MPI(MPI_Comm_size(c->node_comm, &m->node_size)));
+  OP2_CALL(count_core_sharers(ctx));
   m->t_started = op2_wall_seconds();
   return OP2_OK;
 }
