@@ -1,10 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Lazy execution: the chain of queued op_par_loop calls (chain.h). A queued call keeps copies of
- * everything of the caller's it needs later: the kernel text, the name, the arguments with their
- * type strings, and the values of its OP_READ globals (the program may change its variable as soon
- * as op_par_loop returns). Dats, maps and sets are the library's and change only through loops or
- * calls that run the chain first. Each call's copies live in one buffer that is kept for the next
- * call queued in its place, so a chain in steady state allocates nothing. */
+ * everything of the caller's it needs later that may change before the chain runs: the kernel
+ * text, the name and the arguments' type strings unless they lie in a read-only segment (string
+ * literals: kept by pointer, as the call-site table trusts them), the arguments, and the values
+ * of its OP_READ globals (the program may change its variable as soon as op_par_loop returns).
+ * Dats, maps and sets are the library's and change only through loops or calls that run the
+ * chain first. Each call's copies live in one buffer that is kept for the next call queued in
+ * its place, so a chain in steady state allocates nothing.
+ *
+ * A call is looked up at its site when it is queued, with the program's own pointers (which the
+ * site table knows: a literal is found by pointer, a buffer by comparing its text now, while it
+ * holds the call's text), and carries the loop found to its replay: the replay neither looks it
+ * up again nor compares the text of its copy (which lies in the chain's buffer, where the site
+ * table cannot trust it). That lookup and these copies were lazy execution's cost per call:
+ * bench/loop_call_overhead, docs/PERFORMANCE.md. */
 #include "runtime/chain.h"
 #include "runtime/chain_fuse.h"
 #include "runtime/chain_mpi.h"
@@ -26,11 +35,12 @@
 enum { OP2_CHAIN_GBL_MAX = 1 << 20 };
 
 typedef struct op2_chain_call {
-  const char *kernel, *name; /* into buf */
+  const char *kernel, *name; /* into buf, or the caller's when read-only */
   op_set set;
   int nargs;
-  op_arg *args;     /* into buf; OP_READ globals point at their copies in buf */
-  const void *site; /* the caller's return address */
+  op_arg *args; /* into buf; OP_READ globals point at their copies in buf, types as kernel */
+  op2_call_origin origin; /* the caller's pointers and the loop its site led to (or NULL) */
+  const void *site;       /* the caller's return address */
   unsigned long seq;
   char *buf;
   size_t cap;
@@ -117,9 +127,50 @@ static struct op2_chain *chain_of(op2_context *ctx) {
   return ctx->chain;
 }
 
+/* What a queued call keeps of the caller's by pointer instead of copying, and the loop it
+ * carries to its replay. */
+typedef struct keep {
+  op2_call_origin origin; /* the caller's pointers; the loop its site led to, or NULL */
+  bool text;              /* kernel and name: read-only (or the library's own kernel text) */
+  bool types_fixed;       /* a site found: the loop's type strings are read-only */
+} keep;
+
+/* The call's site, looked up with the program's pointers. A site not seen before (its first
+ * call, or a buffer holding a new text) carries no loop: the replay finds one from the copies
+ * and remembers it under these pointers (par_loop.c), so the site's next call is found here. */
+static void look_up(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
+                    op_set set, int nargs, const op_arg *args, keep *k) {
+  const op2_loop_site *s = op2_loop_site_lookup(ctx, kernel, name, set, nargs, args);
+  k->origin = (op2_call_origin){.kernel = kernel,
+                                .name = name,
+                                .kernel_kept = kernel_kept,
+                                .loop = s ? s->loop : NULL,
+                                .epoch = ctx->loop_sites.epoch};
+  /* a site's fixed text is its pointers' (site_matches); without a site, asked once now */
+  k->text = s ? s->text_fixed
+              : (kernel_kept || op2_loop_text_fixed(ctx, kernel)) && op2_loop_text_fixed(ctx, name);
+  k->types_fixed = s && s->types_fixed;
+}
+
+/* Whether argument i's type string is kept by pointer: the site's loop's own read-only string,
+ * or, without a site, one found read-only now. */
+static bool keep_type(op2_context *ctx, const keep *k, int i, const char *type) {
+  const op2_loop *l = k->origin.loop;
+  return l ? k->types_fixed && type == l->args[i].type : op2_loop_text_fixed(ctx, type);
+}
+
+/* Whether the kernel names an output call: once per loop when the site is known (the text is
+ * the loop's), else scanned. */
+static bool prints(const keep *k, const char *kernel) {
+  op2_loop *l = k->origin.loop;
+  if (!l) return kernel_prints(kernel);
+  if (!l->prints) l->prints = kernel_prints(kernel) ? 2 : 1;
+  return l->prints == 2;
+}
+
 /* Copies the call into the chain's next slot; false when out of memory (the call runs now). */
-static bool record(struct op2_chain *c, const char *kernel, const char *name, op_set set, int nargs,
-                   const op_arg *args, const void *site) {
+static bool record(op2_context *ctx, struct op2_chain *c, const char *kernel, const char *name,
+                   op_set set, int nargs, const op_arg *args, const void *site, const keep *k) {
   if (c->count == c->cap) {
     int cap = c->cap ? 2 * c->cap : 16;
     op2_chain_call *calls = realloc(c->calls, (size_t)cap * sizeof *calls);
@@ -128,12 +179,13 @@ static bool record(struct op2_chain *c, const char *kernel, const char *name, op
     c->calls = calls, c->cap = cap;
   }
   op2_chain_call *q = &c->calls[c->count];
-  size_t klen = strlen(kernel) + 1, nlen = strlen(name) + 1;
+  size_t klen = k->text ? 0 : strlen(kernel) + 1, nlen = k->text ? 0 : strlen(name) + 1;
   size_t need = round16((size_t)nargs * sizeof(op_arg));
   for (int i = 0; i < nargs; i++) {
     const op_arg *a = &args[i];
     if (a->kind == OP2_ARG_GBL && a->opt && !is_reduction(a)) need += round16(gbl_bytes(a));
-    if (a->type) need += strlen(a->type) + 1;
+    /* without a site every type is counted (asking which are read-only costs more) */
+    if (a->type && !(k->origin.loop && keep_type(ctx, k, i, a->type))) need += strlen(a->type) + 1;
   }
   need += klen + nlen;
   if (need > q->cap) {
@@ -146,27 +198,29 @@ static bool record(struct op2_chain *c, const char *kernel, const char *name, op
   q->args = (op_arg *)p;
   memcpy(q->args, args, (size_t)nargs * sizeof *args);
   p += round16((size_t)nargs * sizeof(op_arg));
+  /* the fields are read from the caller's arguments, not from the copy just written: a load of
+   * one field of that wide copy waited for it (half of this function's time, 1-element loop) */
   for (int i = 0; i < nargs; i++) {
-    op_arg *a = &q->args[i];
+    const op_arg *a = &args[i];
     /* a reduction keeps the caller's variable: the chain runs before op_par_loop returns */
     if (a->kind == OP2_ARG_GBL && a->opt && !is_reduction(a)) {
       size_t bytes = gbl_bytes(a);
-      memcpy(p, a->data, bytes);
-      a->data = p;
+      q->args[i].data = memcpy(p, a->data, bytes);
       p += round16(bytes);
     }
   }
   for (int i = 0; i < nargs; i++) {
-    op_arg *a = &q->args[i];
-    if (!a->type) continue;
-    size_t len = strlen(a->type) + 1;
-    a->type = memcpy(p, a->type, len);
+    const char *type = args[i].type;
+    if (!type || keep_type(ctx, k, i, type)) continue;
+    size_t len = strlen(type) + 1;
+    q->args[i].type = memcpy(p, type, len);
     p += len;
   }
-  q->kernel = memcpy(p, kernel, klen);
-  q->name = memcpy(p + klen, name, nlen);
+  q->kernel = k->text ? kernel : memcpy(p, kernel, klen);
+  q->name = k->text ? name : memcpy(p + klen, name, nlen);
   q->set = set;
   q->nargs = nargs;
+  q->origin = k->origin;
   q->site = site;
   q->seq = c->calls_made;
   c->count++;
@@ -198,6 +252,11 @@ static bool run_fused(const struct op2_chain *c, int i, int k) {
   op_par_loop_args(f.kernel, f.name, parts[0].set, f.nargs, f.args);
   op2_fused_free(&f);
   return true;
+}
+
+/* A queued call, run: through op_par_loop's steps with its copies and the loop it carries. */
+static void replay(op2_context *ctx, const op2_chain_call *q) {
+  op2_par_loop_replay(ctx, q->kernel, q->name, q->set, q->nargs, q->args, &q->origin);
 }
 
 static void chain_release(struct op2_chain *c) {
@@ -306,7 +365,7 @@ static int run_tiled(op2_context *ctx, struct op2_chain *c) {
   for (int i = 0; i < c->count; i++) {
     const op2_chain_call *q = &c->calls[i];
     c->running = c->running_last = i;
-    op_par_loop_args(q->kernel, q->name, q->set, q->nargs, q->args);
+    replay(ctx, q);
     if (c->orphaned) { /* op_exit ran inside (an error handler's call) */
       free(loops);
       chain_release(c);
@@ -378,7 +437,7 @@ static void run(op2_context *ctx, struct op2_chain *c) {
       const op2_chain_call *q = &c->calls[i];
       k = 1;
       c->running_last = i;
-      op_par_loop_args(q->kernel, q->name, q->set, q->nargs, q->args);
+      replay(ctx, q);
     }
     if (c->orphaned) { /* op_exit ran inside (an error handler's call): nothing is left to run */
       chain_release(c);
@@ -397,16 +456,18 @@ void op2_chain_flush(op2_context *ctx, const char *why) {
   run(ctx, c);
 }
 
-bool op2_chain_defer(op2_context *ctx, const char *kernel, const char *name, op_set set, int nargs,
-                     const op_arg *args, const void *call_site) {
+bool op2_chain_defer(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
+                     op_set set, int nargs, const op_arg *args, const void *call_site) {
   if (!ctx->opt.lazy) return false;
   struct op2_chain *c = chain_of(ctx);
   if (!c) return false; /* out of memory: eager, as without the option */
   if (c->running >= 0) return false;
   c->calls_made++;
   const char *why = why_now(kernel, name, nargs, args);
-  if (!why && kernel_prints(kernel)) why = "a kernel that prints (its output stays in call order)";
   if (!why && reshapes_mesh(ctx)) why = "the first loop, which distributes or renumbers the mesh";
+  keep k = {0};
+  if (!why) look_up(ctx, kernel, kernel_kept, name, set, nargs, args, &k); /* arguments checked */
+  if (!why && prints(&k, kernel)) why = "a kernel that prints (its output stays in call order)";
   if (!why && has_reduction(nargs, args)) {
     why = "a global reduction";
     /* OP2_TILE: the loop joins the chain as its last call and the chain runs now, tile by tile,
@@ -414,7 +475,7 @@ bool op2_chain_defer(op2_context *ctx, const char *kernel, const char *name, op_
      * under MPI, whose reductions are combined across ranks per call) it runs after the chain,
      * eagerly, as without tiling. */
     if (ctx->opt.tile && c->count >= 1 && ctx->mpi.size <= 1 &&
-        record(c, kernel, name, set, nargs, args, call_site)) {
+        record(ctx, c, kernel, name, set, nargs, args, call_site, &k)) {
       if (tiling_allowed(ctx, c)) {
         snprintf(c->why, sizeof c->why, "op_par_loop '%.80s' (%s, the chain's last call)", name,
                  why);
@@ -424,7 +485,7 @@ bool op2_chain_defer(op2_context *ctx, const char *kernel, const char *name, op_
       c->count--; /* not tiled: the call is taken back and runs eagerly */
     }
   }
-  if (!why && record(c, kernel, name, set, nargs, args, call_site)) {
+  if (!why && record(ctx, c, kernel, name, set, nargs, args, call_site, &k)) {
     if (c->count >= ctx->opt.lazy_chain) {
       snprintf(c->why, sizeof c->why, "the chain's bound (OP2_LAZY_CHAIN=%d)", ctx->opt.lazy_chain);
       run(ctx, c);
@@ -508,7 +569,7 @@ int op2_chain_call_run(struct op2_chain *c, int i, bool capture, const op2_exec 
   const op2_chain_call *q = &c->calls[i];
   c->running = c->running_last = i;
   c->capturing = capture;
-  op_par_loop_args(q->kernel, q->name, q->set, q->nargs, q->args);
+  replay(op2_ctx(), q); /* chain_mpi.c runs the chain of this process's one context */
   c->capturing = false;
   if (exec) *exec = capture && q->captured ? &q->exec : NULL;
   return op2_chain_running(c, i, i);

@@ -18,10 +18,11 @@ typedef struct op2_context op2_context;
  * as the chain's last call, and the chain run, so its value is in the program's variable). False:
  * it runs now, after every queued call has run (lazy execution is off, the loop has a global
  * reduction and the chain is not tiled, the arguments need checking now, the chain is running
- * this call, or the error handler called op_par_loop while it ran). `call_site` is the caller's
- * return address, named in messages about the call. */
-bool op2_chain_defer(op2_context *ctx, const char *kernel, const char *name, op_set set, int nargs,
-                     const op_arg *args, const void *call_site);
+ * this call, or the error handler called op_par_loop while it ran). `kernel_kept`: the library
+ * holds the text until op_exit (a kernel header's). `call_site` is the caller's return address,
+ * named in messages about the call. */
+bool op2_chain_defer(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
+                     op_set set, int nargs, const op_arg *args, const void *call_site);
 
 /* Runs every queued call, in order, before `why` (the public call that needs their results,
  * named in the messages of a queued call's errors). Nothing when nothing is queued or the chain

@@ -83,6 +83,9 @@ typedef struct op2_loop {
    * and the identities of the set, dats and maps (runtime/mpi/ranks.c). */
   uint64_t rank_key[2];
   struct op2_mpi_step_name *step; /* MPI: its calls' step name, made once (distributed.h) */
+  /* chain.c: whether its kernel text names an output call (such a call is not queued), looked
+   * at once instead of scanning the text at every queued call: 0 not yet, 1 no, 2 yes */
+  unsigned char prints;
 } op2_loop;
 
 int op2_validate_loop(const char *kernel, const char *name, op_set set, int nargs,
@@ -102,6 +105,13 @@ bool op2_loop_same_type(const op2_loop *l, int arg, const char *type);
  * forgotten whenever a loop is freed (they point at loops). */
 op2_loop *op2_loop_site_find(op2_context *ctx, const char *kernel, const char *name, op_set set,
                              int nargs, const op_arg *args);
+/* The same, with the site itself (whether its strings are trusted by pointer); valid until the
+ * next call that changes the sites. */
+const op2_loop_site *op2_loop_site_lookup(op2_context *ctx, const char *kernel, const char *name,
+                                          op_set set, int nargs, const op_arg *args);
+/* Whether a string lies in a read-only segment (as a site's fixed texts do): it cannot change
+ * while its object stays loaded, so a queued call may keep its pointer (chain.c). */
+bool op2_loop_text_fixed(op2_context *ctx, const char *s);
 void op2_loop_site_remember(op2_context *ctx, const char *kernel, bool kernel_kept,
                             const char *name, op_set set, int nargs, const op_arg *args,
                             op2_loop *loop);
@@ -109,6 +119,20 @@ void op2_loop_site_remember(op2_context *ctx, const char *kernel, bool kernel_ke
  * call_site: the program's call, named in messages about a queued call (OP2_LAZY). */
 void op2_par_loop(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
                   op_set set, int nargs, const op_arg *args, const void *call_site);
+/* A queued call, as the program made it (chain.c): its kernel and name pointers, under which a
+ * loop found at its replay is remembered (so that the site's next call finds it when queued),
+ * and the loop its site led to when it was queued, if any: valid while the sites' epoch is
+ * `epoch` (no loop freed since) and the constants' generation is the loop's. */
+typedef struct op2_call_origin {
+  const char *kernel, *name;
+  bool kernel_kept;
+  op2_loop *loop;
+  unsigned long epoch;
+} op2_call_origin;
+/* The chain runs a queued call: op2_par_loop with the call's copies, without queueing it again,
+ * and with the loop it carries instead of a lookup. */
+void op2_par_loop_replay(op2_context *ctx, const char *kernel, const char *name, op_set set,
+                         int nargs, const op_arg *args, const op2_call_origin *origin);
 void op2_loop_sites_clear(op2_context *ctx);
 void op2_loop_sites_free(op2_context *ctx);
 /* Drops the loop shapes that use `dat` (freed by op_free_dat_temp): a later dat at the same

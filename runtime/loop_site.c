@@ -9,7 +9,11 @@
  * pointer is not followed). Any other string (a buffer the program may rewrite, a heap copy) is
  * compared with the loop's own copy on every call, so a new text in the same buffer is a new loop
  * (unless the library holds the text itself, unchanged until op_exit: a kernel header's).
- * Sites point at loops: every free of a loop forgets them all. */
+ * Sites point at loops: every free of a loop forgets them all (a new epoch).
+ *
+ * Lazy execution looks a call up when it is queued (chain.c): the program's pointers are the
+ * ones its site knows, and the queued call carries the loop they lead to, so that its replay
+ * neither looks it up again nor compares the text of the copy it ran from. */
 #include <link.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,7 +44,7 @@ static bool same_arg(const op_arg *a, const op_arg *b) {
          a->dat == b->dat && a->map == b->map;
 }
 
-static bool site_matches(const op2_context *ctx, const op2_loop_site *s, const char *kernel,
+static bool site_matches(op2_context *ctx, const op2_loop_site *s, const char *kernel,
                          const char *name, op_set set, int nargs, const op_arg *args) {
   const op2_loop *l = s->loop;
   if (s->kernel != kernel || s->name != name || s->set != set || l->nargs != nargs ||
@@ -52,11 +56,13 @@ static bool site_matches(const op2_context *ctx, const op2_loop_site *s, const c
     if (!(s->types_fixed && a->type == mine->type) && !op2_loop_same_type(l, i, a->type))
       return false;
   }
-  return s->text_fixed || op2_loop_same_text(l, kernel, name);
+  if (s->text_fixed) return true;
+  ctx->loop_sites.compares++;
+  return op2_loop_same_text(l, kernel, name);
 }
 
-op2_loop *op2_loop_site_find(op2_context *ctx, const char *kernel, const char *name, op_set set,
-                             int nargs, const op_arg *args) {
+const op2_loop_site *op2_loop_site_lookup(op2_context *ctx, const char *kernel, const char *name,
+                                          op_set set, int nargs, const op_arg *args) {
   op2_loop_sites *t = &ctx->loop_sites;
   if (!t->cap || !kernel || !name || nargs < 1 || !args) return NULL;
   uint64_t key = site_key(kernel, name, set, nargs, args);
@@ -65,11 +71,17 @@ op2_loop *op2_loop_site_find(op2_context *ctx, const char *kernel, const char *n
     if (!s->key) break;
     if (s->key == key && site_matches(ctx, s, kernel, name, set, nargs, args)) {
       t->hits++;
-      return s->loop;
+      return s;
     }
   }
   t->misses++;
   return NULL;
+}
+
+op2_loop *op2_loop_site_find(op2_context *ctx, const char *kernel, const char *name, op_set set,
+                             int nargs, const op_arg *args) {
+  const op2_loop_site *s = op2_loop_site_lookup(ctx, kernel, name, set, nargs, args);
+  return s ? s->loop : NULL;
 }
 
 /* ---- read-only strings ---- */
@@ -107,6 +119,12 @@ static bool read_only_text(const op2_loop_sites *t, const char *s) {
   span_query q = {.begin = (uintptr_t)s, .objects_left = t->objects};
   dl_iterate_phdr(find_span, &q);
   return q.read_only && strnlen(s, q.end - q.begin) < q.end - q.begin;
+}
+
+bool op2_loop_text_fixed(op2_context *ctx, const char *s) {
+  op2_loop_sites *t = &ctx->loop_sites;
+  if (!t->objects) dl_iterate_phdr(count_object, &t->objects);
+  return read_only_text(t, s);
 }
 
 /* ---- the table ---- */
@@ -165,9 +183,10 @@ void op2_loop_sites_clear(op2_context *ctx) {
   op2_loop_sites *t = &ctx->loop_sites;
   if (t->used) memset(t->slots, 0, t->cap * sizeof *t->slots);
   t->used = 0;
+  t->epoch++;
 }
 
 void op2_loop_sites_free(op2_context *ctx) {
   free(ctx->loop_sites.slots);
-  ctx->loop_sites = (op2_loop_sites){0};
+  ctx->loop_sites = (op2_loop_sites){.epoch = ctx->loop_sites.epoch + 1};
 }

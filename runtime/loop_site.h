@@ -26,7 +26,14 @@ typedef struct op2_loop_sites {
   op2_loop_site *slots; /* open addressing, a power of two */
   size_t cap, used;
   int objects; /* loaded objects whose read-only segments hold fixed strings (loop_site.c) */
-  unsigned long hits, misses; /* calls that found their loop here, and those that did not */
+  /* calls that found their loop here, and those that did not (a queued call: when queued) */
+  unsigned long hits, misses;
+  /* finds whose kernel text was compared with the loop's (a site whose strings may change):
+   * a test's check that a queued call's replay compares no text (chain.c) */
+  unsigned long compares;
+  /* bumped whenever the sites are forgotten, which every free of a loop does: a loop a queued
+   * call carries (chain.c) is still alive while the epoch it was found in lasts */
+  unsigned long epoch;
 } op2_loop_sites;
 
 #endif /* OP2_RUNTIME_LOOP_SITE_H */

@@ -155,25 +155,44 @@ static void begin_step(op2_context *ctx, const op2_loop *loop, const char *name)
 }
 
 /* A call site not seen before: once the mesh is distributed (MPI) or renumbered (OP2_RENUMBER),
- * the loop is looked up by its text (or built) and remembered for the site. */
+ * the loop is looked up by its text (or built) and remembered for the site: a queued call's
+ * under the program's pointers, not those of the chain's copy, so that the site's next call
+ * finds it when it is queued. */
 static int search_loop(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
-                       op_set set, int nargs, const op_arg *args, op2_loop **loop) {
+                       op_set set, int nargs, const op_arg *args, const op2_call_origin *origin,
+                       op2_loop **loop) {
   if (ctx->mpi.size > 1 && !ctx->mpi_distributed)
     OP2_CALL(op2_mpi_distribute(ctx, NULL, NULL, NULL));
   OP2_CALL(op2_renumber_once(ctx));
   OP2_CALL(op2_loop_lookup(ctx, kernel, name, set, nargs, args, loop));
+  if (origin) kernel = origin->kernel, kernel_kept = origin->kernel_kept, name = origin->name;
   op2_loop_site_remember(ctx, kernel, kernel_kept, name, set, nargs, args, *loop);
   return OP2_OK;
 }
 
-/* The call's loop: a call site seen before finds it without reading the kernel text. */
+/* The loop a queued call carries, while it is still the one its site would lead to: no loop
+ * freed since it was queued (the sites' epoch) and the same constants (a new value runs the
+ * chain first, so this holds but for a call an error handler makes). */
+static op2_loop *carried_loop(const op2_context *ctx, const op2_call_origin *origin) {
+  op2_loop *l = origin ? origin->loop : NULL;
+  return l && origin->epoch == ctx->loop_sites.epoch && l->const_generation == ctx->const_generation
+             ? l
+             : NULL;
+}
+
+/* The call's loop: a call site seen before finds it without reading the kernel text, and a
+ * queued call without even looking (the loop it carries). */
 static int find_loop(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
-                     op_set set, int nargs, const op_arg *args, op2_loop **loop) {
+                     op_set set, int nargs, const op_arg *args, const op2_call_origin *origin,
+                     op2_loop **loop) {
   int mpi = ctx->mpi.size > 1;
-  *loop =
-      mpi && !ctx->mpi_distributed ? NULL : op2_loop_site_find(ctx, kernel, name, set, nargs, args);
+  if (mpi && !ctx->mpi_distributed)
+    *loop = NULL;
+  else if (!(*loop = carried_loop(ctx, origin)))
+    *loop = op2_loop_site_find(ctx, kernel, name, set, nargs, args);
   if (mpi) begin_step(ctx, *loop, name);
-  return *loop ? OP2_OK : search_loop(ctx, kernel, kernel_kept, name, set, nargs, args, loop);
+  return *loop ? OP2_OK
+               : search_loop(ctx, kernel, kernel_kept, name, set, nargs, args, origin, loop);
 }
 
 /* This call's data for the kernel: an idx argument gets the original-index table of the set it
@@ -254,20 +273,22 @@ void op2_par_loop_record(op2_context *ctx, op2_loop *loop, double seconds, op_se
  * rank has the same loop before any message moves (op2_mpi_agree_loop), and every rank learns
  * at the end whether every rank succeeded (run_distributed), so a failure on one rank is an
  * error on every rank, never a wait. */
-void op2_par_loop(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
-                  op_set set, int nargs, const op_arg *args, const void *call_site) {
+static void par_loop(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
+                     op_set set, int nargs, const op_arg *args, const void *call_site,
+                     const op2_call_origin *origin) {
   /* the renumbering before the first call is queued, so that OP2_TILE may tile the first chain
    * (a restart renumbers after the calls it replays, in find_loop) */
   if (!ctx->opt.restart[0] && op2_renumber_once(ctx) != OP2_OK) return;
-  /* OP2_LAZY: queued (runtime/chain.c), run later through this function; before the checkpoint
-   * hook, which counts the call when it runs */
-  if (op2_chain_defer(ctx, kernel, name, set, nargs, args, call_site)) return;
+  /* OP2_LAZY: queued (runtime/chain.c), run later through this function (a replay: `origin`);
+   * before the checkpoint hook, which counts the call when it runs */
+  if (!origin && op2_chain_defer(ctx, kernel, kernel_kept, name, set, nargs, args, call_site))
+    return;
   int replayed; /* restarting: the call is before the checkpoint and its results are logged */
   if (op2_checkpoint_before_loop(ctx, name, set, nargs, args, &replayed) != OP2_OK || replayed)
     return;
   op2_loop *loop;
   call_data data = {0};
-  int rc = find_loop(ctx, kernel, kernel_kept, name, set, nargs, args, &loop);
+  int rc = find_loop(ctx, kernel, kernel_kept, name, set, nargs, args, origin, &loop);
   if (rc == OP2_OK) rc = bind_data(&data, loop, set, args);
   rc = ready_code(ctx, loop, kernel, name, rc);
   op2_exec exec = {.loop = loop, .arg_ptrs = data.ptrs, .map_ptrs = data.maps};
@@ -286,6 +307,17 @@ void op2_par_loop(op2_context *ctx, const char *kernel, bool kernel_kept, const 
     if (loop->stats->calls == 1) loop->stats->first_call_seconds = seconds;
   }
   release_data(&data);
+}
+
+void op2_par_loop(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
+                  op_set set, int nargs, const op_arg *args, const void *call_site) {
+  par_loop(ctx, kernel, kernel_kept, name, set, nargs, args, call_site, NULL);
+}
+
+void op2_par_loop_replay(op2_context *ctx, const char *kernel, const char *name, op_set set,
+                         int nargs, const op_arg *args, const op2_call_origin *origin) {
+  par_loop(ctx, kernel, origin->kernel_kept && kernel == origin->kernel, name, set, nargs, args,
+           NULL, origin);
 }
 
 void op_par_loop_args(const char *kernel, const char *name, op_set set, int nargs,
