@@ -13,8 +13,10 @@
  *                every rank (no file is left), and the run goes on;
  *   skip-loop    the last rank skips a loop the others run;
  *   extra-loop   rank 0 runs a loop the others do not;
+ *   skip-reduce  the last rank skips a loop before a reduction (lazily its queued loops end
+ *                there, the others' go on);
  *   early-exit   the last rank calls op_exit while the others run a loop;
- *                (for these three every rank gets one error naming both calls, and every later
+ *                (for these four every rank gets one error naming both calls, and every later
  *                collective call fails at once: "not run"; lazily as eagerly: the calls are named
  *                and numbered as the program made them, not as the queued chain ran them);
  *   exit, exit0  the last rank calls exit(3), or exit(0) as a return from main would, in the
@@ -45,6 +47,9 @@ KERNEL_TEXT(
 KERNEL_TEXT(
     zero, static void zero(double *r) { r[0] = 0.0; })
 
+KERNEL_TEXT(
+    total, static void total(const double *v, double *sum) { sum[0] += v[0]; })
+
 static int errors_seen;
 static char first_error[2048];
 
@@ -67,6 +72,12 @@ static void init_v_call(mesh *m) {
 
 static void zero_call(mesh *m) {
   op_par_loop(zero_src, "zero", m->nodes.set, op_arg_dat(m->r, -1, OP_ID, 1, "double", OP_WRITE));
+}
+
+static void total_call(mesh *m) {
+  double sum = 0;
+  op_par_loop(total_src, "total", m->nodes.set, op_arg_dat(m->v, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_gbl(&sum, 1, "double", OP_INC));
 }
 
 static void spread_call(mesh *m) {
@@ -168,6 +179,12 @@ int main(int argc, char **argv) {
     spread_call(&m); /* rank 0: not run */
     expect_errors(rank == 0 ? 2 : 1, "rank 0 called op_par_loop 'zero' (its call 11)",
                   "called op_par_loop 'spread' (its call 11)");
+  } else if (strcmp(c, "skip-reduce") == 0) {
+    loops_before(&m);
+    if (rank != last) zero_call(&m);
+    total_call(&m); /* the last rank's queued loops end at it; the others: not run */
+    expect_errors(rank == last ? 1 : 2, "rank 0 called op_par_loop 'zero' (its call 11)",
+                  "called op_par_loop 'total' (its call 11)");
   } else if (strcmp(c, "early-exit") == 0) {
     loops_before(&m);
     if (rank == last) {
