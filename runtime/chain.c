@@ -63,6 +63,7 @@ struct op2_chain {
   bool capturing;           /* OP2_TILE: op_par_loop hands its ready call to the chain */
   op2_tile_cache *tiles;    /* tilings by chain signature, and counts */
   op2_chain_mpi *mpi;       /* under MPI: the chain's exchange plan and its buffers */
+  bool agreeing;            /* under MPI: between its calls, the ranks agree on its plan */
 };
 
 static size_t round16(size_t n) {
@@ -517,7 +518,7 @@ void op2_chain_before_const(op2_context *ctx, int dim, const char *type, const v
 
 size_t op2_chain_error_note(const op2_context *ctx, char *buf, size_t len) {
   const struct op2_chain *c = ctx->chain;
-  if (!c || c->running < 0 || len < 2) return 0;
+  if (!c || c->running < 0 || c->agreeing || len < 2) return 0;
   const op2_chain_call *q = &c->calls[c->running];
   char where[600] = "";
   Dl_info info;
@@ -582,6 +583,14 @@ int op2_chain_running(struct op2_chain *c, int first, int last) {
   }
   c->running = first, c->running_last = last;
   return OP2_CHAIN_RAN;
+}
+
+void op2_chain_agreeing(struct op2_chain *c, bool agreeing) {
+  c->agreeing = agreeing;
+}
+
+const char *op2_chain_why(const struct op2_chain *c) {
+  return c->why;
 }
 
 op2_tile_cache **op2_chain_tiles(struct op2_chain *c) {

@@ -11,6 +11,7 @@
  * start among them and waited for in the first reader's call, after its core elements. The
  * values sent are the ones the calls would have sent: nothing writes a dat between its group's
  * posting and its readers. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,7 +142,7 @@ static int buffers_for(op2_chain_mpi *st, int ngroups) {
 static int run_call(op2_context *ctx, op2_chain_mpi *st, plan *p, int k, bool *failed) {
   op2_exec *exec = (op2_exec *)p->execs[k];
   op2_loop *loop = (op2_loop *)exec->loop;
-  op2_mpi_step_named(ctx, loop->step);
+  op2_mpi_step_replay(ctx, loop->step);
   int rc = OP2_OK;
   for (int g = 0; g < p->ngroups; g++) {
     const group *G = &p->groups[g];
@@ -182,7 +183,7 @@ static void run_segment(op2_context *ctx, struct op2_chain *c, op2_chain_mpi *st
                         int b, bool *failed) {
   int m = b - a;
   op2_loop *first = (op2_loop *)p->execs[a]->loop;
-  op2_mpi_step_named(ctx, first->step);
+  op2_mpi_step_replay(ctx, first->step);
   int rc = OP2_OK;
   for (int g = 0; g < p->ngroups; g++) {
     const group *G = &p->groups[g];
@@ -248,6 +249,25 @@ static void segment_starts(const plan *p, bool *start) {
   for (int g = 0; g < p->ngroups; g++) start[p->groups[g].post] = true;
 }
 
+/* What this rank calls after calls [first, last) of the chain, named as its step would be: the
+ * reduction ending the part, or the call that ran the chain ("op_exit", "op_par_loop 'NAME'"
+ * when a call that runs at once ended it; a reason that is no call is given as the chain's). */
+static void next_call(const struct op2_chain *c, int last, char *out, size_t cap) {
+  const char *why = op2_chain_why(c);
+  op2_tile_loop q;
+  if (last < op2_chain_length(c)) {
+    op2_chain_call_of(c, last, &q);
+    snprintf(out, cap, "op_par_loop '%.200s'", q.name);
+  } else if (strncmp(why, "op_par_loop '", 13) == 0) { /* op_par_loop 'NAME' (why it ran now) */
+    const char *end = strstr(why + 13, "' (");
+    snprintf(out, cap, "%.*s", end ? (int)(end + 1 - why) : (int)strlen(why), why);
+  } else if (strncmp(why, "op_", 3) == 0) {
+    snprintf(out, cap, "%s", why);
+  } else {
+    snprintf(out, cap, "op_par_loop chain (run at %s)", why);
+  }
+}
+
 /* Calls [first, last) of the chain, none with a reduction: captured, planned, run. */
 static int run_part(op2_context *ctx, struct op2_chain *c, op2_chain_mpi *st, int first, int last) {
   int n = last - first;
@@ -278,9 +298,16 @@ static int run_part(op2_context *ctx, struct op2_chain *c, op2_chain_mpi *st, in
                 p.calls[0].name);
   }
   /* Every rank plans the same calls from the same halo states: an allocation failure here is
-   * the one way ranks could part, so they agree on it before any message moves. */
-  if (p.ncalls && op2_mpi_agree(ctx, ok ? OP2_OK : OP2_ERR_MEM, "op_par_loop chain") != OP2_OK)
-    ok = false;
+   * the one way ranks could part, so they agree on it before any message moves. A rank whose
+   * queued calls end here while another's go on meets the other's next call: the mismatch is
+   * named after what this rank calls next, as eagerly. */
+  if (p.ncalls) {
+    char next[256];
+    next_call(c, last, next, sizeof next);
+    op2_chain_agreeing(c, true); /* no queued call is running: its errors name none */
+    if (op2_mpi_agree_chain(ctx, ok ? OP2_OK : OP2_ERR_MEM, next) != OP2_OK) ok = false;
+    op2_chain_agreeing(c, false);
+  }
   bool *start = ok && ctx->opt.tile ? malloc(sizeof *start * ((size_t)p.ncalls + 1)) : NULL;
   if (start) segment_starts(&p, start);
   for (int k = 0, e; ok && k < p.ncalls; k = e) {

@@ -41,5 +41,9 @@ int op2_chain_call_run(struct op2_chain *c, int i, bool capture, const op2_exec 
 op2_tile_cache **op2_chain_tiles(struct op2_chain *c);
 /* Calls first..last are running (named in their errors); OP2_CHAIN_FREED when op_exit ran. */
 int op2_chain_running(struct op2_chain *c, int first, int last);
+/* Between the chain's calls (the ranks agreeing on its plan): errors name no queued call. */
+void op2_chain_agreeing(struct op2_chain *c, bool agreeing);
+/* What made the chain run ("op_exit", "op_par_loop 'NAME' (a global reduction)", ...). */
+const char *op2_chain_why(const struct op2_chain *c);
 
 #endif /* OP2_CHAIN_MPI_H */

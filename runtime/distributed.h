@@ -57,6 +57,10 @@ typedef struct op2_mpi_step_name {
 } op2_mpi_step_name;
 void op2_mpi_step_name_make(op2_mpi_step_name *s, const char *call, const char *name);
 void op2_mpi_step_named(op2_context *ctx, const op2_mpi_step_name *s);
+/* A step of a call already counted among this rank's calls (a lazy chain's loop, run after the
+ * ranks agreed on it when it was captured): named and tagged as the call, not counted again, so
+ * calls are numbered in messages as when run eagerly. */
+void op2_mpi_step_replay(op2_context *ctx, const op2_mpi_step_name *s);
 int op2_mpi_step_end(op2_context *ctx, int status);
 /* Leaves the step without an agreement: for a step whose ranks have just agreed that all
  * succeeded and that has nothing more to do (a lazy chain's loop captured to run later, in a
@@ -70,6 +74,13 @@ void op2_mpi_step_leave(op2_context *ctx);
 void op2_mpi_decl_begin(op2_context *ctx, const char *call, const char *name);
 int op2_mpi_decl_end(op2_context *ctx, int status);
 int op2_mpi_agree_exit(op2_context *ctx);
+/* A lazy chain's agreement on its exchange plan, after its calls were captured: part of the last
+ * captured call, no call of its own. Ranks out of step here are in different calls: this rank is
+ * at `next_call` (what comes after its queued calls: the call that ran the chain, e.g. "op_exit",
+ * or the reduction ending the chain's part), named and numbered as it would be eagerly, and that
+ * call's own agreement then adds no "not run". Silent when the ranks were already out of step
+ * (the chain's calls said so). */
+int op2_mpi_agree_chain(op2_context *ctx, int status, const char *next_call);
 
 /* One optimised build per machine (node_build.c): op2_mpi_node_init after the JIT starts;
  * op2_mpi_node_kernel for every kernel the JIT creates (in creation order, on every rank);

@@ -31,6 +31,9 @@ typedef struct op2_mpi {
   unsigned long long call_seq, call_tag;
   int out_of_step;
   char out_of_step_why[512];
+  /* the call whose mismatch a lazy chain's agreement reported (op2_mpi_agree_chain): its own
+   * agreement adds no "not run" (0: none) */
+  unsigned long long out_of_step_call;
   int fault_fired;           /* OP2_FAULT fails its step once */
   long fetch_bytes_received; /* by op2_mpi_fetch: a range fetch moves only the range */
   /* One optimised build per machine (node_build.c): words on kernels still to be sent (the

@@ -13,9 +13,12 @@
  *                every rank (no file is left), and the run goes on;
  *   skip-loop    the last rank skips a loop the others run;
  *   extra-loop   rank 0 runs a loop the others do not;
+ *   skip-reduce  the last rank skips a loop before a reduction (lazily its queued loops end
+ *                there, the others' go on);
  *   early-exit   the last rank calls op_exit while the others run a loop;
- *                (for these three every rank gets one error naming both calls, and every later
- *                collective call fails at once: "not run");
+ *                (for these four every rank gets one error naming both calls, and every later
+ *                collective call fails at once: "not run"; lazily as eagerly: the calls are named
+ *                and numbered as the program made them, not as the queued chain ran them);
  *   exit, exit0  the last rank calls exit(3), or exit(0) as a return from main would, in the
  *                middle of the run (without op_exit);
  *   sigkill      the last rank kills itself with SIGKILL;
@@ -44,6 +47,9 @@ KERNEL_TEXT(
 KERNEL_TEXT(
     zero, static void zero(double *r) { r[0] = 0.0; })
 
+KERNEL_TEXT(
+    total, static void total(const double *v, double *sum) { sum[0] += v[0]; })
+
 static int errors_seen;
 static char first_error[2048];
 
@@ -68,12 +74,30 @@ static void zero_call(mesh *m) {
   op_par_loop(zero_src, "zero", m->nodes.set, op_arg_dat(m->r, -1, OP_ID, 1, "double", OP_WRITE));
 }
 
+static void total_call(mesh *m) {
+  double sum = 0;
+  op_par_loop(total_src, "total", m->nodes.set, op_arg_dat(m->v, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_gbl(&sum, 1, "double", OP_INC));
+}
+
 static void spread_call(mesh *m) {
   op_par_loop(spread_src, "spread", m->edges.set,
               op_arg_dat(m->v, 0, m->pedge, 1, "double", OP_READ),
               op_arg_dat(m->v, 1, m->pedge, 1, "double", OP_READ),
               op_arg_dat(m->r, 0, m->pedge, 1, "double", OP_INC),
               op_arg_dat(m->r, 1, m->pedge, 1, "double", OP_INC));
+}
+
+/* The loops before the calls out of step, with a fetch between them (lazily it runs the queued
+ * ones): the calls out of step come after a chain has run, with a loop queued before them, and
+ * are numbered as eagerly all the same (the six declarations, zero, init_v, the fetch and init_v
+ * again are calls 1-10; the calls out of step are call 11). */
+static void loops_before(mesh *m) {
+  double first;
+  zero_call(m);
+  init_v_call(m);
+  op_fetch_data_idx(m->v, &first, 0, 0);
+  init_v_call(m);
 }
 
 /* The errors this rank got since the last check: exactly `want`, the first containing `text`.
@@ -150,25 +174,31 @@ int main(int argc, char **argv) {
     spread_call(&m); /* every later collective call fails at once, never waits */
     expect_errors(1, "not run", "out of step");
   } else if (strcmp(c, "extra-loop") == 0) {
-    zero_call(&m);
-    init_v_call(&m);
+    loops_before(&m);
     if (rank == 0) zero_call(&m);
     spread_call(&m); /* rank 0: not run */
-    expect_errors(rank == 0 ? 2 : 1, "rank 0 called op_par_loop 'zero'",
-                  "called op_par_loop 'spread'");
+    expect_errors(rank == 0 ? 2 : 1, "rank 0 called op_par_loop 'zero' (its call 11)",
+                  "called op_par_loop 'spread' (its call 11)");
+  } else if (strcmp(c, "skip-reduce") == 0) {
+    loops_before(&m);
+    if (rank != last) zero_call(&m);
+    total_call(&m); /* the last rank's queued loops end at it; the others: not run */
+    expect_errors(rank == last ? 1 : 2, "rank 0 called op_par_loop 'zero' (its call 11)",
+                  "called op_par_loop 'total' (its call 11)");
   } else if (strcmp(c, "early-exit") == 0) {
-    zero_call(&m);
-    init_v_call(&m);
+    loops_before(&m);
     if (rank == last) {
       op_exit();
-      expect_errors(1, "out of step", "called op_exit");
+      expect_errors(1, "rank 0 called op_par_loop 'spread' (its call 11)",
+                    "called op_exit (its call 11)");
       fprintf(stderr, "rank %d: finished\n", rank);
       free(xs), free(en);
       MPI_Finalize();
       return 0;
     }
     spread_call(&m);
-    expect_errors(1, "out of step", "called op_exit");
+    expect_errors(1, "rank 0 called op_par_loop 'spread' (its call 11)",
+                  "called op_exit (its call 11)");
   } else if (strcmp(c, "ckpt-skip") == 0) {
     char dir[4096], file[4200];
     mt_scratch_dir(dir, sizeof dir);

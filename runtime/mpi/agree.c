@@ -23,9 +23,13 @@ int op2_mpi_failed(int mpi_rc, const char *call, const char *file, int line) {
 }
 
 /* The tag of a public call: its name's hash and its number among this rank's collective calls. */
+static void tag_call(op2_mpi *m, uint64_t what_hash) {
+  m->call_tag = what_hash + m->call_seq * 0x9E3779B97F4A7C15ull;
+}
+
 static void begin_call_hashed(op2_mpi *m, uint64_t what_hash) {
   m->call_seq++;
-  m->call_tag = what_hash + m->call_seq * 0x9E3779B97F4A7C15ull;
+  tag_call(m, what_hash);
 }
 
 static void begin_call(op2_mpi *m, const char *what) {
@@ -43,6 +47,14 @@ void op2_mpi_step_named(op2_context *ctx, const op2_mpi_step_name *s) {
   if (ctx->mpi.step_depth++ == 0) {
     memcpy(ctx->mpi.step_name, s->text, s->len + 1);
     begin_call_hashed(&ctx->mpi, s->hash);
+  }
+}
+
+void op2_mpi_step_replay(op2_context *ctx, const op2_mpi_step_name *s) {
+  if (ctx->mpi.size < 2) return;
+  if (ctx->mpi.step_depth++ == 0) {
+    memcpy(ctx->mpi.step_name, s->text, s->len + 1);
+    tag_call(&ctx->mpi, s->hash); /* counted when it was captured, as eagerly */
   }
 }
 
@@ -88,12 +100,12 @@ int op2_mpi_agree_exit(op2_context *ctx) {
 
 /* Ranks in different calls: every rank learns each rank's call (all of them saw the tags differ
  * in the same reduction, so all come here) and the message names them. */
-static void out_of_step(op2_context *ctx, const char *what) {
+static void out_of_step(op2_context *ctx, const char *what, unsigned long long seq) {
   op2_mpi *m = &ctx->mpi;
   struct call {
     unsigned long long seq;
     char name[120];
-  } mine = {.seq = m->call_seq}, *all = calloc((size_t)m->size, sizeof *all);
+  } mine = {.seq = seq}, *all = calloc((size_t)m->size, sizeof *all);
   snprintf(mine.name, sizeof mine.name, "%s", what);
   char *why = m->out_of_step_why;
   size_t cap = sizeof m->out_of_step_why, len = 0;
@@ -137,20 +149,30 @@ static void out_of_step(op2_context *ctx, const char *what) {
  * rank0_value: key[0] is rank 0's value (the others pass all ones), not compared: it comes back
  * in *key_out, the same on every rank.
  * Outside a step, the default handler's exit after an error every rank gets here is an agreed
- * exit too (exit_agreed, while the handler runs): no rank is left waiting. */
+ * exit too (exit_agreed, while the handler runs): no rank is left waiting.
+ * next_call: a lazy chain's agreement (op2_mpi_agree_chain), no call of its own: see there. */
 static int agree_any(op2_context *ctx, int status, const uint64_t key[2], const char *what,
-                     const char *loop_name, int quiet, int rank0_value, uint64_t *key_out) {
+                     const char *loop_name, int quiet, int rank0_value, uint64_t *key_out,
+                     const char *next_call) {
   op2_mpi *m = &ctx->mpi;
   if (m->size < 2) return status;
   if (status != OP2_OK && m->failure_agreed) return status;
   if (m->step_name[0]) what = m->step_name;
   if (m->out_of_step) { /* known on every rank: nobody communicates */
-    if (status == OP2_OK)
+    /* the call this agreement belongs to (one outside a step would be the next) */
+    unsigned long long call = m->step_depth > 0 ? m->call_seq : m->call_seq + 1;
+    if (status == OP2_OK && (next_call || call == m->out_of_step_call))
+      status = OP2_ERR_STATE; /* its calls, or this call, were reported */
+    else if (status == OP2_OK)
       status = op2_error(OP2_ERR_STATE, "%s: not run: %s", what, m->out_of_step_why);
+    if (call == m->out_of_step_call) m->out_of_step_call = 0;
     if (m->step_depth > 0) m->failure_agreed = 1;
     return status;
   }
-  if (m->step_depth == 0) begin_call(m, what); /* an agreement outside a step is a call */
+  if (next_call)
+    tag_call(m, XXH3_64bits(what, strlen(what))); /* within the call last captured */
+  else if (m->step_depth == 0)
+    begin_call(m, what); /* an agreement outside a step is a call */
   unsigned long long mine[7] = {status == OP2_OK ? (unsigned long long)m->size
                                                  : (unsigned long long)m->rank,
                                 key[0],
@@ -165,7 +187,9 @@ static int agree_any(op2_context *ctx, int status, const uint64_t key[2], const 
   op2_mpi_wait_end(m->comms);
   int first = rc == OP2_OK ? (int)all[0] : m->size;
   if (rc == OP2_OK && all[5] != ~all[6]) {
-    out_of_step(ctx, what);
+    /* a chain's agreement where another rank is in a call: this rank is at its next call */
+    if (next_call) what = next_call, m->out_of_step_call = m->call_seq + 1;
+    out_of_step(ctx, what, next_call ? m->call_seq + 1 : m->call_seq);
     m->exit_agreed = m->step_depth == 0;
     if (status == OP2_OK) rc = op2_error(OP2_ERR_STATE, "%s: %s", what, m->out_of_step_why);
     m->exit_agreed = 0;
@@ -199,18 +223,18 @@ static int agree_any(op2_context *ctx, int status, const uint64_t key[2], const 
 
 int op2_mpi_agree_on(op2_context *ctx, int status, const uint64_t key[2], const char *what,
                      const char *loop_name) {
-  return agree_any(ctx, status, key, what, loop_name, 0, 0, NULL);
+  return agree_any(ctx, status, key, what, loop_name, 0, 0, NULL, NULL);
 }
 
 int op2_mpi_agree_quiet(op2_context *ctx, int status, const char *what) {
   static const uint64_t none[2] = {0, 0};
-  return agree_any(ctx, status, none, what, NULL, 1, 0, NULL);
+  return agree_any(ctx, status, none, what, NULL, 1, 0, NULL, NULL);
 }
 
 int op2_mpi_agree_rank0_int(op2_context *ctx, int *value, const char *what) {
   if (ctx->mpi.size < 2) return OP2_OK;
   uint64_t key[2] = {ctx->mpi.rank == 0 ? (uint64_t)(unsigned)*value : UINT64_MAX, 0}, got = 0;
-  int rc = agree_any(ctx, OP2_OK, key, what, NULL, 0, 1, &got);
+  int rc = agree_any(ctx, OP2_OK, key, what, NULL, 0, 1, &got, NULL);
   if (rc == OP2_OK) *value = (int)(unsigned)got;
   return rc;
 }
@@ -218,6 +242,11 @@ int op2_mpi_agree_rank0_int(op2_context *ctx, int *value, const char *what) {
 int op2_mpi_agree(op2_context *ctx, int status, const char *what) {
   static const uint64_t none[2] = {0, 0};
   return op2_mpi_agree_on(ctx, status, none, what, NULL);
+}
+
+int op2_mpi_agree_chain(op2_context *ctx, int status, const char *next_call) {
+  static const uint64_t none[2] = {0, 0};
+  return agree_any(ctx, status, none, "op_par_loop chain", NULL, 0, 0, NULL, next_call);
 }
 
 int op2_fault_parse(const char *value, char *step, int *rank) {
