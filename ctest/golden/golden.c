@@ -265,6 +265,20 @@ static const char twice_src[] =
     "  r1[1] += x0[1];\n"
     "  r0[0] += x0[1];\n"
     "}\n";
+/* one double per element: the scatter is the scalar loop's own add, and the branch a blend */
+static const char upwind_src[] =
+    "void edge_upwind(const double *u0, const double *u1, const double *w, double *r0, "
+    "double *r1) {\n"
+    "  double f = w[0] > 0.0 ? w[0] * u0[0] : w[0] * u1[0];\n"
+    "  *r0 -= f;\n"
+    "  *r1 += f;\n"
+    "}\n";
+static const char upwind_twice_src[] =
+    "void edge_upwind_twice(const double *u0, double *r0, double *r1) {\n"
+    "  *r0 -= u0[0];\n"
+    "  *r1 += u0[0];\n"
+    "  *r0 += 0.5 * u0[0];\n"
+    "}\n";
 static const char vector_src[] =
     "void cell_vec(const double **x, double **r, double *q) {\n"
     "  for (int k = 0; k < 4; k++) {\n"
@@ -345,6 +359,13 @@ int main(int argc, char **argv) {
   op_par_loop(twice_src, "edge_twice", edges, op_arg_dat(x, 0, pedge, 2, "double", OP_READ),
               op_arg_dat(r, 0, pedge, 2, "double", OP_INC),
               op_arg_dat(r, 1, pedge, 2, "double", OP_INC));
+  op_par_loop(
+      upwind_src, "edge_upwind", edges, op_arg_dat(n, 0, pedge, 1, "double", OP_READ),
+      op_arg_dat(n, 1, pedge, 1, "double", OP_READ), op_arg_dat(w, -1, OP_ID, 1, "double", OP_READ),
+      op_arg_dat(nb, 0, pedge, 1, "double", OP_INC), op_arg_dat(nb, 1, pedge, 1, "double", OP_INC));
+  op_par_loop(
+      upwind_twice_src, "edge_upwind_twice", edges, op_arg_dat(n, 0, pedge, 1, "double", OP_READ),
+      op_arg_dat(nb, 0, pedge, 1, "double", OP_INC), op_arg_dat(nb, 1, pedge, 1, "double", OP_INC));
   op_par_loop(vector_src, "cell_vec", cells, op_arg_dat(x, -4, pcell, 2, "double", OP_READ),
               op_arg_dat(r, -4, pcell, 2, "double", OP_INC),
               op_arg_dat(q, -1, OP_ID, 1, "double", OP_READ));
@@ -392,9 +413,14 @@ int main(int argc, char **argv) {
   check_simd_pays("edge_inc", 2, "argument 3 adds through a map (OP_INC)");
   check_simd_pays("edge_inc", 16, "argument 3 adds through a map (OP_INC)");
   check_simd_pays("cell_vec", 8, "argument 1 adds through a map (OP_INC)");
+  /* or where each element adds one double per map column (the scalar loop's own scatter) */
+  check_simd_pays("edge_upwind", 8, NULL);
+  check_simd_pays("edge_upwind", 4, NULL);
   /* and only where the kernel provably adds as the scalar loop does (bit for bit) */
   check_simd_pays("edge_twice", 8, "argument 1 adds through a map (OP_INC) and the kernel may add");
   check_simd_pays("edge_twice", 4, "argument 1 adds through a map (OP_INC) and the kernel may add");
+  check_simd_pays("edge_upwind_twice", 8,
+                  "argument 1 adds through a map (OP_INC) and the kernel may add");
   if (!updating) find_stale();
   op_exit();
   if (updating) return 0;
