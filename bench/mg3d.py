@@ -111,8 +111,12 @@ def measure(a, cells, bin_dir, work, baseline):
     bad = 0
     for name, _, _ in configs:
         want = res['baseline']
+        # a residual is compared at the scale of the first one: after many cycles the last sits
+        # at round-off (2e-19 of a first 6e-6 after 40) where any change of order shows
+        scale = {k: max(abs(w), abs(want.get('rms_first', 0.0))) if k.startswith('rms')
+                 else abs(w) for k, w in want.items()}
         differs = [k for k, w in want.items()
-                   if abs(res[name].get(k, float('nan')) - w) > 1e-10 * abs(w)
+                   if abs(res[name].get(k, float('nan')) - w) > 1e-10 * scale[k]
                    or k not in res[name]]
         bad += bool(differs)
         twin = untiled.get(name)
