@@ -259,7 +259,9 @@ static void next_call(const struct op2_chain *c, int last, char *out, size_t cap
     op2_chain_call_of(c, last, &q);
     snprintf(out, cap, "op_par_loop '%.200s'", q.name);
   } else if (strncmp(why, "op_par_loop '", 13) == 0) { /* op_par_loop 'NAME' (why it ran now) */
-    const char *end = strstr(why + 13, "' (");
+    /* searched from the start (the prefix holds no "' ("): with an offset, GCC's
+     * -Wstringop-overread at -O2 with the sanitizers took why + 13 for past the end */
+    const char *end = strstr(why, "' (");
     snprintf(out, cap, "%.*s", end ? (int)(end + 1 - why) : (int)strlen(why), why);
   } else if (strncmp(why, "op_", 3) == 0) {
     snprintf(out, cap, "%s", why);
