@@ -32,9 +32,21 @@ setup() {
   [ -f "$dir/build.ninja" ] || meson setup "$dir" "$@" >/dev/null
 }
 
+# compile DIR: builds quietly; on failure shows the compiler's messages (ninja writes them to
+# stdout, which a quiet build would otherwise swallow: CI then printed nothing at all).
+compile() {
+  local log="$1/compile.log"
+  if ! meson compile -C "$1" >"$log" 2>&1; then
+    grep -E "error|FAILED" "$log" | head -40 >&2 || true
+    tail -n 5 "$log" >&2
+    echo "build failed in $1 (whole log: $log)" >&2
+    return 1
+  fi
+}
+
 build() {
   setup build
-  meson compile -C build >/dev/null
+  compile build
 }
 
 # Runs one suite build (more meson test arguments may follow) and adds its counts to
@@ -80,7 +92,7 @@ case "$cmd" in
   test)
     deps && build
     setup build-sanitize -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized
-    meson compile -C build-sanitize >/dev/null
+    compile build-sanitize
     PASSED=0
     FAILED=0
     SKIPPED=0
