@@ -566,11 +566,12 @@ bool op2_chain_capture_ready(struct op2_chain *c) {
   return capture_buffers(c);
 }
 
-int op2_chain_call_run(struct op2_chain *c, int i, bool capture, const op2_exec **exec) {
+int op2_chain_call_run(op2_context *ctx, struct op2_chain *c, int i, bool capture,
+                       const op2_exec **exec) {
   const op2_chain_call *q = &c->calls[i];
   c->running = c->running_last = i;
   c->capturing = capture;
-  replay(op2_ctx(), q); /* chain_mpi.c runs the chain of this process's one context */
+  replay(ctx, q);
   c->capturing = false;
   if (exec) *exec = capture && q->captured ? &q->exec : NULL;
   return op2_chain_running(c, i, i);

@@ -281,7 +281,7 @@ static int run_part(op2_context *ctx, struct op2_chain *c, op2_chain_mpi *st, in
   for (int i = first; i < last; i++) {
     const op2_exec *exec = NULL;
     /* out of memory for the plan: each call runs now, as when run one by one */
-    if (op2_chain_call_run(c, i, ok, &exec) == OP2_CHAIN_FREED) {
+    if (op2_chain_call_run(ctx, c, i, ok, &exec) == OP2_CHAIN_FREED) {
       plan_free(&p), free(index);
       return OP2_CHAIN_FREED;
     }
@@ -350,7 +350,8 @@ int op2_chain_mpi_run(op2_context *ctx, struct op2_chain *c, op2_chain_mpi **sta
     while (e < n && (op2_chain_call_of(c, e, &q), !has_reduction(&q))) e++;
     if (e > i && run_part(ctx, c, *state, i, e) == OP2_CHAIN_FREED) return OP2_CHAIN_FREED;
     /* a reduction's value is the program's when its call returns: it runs alone */
-    if (e < n && op2_chain_call_run(c, e, false, NULL) == OP2_CHAIN_FREED) return OP2_CHAIN_FREED;
+    if (e < n && op2_chain_call_run(ctx, c, e, false, NULL) == OP2_CHAIN_FREED)
+      return OP2_CHAIN_FREED;
     i = e + 1;
   }
   return OP2_CHAIN_RAN;

@@ -36,7 +36,8 @@ void op2_chain_call_of(const struct op2_chain *c, int i, op2_tile_loop *out);
 bool op2_chain_capture_ready(struct op2_chain *c);
 /* Call i through op_par_loop: run now, or (capture) handed back bound and ready in *exec (NULL:
  * it failed, reported and agreed there). OP2_CHAIN_FREED when op_exit ran inside. */
-int op2_chain_call_run(struct op2_chain *c, int i, bool capture, const op2_exec **exec);
+int op2_chain_call_run(op2_context *ctx, struct op2_chain *c, int i, bool capture,
+                       const op2_exec **exec);
 /* The chain's tilings (OP2_TILE), shared with one process's. */
 op2_tile_cache **op2_chain_tiles(struct op2_chain *c);
 /* Calls first..last are running (named in their errors); OP2_CHAIN_FREED when op_exit ran. */
