@@ -4,6 +4,7 @@
  * parallel, so no two threads ever update the same element. The generated code itself has no
  * OpenMP in it: TCC need not support it. */
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "runtime/backend.h"
@@ -38,19 +39,15 @@ static int choose_threads(const op2_context *ctx) {
   int n = current;
   if (!chosen && sharers > 1) n = cores / sharers > 1 ? cores / sharers : 1;
   const char *who = chosen ? why : "OMP_NUM_THREADS unset", *kept = chosen ? " kept" : "";
+  char ranks[80] = ""; /* who else may run on these cores, under MPI */
   if (sharers > 1)
-    op2_diag(1, "openmp: %d thread%s per rank (%d core%s, %d ranks on this node%s; %s%s)", n,
-             n == 1 ? "" : "s", cores, cores == 1 ? "" : "s", sharers,
-             sharers == ctx->mpi.node_size ? "" : " may use them", who, kept);
+    snprintf(ranks, sizeof ranks, ", %d ranks on this node%s", sharers,
+             sharers == ctx->mpi.node_size ? "" : " may use them");
   else if (ctx->mpi.size > 1)
-    op2_diag(1,
-             "openmp: %d thread%s per rank (%d core%s, no other rank on this node may use %s; "
-             "%s%s)",
-             n, n == 1 ? "" : "s", cores, cores == 1 ? "" : "s", cores == 1 ? "it" : "them", who,
-             kept);
-  else
-    op2_diag(1, "openmp: %d thread%s (%d core%s; %s%s)", n, n == 1 ? "" : "s", cores,
-             cores == 1 ? "" : "s", who, kept);
+    snprintf(ranks, sizeof ranks, ", no other rank on this node may use %s",
+             cores == 1 ? "it" : "them");
+  op2_diag(1, "openmp: %d thread%s%s (%d core%s%s; %s%s)", n, n == 1 ? "" : "s",
+           ctx->mpi.size > 1 ? " per rank" : "", cores, cores == 1 ? "" : "s", ranks, who, kept);
   if (chosen && sharers > 1 && (long)n * sharers > cores)
     op2_diag(1,
              "warning: openmp: %d threads per rank (%s) x %d ranks on this node = %ld threads "
