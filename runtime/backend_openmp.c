@@ -25,7 +25,8 @@ static int threads_of(const op2_context *ctx) {
 
 /* The library's thread count. OpenMP's default is one thread per core this process may use, which
  * is right for one process but not for several MPI ranks sharing a machine: each would start a
- * thread per core, and 2 ranks on 2 cores ran 4 spinning threads (mg3d 20-50x slower). When the
+ * thread per core, and 2 ranks on 2 cores ran 4 threads spinning at each other's barriers (mg3d
+ * many times slower: docs/MPI.md, "Threads per rank"). When the
  * user chose no count (OMP_NUM_THREADS unset and no omp_set_num_threads before op_init: the
  * OpenMP default is still the core count), the cores are divided among the ranks that may run on
  * them. A count the user chose is kept, with a warning when the ranks' threads exceed the cores.

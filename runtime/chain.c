@@ -378,10 +378,9 @@ static int run_tiled(op2_context *ctx, struct op2_chain *c) {
   /* OP2_TILE=auto on threads: tiles narrower than the chain's reach through the mesh chain
    * into many levels, each a barrier; larger tiles, up to 4 doublings, until few levels, else
    * the chain runs untiled (declined). Decided once per chain (the cache keeps the outcome),
-   * starting at the doubling the first inspection's levels call for (tile.c): mg3d 72^3 needs
-   * 2-4 doublings on its finest level, now 18 inspections in all, was 29; with them
-   * its loops ran 3.4 s and 2.8 s for 10 cycles on 2 loaded cores where untiled they ran 5.3 s
-   * and 4.1 s (declining beyond 2 doublings: 4.0 s and 4.1 s; noisy: shared, busy cores). */
+   * starting at the doubling the first inspection's levels call for (tile.c), which saves most
+   * of the inspections a doubling at a time would cost (docs/PERFORMANCE.md, "Measurements
+   * behind the code"). */
   bool widen = threads && ctx->opt.tile == OP2_TILE_AUTO;
   const op2_tiling *t =
       all ? op2_tiling_get_settled(ctx, &c->tiles, loops, NULL, c->count, size, threads,

@@ -485,7 +485,8 @@ const op2_tiling *op2_tiling_get_settled(op2_context *ctx, op2_tile_cache **cach
    * of the size asked for (or that none was: declined). Kept each under its own size, a chain
    * that doubles four times took five entries, and mg3d's V-cycle (a dozen chains, 20 sizes)
    * cycled through more than the cache held, so every chain was inspected again, doublings
-   * included, on every call: 10 cycles on 2 threads took 11-17 s instead of about 1 s.
+   * included, on every call, and tiled mg3d ran many times slower than untiled
+   * (docs/PERFORMANCE.md, the mg3d section of "Sparse tiling with update in the chain").
    * A chain's levels about halve with each doubling (mg3d: 50, 25, 13, 7, 4), so the first
    * inspection says how many doublings to start with, and one at a time after that (on an
    * irregular mesh levels need not fall); beyond `doublings`, when no size would do, the chain
