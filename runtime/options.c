@@ -258,13 +258,13 @@ static int parse_template_dir(op2_options *opt, const char *name, const char *va
 static int parse_restart(op2_options *opt, const char *name, const char *value) {
   OP2_CALL(parse_path(opt->restart, sizeof opt->restart, name, value));
   struct stat st;
-  char why[256];
+  op2_jit_error why;
   if (stat(value, &st) != 0)
     return op2_error(OP2_ERR_ARG, "option %s=%s: no such checkpoint file (%s)", name, value,
                      strerror(errno));
-  if (op2_ckpt_header_check(value, why, sizeof why) != 0)
+  if (op2_ckpt_header_check(value, &why) != OP2_OK)
     return op2_error(OP2_ERR_ARG, "option %s=%s: not a checkpoint file of op2jit: %s", name, value,
-                     why);
+                     why.msg);
   return OP2_OK;
 }
 
