@@ -196,13 +196,6 @@ static void tune_describe(const op2_context *ctx, const op2_loop *loop, char *ou
   op2_plan_describe(loop->plans[0], out, len);
 }
 
-/* One task at a time per thread, taken as threads free up (tasks differ in cost). */
-static void run_tasks(op2_context *ctx, int n, void (*fn)(void *arg, int i), void *arg) {
-  int nthreads = threads_of(ctx);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
-  for (int i = 0; i < n; i++) fn(arg, i);
-}
-
 const op2_backend op2_backend_openmp = {
     .name = "openmp",
     .description = "OpenMP threads: a range each, or planned blocks",
@@ -213,7 +206,6 @@ const op2_backend op2_backend_openmp = {
     .finalize = finalize_openmp,
     .threads = threads_of,
     .before_serial_work = release_idle_threads,
-    .run_tasks = run_tasks,
     .tune_candidates = tune_candidates,
     .tune_apply = tune_apply,
     .tune_describe = tune_describe,
