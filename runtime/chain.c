@@ -87,7 +87,8 @@ static bool has_reduction(int nargs, const op_arg *args) {
   return false;
 }
 
-/* NULL when the call can be queued, else why it runs now (a reduction too, op2_chain_defer). */
+/* NULL when the call's arguments let it be queued, else why it runs now (op2_chain_defer adds
+ * the other reasons: a reduction, a kernel that prints, ...). */
 static const char *why_now(const char *kernel, const char *name, int nargs, const op_arg *args) {
   if (!kernel || !name || nargs < 1 || op2_args_untrusted(nargs, args))
     return "a call whose arguments are checked at once";
@@ -302,19 +303,14 @@ static bool capture_buffers(struct op2_chain *c) {
   return true;
 }
 
-enum { CHAIN_FREED = OP2_CHAIN_FREED };
-
 static void run(op2_context *ctx, struct op2_chain *c) {
   /* under MPI the chain's exchanges are planned as a whole (chain_mpi.c) */
-  switch (ctx->mpi.size > 1 ? op2_chain_mpi_run(ctx, c, &c->mpi) : OP2_CHAIN_NOT_RUN) {
-    case CHAIN_FREED:
-      return;
-    case OP2_CHAIN_RAN:
-      c->running = -1;
-      c->count = 0;
-      return;
-    default:
-      break;
+  int done = ctx->mpi.size > 1 ? op2_chain_mpi_run(ctx, c, &c->mpi) : OP2_CHAIN_NOT_RUN;
+  if (done == OP2_CHAIN_FREED) return;
+  if (done == OP2_CHAIN_RAN) {
+    c->running = -1;
+    c->count = 0;
+    return;
   }
   /* Fusion changes the loops a checkpoint logs, and backends with their own code generator
    * would see a kernel text they were not asked for: it is for seq and openmp, uncheckpointed. */
