@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # One entry point for users and CI. Idempotent: installs only what is missing, reuses build dirs.
 #   ./build.sh airfoil [CELLS] [ITERATIONS]  install, build, generate a mesh, run Airfoil
-#   ./build.sh test                          install, build, run every test, then again under
-#                                            AddressSanitizer + UndefinedBehaviorSanitizer
+#   ./build.sh test                          install, build, run every test, the errors suite
+#                                            again from a build directory outside the checkout,
+#                                            then every test under AddressSanitizer + UBSan
 #   ./build.sh deps | build                  only install / only build
 set -euo pipefail
 cd "$(dirname "$0")"
