@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # One entry point for users and CI. Idempotent: installs only what is missing, reuses build dirs.
 #   ./build.sh airfoil [CELLS] [ITERATIONS]  install, build, generate a mesh, run Airfoil
-#   ./build.sh test                          install, build, run every test, then again under
-#                                            AddressSanitizer + UndefinedBehaviorSanitizer
+#   ./build.sh test                          install, build, run every test, the errors suite
+#                                            again from a build directory outside the checkout,
+#                                            then every test under AddressSanitizer + UBSan
 #   ./build.sh deps | build                  only install / only build
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -47,6 +48,35 @@ compile() {
 build() {
   setup build
   compile build
+}
+
+# A build directory outside the checkout, for the errors suite only (its messages carry source
+# paths, which must not depend on where the build directory is): one per checkout, under $TMPDIR,
+# unoptimised, and only the suite's programs built (the library and a few dozen tests, not the
+# whole tree again).
+outside_build() {
+  OUTSIDE="${TMPDIR:-/tmp}/op2jit-outside-$(id -u)-$(pwd | cksum | cut -d' ' -f1)"
+  setup "$OUTSIDE" -Doptimization=0
+  ninja -C "$OUTSIDE" build.ninja >/dev/null # reconfigured first when meson.build changed
+  local targets
+  targets=$(python3 - "$OUTSIDE" <<'PY'
+import json, os, sys
+info = os.path.join(sys.argv[1], "meson-info")
+tests = json.load(open(os.path.join(info, "intro-tests.json")))
+files = {t["id"]: t["filename"] for t in json.load(open(os.path.join(info, "intro-targets.json")))}
+needed = {d for t in tests if any(s.endswith(":errors") for s in t["suite"]) for d in t["depends"]}
+for d in sorted(needed):
+    for f in files.get(d, []):
+        print(os.path.relpath(f, sys.argv[1]))
+PY
+)
+  local log="$OUTSIDE/compile.log"
+  # shellcheck disable=SC2086 # one target per word
+  if ! ninja -C "$OUTSIDE" $targets >"$log" 2>&1; then
+    grep -E "error|FAILED" "$log" | head -40 >&2 || true
+    echo "build failed in $OUTSIDE (whole log: $log)" >&2
+    return 1
+  fi
 }
 
 # Runs one suite build (more meson test arguments may follow) and adds its counts to
@@ -97,6 +127,9 @@ case "$cmd" in
     FAILED=0
     SKIPPED=0
     run_tests build "release build"
+    outside_build
+    run_tests "$OUTSIDE" "errors suite, build directory outside the source tree" --no-rebuild \
+      --suite errors
     # Full stacks on malloc so leak suppressions can tell test-harness frames from library ones.
     # intercept_tls_get_addr=0: Open MPI dlopens and dlcloses plugins that have thread-local
     # storage; LeakSanitizer's record of such a block outlives it and its exit-time scan of that

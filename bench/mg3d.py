@@ -3,8 +3,7 @@
 """The 3-D multigrid sample (samples/mg3d) against its hand-written serial baseline.
 
   bench/mg3d.py [--build-dir build] [--cells 72,128] [--levels 4] [--tets] [--cycles 10]
-                [--threads 2] [--ranks 2] [--repeat 1] [--tiled [--tile auto|N]] [--renumber]
-                [--grid-order]
+                [--threads 2] [--ranks 2] [--repeat 1] [--renumber] [--grid-order]
 
 Generates the mesh with mg3d-mesh (kept in bench/results/, which git ignores), compiles the
 baseline with the optimised tier's flags (cc -O3 -march=native -ffp-contract=off), then runs the
@@ -21,12 +20,8 @@ status): openmp with --threads threads at most 0.35x the baseline, mpi on --rank
 1.05x openmp (within 5%; faster passes), at every size; and, with several sizes, the time per edge
 of seq, openmp and mpi flat within 15% (largest over smallest of the sizes' figures at most 1.15).
 
---tiled adds two rows, "seq tiled" and "openmp xT tiled": mg3d run lazily with sparse tiling
-(OP2_LAZY=on OP2_TILE=--tile, docs/OPTIONS.md#op2_tile), each followed by its time over the
-untiled row of the same backend ("x untiled"). --renumber runs every mg3d row with
-OP2_RENUMBER=on: mg3d-mesh numbers nodes and edges in a scrambled order, where every tile of a
-chain depends on the one before (on openmp as many levels, each a barrier, as tiles), so tiling
-has locality to use only on a renumbered mesh. Without --renumber the library's default
+--renumber runs every mg3d row with OP2_RENUMBER=on (mg3d-mesh numbers nodes and edges in a
+scrambled order). Without --renumber the library's default
 (OP2_RENUMBER=auto) renumbers a scrambled mesh over 8 MB and the baseline runs it scrambled;
 --grid-order numbers the meshes along the grid instead (mg3d-mesh --grid-order), so the baseline
 has the same locality and auto keeps the order: the like-for-like comparison.
@@ -88,12 +83,6 @@ def measure(a, cells, bin_dir, work, baseline):
                                str(a.ranks), mg3d, mesh, cyc],
          dict(op2, OP2_BACKEND='seq', OMP_NUM_THREADS='1', **MPI_ENV)),
     ]
-    untiled = {}  # a tiled row's untiled twin
-    if a.tiled:
-        tiled = {'OP2_LAZY': 'on', 'OP2_TILE': a.tile}
-        for name, cmd, env in configs[1:3]:
-            configs.append((name + ' tiled', cmd, dict(env, **tiled)))
-            untiled[name + ' tiled'] = name
     for name, cmd, env in configs[1:]:  # kernels compiled once, outside the measurements
         run(cmd[:-1] + ['2'], env)
     best, res = {}, {}
@@ -119,10 +108,8 @@ def measure(a, cells, bin_dir, work, baseline):
                    if abs(res[name].get(k, float('nan')) - w) > 1e-10 * scale[k]
                    or k not in res[name]]
         bad += bool(differs)
-        twin = untiled.get(name)
-        print('%-18s %10.3f %12.3f %16.2f%s%s' % (
+        print('%-18s %10.3f %12.3f %16.2f%s' % (
             name, best[name], best[name] / base, 1e9 * best[name] / (edges * a.cycles),
-            '  %.3f x untiled' % (best[name] / best[twin]) if twin else '',
             '  DIFFERS: ' + ','.join(differs) if differs else ''))
     sys.stdout.flush()
     return edges, best, bad
@@ -163,9 +150,6 @@ def main():
     ap.add_argument('--threads', type=int, default=2)
     ap.add_argument('--ranks', type=int, default=2)
     ap.add_argument('--repeat', type=int, default=1)
-    ap.add_argument('--tiled', action='store_true',
-                    help='also seq and openmp with OP2_LAZY=on OP2_TILE=--tile')
-    ap.add_argument('--tile', default='auto', help="the tiled rows' OP2_TILE (auto)")
     ap.add_argument('--renumber', action='store_true', help='every mg3d row with OP2_RENUMBER=on')
     ap.add_argument('--grid-order', action='store_true',
                     help="meshes numbered along the grid (mg3d-mesh --grid-order): the baseline "

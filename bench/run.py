@@ -59,11 +59,6 @@ TARGETS = {
     "simd_gflops_gain": 1.8,
     "simd_stream_share": 0.80,
     "mpi_openmp_process_ratio": 1.05,
-    # Loop chains (issue 26): the tiled run against the baseline (whole process) or against its
-    # untiled twin of the same run (wall), whichever the machine allows; seq tiled against seq
-    "openmp_tiled_process_ratio": 0.26,
-    "openmp_tiled_vs_untiled": 0.70,
-    "seq_tiled_vs_untiled": 0.80,
 }
 
 # name, backend, OP2_JIT, cache state, OP2_SIMD. Warm runs reuse the cache their cold run
@@ -94,16 +89,7 @@ CONFIGS = [
     ("mpi-tiered-warm", "mpi", "tiered", "warm", "off"),
     ("mpi-simd-cold", "mpi", "tiered", "cold", "auto"),
     ("mpi-simd-warm", "mpi", "tiered", "warm", "auto"),
-    ("seq-tiled-cold", "seq", "tiered", "cold", "off"),
-    ("seq-tiled-warm", "seq", "tiered", "warm", "off"),
-    ("openmp-tiled-cold", "openmp", "tiered", "cold", "off"),
-    ("openmp-tiled-warm", "openmp", "tiered", "warm", "off"),
 ]
-# Loop chains (issue 26): the tiered configurations run lazily (OP2_LAZY=on) with sparse tiling
-# (OP2_TILE=auto), so Airfoil's loops between two reductions run tile by tile.
-EXTRA_ENV = {name: {"OP2_LAZY": "on", "OP2_TILE": "auto"}
-             for name in ("seq-tiled-cold", "seq-tiled-warm", "openmp-tiled-cold",
-                          "openmp-tiled-warm")}
 # Configurations run with OP2_TUNE=on (every other one with OP2_TUNE=off): the cold run tunes
 # (its trial calls count in its time) and writes the records, the warm run starts from them.
 TUNED = ("openmp-tune-cold", "openmp-tune-warm", "cuda-emu-tune-cold", "cuda-emu-tune-warm")
@@ -112,8 +98,7 @@ TUNED = ("openmp-tune-cold", "openmp-tune-warm", "cuda-emu-tune-cold", "cuda-emu
 OPT_IN = ("seq-simd8-cold", "seq-simd8-warm", "openmp-simd8-cold", "openmp-simd8-warm",
           "cuda-emu-tiered-cold", "cuda-emu-tiered-warm", "cuda-emu-tune-cold",
           "cuda-emu-tune-warm", "mpi-tiered-cold", "mpi-tiered-warm", "mpi-simd-cold",
-          "mpi-simd-warm", "seq-tiled-cold", "seq-tiled-warm", "openmp-tiled-cold",
-          "openmp-tiled-warm")
+          "mpi-simd-warm")
 # The warm mpi configurations run by default when the launcher is there (their target is one of
 # issue 11's); the cold ones only add the JIT's first calls, which the openmp ones show already.
 MPI_DEFAULT = ("mpi-tiered-warm", "mpi-simd-warm")
@@ -130,7 +115,7 @@ MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_pml": "ob1", "OMPI_MCA_btl": "self,vader"}
 # The harness sets these; any other OP2_* variable (OP2_CFLAGS, OP2_CC, ...) passes through.
 HARNESS_OPTIONS = ("OP2_BACKEND", "OP2_JIT", "OP2_CACHE_DIR", "OP2_CACHE", "OP2_PROFILE_JSON",
-                   "OP2_SIMD", "OP2_TUNE", "OP2_LAZY", "OP2_TILE")
+                   "OP2_SIMD", "OP2_TUNE", "OP2_LAZY")
 
 RMS_LINE = re.compile(r"^\s*(\d+)\s+([-+0-9.eE]+)\s*$")
 WALL_LINE = re.compile(r"total wall time\s+([0-9.]+)\s*s")
@@ -248,7 +233,7 @@ def run_baseline(exe, mesh, iterations, workdir, tag="baseline"):
 
 
 def run_airfoil(exe, mesh, iterations, backend, jit, threads, cache, workdir, tag, simd="off",
-                tune="off", mpi=None, extra_env=None):
+                tune="off", mpi=None):
     """mpi: (launcher, ranks) for backend "mpi": each rank runs the seq backend on one thread.
     The profile is rank 0's; process_wall includes the launcher and the mesh distribution."""
     prof = os.path.join(workdir, tag + ".json")
@@ -256,7 +241,6 @@ def run_airfoil(exe, mesh, iterations, backend, jit, threads, cache, workdir, ta
     env.update({"OP2_BACKEND": "seq" if backend == "mpi" else backend, "OP2_JIT": jit,
                 "OP2_CACHE_DIR": cache, "OP2_SIMD": simd, "OP2_PROFILE_JSON": prof,
                 "OP2_TUNE": tune, "OMP_NUM_THREADS": str(threads if backend == "openmp" else 1)})
-    env.update(extra_env or {})
     cmd = [exe, mesh, str(iterations)]
     if backend == "mpi":
         for k, v in MPI_ENV.items():
@@ -519,21 +503,6 @@ def evaluate_targets(by_name):
         out.append(check("%s process <= %.2fx %s" % (a["name"], t["mpi_openmp_process_ratio"],
                                                       b["name"]),
                          p <= t["mpi_openmp_process_ratio"], "%.3fx" % p))
-    tiled, untiled, base = (by_name.get(n) for n in ("openmp-tiled-warm", "openmp-tiered-warm",
-                                                      "baseline"))
-    v = (tiled["process_wall"] / base["process_wall"]
-         if tiled and base and "error" not in tiled and "error" not in base else None)
-    out.append(check("openmp-tiled-warm process <= %.2fx baseline process" %
-                     t["openmp_tiled_process_ratio"],
-                     None if v is None else v <= t["openmp_tiled_process_ratio"],
-                     fmt(v, "%.3fx")))
-    for backend, key in (("openmp", "openmp_tiled_vs_untiled"), ("seq", "seq_tiled_vs_untiled")):
-        a, b = by_name.get(backend + "-tiled-warm"), by_name.get(backend + "-tiered-warm")
-        v = (a["wall"] / b["wall"] if a and b and "error" not in a and "error" not in b
-             else None)
-        out.append(check("%s-tiled-warm wall <= %.2fx %s-tiered-warm" % (backend, t[key],
-                                                                         backend),
-                         None if v is None else v <= t[key], fmt(v, "%.3fx")))
     for name in ("seq-tiered-cold", "openmp-tiered-cold"):
         r = by_name.get(name)
         v = r.get("jit_plan_share_100_iterations") if r else None
@@ -704,7 +673,7 @@ def write_chain_plot(runs, counts, stream_ref, iterations, path):
     profile attributes to each loop; the rest of the iteration on top), beside the one-loop
     floor: the bytes every loop of an iteration must move (bytes_per_call) at STREAM triad speed
     for the run's thread count. A run that executes its loops one at a time cannot go below the
-    floor; a tiled run can, when a tile's data stays in cache from one loop to the next. Drawn
+    floor. Drawn
     with gnuplot (Debian: gnuplot-nox). Returns False when gnuplot is missing or fails."""
     ok = [r for r in runs if "error" not in r and r.get("wall")]
     if not ok:
@@ -745,7 +714,7 @@ def run_mg3d(args, result):
     target lines printed and kept in the JSON (mg3d). Returns 1 when it failed, else 0."""
     cmd = [sys.executable, os.path.join(BENCH_DIR, "mg3d.py"), "--build-dir", args.build_dir,
            "--cells", args.mg3d, "--threads", str(args.threads), "--ranks", str(args.ranks),
-           "--repeat", str(args.repeat)] + (["--tiled", "--renumber"] if args.mg3d_tiled else [])
+           "--repeat", str(args.repeat)]
     log("\n3-D sample (mg3d) against its baseline: %s" % " ".join(cmd[1:]))
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     log(p.stdout.rstrip())
@@ -753,21 +722,6 @@ def run_mg3d(args, result):
                       "targets": [line.strip() for line in p.stdout.splitlines()
                                   if line.strip().startswith(("PASS ", "MISS "))]}
     return 1 if p.returncode != 0 else 0
-
-
-def run_aero(args, result):
-    """bench/aero.py at --aero's size with this run's threads and repeats: seq and openmp, untiled
-    and tiled; its table printed and kept in the JSON (aero). Returns 1 when it failed, else 0."""
-    cmd = [sys.executable, os.path.join(BENCH_DIR, "aero.py"), "--build-dir", args.build_dir,
-           "--ij", args.aero, "--threads", str(args.threads), "--repeat", str(args.repeat)]
-    log("\naero untiled and tiled: %s" % " ".join(cmd[1:]))
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    log(p.stdout.rstrip())
-    result["aero"] = {"command": cmd[1:], "returncode": p.returncode, "output": p.stdout}
-    return 1 if p.returncode != 0 else 0
-
-
-# ---------------------------------------------------------------- main
 
 
 def machine_info():
@@ -857,12 +811,6 @@ def main():
                    help="also run the 3-D sample against its baseline at these mesh sizes "
                         "(bench/mg3d.py --cells SIZES, e.g. 72,128; seq, openmp --threads, "
                         "mpi --ranks; prints issue 27's targets)")
-    p.add_argument("--mg3d-tiled", action="store_true",
-                   help="with --mg3d: every mg3d row renumbered (OP2_RENUMBER=on) and seq and "
-                        "openmp also tiled (bench/mg3d.py --tiled --renumber)")
-    p.add_argument("--aero", metavar="IxJ",
-                   help="also run the aero sample on seq and openmp, untiled and tiled "
-                        "(bench/aero.py --ij IxJ, e.g. 240x80)")
     p.add_argument("--out", default=os.path.join(BENCH_DIR, "results"),
                    help="results directory (default bench/results)")
     args = p.parse_args()
@@ -969,7 +917,7 @@ def main():
         for name, backend, jit, state, simd in CONFIGS:
             if name in wanted:
                 tune = "on" if name in TUNED else "off"
-                kind = ("tune" if tune == "on" else "tiled" if name in EXTRA_ENV else
+                kind = ("tune" if tune == "on" else
                         jit if simd == "off" else "simd" if simd == "auto" else "simd" + simd)
                 configs.append((name, backend, jit, state, simd, tune, kind))
         base_runs = []
@@ -986,12 +934,11 @@ def main():
                     # The cold run was not asked for; fill the cache without reporting it.
                     log("  %s (warming the cache)" % cold_name)
                     run_airfoil(exe, mesh, args.iterations, backend, jit, args.threads, cache,
-                                workdir, cold_name + suffix + "-unreported", simd, tune, mpi,
-                                EXTRA_ENV.get(name))
+                                workdir, cold_name + suffix + "-unreported", simd, tune, mpi)
                 log("  %s%s" % (name, "" if args.repeat == 1 else " #%d" % (i + 1)))
                 reps[name].append(run_airfoil(exe, mesh, args.iterations, backend, jit,
                                               args.threads, cache, workdir, name + suffix, simd,
-                                              tune, mpi, EXTRA_ENV.get(name)))
+                                              tune, mpi))
         base = best_of(base_runs)
         base["name"] = "baseline"
         if "error" in base:
@@ -1073,9 +1020,6 @@ def main():
 
     if args.mg3d:
         failures += run_mg3d(args, result)
-
-    if args.aero:
-        failures += run_aero(args, result)
 
     if args.sweep:
         rows = sweep(args, exe, mesh_gen, baseline_exe, workdir)

@@ -422,7 +422,8 @@ static void fd_name(char *out, size_t len, int fd, unsigned serial) {
  * differently (fd_name, the engine's next serial): the name is new, the one RTLD_NOLOAD question
  * finds nothing, and a load costs no more than glibc's own walk of its list. Probing descriptor
  * numbers instead (the next free one while a name was taken) cost each load a question per kernel
- * loaded before it, each a walk of that list: 52 ms a kernel after 2,400 kernels. An object
+ * loaded before it, each a walk of that list, so a load's cost grew with the kernels loaded
+ * (docs/PERFORMANCE.md, "Measurements behind the code"). An object
  * still loaded under the name (another engine's, or after 65,536 loads) that is another file
  * moves us to the next spelling. No other thread can load under our name between the question
  * and the dlopen: it would need our open descriptor. */

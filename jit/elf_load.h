@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The direct loader: maps a kernel object the library built (TinyCC -shared, cc -shared -fPIC)
  * without glibc's dynamic loader, whose every dlopen walks the list of all objects loaded before
- * it (a kernel's load grew 7-12x over 3,000 kernels). It understands exactly what such objects
+ * it, so a kernel's load grows with the kernels loaded (figures: docs/CACHE.md, "Loading"). It
+ * understands exactly what such objects
  * contain and answers "not understood" for anything else, so that the caller loads that object
  * with dlopen instead: see docs/CACHE.md, "Loading". */
 #ifndef OP2_ELF_LOAD_H

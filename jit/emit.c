@@ -552,7 +552,8 @@ static int rows_in_registers(int width) {
  * docs/PERFORMANCE.md, Measurements behind the code). An argument of one double per element
  * (dim 1, one map column) costs nothing of that kind: its scatter is the scalar loop's own load,
  * add and store per element, and the kernel's arithmetic runs in vectors, its branches as blends
- * (mg3d's upwind res_edge: 2.6x faster in groups of 8). So a loop adding through a map runs in
+ * (mg3d's upwind res_edge runs clearly faster in groups: the same table). So a loop adding through
+ * a map runs in
  * groups under auto only when each such argument's rows are moved whole (component-major, double,
  * dim 2 or 4, 8 or 4 lanes) or are single doubles; either way only when the kernel provably adds
  * to each component once, so that auto keeps the scalar loop's bits. */

@@ -35,8 +35,8 @@ typedef struct op2_backend {
   op2_target_id target;
   /* What the core may do with its loops (the core asks this, never the backend's name): true
    * when they run the core's C kernel (op2_loop_kernel, built for `target`) on host memory,
-   * each run finished when it returns and holding nothing of a loop, so chains may fuse and tile
-   * them and a superseded loop's kernel may be freed. false: the backend builds its own kernels
+   * each run finished when it returns and holding nothing of a loop, so chains may fuse them and
+   * a superseded loop's kernel may be freed. false: the backend builds its own kernels
    * (prepare) and may keep a loop in flight. */
   bool host_kernels;
   /* The backend's own options (OP2_CUDA_*, ...), parsed and checked at op_init with the core's
@@ -53,10 +53,6 @@ typedef struct op2_backend {
    * worker threads that would spin beside it, taking a core it needs, are released. NULL: no
    * worker threads. */
   void (*before_serial_work)(op2_context *ctx);
-  /* Runs fn(arg, i) for every i in [0, n), in any order, on the backend's threads (tasks that
-   * share nothing that either writes: the tiles of one level of a tiled chain), and returns
-   * when all are done. NULL: the caller runs them in order on its own thread. */
-  void (*run_tasks)(op2_context *ctx, int n, void (*fn)(void *arg, int i), void *arg);
   /* Accelerators: make the host copy of a dat current before the host reads it (fetch, print,
    * dump, halo exchange). NULL for CPU backends. */
   int (*sync_host)(op2_context *ctx, op_dat dat);

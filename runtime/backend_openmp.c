@@ -25,7 +25,8 @@ static int threads_of(const op2_context *ctx) {
 
 /* The library's thread count. OpenMP's default is one thread per core this process may use, which
  * is right for one process but not for several MPI ranks sharing a machine: each would start a
- * thread per core, and 2 ranks on 2 cores ran 4 spinning threads (mg3d 20-50x slower). When the
+ * thread per core, and 2 ranks on 2 cores ran 4 threads spinning at each other's barriers (mg3d
+ * many times slower: docs/MPI.md, "Threads per rank"). When the
  * user chose no count (OMP_NUM_THREADS unset and no omp_set_num_threads before op_init: the
  * OpenMP default is still the core count), the cores are divided among the ranks that may run on
  * them. A count the user chose is kept, with a warning when the ranks' threads exceed the cores.
@@ -195,13 +196,6 @@ static void tune_describe(const op2_context *ctx, const op2_loop *loop, char *ou
   op2_plan_describe(loop->plans[0], out, len);
 }
 
-/* One task at a time per thread, taken as threads free up (tasks differ in cost). */
-static void run_tasks(op2_context *ctx, int n, void (*fn)(void *arg, int i), void *arg) {
-  int nthreads = threads_of(ctx);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
-  for (int i = 0; i < n; i++) fn(arg, i);
-}
-
 const op2_backend op2_backend_openmp = {
     .name = "openmp",
     .description = "OpenMP threads: a range each, or planned blocks",
@@ -212,7 +206,6 @@ const op2_backend op2_backend_openmp = {
     .finalize = finalize_openmp,
     .threads = threads_of,
     .before_serial_work = release_idle_threads,
-    .run_tasks = run_tasks,
     .tune_candidates = tune_candidates,
     .tune_apply = tune_apply,
     .tune_describe = tune_describe,

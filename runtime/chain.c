@@ -23,7 +23,6 @@
 #include "runtime/backend.h"
 #include "runtime/loop.h"
 #include "runtime/mesh.h"
-#include "runtime/tile.h"
 
 #include <dlfcn.h> /* dladdr (the build defines _GNU_SOURCE): where a queued call was made */
 #include <stdint.h>
@@ -44,7 +43,7 @@ typedef struct op2_chain_call {
   unsigned long seq;
   char *buf;
   size_t cap;
-  /* OP2_TILE: the call as op_par_loop left it, ready to run (its pointers copied) */
+  /* under MPI: the call as op_par_loop left it, ready to run (its pointers copied) */
   op2_exec exec;
   void **ptrs;
   const int **maps;
@@ -60,8 +59,7 @@ struct op2_chain {
   bool orphaned;    /* op_exit ran while the chain ran (from an error handler): free it after */
   unsigned long calls_made; /* op_par_loop calls since op_init, queued or not */
   char why[160];            /* what made the chain run */
-  bool capturing;           /* OP2_TILE: op_par_loop hands its ready call to the chain */
-  op2_tile_cache *tiles;    /* tilings by chain signature, and counts */
+  bool capturing;           /* under MPI: op_par_loop hands its ready call to the chain */
   op2_chain_mpi *mpi;       /* under MPI: the chain's exchange plan and its buffers */
   bool agreeing;            /* under MPI: between its calls, the ranks agree on its plan */
 };
@@ -89,8 +87,8 @@ static bool has_reduction(int nargs, const op_arg *args) {
   return false;
 }
 
-/* NULL when the call can be queued, else why it runs now (a reduction is queued only to end a
- * tiled chain: op2_chain_defer). */
+/* NULL when the call's arguments let it be queued, else why it runs now (op2_chain_defer adds
+ * the other reasons: a reduction, a kernel that prints, ...). */
 static const char *why_now(const char *kernel, const char *name, int nargs, const op_arg *args) {
   if (!kernel || !name || nargs < 1 || op2_args_untrusted(nargs, args))
     return "a call whose arguments are checked at once";
@@ -267,7 +265,6 @@ static void chain_release(struct op2_chain *c) {
     free(c->calls[k].maps);
   }
   free(c->calls);
-  op2_tile_cache_free(c->tiles);
   op2_chain_mpi_free(c->mpi);
   free(c);
 }
@@ -290,21 +287,6 @@ bool op2_chain_capture(op2_context *ctx, const op2_exec *exec) {
   return true;
 }
 
-void op2_chain_tile_counts(const op2_context *ctx, op2_tile_counts *out) {
-  const struct op2_chain *c = ctx->chain;
-  *out = (op2_tile_counts){0};
-  if (c && c->tiles) *out = *op2_tile_counts_of(c->tiles);
-}
-
-/* Whether OP2_TILE may tile this chain: a backend with host kernels (seq, openmp) without MPI,
- * checkpoints, tuning trials or a renumbering still to come (each would change what a call sees or
- * logs). */
-static bool tiling_allowed(const op2_context *ctx, const struct op2_chain *c) {
-  return ctx->opt.tile && c->count >= 2 && ctx->mpi.size <= 1 && ctx->backend->host_kernels &&
-         !ctx->checkpoint && !ctx->opt.restart[0] && ctx->opt.tune == OP2_TUNE_OFF &&
-         (!ctx->opt.renumber || ctx->renumbered);
-}
-
 /* Every call's pointer buffers, sized before any call is captured (capturing cannot fail). */
 static bool capture_buffers(struct op2_chain *c) {
   for (int i = 0; i < c->count; i++) {
@@ -321,110 +303,14 @@ static bool capture_buffers(struct op2_chain *c) {
   return true;
 }
 
-/* The captured calls one by one, whole (a call that failed to be captured was reported). */
-static void run_captured(op2_context *ctx, struct op2_chain *c) {
-  for (int i = 0; i < c->count; i++) {
-    op2_chain_call *q = &c->calls[i];
-    if (!q->captured || q->exec.end <= q->exec.begin) continue;
-    c->running = c->running_last = i;
-    double t0 = op2_wall_seconds();
-    ctx->fault.running = &q->exec;
-    int rc = ctx->backend->run(ctx, &q->exec);
-    ctx->fault.running = NULL;
-    if (rc == OP2_OK)
-      op2_par_loop_record(ctx, (op2_loop *)q->exec.loop, op2_wall_seconds() - t0, q->set, q->nargs,
-                          q->args);
-  }
-}
-
-enum {
-  NOT_TILED = OP2_CHAIN_NOT_RUN,
-  TILED = OP2_CHAIN_RAN,
-  CHAIN_FREED = OP2_CHAIN_FREED,
-  AUTO_LEVELS = 4,
-  AUTO_DOUBLINGS = 4
-};
-
-/* OP2_TILE: each call goes through op_par_loop, which binds its data and readies its code, and
- * hands it back here; then the calls run tile by tile. The chain's time is shared among its
- * calls' statistics in proportion to their elements. */
-static int run_tiled(op2_context *ctx, struct op2_chain *c) {
-  if (!tiling_allowed(ctx, c)) return NOT_TILED;
-  op2_tile_loop *loops = malloc((size_t)c->count * sizeof *loops);
-  if (!loops) return NOT_TILED;
-  for (int i = 0; i < c->count; i++)
-    loops[i] =
-        (op2_tile_loop){c->calls[i].name, c->calls[i].set, c->calls[i].nargs, c->calls[i].args};
-  bool threads = op2_backend_threads(ctx) > 1;
-  int size = op2_tile_size(ctx, loops, c->count, threads);
-  if (!size || !capture_buffers(c)) {
-    free(loops);
-    return NOT_TILED;
-  }
-  bool all = true;
-  c->capturing = true;
-  for (int i = 0; i < c->count; i++) {
-    const op2_chain_call *q = &c->calls[i];
-    c->running = c->running_last = i;
-    replay(ctx, q);
-    if (c->orphaned) { /* op_exit ran inside (an error handler's call) */
-      free(loops);
-      chain_release(c);
-      return CHAIN_FREED;
-    }
-    all = all && q->captured;
-  }
-  c->capturing = false;
-  /* OP2_TILE=auto on threads: tiles narrower than the chain's reach through the mesh chain
-   * into many levels, each a barrier; larger tiles, up to 4 doublings, until few levels, else
-   * the chain runs untiled (declined). Decided once per chain (the cache keeps the outcome),
-   * starting at the doubling the first inspection's levels call for (tile.c): mg3d 72^3 needs
-   * 2-4 doublings on its finest level, now 18 inspections in all, was 29; with them
-   * its loops ran 3.4 s and 2.8 s for 10 cycles on 2 loaded cores where untiled they ran 5.3 s
-   * and 4.1 s (declining beyond 2 doublings: 4.0 s and 4.1 s; noisy: shared, busy cores). */
-  bool widen = threads && ctx->opt.tile == OP2_TILE_AUTO;
-  const op2_tiling *t =
-      all ? op2_tiling_get_settled(ctx, &c->tiles, loops, NULL, c->count, size, threads,
-                                   widen ? AUTO_LEVELS : 0, widen ? AUTO_DOUBLINGS : 0)
-          : NULL;
-  free(loops);
-  const op2_exec **execs = t ? malloc((size_t)c->count * sizeof *execs) : NULL;
-  if (!execs) {
-    run_captured(ctx, c);
-    return TILED;
-  }
-  for (int i = 0; i < c->count; i++) execs[i] = &c->calls[i].exec;
-  c->running = 0, c->running_last = c->count - 1;
-  double t0 = op2_wall_seconds();
-  op2_tile_run(ctx, t, execs, threads);
-  free(execs);
-  double seconds = op2_wall_seconds() - t0, elements = 0;
-  for (int i = 0; i < c->count; i++) elements += c->calls[i].set->size;
-  for (int i = 0; i < c->count; i++) {
-    const op2_chain_call *q = &c->calls[i];
-    op2_par_loop_record(ctx, (op2_loop *)q->exec.loop,
-                        elements > 0 ? seconds * q->set->size / elements : 0, q->set, q->nargs,
-                        q->args);
-  }
-  op2_tile_counts *n = op2_tile_counts_of(c->tiles);
-  n->chains++;
-  n->tiles += (unsigned long)t->ntiles;
-  if (!t->updates_in_order) n->out_of_order++;
-  if (has_reduction(c->calls[c->count - 1].nargs, c->calls[c->count - 1].args)) n->reductions++;
-  return TILED;
-}
-
 static void run(op2_context *ctx, struct op2_chain *c) {
   /* under MPI the chain's exchanges are planned as a whole (chain_mpi.c) */
-  switch (ctx->mpi.size > 1 ? op2_chain_mpi_run(ctx, c, &c->mpi) : run_tiled(ctx, c)) {
-    case CHAIN_FREED:
-      return;
-    case TILED:
-      c->running = -1;
-      c->count = 0;
-      return;
-    default:
-      break;
+  int done = ctx->mpi.size > 1 ? op2_chain_mpi_run(ctx, c, &c->mpi) : OP2_CHAIN_NOT_RUN;
+  if (done == OP2_CHAIN_FREED) return;
+  if (done == OP2_CHAIN_RAN) {
+    c->running = -1;
+    c->count = 0;
+    return;
   }
   /* Fusion changes the loops a checkpoint logs, and backends with their own code generator
    * would see a kernel text they were not asked for: it is for seq and openmp, uncheckpointed. */
@@ -469,23 +355,8 @@ bool op2_chain_defer(op2_context *ctx, const char *kernel, bool kernel_kept, con
   keep k = {0};
   if (!why) look_up(ctx, kernel, kernel_kept, name, set, nargs, args, &k); /* arguments checked */
   if (!why && prints(&k, kernel)) why = "a kernel that prints (its output stays in call order)";
-  if (!why && has_reduction(nargs, args)) {
-    why = "a global reduction";
-    /* OP2_TILE: the loop joins the chain as its last call and the chain runs now, tile by tile,
-     * so the reduced value is in the caller's variable when op_par_loop returns. Otherwise (and
-     * under MPI, whose reductions are combined across ranks per call) it runs after the chain,
-     * eagerly, as without tiling. */
-    if (ctx->opt.tile && c->count >= 1 && ctx->mpi.size <= 1 &&
-        record(ctx, c, kernel, name, set, nargs, args, call_site, &k)) {
-      if (tiling_allowed(ctx, c)) {
-        snprintf(c->why, sizeof c->why, "op_par_loop '%.80s' (%s, the chain's last call)", name,
-                 why);
-        run(ctx, c);
-        return true;
-      }
-      c->count--; /* not tiled: the call is taken back and runs eagerly */
-    }
-  }
+  /* a reduction's value is the program's when op_par_loop returns: it runs after the chain */
+  if (!why && has_reduction(nargs, args)) why = "a global reduction";
   if (!why && record(ctx, c, kernel, name, set, nargs, args, call_site, &k)) {
     if (c->count >= ctx->opt.lazy_chain) {
       snprintf(c->why, sizeof c->why, "the chain's bound (OP2_LAZY_CHAIN=%d)", ctx->opt.lazy_chain);
@@ -557,9 +428,9 @@ int op2_chain_length(const struct op2_chain *c) {
   return c->count;
 }
 
-void op2_chain_call_of(const struct op2_chain *c, int i, op2_tile_loop *out) {
+void op2_chain_call_of(const struct op2_chain *c, int i, op2_chain_loop *out) {
   const op2_chain_call *q = &c->calls[i];
-  *out = (op2_tile_loop){q->name, q->set, q->nargs, q->args};
+  *out = (op2_chain_loop){q->name, q->set, q->nargs, q->args};
 }
 
 bool op2_chain_capture_ready(struct op2_chain *c) {
@@ -592,8 +463,4 @@ void op2_chain_agreeing(struct op2_chain *c, bool agreeing) {
 
 const char *op2_chain_why(const struct op2_chain *c) {
   return c->why;
-}
-
-op2_tile_cache **op2_chain_tiles(struct op2_chain *c) {
-  return &c->tiles;
 }

@@ -14,13 +14,11 @@
 typedef struct op2_context op2_context;
 
 /* op_par_loop's hook, before anything else of the call. True: the call was queued and
- * op_par_loop returns at once (a loop with a global reduction whose chain OP2_TILE tiles: queued
- * as the chain's last call, and the chain run, so its value is in the program's variable). False:
- * it runs now, after every queued call has run (lazy execution is off, the loop has a global
- * reduction and the chain is not tiled, the arguments need checking now, the chain is running
- * this call, or the error handler called op_par_loop while it ran). `kernel_kept`: the library
- * holds the text until op_exit (a kernel header's). `call_site` is the caller's return address,
- * named in messages about the call. */
+ * op_par_loop returns at once. False: it runs now, after every queued call has run (lazy
+ * execution is off, the loop has a global reduction, the arguments need checking now, the chain
+ * is running this call, or the error handler called op_par_loop while it ran). `kernel_kept`: the
+ * library holds the text until op_exit (a kernel header's). `call_site` is the caller's return
+ * address, named in messages about the call. */
 bool op2_chain_defer(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
                      op_set set, int nargs, const op_arg *args, const void *call_site);
 
@@ -46,18 +44,15 @@ void op2_chain_before_const(op2_context *ctx, int dim, const char *type, const v
 size_t op2_chain_error_note(const op2_context *ctx, char *buf, size_t len);
 
 /* op_par_loop, with its call's data bound and code ready: true when the chain keeps the call
- * (its pointers copied) to run it tile by tile (OP2_TILE) instead of it running now. */
+ * (its pointers copied) to run it later, its exchanges planned with the chain's (under MPI,
+ * chain_mpi.c), instead of it running now. */
 typedef struct op2_exec op2_exec;
 bool op2_chain_capture(op2_context *ctx, const op2_exec *exec);
 
-/* par_loop.c: the statistics, checkpoint log and tuning of a call that ran (tiled). */
+/* par_loop.c: the statistics, checkpoint log and tuning of a call the chain ran (captured). */
 typedef struct op2_loop op2_loop;
 void op2_par_loop_record(op2_context *ctx, op2_loop *loop, double seconds, op_set set, int nargs,
                          const op_arg *args);
-
-/* Tiling's counts since op_init (tests); zeros when nothing was tiled. */
-typedef struct op2_tile_counts op2_tile_counts;
-void op2_chain_tile_counts(const op2_context *ctx, op2_tile_counts *out);
 
 /* op_exit: releases the chain (op_exit has run it first). */
 void op2_chain_free(op2_context *ctx);

@@ -45,7 +45,7 @@ struct op2_chain_mpi {
 typedef struct plan {
   int ncalls;
   const op2_exec **execs; /* the captured calls, in order */
-  op2_tile_loop *calls;
+  op2_chain_loop *calls;
   request *req;
   int nreq;
   group *groups;
@@ -175,86 +175,12 @@ static int run_call(op2_context *ctx, op2_chain_mpi *st, plan *p, int k, bool *f
   return rc;
 }
 
-/* Calls [a, b) of the plan as one step, tile by tile (OP2_TILE): the groups posted at a, every
- * group they read waited for first (none is posted inside: a posting point starts a segment),
- * then each call's elements as it runs them under MPI (owned, and the exec halo for a call that
- * writes through a map) in the inspector's tiles, the halos' items tracked like owned ones. */
-static void run_segment(op2_context *ctx, struct op2_chain *c, op2_chain_mpi *st, plan *p, int a,
-                        int b, bool *failed) {
-  int m = b - a;
-  op2_loop *first = (op2_loop *)p->execs[a]->loop;
-  op2_mpi_step_replay(ctx, first->step);
-  int rc = OP2_OK;
-  for (int g = 0; g < p->ngroups; g++) {
-    const group *G = &p->groups[g];
-    if (G->post != a) continue;
-    op2_loop_stats *reader = p->execs[G->reader]->loop->stats;
-    int r = op2_exchange_group_begin(ctx, first->name, &st->buffers[g], p->dats + G->first,
-                                     G->count, &reader->halo_bytes, &reader->halo_messages);
-    if (rc == OP2_OK) rc = r;
-  }
-  bool stale = false;
-  for (int g = 0; g < p->ngroups; g++) {
-    if (p->groups[g].reader < a || p->groups[g].reader >= b) continue;
-    stale |= failed[g];
-    int r = op2_exchange_group_end(ctx, first->name, st->buffers[g]);
-    if (rc == OP2_OK) rc = r;
-  }
-  const op2_tile_loop *loops = p->calls + a;
-  int *count = malloc(sizeof *count * (size_t)m);
-  if (!count) rc = op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", first->name);
-  for (int j = 0; count && j < m; j++) {
-    const op2_loop *l = p->execs[a + j]->loop;
-    count[j] = l->phase_end[l->nphases - 1];
-  }
-  bool threads = op2_backend_threads(ctx) > 1;
-  int size = rc == OP2_OK ? op2_tile_size(ctx, loops, m, threads) : 0;
-  op2_tile_cache **cache = op2_chain_tiles(c);
-  const op2_tiling *t =
-      size ? op2_tiling_get_ranges(ctx, cache, loops, count, m, size, threads) : NULL;
-  double t0 = op2_wall_seconds(), elements = 0;
-  if (rc == OP2_OK && !stale && t) {
-    op2_tile_run(ctx, t, p->execs + a, threads);
-    op2_tile_counts *n = op2_tile_counts_of(*cache);
-    n->chains++;
-    n->tiles += (unsigned long)t->ntiles;
-    if (!t->updates_in_order) n->out_of_order++;
-  }
-  for (int j = 0; rc == OP2_OK && !stale && !t && j < m; j++) /* untiled: phase by phase */
-    for (int ph = 0; rc == OP2_OK && ph < p->execs[a + j]->loop->nphases; ph++)
-      rc = op2_run_phase(ctx, (op2_exec *)p->execs[a + j], ph);
-  double seconds = op2_wall_seconds() - t0;
-  for (int j = 0; j < m; j++) {
-    const op2_loop *loop = p->execs[a + j]->loop;
-    const op_arg *args = p->calls[a + j].args;
-    elements += count ? count[j] : 0;
-    for (int i = 0; i < loop->nargs; i++)
-      if (is_dat(&loop->desc[i]) && loop->desc[i].acc != OP_READ) args[i].dat->halo_dirty = true;
-  }
-  rc = op2_mpi_step_end(ctx, rc);
-  for (int g = 0; g < p->ngroups; g++)
-    if (p->groups[g].post == a) failed[g] = rc != OP2_OK;
-  for (int j = 0; rc == OP2_OK && !stale && j < m; j++) {
-    const op2_tile_loop *q = &p->calls[a + j];
-    double share = elements > 0 ? seconds * count[j] / elements : 0;
-    op2_par_loop_record(ctx, (op2_loop *)p->execs[a + j]->loop, share, q->set, q->nargs, q->args);
-  }
-  free(count);
-}
-
-/* Where the plan's segments start: the chain's start and every group's posting point. */
-static void segment_starts(const plan *p, bool *start) {
-  memset(start, 0, sizeof *start * (size_t)p->ncalls);
-  start[0] = true;
-  for (int g = 0; g < p->ngroups; g++) start[p->groups[g].post] = true;
-}
-
 /* What this rank calls after calls [first, last) of the chain, named as its step would be: the
  * reduction ending the part, or the call that ran the chain ("op_exit", "op_par_loop 'NAME'"
  * when a call that runs at once ended it; a reason that is no call is given as the chain's). */
 static void next_call(const struct op2_chain *c, int last, char *out, size_t cap) {
   const char *why = op2_chain_why(c);
-  op2_tile_loop q;
+  op2_chain_loop q;
   if (last < op2_chain_length(c)) {
     op2_chain_call_of(c, last, &q);
     snprintf(out, cap, "op_par_loop '%.200s'", q.name);
@@ -310,26 +236,18 @@ static int run_part(op2_context *ctx, struct op2_chain *c, op2_chain_mpi *st, in
     if (op2_mpi_agree_chain(ctx, ok ? OP2_OK : OP2_ERR_MEM, next) != OP2_OK) ok = false;
     op2_chain_agreeing(c, false);
   }
-  bool *start = ok && ctx->opt.tile ? malloc(sizeof *start * ((size_t)p.ncalls + 1)) : NULL;
-  if (start) segment_starts(&p, start);
-  for (int k = 0, e; ok && k < p.ncalls; k = e) {
-    for (e = k + 1; start && e < p.ncalls && !start[e];) e++;
-    if (op2_chain_running(c, index[k], index[e - 1]) == OP2_CHAIN_FREED) {
-      plan_free(&p), free(index), free(failed), free(start);
+  for (int k = 0; ok && k < p.ncalls; k++) {
+    if (op2_chain_running(c, index[k], index[k]) == OP2_CHAIN_FREED) {
+      plan_free(&p), free(index), free(failed);
       return OP2_CHAIN_FREED;
     }
-    if (e - k == 1) {
-      (void)run_call(ctx, st, &p, k, failed);
-      continue;
-    }
-    run_segment(ctx, c, st, &p, k, e, failed);
+    (void)run_call(ctx, st, &p, k, failed);
   }
-  free(start);
   plan_free(&p), free(index), free(failed);
   return OP2_CHAIN_RAN;
 }
 
-static bool has_reduction(const op2_tile_loop *q) {
+static bool has_reduction(const op2_chain_loop *q) {
   for (int i = 0; i < q->nargs; i++)
     if (q->args[i].kind == OP2_ARG_GBL && q->args[i].opt && q->args[i].acc != OP_READ) return true;
   return false;
@@ -346,7 +264,7 @@ int op2_chain_mpi_run(op2_context *ctx, struct op2_chain *c, op2_chain_mpi **sta
   int n = op2_chain_length(c);
   for (int i = 0; i < n;) {
     int e = i;
-    op2_tile_loop q;
+    op2_chain_loop q;
     while (e < n && (op2_chain_call_of(c, e, &q), !has_reduction(&q))) e++;
     if (e > i && run_part(ctx, c, *state, i, e) == OP2_CHAIN_FREED) return OP2_CHAIN_FREED;
     /* a reduction's value is the program's when its call returns: it runs alone */

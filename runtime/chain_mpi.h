@@ -12,12 +12,20 @@
 
 #include <stdbool.h>
 
-#include "runtime/tile.h"
+#include "op2.h"
 
 typedef struct op2_context op2_context;
 typedef struct op2_exec op2_exec;
 struct op2_chain;
 typedef struct op2_chain_mpi op2_chain_mpi;
+
+/* One queued call as the plan sees it: its set and arguments (access modes, maps, dats). */
+typedef struct op2_chain_loop {
+  const char *name;
+  op_set set;
+  int nargs;
+  const op_arg *args;
+} op2_chain_loop;
 
 /* What running a chain did. */
 enum { OP2_CHAIN_NOT_RUN, OP2_CHAIN_RAN, OP2_CHAIN_FREED };
@@ -31,15 +39,13 @@ void op2_chain_mpi_free(op2_chain_mpi *state);
 
 /* chain.c: the calls as this file runs them. */
 int op2_chain_length(const struct op2_chain *c);
-void op2_chain_call_of(const struct op2_chain *c, int i, op2_tile_loop *out);
+void op2_chain_call_of(const struct op2_chain *c, int i, op2_chain_loop *out);
 /* Every call's capture buffers (before the first capture); false when out of memory. */
 bool op2_chain_capture_ready(struct op2_chain *c);
 /* Call i through op_par_loop: run now, or (capture) handed back bound and ready in *exec (NULL:
  * it failed, reported and agreed there). OP2_CHAIN_FREED when op_exit ran inside. */
 int op2_chain_call_run(op2_context *ctx, struct op2_chain *c, int i, bool capture,
                        const op2_exec **exec);
-/* The chain's tilings (OP2_TILE), shared with one process's. */
-op2_tile_cache **op2_chain_tiles(struct op2_chain *c);
 /* Calls first..last are running (named in their errors); OP2_CHAIN_FREED when op_exit ran. */
 int op2_chain_running(struct op2_chain *c, int first, int last);
 /* Between the chain's calls (the ranks agreeing on its plan): errors name no queued call. */

@@ -85,11 +85,10 @@ static int start_restart(op2_context *ctx, op2_checkpoint *ck, const char *file,
   ck->restoring = true;
   ck->restore_at = meta.position;
   ck->written = meta.number;
-  if (op_is_root())
-    fprintf(stderr,
-            "op2: restarting from checkpoint %s: replaying %ld loop calls without running them, "
-            "then restoring its data\n",
-            file, meta.position);
+  op2_diag(0,
+           "restarting from checkpoint %s: replaying %ld loop calls without running them, then "
+           "restoring its data",
+           file, meta.position);
   return OP2_OK;
 }
 

@@ -76,8 +76,8 @@ int op2_ckpt_seal(const char *tmp, const char *file);
  * an error naming it. *exists is 0 (and OP2_OK returned) when there is no file at all. */
 int op2_ckpt_load_verified(const char *file, char **image, size_t *len, int *exists);
 /* The cheap part of that check (header and length, not the checksum), for OP2_RESTART at
- * op_init: 0, or -1 with the problem in why. */
-int op2_ckpt_header_check(const char *file, char *why, size_t whylen);
+ * op_init: OP2_OK, or a code with the problem in *why. */
+int op2_ckpt_header_check(const char *file, op2_jit_error *why);
 
 /* ---- contents in HDF5 (hdf5/hdf5_checkpoint.c); collective under MPI ---- */
 /* Writes every set, map, dat and constant in OP2's layout plus `blob` (dataset "op2_checkpoint")

@@ -189,10 +189,10 @@ int op2_ckpt_load_verified(const char *file, char **image, size_t *len, int *exi
   return OP2_OK;
 }
 
-int op2_ckpt_header_check(const char *file, char *why, size_t whylen) {
+int op2_ckpt_header_check(const char *file, op2_jit_error *why) {
   /* O_NONBLOCK: a FIFO named here must not block op_init; it is refused as not regular. */
   int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return snprintf(why, whylen, "cannot open it: %s", strerror(errno)), -1;
+  if (fd < 0) return op2_jit_error_set(why, OP2_ERR_IO, "cannot open it: %s", strerror(errno));
   struct stat st;
   header h;
   const char *problem = NULL;
@@ -204,6 +204,5 @@ int op2_ckpt_header_check(const char *file, char *why, size_t whylen) {
   else if (h.file_bytes != (uint64_t)st.st_size)
     problem = "its length differs from the length recorded in its header (truncated or extended)";
   close(fd);
-  if (problem) snprintf(why, whylen, "%s", problem);
-  return problem ? -1 : 0;
+  return problem ? op2_jit_error_set(why, OP2_ERR_IO, "%s", problem) : OP2_OK;
 }

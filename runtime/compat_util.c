@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "op_util.h"
+#include "runtime/error.h"
 
 enum { OP2_USER_ALIGN = 64 };
 
@@ -41,7 +42,7 @@ int compute_local_size(int global_size, int mpi_comm_size, int mpi_rank) {
 /* The x-allocators exit: OP2's converters never check what they return. */
 static void *checked(void *p, size_t bytes, const char *what) {
   if (!p && bytes) {
-    fprintf(stderr, "op2: error: %s: out of memory for %zu bytes\n", what, bytes);
+    op2_error_final("%s: out of memory for %zu bytes", what, bytes);
     exit(1);
   }
   return p;

@@ -28,7 +28,7 @@ op2_context *op2_ctx(void) {
   if (!the_context) {
     the_context = calloc(1, sizeof *the_context);
     if (!the_context) {
-      fputs("op2: error: out of memory creating the library context\n", stderr);
+      op2_error_final("out of memory creating the library context");
       exit(1);
     }
   }

@@ -118,9 +118,9 @@ int op2_mpi_renumber_owned(op2_context *ctx);
 void op2_halo_free(op2_halo *h);
 /* Whether a set's halo lists agree with its sizes (halo_build.c): imports fill the exec and
  * non-exec halo regions, neighbours ascending and other than this rank `me`, exported elements
- * owned (exec exports not core). false with the first disagreement in `why`. The sanitizer
- * build checks every halo it builds (OP2_ASSERT). */
-bool op2_halo_valid(const struct op2_set *set, int me, int nranks, char *why, size_t len);
+ * owned (exec exports not core). OP2_OK, or OP2_ERR_STATE with the first disagreement in *why.
+ * The sanitizer build checks every halo it builds (OP2_ASSERT). */
+int op2_halo_check(const struct op2_set *set, int me, int nranks, op2_jit_error *why);
 
 /* Where a set's global element ids start under MPI: 0, or OP2_TEST_ID_BASE (a testing aid that
  * pushes ids past 2^31 on a small mesh). Global id = base + the user's index; int map values keep

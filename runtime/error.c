@@ -13,9 +13,34 @@
 #include "runtime/mpi_state.h"
 #include "runtime/chain.h"
 
+/* The library's one writer to stderr (fault.c's signal handler aside, which may only write(2)):
+ * `op2: ` + prefix + the message as a line, in one write: under mpiexec --tag-output, a line
+ * written in pieces by one rank can take another rank's line into it (stderr is unbuffered:
+ * each call is its own write). A long message is formatted on the heap, a short one (and any
+ * when memory is short) on the stack. */
+static void say(const char *prefix, const char *fmt, va_list ap) {
+  char line[1024], *heap = NULL;
+  va_list again;
+  va_copy(again, ap);
+  int n = vsnprintf(line, sizeof line, fmt, ap);
+  if (n >= (int)sizeof line && vasprintf(&heap, fmt, again) < 0) heap = NULL;
+  va_end(again);
+  fprintf(stderr, "op2: %s%s\n", prefix, heap ? heap : line);
+  free(heap);
+}
+
+static void say_line(const char *prefix, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void say_line(const char *prefix, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  say(prefix, fmt, ap);
+  va_end(ap);
+}
+
 static void default_handler(const char *message, void *user_data) {
   (void)user_data;
-  fprintf(stderr, "op2: error: %s\n", message);
+  say_line("error: ", "%s", message);
   fflush(stdout);
   op2_context *ctx = op2_ctx();
   if (ctx->mpi.step_depth > 0) { /* the step's agreement exits, once every rank knows */
@@ -64,6 +89,16 @@ int op2_error_at(const char *file, int line, const char *func, int code, const c
   return code;
 }
 
+int op2_error_record(const op2_jit_error *e, const char *fmt, ...) {
+  char msg[sizeof e->msg + 512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  int code = e->code != OP2_OK ? e->code : OP2_ERR_STATE;
+  return op2_error_at(e->file ? e->file : "?", e->line, e->func, code, "%s", msg);
+}
+
 void op2_error_trace_at(const char *file, int line, const char *func) {
   op2_context *ctx = op2_ctx();
   if (ctx->opt.diags < 3 || !ctx->last_error_func) return;
@@ -86,15 +121,16 @@ void op2_diag(int level, const char *fmt, ...) {
   op2_context *ctx = op2_ctx();
   /* One voice under MPI: rank 0, unless asked for every rank's detail (level 3). */
   if (ctx->opt.diags < level || (ctx->mpi.rank > 0 && ctx->opt.diags < 3)) return;
-  /* The line in one write: under mpiexec --tag-output, a line written in pieces by one rank can
-   * take another rank's line into it (stderr is unbuffered: each call is its own write). */
   va_list ap;
   va_start(ap, fmt);
-  char *msg = NULL;
-  if (vasprintf(&msg, fmt, ap) >= 0) {
-    fprintf(stderr, "op2: %s\n", msg);
-    free(msg);
-  }
+  say("", fmt, ap);
+  va_end(ap);
+}
+
+void op2_error_final(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  say("error: ", fmt, ap);
   va_end(ap);
 }
 

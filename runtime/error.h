@@ -15,11 +15,15 @@ typedef struct op2_context op2_context;
 int op2_error_at(const char *file, int line, const char *func, int code, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 #define op2_error(...) op2_error_at(__FILE__, __LINE__, __func__, __VA_ARGS__)
-/* The check in CeedCheck's style: when `cond` is false, report and return the code. */
-#define OP2_CHECK(cond, code, ...)                                                       \
-  do {                                                                                   \
-    if (!(cond)) return op2_error_at(__FILE__, __LINE__, __func__, (code), __VA_ARGS__); \
-  } while (0)
+/* A helper that cannot say which call failed, or must not report yet (jit/, which has no
+ * context; the runtime's helpers whose callers name the call: output files, records, the
+ * invariant checkers, the MPI partitioners built alone for their tests) fills a failure record
+ * instead (op2_jit_error_set: code, place, message); the caller reports it with this, once: as
+ * op2_error with the record's code, at the record's place (so OP2_DIAGS=2 names the function
+ * that found the failure), in the caller's words (fmt, which usually ends with the record's
+ * msg). */
+int op2_error_record(const op2_jit_error *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* The function that reported the last error (op2_error's caller), or "" before any. */
 const char *op2_last_error_function(void);
 
@@ -35,5 +39,11 @@ void op2_error_trace_at(const char *file, int line, const char *func);
 void op2_error_exit_deferred(op2_context *ctx);
 /* Diagnostics on stderr when the context's diags level is at least `level`. */
 void op2_diag(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A failure after which the process ends at once, where no handler may run: a thread watching an
+ * agreement, an exit hook, an allocator whose callers never check, a broken invariant, no
+ * context to report into. `op2: error: MESSAGE` on stderr in one write, and nothing else (no
+ * context is touched); the caller then ends the process its own way (_exit, MPI_Abort, exit,
+ * abort). */
+void op2_error_final(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* OP2_RUNTIME_ERROR_H */

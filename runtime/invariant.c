@@ -5,13 +5,14 @@
 #include <stdlib.h>
 
 #include "runtime/invariant.h"
+#include "runtime/error.h"
 
 void op2_invariant_broken(const char *file, int line, const char *cond, const char *fmt, ...) {
+  char what[1024];
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "op2: internal error: invariant broken at %s:%d: %s: ", file, line, cond);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
+  op2_error_final("internal error: invariant broken at %s:%d: %s: %s", file, line, cond, what);
   abort();
 }

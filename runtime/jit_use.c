@@ -52,7 +52,7 @@ void op2_jit_fini(op2_context *ctx) {
 int op2_jit_report(op2_context *ctx, int rc) {
   if (rc == OP2_OK || !ctx->jit_engine) return rc;
   const op2_jit_error *e = op2_jit_failure(ctx->jit_engine);
-  if (e->code != OP2_OK) op2_error_at(e->file, e->line, e->func, e->code, "%s", e->msg);
+  if (e->code != OP2_OK) op2_error_record(e, "%s", e->msg);
   op2_jit_failure_clear(ctx->jit_engine);
   return rc;
 }

@@ -18,10 +18,12 @@
 static int check_values(const char *label, op_set from, op_set to, int dim, const int *data) {
   size_t n = (size_t)from->size * (size_t)dim;
   for (size_t i = 0; i < n; i++) {
-    OP2_CHECK(data[i] >= 0 && data[i] < to->global_size, OP2_ERR_ARG,
-              "op_decl_map '%s': value %d at element %zu, column %zu is outside set "
-              "'%s' (size %d)",
-              label, data[i], i / (size_t)dim, i % (size_t)dim, to->name, (int)to->global_size);
+    if (data[i] < 0 || data[i] >= to->global_size)
+      return op2_error(OP2_ERR_ARG,
+                       "op_decl_map '%s': value %d at element %zu, column %zu is outside set "
+                       "'%s' (size %d)",
+                       label, data[i], i / (size_t)dim, i % (size_t)dim, to->name,
+                       (int)to->global_size);
   }
   return OP2_OK;
 }
@@ -30,15 +32,18 @@ static int check_values(const char *label, op_set from, op_set to, int dim, cons
  * first row in `data` (the whole mesh given on every rank: its block). */
 static int check_decl(op2_context *ctx, const char *label, op_set from, op_set to, int dim,
                       const void *data, size_t *rows) {
-  OP2_CHECK(from && to, OP2_ERR_ARG, "op_decl_map '%s': %s set is NULL", label,
-            from ? "to" : "from");
-  OP2_CHECK(dim >= 1, OP2_ERR_ARG, "op_decl_map '%s': dim %d must be at least 1", label, dim);
-  OP2_CHECK(!from->halo && !to->halo, OP2_ERR_STATE,
-            "op_decl_map '%s': set '%s' is already distributed over the MPI ranks "
-            "(declare everything before op_partition or the first loop)",
-            label, from->halo ? from->name : to->name);
-  OP2_CHECK(data || from->size == 0, OP2_ERR_ARG, "op_decl_map '%s': data is NULL for %d elements",
-            label, from->size);
+  if (!from || !to)
+    return op2_error(OP2_ERR_ARG, "op_decl_map '%s': %s set is NULL", label, from ? "to" : "from");
+  if (dim < 1)
+    return op2_error(OP2_ERR_ARG, "op_decl_map '%s': dim %d must be at least 1", label, dim);
+  if (from->halo || to->halo)
+    return op2_error(OP2_ERR_STATE,
+                     "op_decl_map '%s': set '%s' is already distributed over the MPI ranks "
+                     "(declare everything before op_partition or the first loop)",
+                     label, from->halo ? from->name : to->name);
+  if (!data && from->size != 0)
+    return op2_error(OP2_ERR_ARG, "op_decl_map '%s': data is NULL for %d elements", label,
+                     from->size);
   *rows = ctx->mpi_prepared && ctx->mpi_replicated && data
               ? (size_t)(from->decl_first - op2_gid_base(ctx))
               : 0;

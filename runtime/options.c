@@ -258,13 +258,13 @@ static int parse_template_dir(op2_options *opt, const char *name, const char *va
 static int parse_restart(op2_options *opt, const char *name, const char *value) {
   OP2_CALL(parse_path(opt->restart, sizeof opt->restart, name, value));
   struct stat st;
-  char why[256];
+  op2_jit_error why;
   if (stat(value, &st) != 0)
     return op2_error(OP2_ERR_ARG, "option %s=%s: no such checkpoint file (%s)", name, value,
                      strerror(errno));
-  if (op2_ckpt_header_check(value, why, sizeof why) != 0)
+  if (op2_ckpt_header_check(value, &why) != OP2_OK)
     return op2_error(OP2_ERR_ARG, "option %s=%s: not a checkpoint file of op2jit: %s", name, value,
-                     why);
+                     why.msg);
   return OP2_OK;
 }
 
@@ -343,17 +343,6 @@ static int parse_fuse(op2_options *opt, const char *name, const char *value) {
   return OP2_OPTION_CHOOSE(name, value, op2_option_on_off, &opt->fuse);
 }
 
-/* Sparse tiling of the lazy chain (runtime/tile.c): off, auto (from the cache size) or the tile
- * size in elements of the chain's first loop. */
-static int parse_tile(op2_options *opt, const char *name, const char *value) {
-  if (strcmp(value, "off") == 0) return opt->tile = 0, OP2_OK;
-  if (strcmp(value, "auto") == 0) return opt->tile = OP2_TILE_AUTO, OP2_OK;
-  if (op2_option_to_int(value, 1, 1 << 24, &opt->tile) != 0)
-    return op2_error(OP2_ERR_ARG, "option %s=%s: expected off, auto or a tile size in [1, %d]",
-                     name, value, 1 << 24);
-  return OP2_OK;
-}
-
 /* Testing aid: global element ids start at this base under MPI, so a small mesh sends ids past
  * 2^31 through every MPI path (docs/MPI.md, "Global ids"). */
 static int parse_test_id_base(op2_options *opt, const char *name, const char *value) {
@@ -397,7 +386,6 @@ static const struct {
     {"OP2_LAZY", parse_lazy},
     {"OP2_LAZY_CHAIN", parse_lazy_chain},
     {"OP2_FUSE", parse_fuse},
-    {"OP2_TILE", parse_tile},
     {"OP2_TEST_ID_BASE", parse_test_id_base},
 };
 enum { NOPTIONS = sizeof option_table / sizeof option_table[0] };

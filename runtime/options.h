@@ -10,9 +10,6 @@
 /* Under MPI: did each rank declare its block, or every rank the whole mesh? */
 typedef enum { OP2_DECL_AUTO, OP2_DECL_LOCAL, OP2_DECL_REPLICATED } op2_decl_mode;
 
-/* OP2_TILE=auto: the tile size is chosen from the cache size (runtime/tile.c). */
-enum { OP2_TILE_AUTO = -1 };
-
 /* OP2_TUNE: persistent auto-tuning of per-loop parameters (tune.c). */
 typedef enum { OP2_TUNE_OFF, OP2_TUNE_ON, OP2_TUNE_RESET } op2_tune_mode;
 
@@ -58,7 +55,6 @@ typedef struct op2_options {
   int lazy;               /* OP2_LAZY: op_par_loop queues its call (runtime/chain.c) */
   int lazy_chain;         /* OP2_LAZY_CHAIN: the most calls queued before the chain runs */
   int fuse;               /* OP2_FUSE: consecutive direct loops on one set run fused */
-  int tile; /* OP2_TILE: the lazy chain's tile size in elements, 0 off, OP2_TILE_AUTO */
 } op2_options;
 
 /* A backend's own options (op2_backend's options): rows parsed by the same machinery as the

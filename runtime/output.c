@@ -103,7 +103,7 @@ static void print_value(FILE *f, op2_type t, const char *p) {
 }
 
 static int write_txt(op_dat dat, const char *file_name, const char *data, long n, const int *rank,
-                     char *why, size_t whylen);
+                     op2_jit_error *why);
 
 static int print_dat(op2_context *ctx, op_dat dat, const char *file_name) {
   if (!dat || !file_name)
@@ -118,16 +118,16 @@ static int print_dat(op2_context *ctx, op_dat dat, const char *file_name) {
     rc = op2_mpi_agree(ctx, rc, "op_print_dat_to_txtfile");
     if (rc == OP2_OK)
       rc = op2_mpi_fetch(ctx, dat, gathered, 0, dat->set->global_size, OP2_FETCH_ALL);
-    char why[600];
+    op2_jit_error why;
     if (rc == OP2_OK && ctx->mpi.rank == 0 &&
-        write_txt(dat, file_name, gathered, dat->set->global_size, NULL, why, sizeof why) != 0)
-      rc = op2_error(OP2_ERR_IO, "op_print_dat_to_txtfile '%s': %s", dat->name, why);
+        write_txt(dat, file_name, gathered, dat->set->global_size, NULL, &why) != 0)
+      rc = op2_error_record(&why, "op_print_dat_to_txtfile '%s': %s", dat->name, why.msg);
     free(gathered);
     return rc; /* the step's agreement tells every rank */
   }
-  char why[600];
-  if (write_txt(dat, file_name, dat->data, dat->set->size, dat->set->rank, why, sizeof why) != 0)
-    return op2_error(OP2_ERR_IO, "op_print_dat_to_txtfile '%s': %s", dat->name, why);
+  op2_jit_error why;
+  if (write_txt(dat, file_name, dat->data, dat->set->size, dat->set->rank, &why) != 0)
+    return op2_error_record(&why, "op_print_dat_to_txtfile '%s': %s", dat->name, why.msg);
   return OP2_OK;
 }
 
@@ -143,9 +143,9 @@ void op_print_dat_to_txtfile(op_dat dat, const char *file_name) {
  * regular file is never left half-written; a device, FIFO or link is written through. Returns 0
  * on success, else -1 with *why. */
 static int write_txt(op_dat dat, const char *file_name, const char *data, long n, const int *rank,
-                     char *why, size_t whylen) {
+                     op2_jit_error *why) {
   op2_output o;
-  if (op2_output_open(&o, file_name, why, whylen) != 0) return -1;
+  if (op2_output_open(&o, file_name, why) != 0) return -1;
   FILE *f = o.f;
   size_t tsize = op2_type_size(dat->type);
   fprintf(f, "%ld %d\n", n, dat->dim);
@@ -156,7 +156,7 @@ static int write_txt(op_dat dat, const char *file_name, const char *data, long n
     }
     fputc('\n', f);
   }
-  return op2_output_close(&o, 0, why, whylen);
+  return op2_output_close(&o, 0, why);
 }
 
 void op_diagnostic_output(void) {

@@ -20,10 +20,10 @@ enum target_kind { TARGET_NEW, TARGET_REGULAR, TARGET_OTHER };
  * unless new). A device or FIFO keeps the path as given (the kernel follows the links when it is
  * opened, /proc/self/fd/N included); a regular file gets its real path, the one to rename over; a
  * link to nothing is followed by hand to the new file it names. */
-static int resolve(const char *path, char *out, size_t len, struct stat *st, int *kind, char *why,
-                   size_t whylen) {
+static int resolve(const char *path, char *out, size_t len, struct stat *st, int *kind,
+                   op2_jit_error *why) {
   if ((size_t)snprintf(out, len, "%s", path) >= len) {
-    snprintf(why, whylen, "%s: the path is too long", path);
+    op2_jit_error_set(why, OP2_ERR_IO, "%s: the path is too long", path);
     return errno = ENAMETOOLONG, -1;
   }
   if (stat(path, st) == 0) {
@@ -33,21 +33,21 @@ static int resolve(const char *path, char *out, size_t len, struct stat *st, int
     char real[OP2_PATH_MAX];
     if (!realpath(path, real) || (size_t)snprintf(out, len, "%s", real) >= len) {
       int err = errno;
-      snprintf(why, whylen, "%s: cannot resolve its links: %s", path, strerror(err));
+      op2_jit_error_set(why, OP2_ERR_IO, "%s: cannot resolve its links: %s", path, strerror(err));
       return errno = err, -1;
     }
     return 0;
   }
   if (errno != ENOENT) {
     int err = errno;
-    snprintf(why, whylen, "%s: %s", path, strerror(err));
+    op2_jit_error_set(why, OP2_ERR_IO, "%s: %s", path, strerror(err));
     return errno = err, -1;
   }
   for (int hops = 0; hops < 40; hops++) {
     if (lstat(out, st) != 0) {
       if (errno == ENOENT) return *kind = TARGET_NEW, 0;
       int err = errno;
-      snprintf(why, whylen, "%s: %s", out, strerror(err));
+      op2_jit_error_set(why, OP2_ERR_IO, "%s: %s", out, strerror(err));
       return errno = err, -1;
     }
     if (!S_ISLNK(st->st_mode)) { /* it appeared meanwhile */
@@ -58,7 +58,7 @@ static int resolve(const char *path, char *out, size_t len, struct stat *st, int
     ssize_t n = readlink(out, link, sizeof link - 1);
     if (n < 0) {
       int err = errno;
-      snprintf(why, whylen, "%s: cannot read the link: %s", out, strerror(err));
+      op2_jit_error_set(why, OP2_ERR_IO, "%s: cannot read the link: %s", out, strerror(err));
       return errno = err, -1;
     }
     link[n] = '\0';
@@ -68,22 +68,21 @@ static int resolve(const char *path, char *out, size_t len, struct stat *st, int
                   ? snprintf(next, sizeof next, "%s", link)
                   : snprintf(next, sizeof next, "%.*s/%s", (int)(slash - out), out, link);
     if (fit < 0 || (size_t)fit >= sizeof next || (size_t)fit >= len) {
-      snprintf(why, whylen, "%s: the link's target path is too long", path);
+      op2_jit_error_set(why, OP2_ERR_IO, "%s: the link's target path is too long", path);
       return errno = ENAMETOOLONG, -1;
     }
     memcpy(out, next, (size_t)fit + 1);
   }
-  snprintf(why, whylen, "%s: too many levels of symbolic links", path);
+  op2_jit_error_set(why, OP2_ERR_IO, "%s: too many levels of symbolic links", path);
   return errno = ELOOP, -1;
 }
 
 /* The directory part of `target` opened, its last component into `base`. */
-static int open_directory(const char *target, char *base, size_t baselen, char *why,
-                          size_t whylen) {
+static int open_directory(const char *target, char *base, size_t baselen, op2_jit_error *why) {
   const char *slash = strrchr(target, '/');
   const char *name = slash ? slash + 1 : target;
   if (!*name || (size_t)snprintf(base, baselen, "%s", name) >= baselen) {
-    snprintf(why, whylen, "%s: not a usable file name", target);
+    op2_jit_error_set(why, OP2_ERR_IO, "%s: not a usable file name", target);
     return errno = EINVAL, -1;
   }
   char dir[OP2_PATH_MAX];
@@ -96,7 +95,7 @@ static int open_directory(const char *target, char *base, size_t baselen, char *
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
-    snprintf(why, whylen, "its directory %s cannot be opened: %s", dir, strerror(err));
+    op2_jit_error_set(why, OP2_ERR_IO, "its directory %s cannot be opened: %s", dir, strerror(err));
     errno = err;
   }
   return fd;
@@ -104,7 +103,7 @@ static int open_directory(const char *target, char *base, size_t baselen, char *
 
 /* A device or FIFO opened for writing without blocking: a FIFO nobody has open for reading
  * (ENXIO) is waited for a moment (a reader starting at the same time), then refused. */
-static int open_special(const char *target, const char *it, char *why, size_t whylen) {
+static int open_special(const char *target, const char *it, op2_jit_error *why) {
   for (int tries = 0;; tries++) {
     int fd = open(target, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd >= 0) {
@@ -115,9 +114,10 @@ static int open_special(const char *target, const char *it, char *why, size_t wh
     if (errno != ENXIO || tries == 200) {
       int err = errno;
       if (err == ENXIO)
-        snprintf(why, whylen, "%s is a FIFO that no process has open for reading", it);
+        op2_jit_error_set(why, OP2_ERR_IO, "%s is a FIFO that no process has open for reading", it);
       else
-        snprintf(why, whylen, "%s cannot be opened for writing: %s", it, strerror(err));
+        op2_jit_error_set(why, OP2_ERR_IO, "%s cannot be opened for writing: %s", it,
+                          strerror(err));
       return errno = err, -1;
     }
     nanosleep(&(struct timespec){.tv_nsec = 10 * 1000 * 1000}, NULL);
@@ -140,7 +140,7 @@ static int own_descriptor(const char *path) {
   return *end || fd < 0 || fd > INT_MAX ? -1 : (int)fd;
 }
 
-static int output_open(op2_output *o, const char *path, char *why, size_t whylen) {
+static int output_open(op2_output *o, const char *path, op2_jit_error *why) {
   memset(o, 0, sizeof *o);
   o->dirfd = -1;
   snprintf(o->path, sizeof o->path, "%s", path);
@@ -150,13 +150,13 @@ static int output_open(op2_output *o, const char *path, char *why, size_t whylen
     int fd = fcntl(own, F_DUPFD_CLOEXEC, 0);
     if (fd < 0) {
       int err = errno;
-      snprintf(why, whylen, "descriptor %d cannot be used: %s", own, strerror(err));
+      op2_jit_error_set(why, OP2_ERR_IO, "descriptor %d cannot be used: %s", own, strerror(err));
       return errno = err, -1;
     }
     if (!(o->f = fdopen(fd, "w"))) {
       int err = errno;
       close(fd);
-      snprintf(why, whylen, "%s", strerror(err));
+      op2_jit_error_set(why, OP2_ERR_IO, "%s", strerror(err));
       return errno = err, -1;
     }
     return 0;
@@ -164,34 +164,35 @@ static int output_open(op2_output *o, const char *path, char *why, size_t whylen
   char target[OP2_PATH_MAX];
   struct stat st;
   int kind;
-  if (resolve(path, target, sizeof target, &st, &kind, why, whylen) != 0) return -1;
+  if (resolve(path, target, sizeof target, &st, &kind, why) != 0) return -1;
   int fd = -1;
   /* What the messages call the file: "it", or where the links lead. */
   char it[OP2_PATH_MAX + 8];
   snprintf(it, sizeof it, "%s", strcmp(target, path) == 0 ? "it" : target);
   if (kind == TARGET_OTHER) {
     if (S_ISDIR(st.st_mode)) {
-      snprintf(why, whylen, "%s is a directory", it);
+      op2_jit_error_set(why, OP2_ERR_IO, "%s is a directory", it);
       return errno = EISDIR, -1;
     }
-    if ((fd = open_special(target, it, why, whylen)) < 0) return -1;
+    if ((fd = open_special(target, it, why)) < 0) return -1;
     /* Replaced by a regular file between the look and the open: writing through would leave
      * its old tail behind. */
     struct stat now;
     if (fstat(fd, &now) != 0 || S_ISREG(now.st_mode)) {
       close(fd);
-      snprintf(why, whylen, "%s changed while it was opened", it);
+      op2_jit_error_set(why, OP2_ERR_IO, "%s changed while it was opened", it);
       return errno = EAGAIN, -1;
     }
   } else {
-    o->dirfd = open_directory(target, o->base, sizeof o->base, why, whylen);
+    o->dirfd = open_directory(target, o->base, sizeof o->base, why);
     if (o->dirfd < 0) return -1;
     /* A new file gets the usual mode (0666 less the umask); a replaced one keeps its mode. */
     fd = op2_temp_create_at(o->dirfd, o->base, 0666, o->tmp, sizeof o->tmp);
     if (fd >= 0 && kind == TARGET_REGULAR) (void)fchmod(fd, st.st_mode & 0777);
     if (fd < 0) {
       int err = errno;
-      snprintf(why, whylen, "cannot create a temporary file beside %s: %s", it, strerror(err));
+      op2_jit_error_set(why, OP2_ERR_IO, "cannot create a temporary file beside %s: %s", it,
+                        strerror(err));
       close(o->dirfd), o->dirfd = -1, o->tmp[0] = '\0';
       return errno = err, -1;
     }
@@ -199,22 +200,25 @@ static int output_open(op2_output *o, const char *path, char *why, size_t whylen
   if (!(o->f = fdopen(fd, "w"))) {
     int err = errno;
     close(fd);
-    op2_output_close(o, 1, why, whylen);
-    snprintf(why, whylen, "%s", strerror(err));
+    op2_output_close(o, 1, why);
+    op2_jit_error_set(why, OP2_ERR_IO, "%s", strerror(err));
     return errno = err, -1;
   }
   return 0;
 }
 
-int op2_output_open(op2_output *o, const char *path, char *why, size_t whylen) {
-  char detail[900];
-  if (output_open(o, path, detail, sizeof detail) == 0) return 0;
+int op2_output_open(op2_output *o, const char *path, op2_jit_error *why) {
+  if (output_open(o, path, why) == 0) return 0;
   int err = errno;
-  snprintf(why, whylen, "cannot write %s: %s", path, detail);
+  if (why) { /* the file first, then what is wrong with it; the place stays the finder's */
+    char detail[sizeof why->msg];
+    memcpy(detail, why->msg, sizeof detail);
+    snprintf(why->msg, sizeof why->msg, "cannot write %s: %.1900s", path, detail);
+  }
   return errno = err, -1;
 }
 
-int op2_output_close(op2_output *o, int failed, char *why, size_t whylen) {
+int op2_output_close(op2_output *o, int failed, op2_jit_error *why) {
   int err = 0;
   if (o->f) {
     errno = 0;
@@ -230,30 +234,30 @@ int op2_output_close(op2_output *o, int failed, char *why, size_t whylen) {
     o->tmp[0] = '\0';
   }
   if (o->dirfd >= 0) close(o->dirfd), o->dirfd = -1;
-  if (err) snprintf(why, whylen, "cannot write %s: %s", o->path, strerror(err));
+  if (err) op2_jit_error_set(why, OP2_ERR_IO, "cannot write %s: %s", o->path, strerror(err));
   if (err || failed) return errno = err ? err : EIO, -1;
   return 0;
 }
 
-int op2_output_target(const char *path, char *target, size_t len, char *why, size_t whylen) {
+int op2_output_target(const char *path, char *target, size_t len, op2_jit_error *why) {
   struct stat st;
   int kind;
-  if (resolve(path, target, len, &st, &kind, why, whylen) != 0) return -1;
+  if (resolve(path, target, len, &st, &kind, why) != 0) return -1;
   if (kind != TARGET_OTHER) return 0;
-  snprintf(why, whylen,
-           "%s is not a regular file (a %s): an HDF5 file can only be written to a regular file",
-           target,
-           S_ISDIR(st.st_mode)    ? "directory"
-           : S_ISFIFO(st.st_mode) ? "FIFO"
-           : S_ISCHR(st.st_mode)  ? "character device"
-           : S_ISBLK(st.st_mode)  ? "block device"
-                                  : "special file");
+  op2_jit_error_set(
+      why, OP2_ERR_IO,
+      "%s is not a regular file (a %s): an HDF5 file can only be written to a regular file", target,
+      S_ISDIR(st.st_mode)    ? "directory"
+      : S_ISFIFO(st.st_mode) ? "FIFO"
+      : S_ISCHR(st.st_mode)  ? "character device"
+      : S_ISBLK(st.st_mode)  ? "block device"
+                             : "special file");
   return errno = EINVAL, -1;
 }
 
 int op2_output_temp(const char *target, char *tmp, size_t len) {
-  char base[1024], why[300], name[1100];
-  int dirfd = open_directory(target, base, sizeof base, why, sizeof why);
+  char base[1024], name[1100];
+  int dirfd = open_directory(target, base, sizeof base, NULL);
   if (dirfd < 0) return -1;
   int fd = op2_temp_create_at(dirfd, base, 0666, name, sizeof name);
   int err = errno;

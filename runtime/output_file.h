@@ -13,7 +13,7 @@
 
 #include <stdio.h>
 
-#include "jit/paths.h"
+#include "runtime/error.h"
 
 typedef struct op2_output {
   FILE *f;                 /* write here */
@@ -25,16 +25,16 @@ typedef struct op2_output {
 
 /* Opens `path` for writing (see above). 0, or -1 with errno set and *why naming the file and the
  * problem (a directory, a FIFO nobody reads, a directory that cannot be written). */
-int op2_output_open(op2_output *o, const char *path, char *why, size_t whylen);
+int op2_output_open(op2_output *o, const char *path, op2_jit_error *why);
 /* Finishes the file: a replacement is flushed to disk and renamed over its target; with `failed`
  * (the caller's own failure) or any write, flush or rename failure the temporary file is removed
  * and the target left as it was. 0, or -1 with errno and *why. */
-int op2_output_close(op2_output *o, int failed, char *why, size_t whylen);
+int op2_output_close(op2_output *o, int failed, op2_jit_error *why);
 
 /* For files a library writes by name (HDF5): the path to create or replace, with symbolic links
  * followed, into `target`. An existing file that is not regular (a device, a FIFO, a directory)
  * is refused with *why: such a file cannot hold an HDF5 file. 0 or -1. */
-int op2_output_target(const char *path, char *target, size_t len, char *why, size_t whylen);
+int op2_output_target(const char *path, char *target, size_t len, op2_jit_error *why);
 /* Creates an empty file with an unpredictable name beside `target` (O_EXCL|O_NOFOLLOW, mode 0666
  * less the umask) for a library to overwrite by name; its path into `tmp`. 0 or -1 with errno. */
 int op2_output_temp(const char *target, char *tmp, size_t len);

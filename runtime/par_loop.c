@@ -276,8 +276,8 @@ void op2_par_loop_record(op2_context *ctx, op2_loop *loop, double seconds, op_se
 static void par_loop(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
                      op_set set, int nargs, const op_arg *args, const void *call_site,
                      const op2_call_origin *origin) {
-  /* the renumbering before the first call is queued, so that OP2_TILE may tile the first chain
-   * (a restart renumbers after the calls it replays, in find_loop) */
+  /* the renumbering before the first call is queued, so that the first chain runs on the mesh
+   * the later ones see (a restart renumbers after the calls it replays, in find_loop) */
   if (!ctx->opt.restart[0] && op2_renumber_once(ctx) != OP2_OK) return;
   /* OP2_LAZY: queued (runtime/chain.c), run later through this function (a replay: `origin`);
    * before the checkpoint hook, which counts the call when it runs */
@@ -292,7 +292,8 @@ static void par_loop(op2_context *ctx, const char *kernel, bool kernel_kept, con
   if (rc == OP2_OK) rc = bind_data(&data, loop, set, args);
   rc = ready_code(ctx, loop, kernel, name, rc);
   op2_exec exec = {.loop = loop, .arg_ptrs = data.ptrs, .map_ptrs = data.maps};
-  /* OP2_TILE: the chain keeps the call, bound and ready, to run it tile by tile (chain.c) */
+  /* under MPI the chain keeps the call, bound and ready, and runs it with its exchanges planned
+   * for the chain as a whole (chain_mpi.c) */
   if (rc == OP2_OK && op2_chain_capture(ctx, &exec)) {
     release_data(&data);
     return;

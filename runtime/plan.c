@@ -31,9 +31,9 @@ void op2_plan_free(op2_plan *plan) {
 /* The sanitizer build checks the promises of every plan it builds (invariant.h). */
 static int plan_checked(const op2_plan *p) {
   if (OP2_INVARIANTS) {
-    char why[256] = "";
-    OP2_ASSERT(op2_plan_valid(p, why, sizeof why), "plan for set '%s', %d colours: %s",
-               p->set->name, p->ncolours, why);
+    op2_jit_error why;
+    OP2_ASSERT(op2_plan_check(p, &why) == OP2_OK, "plan for set '%s', %d colours: %s", p->set->name,
+               p->ncolours, why.msg);
   }
   return OP2_OK;
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "op2.h"
+#include "runtime/error.h"
 
 typedef struct op2_context op2_context;
 typedef struct op2_loop op2_loop;
@@ -56,8 +57,8 @@ int op2_plan_build_ownership(op2_plan *p, int nthreads, double max_shared_fracti
 /* Whether the plan keeps its promises (plan_check.c): its blocks cover its range; coloured, each
  * block is listed once under its colour and no two blocks of one colour write one element;
  * thread-owned, its runs cover its range once and no two threads' private runs write one
- * element. false with the first broken promise in `why`. The sanitizer build checks every plan
- * it builds (OP2_ASSERT). */
-bool op2_plan_valid(const op2_plan *p, char *why, size_t len);
+ * element. OP2_OK, or OP2_ERR_STATE with the first broken promise in *why. The sanitizer build
+ * checks every plan it builds (OP2_ASSERT). */
+int op2_plan_check(const op2_plan *p, op2_jit_error *why);
 
 #endif /* OP2_RUNTIME_PLAN_H */

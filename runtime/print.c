@@ -31,13 +31,13 @@ void op_printf(const char *format, ...) {
  * Through op2_output: a regular file is replaced whole or not at all; a device, FIFO or link is
  * written through. 0, or -1 with *why. */
 static int write_bin(const char *file_name, int count, int dim, const void *data, size_t bytes,
-                     char *why, size_t whylen) {
+                     op2_jit_error *why) {
   op2_output o;
-  if (op2_output_open(&o, file_name, why, whylen) != 0) return -1;
+  if (op2_output_open(&o, file_name, why) != 0) return -1;
   FILE *f = o.f;
   int failed = fwrite(&count, sizeof count, 1, f) != 1 || fwrite(&dim, sizeof dim, 1, f) != 1 ||
                (bytes && fwrite(data, bytes, 1, f) != 1);
-  return op2_output_close(&o, failed, why, whylen);
+  return op2_output_close(&o, failed, why);
 }
 
 /* Gathered on every rank, written by rank 0; under MPI one collective step, whose agreement tells
@@ -53,10 +53,10 @@ static int print_bin(op2_context *ctx, op_dat dat, const char *file_name) {
   rc = op2_mpi_agree(ctx, rc, "op_print_dat_to_binfile"); /* before the collective fetch */
   /* every element in the user's order (collective under MPI) */
   if (rc == OP2_OK) rc = op2_fetch_idx(ctx, dat, all, 0, count - 1); /* its failure: no file */
-  char why[600];
+  op2_jit_error why;
   if (rc == OP2_OK && ctx->mpi.rank == 0 &&
-      write_bin(file_name, count, dat->dim, all, bytes, why, sizeof why) != 0)
-    rc = op2_error(OP2_ERR_IO, "op_print_dat_to_binfile '%s': %s", dat->name, why);
+      write_bin(file_name, count, dat->dim, all, bytes, &why) != 0)
+    rc = op2_error_record(&why, "op_print_dat_to_binfile '%s': %s", dat->name, why.msg);
   free(all);
   return rc;
 }

@@ -293,9 +293,11 @@ int op2_profile_write(op2_context *ctx, const char *path) {
   char *text = cJSON_Print(root);
   cJSON_Delete(root);
   op2_output o;
-  char why[600] = "out of memory";
-  int ok = text && op2_output_open(&o, path, why, sizeof why) == 0;
-  if (ok) ok = op2_output_close(&o, fputs(text, o.f) < 0, why, sizeof why) == 0;
+  if (!text)
+    return op2_error(OP2_ERR_MEM, "OP2_PROFILE_JSON: cannot write %s: out of memory", path);
+  op2_jit_error why;
+  int ok = op2_output_open(&o, path, &why) == 0;
+  if (ok) ok = op2_output_close(&o, fputs(text, o.f) < 0, &why) == 0;
   free(text);
-  return ok ? OP2_OK : op2_error(OP2_ERR_IO, "OP2_PROFILE_JSON: cannot write %s: %s", path, why);
+  return ok ? OP2_OK : op2_error_record(&why, "OP2_PROFILE_JSON: %s", why.msg);
 }

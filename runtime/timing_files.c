@@ -20,11 +20,11 @@
 static int open_on_root(op2_context *ctx, const char *what, const char *file_name, op2_output *o) {
   o->f = NULL;
   int rc = OP2_OK;
-  char why[600];
-  if (ctx->mpi.rank == 0 && op2_output_open(o, file_name, why, sizeof why) != 0)
-    o->f = NULL, rc = op2_error(OP2_ERR_IO, "%s: %s", what, why);
+  op2_jit_error why;
+  if (ctx->mpi.rank == 0 && op2_output_open(o, file_name, &why) != 0)
+    o->f = NULL, rc = op2_error_record(&why, "%s: %s", what, why.msg);
   rc = op2_mpi_agree(ctx, rc, what);
-  if (rc != OP2_OK && o->f) op2_output_close(o, 1, why, sizeof why); /* another rank failed */
+  if (rc != OP2_OK && o->f) op2_output_close(o, 1, NULL); /* another rank failed */
   return rc;
 }
 
@@ -32,9 +32,9 @@ static int open_on_root(op2_context *ctx, const char *what, const char *file_nam
  * keeps its old contents); OP2_OK elsewhere. */
 static int close_on_root(op2_output *o, int failed, const char *what) {
   if (!o->f) return OP2_OK;
-  char why[600], path[sizeof o->path];
+  char path[sizeof o->path];
   snprintf(path, sizeof path, "%s", o->path);
-  if (op2_output_close(o, failed, why, sizeof why) == 0) return OP2_OK;
+  if (op2_output_close(o, failed, NULL) == 0) return OP2_OK;
   return failed ? op2_error(OP2_ERR_IO, "%s: writing %s failed", what, path)
                 : op2_error(OP2_ERR_IO, "%s: writing %s failed: %s", what, path, strerror(errno));
 }

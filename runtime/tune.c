@@ -182,26 +182,26 @@ static void record_path(op2_context *ctx, struct op2_tune *t, const op2_loop *lo
            (unsigned long long)XXH3_64bits(key, n > 0 ? (size_t)n : 0));
 }
 
-/* The record's text, or NULL (missing, unsafe or too large: *why says which, "" if missing). */
-static char *read_record(const char *path, char *why, size_t whylen) {
-  why[0] = 0;
+/* The record's text, or NULL (missing, unsafe or too large: *why says which; its code stays
+ * OP2_OK when there is none). */
+static char *read_record(const char *path, op2_jit_error *why) {
   /* O_NONBLOCK: a FIFO planted as a record must not block the open (the fstat refuses it). */
   int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    if (errno != ENOENT) snprintf(why, whylen, "cannot open it: %s", strerror(errno));
+    if (errno != ENOENT) op2_jit_error_set(why, OP2_ERR_IO, "cannot open it: %s", strerror(errno));
     return NULL;
   }
   struct stat st;
   char *text = NULL;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-    snprintf(why, whylen, "not a regular file");
+    op2_jit_error_set(why, OP2_ERR_IO, "not a regular file");
   else if (st.st_uid != geteuid() || (st.st_mode & 022))
-    snprintf(why, whylen, "not owned by us, or writable by others");
+    op2_jit_error_set(why, OP2_ERR_IO, "not owned by us, or writable by others");
   else if (st.st_size > MAX_RECORD)
-    snprintf(why, whylen, "larger than %d bytes", MAX_RECORD);
+    op2_jit_error_set(why, OP2_ERR_IO, "larger than %d bytes", MAX_RECORD);
   else if ((text = calloc(1, (size_t)st.st_size + 1)) != NULL &&
            read(fd, text, (size_t)st.st_size) != st.st_size) {
-    snprintf(why, whylen, "cannot read it");
+    op2_jit_error_set(why, OP2_ERR_IO, "cannot read it");
     free(text), text = NULL;
   }
   close(fd);
@@ -224,7 +224,7 @@ static int json_str_is(const cJSON *o, const char *name, const char *want) {
 /* The record's choice, when it is a record of this loop, band and machine naming one of this
  * run's candidates; otherwise -1 and *why says why. */
 static int parse_record(op2_context *ctx, const struct op2_tune *t, const op2_loop *loop,
-                        const char *text, char *why, size_t whylen) {
+                        const char *text, op2_jit_error *why) {
   cJSON *root = cJSON_Parse(text);
   const cJSON *choice = cJSON_GetObjectItemCaseSensitive(root, "choice");
   char sig[17];
@@ -232,21 +232,22 @@ static int parse_record(op2_context *ctx, const struct op2_tune *t, const op2_lo
   int version = 0, band = -1, threads = 0, found = -1;
   op2_tune_params c = {0, 0, 0};
   if (!cJSON_IsObject(root) || !json_int(root, "op2_tune", &version) || version != RECORD_VERSION)
-    snprintf(why, whylen, "not a tuning record of this version");
+    op2_jit_error_set(why, OP2_ERR_IO, "not a tuning record of this version");
   else if (!json_str_is(root, "loop", loop->name) || !json_str_is(root, "signature", sig) ||
            !json_int(root, "band", &band) || band != t->band)
-    snprintf(why, whylen, "a record of another loop or set size");
+    op2_jit_error_set(why, OP2_ERR_IO, "a record of another loop or set size");
   else if (!json_str_is(root, "cpu", ctx->tune.cpu) ||
            !json_str_is(root, "backend", ctx->backend->name) ||
            !json_int(root, "threads", &threads) || threads != machine_threads(ctx))
-    snprintf(why, whylen, "a record of another machine, backend or thread count");
+    op2_jit_error_set(why, OP2_ERR_IO, "a record of another machine, backend or thread count");
   else if (!cJSON_IsObject(choice) || !json_int(choice, "part_size", &c.part_size) ||
            !json_int(choice, "coloured", &c.coloured) ||
            !json_int(choice, "block_size", &c.block_size))
-    snprintf(why, whylen, "no valid choice in it");
-  for (int i = 0; !why[0] && i < t->ncand; i++)
+    op2_jit_error_set(why, OP2_ERR_IO, "no valid choice in it");
+  for (int i = 0; why->code == OP2_OK && i < t->ncand; i++)
     if (memcmp(&t->cand[i], &c, sizeof c) == 0) found = i;
-  if (!why[0] && found < 0) snprintf(why, whylen, "its choice is not a candidate of this run");
+  if (why->code == OP2_OK && found < 0)
+    op2_jit_error_set(why, OP2_ERR_IO, "its choice is not a candidate of this run");
   cJSON_Delete(root);
   return found;
 }
@@ -321,14 +322,14 @@ static int start(op2_context *ctx, op2_loop *loop, const char *kernel) {
   t->signature = signature(kernel, loop);
   for (long n = loop->set->size; n > 1; n >>= 1) t->band++;
   record_path(ctx, t, loop);
-  char reason[200] = "";
-  char *text = t->path[0] ? read_record(t->path, reason, sizeof reason) : NULL;
-  int chosen = text ? parse_record(ctx, t, loop, text, reason, sizeof reason) : -1;
+  op2_jit_error reason = {.code = OP2_OK};
+  char *text = t->path[0] ? read_record(t->path, &reason) : NULL;
+  int chosen = text ? parse_record(ctx, t, loop, text, &reason) : -1;
   free(text);
   loop->stats->tune_ms += 1e3 * (op2_wall_seconds() - t0);
-  if (reason[0]) {
+  if (reason.code != OP2_OK) {
     ctx->tune.records_ignored++;
-    op2_diag(1, "auto-tuning: record %s ignored (%s); tuning loop '%s' again", t->path, reason,
+    op2_diag(1, "auto-tuning: record %s ignored (%s); tuning loop '%s' again", t->path, reason.msg,
              loop->name);
   }
   if (chosen < 0) return OP2_OK; /* WAITING */

@@ -105,7 +105,6 @@ static const struct bad_value {
     {"OP2_LAZY", "yes", "option OP2_LAZY=yes: expected on or off"},
     {"OP2_LAZY_CHAIN", "0", "option OP2_LAZY_CHAIN=0: expected an integer in [1, 1000000]"},
     {"OP2_FUSE", "all", "option OP2_FUSE=all: expected on or off"},
-    {"OP2_TILE", "0", "option OP2_TILE=0: expected off, auto or a tile size in [1, 16777216]"},
     {"OP2_TEST_ID_BASE", "-1", "option OP2_TEST_ID_BASE=-1: expected an integer in [0, 2^62]"},
 };
 enum { NBAD = sizeof bad_values / sizeof bad_values[0] };

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The error record names the function that reported a failure; OP2_CHECK reports from its own
- * function; at OP2_DIAGS=2 the message ends with `[file:line (function)]`; at OP2_DIAGS=3 each
- * caller that propagated the failure through OP2_CALL is added to the record, PETSc style
+/* The error record names the function that reported a failure (op2_error reports from its
+ * caller's function); at OP2_DIAGS=2 the message ends with `[file:line (function)]`; at OP2_DIAGS=3
+ * each caller that propagated the failure through OP2_CALL is added to the record, PETSc style
  * (#1 the reporter's caller, then outwards), and below 3 no trace is added. */
 #include "errors_util.h"
 #include "runtime/error.h"
@@ -9,7 +9,7 @@
 static const char *twice_src = "static void twice(double *x) { x[0] *= 2.0; }\n";
 
 static int checked_positive(int n) {
-  OP2_CHECK(n > 0, OP2_ERR_ARG, "checked_positive: %d is not positive", n);
+  if (n <= 0) return op2_error(OP2_ERR_ARG, "checked_positive: %d is not positive", n);
   return OP2_OK;
 }
 
@@ -34,7 +34,7 @@ int main(int argc, char **argv) {
   test_catch_errors();
   double x[4] = {1, 2, 3, 4};
 
-  /* OP2_CHECK: passes through when the condition holds, reports from its function otherwise. */
+  /* A check: passes through when the condition holds, reports from its function otherwise. */
   run_level(argc, argv, "2");
   CHECK(checked_positive(3) == OP2_OK);
   int rc = OP2_OK;

@@ -25,6 +25,9 @@ the jit/ headers it includes. Every target (C, CUDA, cuda-emu) is reached throug
 op2_jit_kernel(request): no file of runtime/ calls a code generator or a compiler itself
 (JIT_WORK_CALL_RE).
 
+Only runtime/error.c writes to stderr (and runtime/fault.c's signal handler, with write(2)): any
+other write to stderr in runtime/ or jit/ is a violation (STDERR_WRITE_RE).
+
 Any violation, folder cycle or file cycle fails the check (issue 9 emptied its list of known exceptions; there
 is none to add).
 
@@ -151,6 +154,27 @@ def jit_work_calls(root):
             yield rel, name
 
 
+# One way to say it: the library writes to stderr in runtime/error.c only (the default handler,
+# op2_diag, op2_error_final), and in runtime/fault.c's signal handler, which may only write(2).
+STDERR_WRITERS = {"runtime/error.c", "runtime/fault.c"}
+STDERR_WRITE_RE = re.compile(r"\b(?:v?fprintf|fputs|fputc|fwrite|perror)\s*\([^;]*?\bstderr\b|"
+                             r"\bperror\s*\(|\b(?:write|dprintf|vdprintf)\s*\(\s*"
+                             r"(?:STDERR_FILENO|2)\b", re.S)
+
+
+def stderr_writes(root):
+    """(file, line) for every write to stderr in runtime/ and jit/ outside STDERR_WRITERS."""
+    for rel in sources(root):
+        if not rel.startswith(("runtime/", "jit/")) or rel in STDERR_WRITERS:
+            continue
+        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        # blank comments and strings but keep the line breaks, so lines stay countable
+        code = COMMENT_OR_STRING_RE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+        for m in STDERR_WRITE_RE.finditer(code):
+            yield rel, code.count("\n", 0, m.start()) + 1
+
+
 def private_reached(root):
     """(runtime file, chain of includes) for every runtime/ file that reaches a JIT_PRIVATE header."""
     includes = {}
@@ -181,6 +205,8 @@ def violations(root):
               for src, name in jit_work_calls(root)}
     found |= {f"{src} reaches jit's private {chain[-1]}: {' -> '.join(chain)}"
               for src, chain in private_reached(root)}
+    found |= {f"{src}:{n} writes to stderr: say it through runtime/error.c (op2_error, op2_diag, "
+              f"op2_error_final)" for src, n in stderr_writes(root)}
     graph = {}
     for src, dst in edges(root):
         a = folder_of(src)

@@ -145,12 +145,12 @@ static void partition_and_check(const char *label, const dist_graph *g, int npar
   int *again = malloc((size_t)(g->nlocal + 1) * sizeof(int));
   int *other = malloc((size_t)(g->nlocal + 1) * sizeof(int));
   op2_partition_quality q, q2, qq;
-  char err[256] = "unset";
+  op2_jit_error err = {.code = OP2_ERR_ARG, .msg = "unset"};
   int rc = op2_ptscotch_kway(MPI_COMM_WORLD, g->nlocal, g->vtxdist, g->xadj, g->adjncy, nparts, 0,
-                             part, &q, err, sizeof err);
+                             part, &q, &err);
   T_CHECK_EQ(rc, 0);
-  if (rc) fprintf(stderr, "rank %d: %s\n", rank, err);
-  T_CHECK(err[0] == '\0');
+  if (rc) fprintf(stderr, "rank %d: %s\n", rank, err.msg);
+  T_CHECK(err.code == OP2_OK && err.msg[0] == '\0');
   if (!all_agree(rc == 0)) goto out;
   verify(label, g, nparts, part, &q);
   if (nparts > 1) {
@@ -163,7 +163,7 @@ static void partition_and_check(const char *label, const dist_graph *g, int npar
 
   /* Determinism: the same input gives the same partition. */
   rc = op2_ptscotch_kway(MPI_COMM_WORLD, g->nlocal, g->vtxdist, g->xadj, g->adjncy, nparts,
-                         rank == 0, again, &q2, err, sizeof err);
+                         rank == 0, again, &q2, &err);
   T_CHECK_EQ(rc, 0);
   int differ = 0;
   for (int i = 0; i < g->nlocal; i++) differ += part[i] != again[i];
@@ -213,39 +213,40 @@ out:
 /* Bad input fails on every rank with the same message, wherever the fault is. */
 static void error_cases(const dist_graph *g) {
   int *part = malloc((size_t)(g->nlocal + 1) * sizeof(int));
-  char err[256], first_msg[256];
+  op2_jit_error err;
+  char first_msg[sizeof err.msg];
   op2_partition_quality q;
 
   int rc = op2_ptscotch_kway(MPI_COMM_WORLD, g->nlocal, g->vtxdist, g->xadj, g->adjncy, 0, 0, part,
-                             &q, err, sizeof err);
+                             &q, &err);
   T_CHECK_EQ(rc, -1);
-  T_CHECK(strstr(err, "nparts") != NULL);
+  T_CHECK(strstr(err.msg, "nparts") != NULL);
 
   /* A neighbour out of range on the last rank only. */
   long *adj = malloc((size_t)(g->xadj[g->nlocal] + 1) * sizeof(long));
   memcpy(adj, g->adjncy, (size_t)g->xadj[g->nlocal] * sizeof(long));
   if (rank == size - 1 && g->xadj[g->nlocal] > 0) adj[g->xadj[g->nlocal] - 1] = N + 7;
   rc = op2_ptscotch_kway(MPI_COMM_WORLD, g->nlocal, g->vtxdist, g->xadj, adj, size, 0, part, &q,
-                         err, sizeof err);
+                         &err);
   T_CHECK_EQ(rc, -1);
-  T_CHECK(strstr(err, "outside") != NULL);
+  T_CHECK(strstr(err.msg, "outside") != NULL);
   char expect[32];
   snprintf(expect, sizeof expect, "rank %d:", size - 1);
-  T_CHECK(strstr(err, expect) != NULL);
+  T_CHECK(strstr(err.msg, expect) != NULL);
   /* The same message everywhere. */
-  memcpy(first_msg, err, sizeof err);
+  memcpy(first_msg, err.msg, sizeof first_msg);
   MPI_Bcast(first_msg, sizeof first_msg, MPI_CHAR, 0, MPI_COMM_WORLD);
-  T_CHECK(strcmp(first_msg, err) == 0);
+  T_CHECK(strcmp(first_msg, err.msg) == 0);
   free(adj);
 
   /* vtxdist that disagrees with the local counts, on the last rank only. */
   long *vd = malloc((size_t)(size + 1) * sizeof(long));
   memcpy(vd, g->vtxdist, (size_t)(size + 1) * sizeof(long));
   if (rank == size - 1) vd[size] += 1;
-  rc = op2_ptscotch_kway(MPI_COMM_WORLD, g->nlocal, vd, g->xadj, g->adjncy, size, 0, part, &q, err,
-                         sizeof err);
+  rc =
+      op2_ptscotch_kway(MPI_COMM_WORLD, g->nlocal, vd, g->xadj, g->adjncy, size, 0, part, &q, &err);
   T_CHECK_EQ(rc, -1);
-  T_CHECK(strstr(err, "vtxdist") != NULL);
+  T_CHECK(strstr(err.msg, "vtxdist") != NULL);
   free(vd);
 
   /* quality_of with a part out of range on rank 0. */

@@ -51,9 +51,13 @@ static int *partition(const double *xyz, long n, int dim, int nparts, double bal
   long first, count;
   block(n, skewed, &first, &count);
   int *mine = malloc(sizeof(int) * (size_t)(count + 1));
+  op2_jit_error e;
   int rc = op2_rcb_partition(MPI_COMM_WORLD, (int)count, dim, xyz + first * dim, first, nparts,
-                             balance, mine, err, 256);
-  if (rc) return free(mine), NULL;
+                             balance, mine, &e);
+  if (rc) {
+    snprintf(err, 256, "%s", e.msg);
+    return free(mine), NULL;
+  }
   int *counts = malloc(sizeof(int) * (size_t)size), *displ = malloc(sizeof(int) * (size_t)size);
   int c = (int)count;
   MPI_Allgather(&c, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);

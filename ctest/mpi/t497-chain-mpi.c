@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* A lazy chain under MPI: its exchanges planned for the chain as a whole, and (OP2_TILE) its
- * parts between exchange points run tile by tile inside each rank. Usage:
- *   t497-chain-mpi local|replicated grouped|eager|fault [tiled]
+/* A lazy chain under MPI: its exchanges planned for the chain as a whole. Usage:
+ *   t497-chain-mpi local|replicated grouped|eager|fault
  *
  * First a small known chain: two direct node loops write x (2 doubles) and y (1 double), then
  * an edge loop reads both through its map. Run one by one (eager: OP2_LAZY=off) the edge loop
@@ -9,12 +8,10 @@
  * carrying both, the same bytes: 24 per exported node row. Then random chains of direct,
  * indirect-read, incrementing (scalar and vector arguments) and read-write loops over nodes,
  * edges and cells, 16 loops a round and a fetch after each round, against the plain-C
- * computation on the whole mesh (every rank holds it) within 1e-12 relative; with `tiled` the
- * chains must have run tiled (the test's environment sets OP2_TILE). */
+ * computation on the whole mesh (every rank holds it) within 1e-12 relative. */
 #include "mpi_test.h"
 #include "runtime/chain.h"
 #include "runtime/op2_impl.h"
-#include "runtime/tile.h"
 
 enum { NN = 500, NE = 1100, NC = 380, ROUNDS = 4, CHAIN = 16 };
 
@@ -214,7 +211,7 @@ int main(int argc, char **argv) {
   CHECK(argc >= 3);
   op_init(argc, argv, 0);
   mt_mode mode = mt_parse_mode(argv[1]);
-  bool grouped = strcmp(argv[2], "grouped") == 0, tiled = argc > 3 && !strcmp(argv[3], "tiled");
+  bool grouped = strcmp(argv[2], "grouped") == 0;
   unsigned rng = rm_rng(497);
   world w;
   w.nodes = mt_decl_set(mode, MT_SPLIT_SKEWED, NN, "nodes");
@@ -258,17 +255,9 @@ int main(int argc, char **argv) {
     mt_check_doubles(got, w.rc, NC, 1e-12, what);
     free(got);
   }
-  op2_tile_counts n;
-  op2_chain_tile_counts(op2_ctx(), &n);
-  if (tiled && n.chains == 0) {
-    fprintf(stderr, "rank %d: no chain ran tiled\n", mt_rank());
-    exit(1);
-  }
   free(w.rx), free(w.ry), free(w.re), free(w.rc), free(w.en), free(w.cn);
   int me = mt_rank(), p = mt_size();
   op_exit();
-  if (me == 0)
-    printf("t497 %s %s%s on %d ranks: %lu chains tiled, %lu tiles\n", argv[1], argv[2],
-           tiled ? " tiled" : "", p, n.chains, n.tiles);
+  if (me == 0) printf("t497 %s %s on %d ranks: the chains' figures agree\n", argv[1], argv[2], p);
   return 0;
 }

@@ -15,10 +15,10 @@
 #include "runtime/invariant.h"
 
 static void check_broken(const op2_plan *p, const char *expected) {
-  char why[256] = "";
-  CHECK(!op2_plan_valid(p, why, sizeof why));
-  if (!strstr(why, expected)) fprintf(stderr, "why: %s (expected %s)\n", why, expected);
-  CHECK(strstr(why, expected));
+  op2_jit_error why = {0};
+  CHECK(op2_plan_check(p, &why) == OP2_ERR_STATE);
+  if (!strstr(why.msg, expected)) fprintf(stderr, "why: %s (expected %s)\n", why.msg, expected);
+  CHECK(strstr(why.msg, expected));
 }
 
 /* A coloured plan with every block put in colour 0: blocks that needed another colour now
@@ -57,7 +57,7 @@ static void check_assert_aborts(void) {
 
 int main(int argc, char **argv) {
   op_init(argc, argv, 0);
-  char why[256] = "";
+  op2_jit_error why = {0};
 
   /* A ring of edges: blocks need 2 or 3 colours. */
   int n = 4000;
@@ -70,7 +70,7 @@ int main(int argc, char **argv) {
   op2_plan *p;
   CHECK_EQ_INT(op2_plan_build(edges, 0, n, 64, 1, maps, idx, 1, &p), OP2_OK);
   CHECK(p->ncolours >= 2 && !p->owner_threads);
-  CHECK(op2_plan_valid(p, why, sizeof why));
+  CHECK(op2_plan_check(p, &why) == OP2_OK);
   p->block_colour[p->blocks_by_colour[0]] = 1; /* listed under 0, says 1 */
   check_broken(p, "is listed under colour 0");
   one_colour(p);
@@ -82,14 +82,14 @@ int main(int argc, char **argv) {
   /* The same ring laid out in thread-owned runs: 4 threads, few shared seams. */
   CHECK_EQ_INT(op2_plan_build(edges, 0, n, 64, 1, maps, idx, 4, &p), OP2_OK);
   CHECK_EQ_INT(p->owner_threads, 4);
-  CHECK(op2_plan_valid(p, why, sizeof why));
+  CHECK(op2_plan_check(p, &why) == OP2_OK);
   int first_end = p->runs[1];
   p->runs[1] = p->runs[2 * p->thread_run_offset[1]] + 1; /* thread 0 runs into thread 1's range */
   check_broken(p, "is in two runs");
   p->runs[1] = first_end - 1;
   check_broken(p, "is in no run");
   p->runs[1] = first_end;
-  CHECK(op2_plan_valid(p, why, sizeof why));
+  CHECK(op2_plan_check(p, &why) == OP2_OK);
   /* thread 0's first element made to write a node thread 1's first element writes */
   int e0 = p->runs[0], e1 = p->runs[2 * p->thread_run_offset[1]];
   int saved = ring_map->values[2 * e0];
@@ -109,13 +109,14 @@ int main(int argc, char **argv) {
   h.imp_nonexec = (op2_halo_list){1, ranks, imp_non_off, NULL};
   h.exp_exec = (op2_halo_list){1, ranks, exp_off, exp_elems};
   h.exp_nonexec = (op2_halo_list){1, ranks, exp_off, exp_elems};
-  CHECK(op2_halo_valid(&set, 0, 2, why, sizeof why));
+  CHECK(op2_halo_check(&set, 0, 2, &why) == OP2_OK);
   set.exec_size = 3;
-  CHECK(!op2_halo_valid(&set, 0, 2, why, sizeof why) && strstr(why, "imported exec halo"));
+  CHECK(op2_halo_check(&set, 0, 2, &why) == OP2_ERR_STATE && strstr(why.msg, "imported exec halo"));
   set.exec_size = 2, set.core_size = 9; /* element 8 exported to run elsewhere, yet core */
-  CHECK(!op2_halo_valid(&set, 0, 2, why, sizeof why) && strstr(why, "exported exec halo"));
+  CHECK(op2_halo_check(&set, 0, 2, &why) == OP2_ERR_STATE && strstr(why.msg, "exported exec halo"));
   set.core_size = 8;
-  CHECK(!op2_halo_valid(&set, 1, 2, why, sizeof why) && strstr(why, "is rank 1")); /* itself */
+  CHECK(op2_halo_check(&set, 1, 2, &why) == OP2_ERR_STATE &&
+        strstr(why.msg, "is rank 1")); /* itself */
 
   check_assert_aborts();
   free(ring);

@@ -175,13 +175,13 @@ static int asked_strategy(op2_cuda_ask ask) {
 static int init_device(op2_context *ctx, op2_cuda_state *st) {
   if (!st->emulated && !ctx->backend_test_driver) {
     const char *path = op2_cuda_options_of(ctx)->driver;
-    char why[1024];
-    if (op2_cu_driver_load(path, &st->api, &st->driver_handle, why, sizeof why) != 0)
-      return op2_error(OP2_ERR_STATE,
-                       "OP2_BACKEND=cuda: cannot load the CUDA driver %s (%s); "
-                       "this machine has no usable NVIDIA driver. OP2_BACKEND=cuda-emu runs the "
-                       "same generated CUDA code on the CPU",
-                       path, why);
+    op2_jit_error why;
+    if (op2_cu_driver_load(path, &st->api, &st->driver_handle, &why) != OP2_OK)
+      return op2_error_record(&why,
+                              "OP2_BACKEND=cuda: cannot load the CUDA driver %s (%s); "
+                              "this machine has no usable NVIDIA driver. OP2_BACKEND=cuda-emu runs "
+                              "the same generated CUDA code on the CPU",
+                              path, why.msg);
   }
   CUresult r = st->api.cuInit(0);
   if (r != CUDA_SUCCESS) {

@@ -51,8 +51,9 @@ typedef struct op2_cu_api {
   CUresult (*cuModuleGetGlobal)(CUdeviceptr *ptr, size_t *bytes, CUmodule mod, const char *name);
 } op2_cu_api;
 
-/* Fills `api` from the driver library `path` (dlopen). 0, or -1 with the reason in `why`. */
-int op2_cu_driver_load(const char *path, op2_cu_api *api, void **handle, char *why, size_t whylen);
+/* Fills `api` from the driver library `path` (dlopen). OP2_OK, or a code with the reason in *why.
+ */
+int op2_cu_driver_load(const char *path, op2_cu_api *api, void **handle, op2_jit_error *why);
 
 /* Tests: the next op_init with a CUDA backend uses this table instead of libcuda or the
  * emulator's (kept in the context until op_exit, which forgets it). The table must stay valid

@@ -38,25 +38,24 @@ static const struct {
     {offsetof(op2_cu_api, cuModuleGetGlobal), "cuModuleGetGlobal_v2"},
 };
 
-int op2_cu_driver_load(const char *path, op2_cu_api *api, void **handle, char *why, size_t whylen) {
+int op2_cu_driver_load(const char *path, op2_cu_api *api, void **handle, op2_jit_error *why) {
   memset(api, 0, sizeof *api);
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char *e = dlerror();
-    snprintf(why, whylen, "%s", e ? e : path);
-    return -1;
+    return op2_jit_error_set(why, OP2_ERR_STATE, "%s", e ? e : path);
   }
   for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
     void *sym = dlsym(h, symbols[i].symbol);
     if (!sym) {
-      snprintf(why, whylen, "%s has no %s: not CUDA's driver, or too old", path, symbols[i].symbol);
       dlclose(h);
-      return -1;
+      return op2_jit_error_set(why, OP2_ERR_STATE, "%s has no %s: not CUDA's driver, or too old",
+                               path, symbols[i].symbol);
     }
     /* an object pointer into a function pointer field: copied, as dlsym's contract allows */
     memcpy((char *)api + symbols[i].offset, &sym, sizeof sym);
   }
   api->name = "libcuda";
   *handle = h;
-  return 0;
+  return OP2_OK;
 }

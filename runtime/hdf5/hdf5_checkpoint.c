@@ -222,11 +222,11 @@ int op2_h5_checkpoint_save(const char *file, const char *blob, size_t blob_len) 
    * checkpoint), through a temporary file beside it with an unpredictable name, created
    * exclusively (op2_output_temp): a link planted at a guessable name is never written through. */
   int rank = 0, parallel = op2_h5_ranks(&rank) > 1;
-  char why[600];
+  op2_jit_error why;
   tmp[0] = target[0] = '\0';
   if (rank == 0) {
-    if (op2_output_target(file, target, OP2_PATH_MAX, why, sizeof why) != 0)
-      rc = op2_error(OP2_ERR_IO, "checkpoint %s: %s", file, why);
+    if (op2_output_target(file, target, OP2_PATH_MAX, &why) != 0)
+      rc = op2_error_record(&why, "checkpoint %s: %s", file, why.msg);
     else if (op2_output_temp(target, tmp, OP2_PATH_MAX) != 0)
       rc = op2_error(OP2_ERR_IO, "checkpoint %s: cannot create a temporary file beside it: %s",
                      file, strerror(errno));

@@ -250,13 +250,13 @@ static int plan_target(const char *fn, const char *file, int replace, target_pla
   memset(t, 0, sizeof *t);
   int rank = 0, nranks = op2_h5_ranks(&rank);
   if (rank == 0) {
-    char why[1024];
+    op2_jit_error why;
     int err = 0;
-    if (op2_output_target(file, t->target, sizeof t->target, why, sizeof why) != 0) {
+    if (op2_output_target(file, t->target, sizeof t->target, &why) != 0) {
       err = errno;
       t->target[0] = '\0';
       if (err == EINVAL) /* an existing file that is not regular */
-        snprintf(t->message, sizeof t->message, "%s: file %s: %s", fn, file, why);
+        snprintf(t->message, sizeof t->message, "%s: file %s: %s", fn, file, why.msg);
     } else if ((!(t->exists = access(t->target, F_OK) == 0) || replace) &&
                op2_output_temp(t->target, t->tmp, sizeof t->tmp) != 0) {
       err = errno;
@@ -264,7 +264,7 @@ static int plan_target(const char *fn, const char *file, int replace, target_pla
     if (err && !t->message[0]) { /* the directory is missing, not one, or not writable */
       const char *near = t->target[0] ? t->target : file;
       snprintf(t->message, sizeof t->message, "%s: file %s: cannot create %s.tmp* beside it: %s",
-               fn, file, near, create_problem(near, why, sizeof why));
+               fn, file, near, create_problem(near, why.msg, sizeof why.msg));
     }
     if (err) t->code = OP2_ERR_IO;
   }

@@ -151,11 +151,11 @@ int op2_h5_write_xdmf(const char *h5_path, const char *xdmf_path, int *written) 
   if (!topo) return OP2_OK;
   /* Through op2_output: replaced whole, or written through a device, FIFO or link. */
   op2_output o;
-  char why[600];
-  if (op2_output_open(&o, xdmf_path, why, sizeof why) != 0)
-    return op2_error(OP2_ERR_IO, "op_dump_to_hdf5: file %s: %s", xdmf_path, why);
+  op2_jit_error why;
+  if (op2_output_open(&o, xdmf_path, &why) != 0)
+    return op2_error_record(&why, "op_dump_to_hdf5: file %s: %s", xdmf_path, why.msg);
   put_description(o.f, base_name(h5_path), topo, geom);
-  if (op2_output_close(&o, 0, why, sizeof why) != 0)
-    return op2_error(OP2_ERR_IO, "op_dump_to_hdf5: file %s: %s", xdmf_path, why);
+  if (op2_output_close(&o, 0, &why) != 0)
+    return op2_error_record(&why, "op_dump_to_hdf5: file %s: %s", xdmf_path, why.msg);
   return OP2_OK;
 }

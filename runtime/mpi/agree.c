@@ -110,8 +110,7 @@ static void out_of_step(op2_context *ctx, const char *what, unsigned long long s
   char *why = m->out_of_step_why;
   size_t cap = sizeof m->out_of_step_why, len = 0;
   if (!all) { /* the others are in the gather: no way back but ending the job */
-    fprintf(stderr, "op2: error: rank %d: out of memory naming the ranks' calls (%s)\n", m->rank,
-            what);
+    op2_error_final("rank %d: out of memory naming the ranks' calls (%s)", m->rank, what);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   if (OP2_MPI(MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE,

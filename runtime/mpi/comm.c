@@ -36,11 +36,9 @@ static void exit_without_op_exit(void) {
   int finalized = 1;
   if (!m->has_comms || m->size < 2 || m->exit_agreed) return;
   if (MPI_Finalized(&finalized) != MPI_SUCCESS || finalized) return;
-  fprintf(stderr,
-          "op2: error: rank %d exited without op_exit; ending the job (the other ranks would wait "
-          "for it)\n",
-          m->rank);
-  fflush(stderr);
+  op2_error_final(
+      "rank %d exited without op_exit; ending the job (the other ranks would wait for it)",
+      m->rank);
   MPI_Abort(MPI_COMM_WORLD, 1);
 }
 

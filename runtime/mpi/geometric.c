@@ -15,7 +15,7 @@
 #include "runtime/mpi/geometric.h"
 #include "runtime/mpi/standalone_message.h"
 
-enum { MSG_MAX = OP2_MPI_MSG_MAX, BINS = 512 };
+enum { BINS = 512 };
 
 /* The cut of one range of parts [p0, p1): parts [p0, mid) get the low side. */
 typedef struct cut {
@@ -61,27 +61,26 @@ static int low_side(const cut *k, const double *x, double gid) {
   return v < k->c || (v == k->c && gid < k->lo);
 }
 
+/* Nonzero with *msg when the arguments cannot be bisected. */
 static int check_input(int rank, int n, int dim, const double *xyz, int nparts, const int *part,
-                       char *msg) {
-  if (nparts < 1) return op2_mpi_say(msg, "recursive bisection: %d parts asked for", nparts), 1;
+                       op2_jit_error *msg) {
+  if (nparts < 1) return op2_mpi_say(msg, "recursive bisection: %d parts asked for", nparts);
   if (dim < 1 || dim > 3)
     return op2_mpi_say(msg, "recursive bisection: coordinates of dimension %d (1 to 3 wanted)",
-                       dim),
-           1;
+                       dim);
   if (n < 0 || (n > 0 && (!xyz || !part)))
-    return op2_mpi_say(msg, "recursive bisection: rank %d: %d points without arrays", rank, n), 1;
+    return op2_mpi_say(msg, "recursive bisection: rank %d: %d points without arrays", rank, n);
   for (long i = 0; i < (long)n * dim; i++)
     if (!isfinite(xyz[i]))
       return op2_mpi_say(
-                 msg, "recursive bisection: rank %d: point %ld has a coordinate that is not finite",
-                 rank, i / dim),
-             1;
+          msg, "recursive bisection: rank %d: point %ld has a coordinate that is not finite", rank,
+          i / dim);
   return 0;
 }
 
 /* Sets up the cuts of this level from the points' bounding boxes and counts. */
 static int start_cuts(MPI_Comm comm, int n, int dim, const double *xyz, const int *part,
-                      const int *seg_of, cut *cuts, int nseg, double slack, char *msg) {
+                      const int *seg_of, cut *cuts, int nseg, double slack, op2_jit_error *msg) {
   double *box = malloc(sizeof(double) * 2 * (size_t)dim * (size_t)nseg);
   long *count = calloc((size_t)nseg, sizeof(long));
   int failed = !box || !count;
@@ -130,7 +129,8 @@ static int start_cuts(MPI_Comm comm, int n, int dim, const double *xyz, const in
 
 /* One round: histograms of the keys in question, then the extremes of the chosen bins. */
 static int round_of_cuts(MPI_Comm comm, int n, int dim, const double *xyz, long first,
-                         const int *part, const int *seg_of, cut *cuts, int nseg, char *msg) {
+                         const int *part, const int *seg_of, cut *cuts, int nseg,
+                         op2_jit_error *msg) {
   long *hist = calloc((size_t)nseg * BINS, sizeof(long));
   double *ext = malloc(sizeof(double) * 4 * (size_t)nseg);
   int failed = !hist || !ext;
@@ -217,12 +217,12 @@ static int round_of_cuts(MPI_Comm comm, int n, int dim, const double *xyz, long 
 }
 
 int op2_rcb_partition(MPI_Comm comm, int n, int dim, const double *xyz, long first, int nparts,
-                      double balance, int *part, char *err, size_t errlen) {
-  char msg[MSG_MAX] = "";
+                      double balance, int *part, op2_jit_error *err) {
+  op2_jit_error record = {.code = OP2_OK}, *msg = &record;
   int rank = 0, rc = -1;
   int *end = NULL, *seg_of = NULL;
   cut *cuts = NULL;
-  if (err && errlen) err[0] = '\0';
+  if (err) *err = record;
   if (MPI_FAILED(MPI_Comm_rank(comm, &rank), msg)) goto out;
   int failed = check_input(rank, n, dim, xyz, nparts, part, msg);
   if (!failed) {
@@ -268,6 +268,6 @@ int op2_rcb_partition(MPI_Comm comm, int n, int dim, const double *xyz, long fir
   rc = 0;
 out:
   free(end), free(seg_of), free(cuts);
-  if (rc && err && errlen) snprintf(err, errlen, "%s", msg);
+  if (rc && err) *err = record;
   return rc;
 }

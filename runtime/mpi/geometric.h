@@ -8,6 +8,8 @@
 
 #include <mpi.h>
 
+#include "jit/desc.h"
+
 /* Splits the points into `nparts` parts: the parts' index range is halved, the points of a range
  * are cut across the longest side of their bounding box at the coordinate that puts the matching
  * share on each side, and each side recurses. Within `balance` (0.05: a part up to 5% above the
@@ -20,8 +22,8 @@
  * has coordinates xyz[i * dim .. i * dim + dim), dim 1 to 3, all finite. part[i] gets its part
  * in [0, nparts). No rank gathers the points: each level of bisection costs a few allreduces of
  * histograms (one row of bins per range being cut), and each rank only walks its own points.
- * Returns 0, or -1 on every rank with the same message in `err` (which may be NULL). */
+ * Returns 0, or -1 on every rank with the same failure in *err (which may be NULL). */
 int op2_rcb_partition(MPI_Comm comm, int n, int dim, const double *xyz, long first, int nparts,
-                      double balance, int *part, char *err, size_t errlen);
+                      double balance, int *part, op2_jit_error *err);
 
 #endif

@@ -400,9 +400,9 @@ int op2_halo_build(op2_context *ctx) {
     rc = place_dat_rows(ctx, ctx->sets.items[s], &w[s]);
   for (int s = 0; OP2_INVARIANTS && rc == OP2_OK && s < ns; s++) {
     op_set set = ctx->sets.items[s];
-    char why[256] = "";
-    OP2_ASSERT(op2_halo_valid(set, me, ctx->mpi.size, why, sizeof why), "halo of set '%s': %s",
-               set->name, why);
+    op2_jit_error why;
+    OP2_ASSERT(op2_halo_check(set, me, ctx->mpi.size, &why) == OP2_OK, "halo of set '%s': %s",
+               set->name, why.msg);
   }
   for (int s = 0; s < ns; s++) {
     free(w[s].exec_records);
@@ -417,37 +417,37 @@ int op2_halo_build(op2_context *ctx) {
 
 /* Whether one halo list is well formed: neighbours ascending, other ranks than this one, offsets
  * from 0 growing to `count`, exported elements in [lo, hi). */
-static bool list_valid(const op2_halo_list *l, const char *what, int me, int nranks, int count,
-                       int lo, int hi, char *why, size_t len) {
+static int list_check(const op2_halo_list *l, const char *what, int me, int nranks, int count,
+                      int lo, int hi, op2_jit_error *why) {
   if (l->nranks < 0 || l->nranks >= nranks || l->offset[0] != 0 || l->offset[l->nranks] != count)
-    return snprintf(why, len, "%s: %d neighbours, offsets 0..%d for %d elements", what, l->nranks,
-                    l->nranks >= 0 ? l->offset[l->nranks] : -1, count),
-           false;
+    return op2_jit_error_set(why, OP2_ERR_STATE, "%s: %d neighbours, offsets 0..%d for %d elements",
+                             what, l->nranks, l->nranks >= 0 ? l->offset[l->nranks] : -1, count);
   for (int k = 0; k < l->nranks; k++)
     if (l->ranks[k] == me || l->ranks[k] < 0 || l->ranks[k] >= nranks ||
         (k > 0 && l->ranks[k] <= l->ranks[k - 1]) || l->offset[k + 1] < l->offset[k])
-      return snprintf(why, len, "%s: neighbour %d is rank %d", what, k, l->ranks[k]), false;
+      return op2_jit_error_set(why, OP2_ERR_STATE, "%s: neighbour %d is rank %d", what, k,
+                               l->ranks[k]);
   for (int i = 0; lo < hi && i < count; i++)
     if (l->elements[i] < lo || l->elements[i] >= hi)
-      return snprintf(why, len, "%s: element %d not in [%d, %d)", what, l->elements[i], lo, hi),
-             false;
-  return true;
+      return op2_jit_error_set(why, OP2_ERR_STATE, "%s: element %d not in [%d, %d)", what,
+                               l->elements[i], lo, hi);
+  return OP2_OK;
 }
 
-bool op2_halo_valid(const struct op2_set *set, int me, int nranks, char *why, size_t len) {
+int op2_halo_check(const struct op2_set *set, int me, int nranks, op2_jit_error *why) {
   const op2_halo *h = set->halo;
   if (set->core_size < 0 || set->core_size > set->size)
-    return snprintf(why, len, "%d core elements of %d", set->core_size, set->size), false;
+    return op2_jit_error_set(why, OP2_ERR_STATE, "%d core elements of %d", set->core_size,
+                             set->size);
   /* Imports fill the halo regions exactly; an element exported to run in another rank's exec
    * halo reaches a halo element here, so it is not core. */
-  return list_valid(&h->imp_exec, "imported exec halo", me, nranks, set->exec_size, 0, 0, why,
-                    len) &&
-         list_valid(&h->imp_nonexec, "imported non-exec halo", me, nranks, set->nonexec_size, 0, 0,
-                    why, len) &&
-         list_valid(&h->exp_exec, "exported exec halo", me, nranks,
-                    h->exp_exec.offset[h->exp_exec.nranks], set->core_size, set->size, why, len) &&
-         list_valid(&h->exp_nonexec, "exported non-exec halo", me, nranks,
-                    h->exp_nonexec.offset[h->exp_nonexec.nranks], 0, set->size, why, len);
+  OP2_CALL(list_check(&h->imp_exec, "imported exec halo", me, nranks, set->exec_size, 0, 0, why));
+  OP2_CALL(list_check(&h->imp_nonexec, "imported non-exec halo", me, nranks, set->nonexec_size, 0,
+                      0, why));
+  OP2_CALL(list_check(&h->exp_exec, "exported exec halo", me, nranks,
+                      h->exp_exec.offset[h->exp_exec.nranks], set->core_size, set->size, why));
+  return list_check(&h->exp_nonexec, "exported non-exec halo", me, nranks,
+                    h->exp_nonexec.offset[h->exp_nonexec.nranks], 0, set->size, why);
 }
 
 static void list_free(op2_halo_list *l) {

@@ -9,6 +9,8 @@
 
 #include <mpi.h>
 
+#include "jit/desc.h"
+
 /* Allowed part weight excess over the average, for PT-Scotch's parts and for declared blocks
  * kept instead of them (keep_blocks.c). */
 #define OP2_PARTITION_BALANCE 0.05
@@ -28,11 +30,11 @@ typedef struct op2_partition_quality {
  * or as a self loop: the graph is symmetrised and cleaned first. part[v] gets a value in
  * [0, nparts). `check_graph` (rank 0's value counts): Scotch also checks its distributed graph,
  * which costs a walk of the graph with communication (OP2_PTSCOTCH_CHECK). `q` may be NULL.
- * Returns 0, or -1 on every rank with the same message in `err` (which may be NULL). Never
+ * Returns 0, or -1 on every rank with the same failure in *err (which may be NULL). Never
  * aborts. */
 int op2_ptscotch_kway(MPI_Comm comm, int nlocal, const long *vtxdist, const int *xadj,
                       const long *adjncy, int nparts, int check_graph, int *part,
-                      op2_partition_quality *q, char *err, size_t errlen);
+                      op2_partition_quality *q, op2_jit_error *err);
 
 /* The quality figures of any given partition (e.g. the BLOCK one), same graph conventions.
  * Returns 0, or -1 on every rank when the input is invalid (a part out of range, ...). */

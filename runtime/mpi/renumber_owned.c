@@ -60,6 +60,44 @@ static double mean_spread(const op_map m, const int *t) {
   return rows ? sum / (double)rows : 0;
 }
 
+/* Rank 0's lines at OP2_DIAGS=1 from every rank's figures (`all`: 5 a rank, as `spread` below):
+ * under auto each rank's measure and decision, then the row spread before and after of the
+ * ranks that renumbered. Each line is built whole and said once, through op2_diag. */
+static void report(op2_context *ctx, op_map base, bool automatic, const double *all) {
+  if (ctx->opt.diags < 1) return;
+  int p = ctx->mpi.size;
+  op2_buf b = {0};
+  if (automatic) {
+    op2_buf_printf(&b,
+                   "OP2_RENUMBER=auto on each rank's part of '%s' through map '%s' (renumbered "
+                   "above %.0f MB of dats and %.0f%% of targets far from the row before's); per "
+                   "rank MB, far %%, decision:",
+                   base->to->name, base->name, OP2_AUTO_MIN_BYTES / (1024.0 * 1024),
+                   100 * OP2_AUTO_FAR);
+    for (int q = 0; q < p; q++) {
+      op2_buf_printf(&b, " %.1f", all[5 * q + 2] / (1024.0 * 1024));
+      if (all[5 * q + 3] >= 0) op2_buf_printf(&b, " %.1f%%", 100 * all[5 * q + 3]);
+      op2_buf_printf(&b, " %s", all[5 * q + 4] != 0 ? "renumber" : "keep");
+    }
+    if (b.data) op2_diag(1, "%s", b.data);
+    op2_buf_free(&b);
+  }
+  bool any = false; /* under auto, whether some rank renumbered */
+  for (int q = 0; q < p; q++) any |= all[5 * q + 4] != 0;
+  if (!any) return;
+  op2_buf_printf(&b,
+                 "renumbered each rank's part: %s on '%s' through map '%s'; mean row spread per "
+                 "rank before -> after:",
+                 op2_renumber_method(ctx), base->to->name, base->name);
+  for (int q = 0; q < p; q++)
+    if (all[5 * q + 4] != 0)
+      op2_buf_printf(&b, " %.1f->%.1f", all[5 * q], all[5 * q + 1]);
+    else
+      op2_buf_printf(&b, " kept");
+  if (b.data) op2_diag(1, "%s", b.data);
+  op2_buf_free(&b);
+}
+
 int op2_mpi_renumber_owned(op2_context *ctx) {
   op_map base = ctx->renumber_base;
   if (!base && ctx->opt.renumber) base = op2_renumber_pick_base(ctx);
@@ -107,33 +145,7 @@ int op2_mpi_renumber_owned(op2_context *ctx) {
   if (rc == OP2_OK && !all) rc = op2_error(OP2_ERR_MEM, "renumbering: out of memory");
   rc = op2_mpi_agree(ctx, rc, "renumbering");
   if (rc == OP2_OK) rc = op2_mpi_gather_doubles(ctx, spread, 5, all);
-  if (rc == OP2_OK && ctx->mpi.rank == 0 && ctx->opt.diags >= 1 && automatic) {
-    fprintf(stderr,
-            "op2: OP2_RENUMBER=auto on each rank's part of '%s' through map '%s' (renumbered "
-            "above %.0f MB of dats and %.0f%% of targets far from the row before's); per rank MB, "
-            "far %%, decision:",
-            base->to->name, base->name, OP2_AUTO_MIN_BYTES / (1024.0 * 1024), 100 * OP2_AUTO_FAR);
-    for (int q = 0; q < p; q++) {
-      fprintf(stderr, " %.1f", all[5 * q + 2] / (1024.0 * 1024));
-      if (all[5 * q + 3] >= 0) fprintf(stderr, " %.1f%%", 100 * all[5 * q + 3]);
-      fprintf(stderr, " %s", all[5 * q + 4] != 0 ? "renumber" : "keep");
-    }
-    fputc('\n', stderr);
-  }
-  bool any = false; /* under auto, whether some rank renumbered */
-  for (int q = 0; rc == OP2_OK && ctx->mpi.rank == 0 && q < p; q++) any |= all[5 * q + 4] != 0;
-  if (rc == OP2_OK && ctx->mpi.rank == 0 && ctx->opt.diags >= 1 && any) {
-    fprintf(stderr,
-            "op2: renumbered each rank's part: %s on '%s' through map '%s'; "
-            "mean row spread per rank before -> after:",
-            op2_renumber_method(ctx), base->to->name, base->name);
-    for (int q = 0; q < p; q++)
-      if (all[5 * q + 4] != 0)
-        fprintf(stderr, " %.1f->%.1f", all[5 * q], all[5 * q + 1]);
-      else
-        fprintf(stderr, " kept");
-    fputc('\n', stderr);
-  }
+  if (rc == OP2_OK && ctx->mpi.rank == 0) report(ctx, base, automatic, all);
   free(all);
   return rc;
 }

@@ -36,12 +36,11 @@ static void *watch(void *arg) {
     pthread_cond_timedwait(&c->watch_wake, &c->watch_lock, &until);
     long long since = atomic_load_explicit(&c->wait_since_ns, memory_order_relaxed);
     if (!since || c->watch_stop || op2_mpi_now_ns() - since <= limit) continue;
-    fprintf(stderr,
-            "op2: error: rank %d waited %.0f s in %s for the other ranks (OP2_MPI_TIMEOUT=%.0f): "
-            "another rank is stuck or not in a collective OP2 call; ending the job\n",
-            ctx->mpi.rank, (double)(op2_mpi_now_ns() - since) / 1e9,
-            atomic_load_explicit(&c->wait_what, memory_order_relaxed), ctx->opt.mpi_timeout);
-    fflush(stderr);
+    op2_error_final(
+        "rank %d waited %.0f s in %s for the other ranks (OP2_MPI_TIMEOUT=%.0f): another rank is "
+        "stuck or not in a collective OP2 call; ending the job",
+        ctx->mpi.rank, (double)(op2_mpi_now_ns() - since) / 1e9,
+        atomic_load_explicit(&c->wait_what, memory_order_relaxed), ctx->opt.mpi_timeout);
     _exit(1);
   }
   pthread_mutex_unlock(&c->watch_lock);
