@@ -20,6 +20,12 @@ int op2_error_at(const char *file, int line, const char *func, int code, const c
   do {                                                                                   \
     if (!(cond)) return op2_error_at(__FILE__, __LINE__, __func__, (code), __VA_ARGS__); \
   } while (0)
+/* Checks run only to learn whether they pass (a queued call's, chain.c): between begin and
+ * end op2_error records and reports nothing, calls no handler, and only returns its code; the
+ * call that fails is then run at once, whose own checks report the failure, once. Nested pairs
+ * are allowed. */
+void op2_error_probe_begin(op2_context *ctx);
+void op2_error_probe_end(op2_context *ctx);
 /* The function that reported the last error (op2_error's caller), or "" before any. */
 const char *op2_last_error_function(void);
 

@@ -115,6 +115,24 @@ static int describe_args(const char *name, int nargs, const op_arg *args, op2_ar
   return OP2_OK;
 }
 
+bool op2_loop_checks_pass(op2_context *ctx, const char *kernel, const char *name, op_set set,
+                          int nargs, const op_arg *args) {
+  op2_error_probe_begin(ctx);
+  int rc = op2_validate_loop(kernel, name, set, nargs, args);
+  op2_arg_desc small[16];
+  op2_arg_desc *desc = rc != OP2_OK  ? NULL
+                       : nargs <= 16 ? small
+                                     : malloc((size_t)nargs * sizeof *desc);
+  if (rc == OP2_OK) rc = desc ? describe_args(name, nargs, args, desc) : OP2_ERR_MEM;
+  op2_error_probe_end(ctx);
+  if (rc == OP2_OK) {
+    op2_loop_desc d = {.name = name, .nargs = nargs, .desc = desc};
+    rc = op2_kernel_params_verify(kernel, &d);
+  }
+  if (desc != small) free(desc);
+  return rc == OP2_OK; /* out of memory too: the call runs at once, and reports it there */
+}
+
 /* The least traffic a call can cause: each dat once (read, written, or both for RW/INC), an
  * indirectly reached dat over at most the elements its map columns can reach, each map once. */
 static double bytes_per_call(op_set set, int nargs, const op_arg *args, const op2_arg_desc *d) {
