@@ -553,6 +553,15 @@ size_t op2_chain_error_note(const op2_context *ctx, char *buf, size_t len) {
   return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
 }
 
+bool op2_chain_will_use(const op2_context *ctx, op_dat dat) {
+  const struct op2_chain *c = ctx->chain;
+  if (!c || c->running < 0) return false;
+  for (int i = c->running; i < c->count; i++) /* the calls running and those after them */
+    for (int a = 0; a < c->calls[i].nargs; a++)
+      if (c->calls[i].args[a].kind == OP2_ARG_DAT && c->calls[i].args[a].dat == dat) return true;
+  return false;
+}
+
 void op2_chain_free(op2_context *ctx) {
   struct op2_chain *c = ctx->chain;
   ctx->chain = NULL;

@@ -321,12 +321,14 @@ static void list_remove_at(op2_ptr_list *l, int i) {
 }
 
 void op2_loops_forget_dat(op2_context *ctx, op_dat dat) {
+  /* sites name dats by address, a checked site without a loop too (loop_site.c) */
+  op2_loop_sites_clear(ctx);
   for (int i = ctx->loops.count - 1; i >= 0; i--) {
     op2_loop *l = ctx->loops.items[i];
     bool uses = false;
     for (int a = 0; a < l->nargs && !uses; a++) uses = l->args[a].dat == dat;
     if (!uses) continue;
-    op2_loop_sites_clear(ctx);
+    if (ctx->backend->forget_loop) ctx->backend->forget_loop(ctx, l);
     unindex_loop(ctx, l);
     list_remove_at(&ctx->loops, i);
     op2_loop_free(l);

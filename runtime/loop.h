@@ -149,8 +149,9 @@ void op2_par_loop_replay(op2_context *ctx, const char *kernel, const char *name,
                          int nargs, const op_arg *args, const op2_call_origin *origin);
 void op2_loop_sites_clear(op2_context *ctx);
 void op2_loop_sites_free(op2_context *ctx);
-/* Drops the loop shapes that use `dat` (freed by op_free_dat_temp): a later dat at the same
- * address must not find them. Their kernels stay, shared by source. */
+/* Drops the loop shapes that use `dat` (freed by op_free_dat_temp), with what the backend kept
+ * for them (its forget_loop), and every call site: a later dat at the same address must not
+ * find them. Their kernels stay, shared by source. */
 void op2_loops_forget_dat(op2_context *ctx, op_dat dat);
 int op2_loop_mpi_scratch(op2_loop *loop); /* par_loop.c */
 /* par_loop.c: runs phase `ph` of a bound call (its element range and plan) on the backend. */
