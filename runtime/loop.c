@@ -321,8 +321,9 @@ static void list_remove_at(op2_ptr_list *l, int i) {
 }
 
 void op2_loops_forget_dat(op2_context *ctx, op_dat dat) {
-  /* sites name dats by address, a checked site without a loop too (loop_site.c) */
-  op2_loop_sites_clear(ctx);
+  /* sites name dats by address, a checked site without a loop too (loop_site.c): the dat's go,
+   * with the loops they point at */
+  op2_loop_sites_forget_dat(ctx, dat);
   for (int i = ctx->loops.count - 1; i >= 0; i--) {
     op2_loop *l = ctx->loops.items[i];
     bool uses = false;

@@ -148,10 +148,13 @@ typedef struct op2_call_origin {
 void op2_par_loop_replay(op2_context *ctx, const char *kernel, const char *name, op_set set,
                          int nargs, const op_arg *args, const op2_call_origin *origin);
 void op2_loop_sites_clear(op2_context *ctx);
+/* op_free_dat_temp: forgets the sites whose calls pass `dat` (checked ones too), keeping the
+ * others, so that the program's other loops are neither looked up nor checked again. */
+void op2_loop_sites_forget_dat(op2_context *ctx, op_dat dat);
 void op2_loop_sites_free(op2_context *ctx);
 /* Drops the loop shapes that use `dat` (freed by op_free_dat_temp), with what the backend kept
- * for them (its forget_loop), and every call site: a later dat at the same address must not
- * find them. Their kernels stay, shared by source. */
+ * for them (its forget_loop), and the call sites that pass it: a later dat at the same address
+ * must not find them. Their kernels stay, shared by source. */
 void op2_loops_forget_dat(op2_context *ctx, op_dat dat);
 int op2_loop_mpi_scratch(op2_loop *loop); /* par_loop.c */
 /* par_loop.c: runs phase `ph` of a bound call (its element range and plan) on the backend. */

@@ -245,6 +245,41 @@ void op2_loop_sites_clear(op2_context *ctx) {
   t->epoch++;
 }
 
+/* Whether a site's call passes `dat` (its loop's arguments, or those it was checked with). */
+static bool site_uses(const op2_loop_site *s, op_dat dat) {
+  const op_arg *a = s->loop ? s->loop->args : s->checked;
+  int n = s->loop ? s->loop->nargs : s->nargs;
+  for (int i = 0; i < n; i++)
+    if (a[i].kind == OP2_ARG_DAT && a[i].dat == dat) return true;
+  return false;
+}
+
+void op2_loop_sites_forget_dat(op2_context *ctx, op_dat dat) {
+  op2_loop_sites *t = &ctx->loop_sites;
+  t->epoch++; /* the dat's loops are freed: a queued call may carry one */
+  if (!t->used) return;
+  op2_loop_site *slots = calloc(t->cap, sizeof *slots);
+  if (!slots) { /* out of memory: all forgotten, found again by their text */
+    op2_loop_sites_clear(ctx);
+    return;
+  }
+  size_t used = 0;
+  for (size_t i = 0; i < t->cap; i++) {
+    op2_loop_site *s = &t->slots[i];
+    if (!s->key) continue;
+    if (site_uses(s, dat)) {
+      free(s->checked);
+      continue;
+    }
+    size_t j = s->key & (t->cap - 1);
+    while (slots[j].key) j = (j + 1) & (t->cap - 1);
+    slots[j] = *s;
+    used++;
+  }
+  free(t->slots);
+  t->slots = slots, t->used = used;
+}
+
 void op2_loop_sites_free(op2_context *ctx) {
   release_checked(&ctx->loop_sites);
   free(ctx->loop_sites.slots);

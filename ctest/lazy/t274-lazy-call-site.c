@@ -11,7 +11,9 @@
  *   buffer's text when the call is queued, while the buffer holds it;
  * - a call site not seen before is checked when queued (its errors come at the call), once:
  *   its next calls, queued before the first has run, find it checked; a kernel in a buffer,
- *   which may change, is checked at each call until its site has a loop. */
+ *   which may change, is checked at each call until its site has a loop;
+ * - freeing a temporary dat forgets the sites that pass it, not the others: a loop on other dats
+ *   is still found at its site, unchecked. */
 #include "lazy_test.h"
 #include "runtime/op2_impl.h"
 
@@ -70,6 +72,21 @@ int main(void) {
     op_par_loop(buf, "add2", s, op_arg_dat(a, -1, OP_ID, 1, "double", OP_RW));
   CHECK_EQ_INT(sites->checks - checks, 3);
   CHECK(value(a) == before + 4.0 * CALLS + 6.0);
+
+  /* a temporary used and freed: add1's site stays; the temporary's own loop is made again */
+  op_dat t = op_decl_dat_temp(s, 1, "double", NULL, "t");
+  for (int round = 0; round < 2; round++) {
+    op_par_loop(add2_src, "add2", s, op_arg_dat(t, -1, OP_ID, 1, "double", OP_RW));
+    CHECK(value(t) == 2.0 * (round + 1));
+  }
+  add1(s, a);
+  CHECK(value(a) == before + 4.0 * CALLS + 7.0);
+  CHECK_EQ_INT(op_free_dat_temp(t), 0);
+  hits = sites->hits, checks = sites->checks;
+  add1(s, a);
+  CHECK_EQ_INT(sites->hits - hits, 1);
+  CHECK_EQ_INT(sites->checks - checks, 0);
+  CHECK(value(a) == before + 4.0 * CALLS + 8.0);
 
   /* one buffer, two texts, both queued before the chain runs: x*2 then +3, never one text
    * twice. Round by round the site's loop (the last remembered) is the first text's or the
