@@ -125,6 +125,15 @@ static void bad_loop_level(void) {
              "loop name '' is not a C identifier");
   LOOP_ERROR(op_par_loop(add_src, NULL, edges, op_arg_dat(e, -1, OP_ID, 1, "double", OP_RW)),
              "loop name '(null)' is not a C identifier");
+  LOOP_ERROR(op_par_loop(add_src, "while", edges, op_arg_dat(e, -1, OP_ID, 1, "double", OP_RW)),
+             "op_par_loop 'while': the loop name is reserved");
+  LOOP_ERROR(op_par_loop(add_src, "op2_add", edges, op_arg_dat(e, -1, OP_ID, 1, "double", OP_RW)),
+             "op_par_loop 'op2_add': the loop name is reserved");
+  char long_name[202];
+  memset(long_name, 'a', 201);
+  long_name[201] = '\0';
+  LOOP_ERROR(op_par_loop(add_src, long_name, edges, op_arg_dat(e, -1, OP_ID, 1, "double", OP_RW)),
+             "is not a C identifier of at most 200 characters");
   LOOP_ERROR(op_par_loop("", "add_one", edges, op_arg_dat(e, -1, OP_ID, 1, "double", OP_RW)),
              "op_par_loop 'add_one': kernel source is empty");
   LOOP_ERROR(op_par_loop(NULL, "add_one", edges, op_arg_dat(e, -1, OP_ID, 1, "double", OP_RW)),
