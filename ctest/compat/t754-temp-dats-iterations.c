@@ -15,7 +15,7 @@
 #include "runtime/cuda/cuda.h"
 #endif
 
-enum { NCELL = 300, NEDGE = 500, ITERS = 6 };
+enum { NCELL = 300, NEDGE = 500, ITERS = 4 };
 
 static const char *save_src =
     "static void save(const double *q, double *qold) {\n"
