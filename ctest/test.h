@@ -98,6 +98,36 @@ static inline void test_run_queued(void) {
     CHECK_CONTAINS(op_last_error(), needle);                                                    \
   } while (0)
 
+/* Runs `stmt`, which must raise exactly one library error whose message contains `needle`
+ * before it returns: with lazy execution too, a call whose arguments need no data to be refused
+ * is refused at the call, with the message of OP2_LAZY=off (no "(queued ...)" note), so the
+ * handler has run before the program's next statement. Anything queued then runs, and must
+ * report nothing more. */
+#define EXPECT_ERROR_AT_CALL(stmt, needle)                                                        \
+  do {                                                                                            \
+    test_errors_expected = 1;                                                                     \
+    test_errors_seen = 0;                                                                         \
+    stmt;                                                                                         \
+    if (test_errors_seen != 1) {                                                                  \
+      fprintf(stderr, "%s:%d: expected one error from %s before it returned, got %d\n", __FILE__, \
+              __LINE__, #stmt, test_errors_seen);                                                 \
+      exit(1);                                                                                    \
+    }                                                                                             \
+    CHECK_CONTAINS(op_last_error(), needle);                                                      \
+    if (strstr(op_last_error(), "(queued")) {                                                     \
+      fprintf(stderr, "%s:%d: the error of %s was a queued call's: %s\n", __FILE__, __LINE__,     \
+              #stmt, op_last_error());                                                            \
+      exit(1);                                                                                    \
+    }                                                                                             \
+    test_run_queued();                                                                            \
+    test_errors_expected = 0;                                                                     \
+    if (test_errors_seen != 1) {                                                                  \
+      fprintf(stderr, "%s:%d: %s: %d errors once the queued calls ran\n", __FILE__, __LINE__,     \
+              #stmt, test_errors_seen);                                                           \
+      exit(1);                                                                                    \
+    }                                                                                             \
+  } while (0)
+
 /* Deterministic random numbers (xorshift) so failures repeat. */
 static inline unsigned test_rand(unsigned *state) {
   unsigned x = *state;

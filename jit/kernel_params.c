@@ -169,12 +169,60 @@ int op2_kernel_params_parse(const char *source, const char *name, op2_kernel_par
   return rc;
 }
 
-int op2_kernel_params_check(op2_jit *jit, const char *source, const op2_loop_desc *loop) {
-  op2_kernel_param *params = calloc(OP2_PARAMS_MAX, sizeof *params);
-  if (!params) return op2_jit_fail(jit, OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
-  int n = 0, rc = OP2_OK;
+/* What argument i passes: its element type and pointer depth, and its kind in words. */
+static void passed(const op2_arg_desc *d, const char **type, int *depth, const char **what) {
+  *type = d->kind == OP2_ARG_IDX ? "int" : op2_type_name(d->type);
+  *depth = d->kind == OP2_ARG_DAT && d->idx < -1 ? 2 : 1;
+  *what = d->kind == OP2_ARG_GBL   ? "op_arg_gbl"
+          : d->kind == OP2_ARG_IDX ? "op_arg_idx"
+          : *depth == 2            ? "op_arg_dat with a vector map index"
+                                   : "op_arg_dat";
+}
+
+/* Whether parameter p is declared as argument d passes it: a known base type must be the
+ * argument's (another spelling is not judged), and the pointer depth must match. */
+static bool param_fits(const op2_kernel_param *p, const op2_arg_desc *d) {
+  const char *type, *what;
+  int depth;
+  passed(d, &type, &depth, &what);
+  int known = strcmp(p->base, "double") == 0 || strcmp(p->base, "float") == 0 ||
+              strcmp(p->base, "int") == 0 || strcmp(p->base, "long long") == 0;
+  return !(known && strcmp(p->base, type) != 0) && p->depth == depth;
+}
+
+/* The parameters read from the source into *params (calloc'd, the caller frees), *n of them:
+ * OP2_OK; OP2_ERR_ARG when they cannot be read (why says why); OP2_ERR_MEM. */
+static int read_params(const char *source, const char *name, op2_kernel_param **params, int *n,
+                       op2_jit_error *why) {
+  *n = 0;
+  *params = calloc(OP2_PARAMS_MAX, sizeof **params);
+  if (!*params) return OP2_ERR_MEM;
+  return op2_kernel_params_parse(source, name, *params, n, why);
+}
+
+int op2_kernel_params_verify(const char *source, const op2_loop_desc *loop) {
+  op2_kernel_param *params;
+  int n = 0;
   op2_jit_error why;
-  if (op2_kernel_params_parse(source, loop->name, params, &n, &why) != OP2_OK) {
+  int rc = read_params(source, loop->name, &params, &n, &why);
+  if (rc == OP2_ERR_ARG) rc = OP2_OK; /* not understood: not checked (said when it is built) */
+  if (rc == OP2_OK && n != loop->nargs) rc = OP2_ERR_ARG;
+  for (int i = 0; rc == OP2_OK && i < n; i++)
+    if (!param_fits(&params[i], &loop->desc[i])) rc = OP2_ERR_ARG;
+  free(params);
+  return rc;
+}
+
+int op2_kernel_params_check(op2_jit *jit, const char *source, const op2_loop_desc *loop) {
+  op2_kernel_param *params;
+  int n = 0, rc;
+  op2_jit_error why;
+  rc = read_params(source, loop->name, &params, &n, &why);
+  if (rc == OP2_ERR_MEM) {
+    free(params);
+    return op2_jit_fail(jit, OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
+  }
+  if (rc != OP2_OK) {
     op2_jit_diag(jit, 2,
                  "op_par_loop '%s': kernel parameters not checked against the arguments: %s",
                  loop->name, why.msg);
@@ -191,15 +239,10 @@ int op2_kernel_params_check(op2_jit *jit, const char *source, const op2_loop_des
   for (int i = 0; rc == OP2_OK && i < n; i++) {
     const op2_arg_desc *d = &loop->desc[i];
     const op2_kernel_param *p = &params[i];
-    const char *type = d->kind == OP2_ARG_IDX ? "int" : op2_type_name(d->type);
-    int depth = d->kind == OP2_ARG_DAT && d->idx < -1 ? 2 : 1;
-    const char *what = d->kind == OP2_ARG_GBL   ? "op_arg_gbl"
-                       : d->kind == OP2_ARG_IDX ? "op_arg_idx"
-                       : depth == 2             ? "op_arg_dat with a vector map index"
-                                                : "op_arg_dat";
-    int known = strcmp(p->base, "double") == 0 || strcmp(p->base, "float") == 0 ||
-                strcmp(p->base, "int") == 0 || strcmp(p->base, "long long") == 0;
-    if ((known && strcmp(p->base, type) != 0) || p->depth != depth) {
+    const char *type, *what;
+    int depth;
+    passed(d, &type, &depth, &what);
+    if (!param_fits(p, d)) {
       rc = op2_jit_fail(
           jit, OP2_ERR_ARG,
           "op_par_loop '%s', argument %d (counting from 0): the kernel's parameter %d "

@@ -25,6 +25,10 @@ int op2_kernel_params_parse(const char *source, const char *name, op2_kernel_par
  * naming the loop, the argument (counting from 0, as every loop message does) and the parameter.
  * A declaration that cannot be read is skipped (said at OP2_DIAGS=2). */
 int op2_kernel_params_check(op2_jit *jit, const char *source, const op2_loop_desc *loop);
+/* The same comparison, silent (no failure recorded, no diagnostic): OP2_OK when the check above
+ * would pass, OP2_ERR_ARG when it would fail, OP2_ERR_MEM. For a call checked when it is queued
+ * (lazy execution): one that fails runs at once, and the check above reports it. */
+int op2_kernel_params_verify(const char *source, const op2_loop_desc *loop);
 
 /* Reading kernel source, shared with kernel_lanes.c. */
 /* The source with comments and the contents of string and character literals blanked, so that

@@ -56,6 +56,14 @@ typedef struct op2_backend {
   /* Accelerators: make the host copy of a dat current before the host reads it (fetch, print,
    * dump, halo exchange). NULL for CPU backends. */
   int (*sync_host)(op2_context *ctx, op_dat dat);
+  /* op_free_dat_temp: releases what the backend holds of `dat` (its device copy), once no work
+   * queued on the device can still read or write it; an error leaves the dat as it was. NULL:
+   * the backend holds nothing of a dat. */
+  int (*free_dat)(op2_context *ctx, op_dat dat);
+  /* A loop shape about to be freed (a dat it uses was: loop.c's op2_loops_forget_dat): drops
+   * what the backend keeps for it (plans, buffers, per-run state found by the loop's address,
+   * which a later loop may reuse). NULL: the backend keeps nothing of a loop. */
+  void (*forget_loop)(op2_context *ctx, const op2_loop *loop);
   /* Backends with their own code generator: builds the kernel of a new loop shape. Called once
    * per shape on every rank, together under MPI, before anything runs. NULL for CPU backends. */
   int (*prepare)(op2_context *ctx, op2_loop *loop);

@@ -136,8 +136,14 @@ typedef struct keep {
 
 /* The call's site, looked up with the program's pointers. A site not seen before (its first
  * call, or a buffer holding a new text) carries no loop: the replay finds one from the copies
- * and remembers it under these pointers (par_loop.c), so the site's next call is found here. */
-static void look_up(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
+ * and remembers it under these pointers (par_loop.c), so the site's next call is found here.
+ * Such a call is checked now as its loop's first call would be (everything that needs no
+ * data: arguments against their dats, maps and set, the kernel's parameters), so that a bad
+ * call is refused at the call, as eagerly: false when it would be (it then runs at once, and
+ * its own checks report it, with OP2_LAZY=off's message). A site that passed is remembered
+ * as checked until its first replay gives it a loop; one with a loop was checked when the loop
+ * was made. */
+static bool look_up(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
                     op_set set, int nargs, const op_arg *args, keep *k) {
   const op2_loop_site *s = op2_loop_site_lookup(ctx, kernel, name, set, nargs, args);
   k->origin = (op2_call_origin){.kernel = kernel,
@@ -149,6 +155,12 @@ static void look_up(op2_context *ctx, const char *kernel, bool kernel_kept, cons
   k->text = s ? s->text_fixed
               : (kernel_kept || op2_loop_text_fixed(ctx, kernel)) && op2_loop_text_fixed(ctx, name);
   k->types_fixed = s && s->types_fixed;
+  if (s) return true;
+  ctx->loop_sites.checks++;
+  if (!op2_loop_checks_pass(ctx, kernel, name, set, nargs, args)) return false;
+  op2_loop_site_remember_checked(ctx, kernel, name, k->text, set, nargs, args);
+  k->origin.epoch = ctx->loop_sites.epoch; /* remembering may have cleared the sites */
+  return true;
 }
 
 /* Whether argument i's type string is kept by pointer: the site's loop's own read-only string,
@@ -353,7 +365,8 @@ bool op2_chain_defer(op2_context *ctx, const char *kernel, bool kernel_kept, con
   const char *why = why_now(kernel, name, nargs, args);
   if (!why && reshapes_mesh(ctx)) why = "the first loop, which distributes or renumbers the mesh";
   keep k = {0};
-  if (!why) look_up(ctx, kernel, kernel_kept, name, set, nargs, args, &k); /* arguments checked */
+  if (!why && !look_up(ctx, kernel, kernel_kept, name, set, nargs, args, &k))
+    why = "a call that fails op_par_loop's checks (refused at the call, as eagerly)";
   if (!why && prints(&k, kernel)) why = "a kernel that prints (its output stays in call order)";
   /* a reduction's value is the program's when op_par_loop returns: it runs after the chain */
   if (!why && has_reduction(nargs, args)) why = "a global reduction";
@@ -409,6 +422,15 @@ size_t op2_chain_error_note(const op2_context *ctx, char *buf, size_t len) {
   int n =
       snprintf(buf, len, " (queued: op_par_loop %s%s; the chain ran at %s)", calls, where, c->why);
   return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+}
+
+bool op2_chain_will_use(const op2_context *ctx, op_dat dat) {
+  const struct op2_chain *c = ctx->chain;
+  if (!c || c->running < 0) return false;
+  for (int i = c->running; i < c->count; i++) /* the calls running and those after them */
+    for (int a = 0; a < c->calls[i].nargs; a++)
+      if (c->calls[i].args[a].kind == OP2_ARG_DAT && c->calls[i].args[a].dat == dat) return true;
+  return false;
 }
 
 void op2_chain_free(op2_context *ctx) {

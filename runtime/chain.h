@@ -54,6 +54,10 @@ typedef struct op2_loop op2_loop;
 void op2_par_loop_record(op2_context *ctx, op2_loop *loop, double seconds, op_set set, int nargs,
                          const op_arg *args);
 
+/* op_free_dat_temp: whether a queued call that has not finished running uses `dat` (the chain
+ * is running: the program's error handler frees the dat while a queued call failed). */
+bool op2_chain_will_use(const op2_context *ctx, op_dat dat);
+
 /* op_exit: releases the chain (op_exit has run it first). */
 void op2_chain_free(op2_context *ctx);
 

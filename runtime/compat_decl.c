@@ -33,12 +33,17 @@ int op_free_dat_temp(op_dat dat) {
     return op2_error(OP2_ERR_ARG, "op_free_dat_temp '%s': not declared by op_decl_dat_temp",
                      dat->name),
            -1;
-  if (dat->device) /* its device memory belongs to the backend until op_exit */
+  /* the chain runs (this is the program's error handler, called by a queued call that failed)
+   * and a call still to run uses the dat: it would read freed memory */
+  if (op2_chain_will_use(ctx, dat))
     return op2_error(OP2_ERR_STATE,
-                     "op_free_dat_temp '%s': not supported on backend %s once the dat has been "
-                     "used there",
-                     dat->name, ctx->backend->name),
+                     "op_free_dat_temp '%s': a queued op_par_loop call that has not run yet uses "
+                     "it (called from the error handler while the queued calls run); free it "
+                     "after the call that reported the error returns",
+                     dat->name),
            -1;
+  /* an accelerator's copy first (it waits for the device): a failure leaves the dat whole */
+  if (ctx->backend->free_dat && ctx->backend->free_dat(ctx, dat) != OP2_OK) return -1;
   /* Later dats move down one place; their index (an MPI tag) stays the same on every rank,
    * since every rank frees the same dats. */
   for (int i = at + 1; i < ctx->dats.count; i++) {

@@ -32,6 +32,9 @@ struct op2_context {
   const char *last_error_func;   /* the function that reported it */
   int trace_depth;               /* callers added to last_error's trace */
   unsigned long errors_reported; /* by op2_error: a call failed when this grew */
+  /* > 0 while checks run only to learn whether a call would fail (op2_error_probe_begin):
+   * op2_error then reports nothing, the call itself reporting when it runs */
+  int error_probe;
   op2_ptr_list sets, maps, dats, consts;
   unsigned const_generation;      /* bumps when a constant changes: kernels bake values in */
   unsigned const_live_generation; /* the generation at which a constant last became live */

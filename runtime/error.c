@@ -65,8 +65,17 @@ static const char *source_name(const char *file) {
   return file;
 }
 
+void op2_error_probe_begin(op2_context *ctx) {
+  ctx->error_probe++;
+}
+
+void op2_error_probe_end(op2_context *ctx) {
+  ctx->error_probe--;
+}
+
 int op2_error_at(const char *file, int line, const char *func, int code, const char *fmt, ...) {
   op2_context *ctx = op2_ctx();
+  if (ctx->error_probe) return code; /* a probe: the call reports when it runs */
   va_list ap;
   va_start(ap, fmt);
   int n = vsnprintf(ctx->last_error, sizeof ctx->last_error, fmt, ap);
@@ -101,7 +110,7 @@ int op2_error_record(const op2_jit_error *e, const char *fmt, ...) {
 
 void op2_error_trace_at(const char *file, int line, const char *func) {
   op2_context *ctx = op2_ctx();
-  if (ctx->opt.diags < 3 || !ctx->last_error_func) return;
+  if (ctx->opt.diags < 3 || !ctx->last_error_func || ctx->error_probe) return;
   /* PETSc's form: frame #0 is the reporter (its location ends the message), then each caller
    * that propagated the failure, outermost last. Recorded, not printed: the handler had the
    * message, and under MPI every rank that agreed on the failure unwinds too. */

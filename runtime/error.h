@@ -24,6 +24,12 @@ int op2_error_at(const char *file, int line, const char *func, int code, const c
  * msg). */
 int op2_error_record(const op2_jit_error *e, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Checks run only to learn whether they pass (a queued call's, chain.c): between begin and
+ * end op2_error records and reports nothing, calls no handler, and only returns its code; the
+ * call that fails is then run at once, whose own checks report the failure, once. Nested pairs
+ * are allowed. */
+void op2_error_probe_begin(op2_context *ctx);
+void op2_error_probe_end(op2_context *ctx);
 /* The function that reported the last error (op2_error's caller), or "" before any. */
 const char *op2_last_error_function(void);
 

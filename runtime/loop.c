@@ -115,6 +115,24 @@ static int describe_args(const char *name, int nargs, const op_arg *args, op2_ar
   return OP2_OK;
 }
 
+bool op2_loop_checks_pass(op2_context *ctx, const char *kernel, const char *name, op_set set,
+                          int nargs, const op_arg *args) {
+  op2_error_probe_begin(ctx);
+  int rc = op2_validate_loop(kernel, name, set, nargs, args);
+  op2_arg_desc small[16];
+  op2_arg_desc *desc = rc != OP2_OK  ? NULL
+                       : nargs <= 16 ? small
+                                     : malloc((size_t)nargs * sizeof *desc);
+  if (rc == OP2_OK) rc = desc ? describe_args(name, nargs, args, desc) : OP2_ERR_MEM;
+  op2_error_probe_end(ctx);
+  if (rc == OP2_OK) {
+    op2_loop_desc d = {.name = name, .nargs = nargs, .desc = desc};
+    rc = op2_kernel_params_verify(kernel, &d);
+  }
+  if (desc != small) free(desc);
+  return rc == OP2_OK; /* out of memory too: the call runs at once, and reports it there */
+}
+
 /* The least traffic a call can cause: each dat once (read, written, or both for RW/INC), an
  * indirectly reached dat over at most the elements its map columns can reach, each map once. */
 static double bytes_per_call(op_set set, int nargs, const op_arg *args, const op2_arg_desc *d) {
@@ -303,12 +321,15 @@ static void list_remove_at(op2_ptr_list *l, int i) {
 }
 
 void op2_loops_forget_dat(op2_context *ctx, op_dat dat) {
+  /* sites name dats by address, a checked site without a loop too (loop_site.c): the dat's go,
+   * with the loops they point at */
+  op2_loop_sites_forget_dat(ctx, dat);
   for (int i = ctx->loops.count - 1; i >= 0; i--) {
     op2_loop *l = ctx->loops.items[i];
     bool uses = false;
     for (int a = 0; a < l->nargs && !uses; a++) uses = l->args[a].dat == dat;
     if (!uses) continue;
-    op2_loop_sites_clear(ctx);
+    if (ctx->backend->forget_loop) ctx->backend->forget_loop(ctx, l);
     unindex_loop(ctx, l);
     list_remove_at(&ctx->loops, i);
     op2_loop_free(l);

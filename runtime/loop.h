@@ -88,8 +88,16 @@ typedef struct op2_loop {
   unsigned char prints;
 } op2_loop;
 
+/* validate.c: every check of the call's arguments against its set, dats and maps (the loop
+ * name, kernel text, set, argument kinds, dims, types, access modes, map columns and sets),
+ * and OP2_FAULT's injected failure of the step "validate" (not while probing: error.h). */
 int op2_validate_loop(const char *kernel, const char *name, op_set set, int nargs,
                       const op_arg *args);
+/* Whether a new loop shape's first call would pass the checks made before anything is built
+ * (op2_validate_loop, then the kernel's parameters against the arguments), without reporting:
+ * a call that would not is run at once, whose own checks report it (chain.c). */
+bool op2_loop_checks_pass(op2_context *ctx, const char *kernel, const char *name, op_set set,
+                          int nargs, const op_arg *args);
 /* Whether an argument array is missing or holds a value no op_arg_* call made: cheap enough
  * for every call, before anything reads the arguments. */
 bool op2_args_untrusted(int nargs, const op_arg *args);
@@ -105,8 +113,8 @@ bool op2_loop_same_type(const op2_loop *l, int arg, const char *type);
  * forgotten whenever a loop is freed (they point at loops). */
 op2_loop *op2_loop_site_find(op2_context *ctx, const char *kernel, const char *name, op_set set,
                              int nargs, const op_arg *args);
-/* The same, with the site itself (whether its strings are trusted by pointer); valid until the
- * next call that changes the sites. */
+/* The same, with the site itself (whether its strings are trusted by pointer; a NULL loop: a
+ * site checked when queued, not run yet); valid until the next call that changes the sites. */
 const op2_loop_site *op2_loop_site_lookup(op2_context *ctx, const char *kernel, const char *name,
                                           op_set set, int nargs, const op_arg *args);
 /* Whether a string lies in a read-only segment (as a site's fixed texts do): it cannot change
@@ -115,6 +123,12 @@ bool op2_loop_text_fixed(op2_context *ctx, const char *s);
 void op2_loop_site_remember(op2_context *ctx, const char *kernel, bool kernel_kept,
                             const char *name, op_set set, int nargs, const op_arg *args,
                             op2_loop *loop);
+/* A queued call that passed op2_loop_checks_pass, its site having no loop yet: remembered as
+ * checked (found by op2_loop_site_lookup with a NULL loop), so the site's calls queued before
+ * its first replay are not checked again. Only a site whose kernel, name (text_fixed) and type
+ * strings are read-only; a later op2_loop_site_remember gives it its loop. */
+void op2_loop_site_remember_checked(op2_context *ctx, const char *kernel, const char *name,
+                                    bool text_fixed, op_set set, int nargs, const op_arg *args);
 /* op_par_loop after op_init; kernel_kept: the library holds the text, unchanged until op_exit;
  * call_site: the program's call, named in messages about a queued call (OP2_LAZY). */
 void op2_par_loop(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
@@ -134,9 +148,13 @@ typedef struct op2_call_origin {
 void op2_par_loop_replay(op2_context *ctx, const char *kernel, const char *name, op_set set,
                          int nargs, const op_arg *args, const op2_call_origin *origin);
 void op2_loop_sites_clear(op2_context *ctx);
+/* op_free_dat_temp: forgets the sites whose calls pass `dat` (checked ones too), keeping the
+ * others, so that the program's other loops are neither looked up nor checked again. */
+void op2_loop_sites_forget_dat(op2_context *ctx, op_dat dat);
 void op2_loop_sites_free(op2_context *ctx);
-/* Drops the loop shapes that use `dat` (freed by op_free_dat_temp): a later dat at the same
- * address must not find them. Their kernels stay, shared by source. */
+/* Drops the loop shapes that use `dat` (freed by op_free_dat_temp), with what the backend kept
+ * for them (its forget_loop), and the call sites that pass it: a later dat at the same address
+ * must not find them. Their kernels stay, shared by source. */
 void op2_loops_forget_dat(op2_context *ctx, op_dat dat);
 int op2_loop_mpi_scratch(op2_loop *loop); /* par_loop.c */
 /* par_loop.c: runs phase `ph` of a bound call (its element range and plan) on the backend. */

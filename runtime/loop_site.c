@@ -13,7 +13,10 @@
  *
  * Lazy execution looks a call up when it is queued (chain.c): the program's pointers are the
  * ones its site knows, and the queued call carries the loop they lead to, so that its replay
- * neither looks it up again nor compares the text of the copy it ran from. */
+ * neither looks it up again nor compares the text of the copy it ran from. A call whose site
+ * has no loop yet is checked when it is queued (its errors come at the call, as eagerly), and
+ * its site is remembered as checked, without a loop, until its first replay gives it one: a
+ * site called again and again before the chain first runs is checked once. */
 #include <link.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -44,9 +47,19 @@ static bool same_arg(const op_arg *a, const op_arg *b) {
          a->dat == b->dat && a->map == b->map;
 }
 
+/* A site checked when queued: its strings are read-only, so pointers decide. */
+static bool checked_matches(const op2_loop_site *s, const char *kernel, const char *name,
+                            op_set set, int nargs, const op_arg *args) {
+  if (s->kernel != kernel || s->name != name || s->set != set || s->nargs != nargs) return false;
+  for (int i = 0; i < nargs; i++)
+    if (!same_arg(&args[i], &s->checked[i]) || args[i].type != s->checked[i].type) return false;
+  return true;
+}
+
 static bool site_matches(op2_context *ctx, const op2_loop_site *s, const char *kernel,
                          const char *name, op_set set, int nargs, const op_arg *args) {
   const op2_loop *l = s->loop;
+  if (!l) return checked_matches(s, kernel, name, set, nargs, args);
   if (s->kernel != kernel || s->name != name || s->set != set || l->nargs != nargs ||
       l->const_generation != ctx->const_generation)
     return false;
@@ -70,7 +83,10 @@ const op2_loop_site *op2_loop_site_lookup(op2_context *ctx, const char *kernel, 
     const op2_loop_site *s = &t->slots[i];
     if (!s->key) break;
     if (s->key == key && site_matches(ctx, s, kernel, name, set, nargs, args)) {
-      t->hits++;
+      if (s->loop)
+        t->hits++;
+      else
+        t->misses++; /* checked, but no loop to find yet */
       return s;
     }
   }
@@ -152,23 +168,35 @@ static bool grow(op2_context *ctx) {
   return true;
 }
 
-void op2_loop_site_remember(op2_context *ctx, const char *kernel, bool kernel_kept,
-                            const char *name, op_set set, int nargs, const op_arg *args,
-                            op2_loop *loop) {
+/* The slot of the site (key, kernel, name, set): its own, or a free one (counted as used), its
+ * arguments copy of a checked site released; NULL when the table cannot grow. */
+static op2_loop_site *slot_for(op2_context *ctx, uint64_t key, const char *kernel, const char *name,
+                               op_set set) {
   op2_loop_sites *t = &ctx->loop_sites;
-  if (!kernel || !name || nargs < 1 || !args) return;
-  if (2 * (t->used + 1) > t->cap && !grow(ctx)) return; /* out of memory: calls take the search */
+  if (2 * (t->used + 1) > t->cap && !grow(ctx)) return NULL; /* out of memory */
   if (!t->objects) dl_iterate_phdr(count_object, &t->objects);
-  uint64_t key = site_key(kernel, name, set, nargs, args);
   size_t i = key & (t->cap - 1);
   while (t->slots[i].key && !(t->slots[i].key == key && t->slots[i].kernel == kernel &&
                               t->slots[i].name == name && t->slots[i].set == set))
     i = (i + 1) & (t->cap - 1);
   if (!t->slots[i].key) t->used++;
+  free(t->slots[i].checked);
+  t->slots[i].checked = NULL;
+  return &t->slots[i];
+}
+
+void op2_loop_site_remember(op2_context *ctx, const char *kernel, bool kernel_kept,
+                            const char *name, op_set set, int nargs, const op_arg *args,
+                            op2_loop *loop) {
+  op2_loop_sites *t = &ctx->loop_sites;
+  if (!kernel || !name || nargs < 1 || !args) return;
+  uint64_t key = site_key(kernel, name, set, nargs, args);
+  op2_loop_site *s = slot_for(ctx, key, kernel, name, set);
+  if (!s) return; /* out of memory: calls take the search */
   bool types_fixed = true;
   for (int a = 0; a < nargs && types_fixed; a++)
     types_fixed = read_only_text(t, loop->args[a].type);
-  t->slots[i] = (op2_loop_site){
+  *s = (op2_loop_site){
       .key = key,
       .kernel = kernel,
       .name = name,
@@ -179,14 +207,81 @@ void op2_loop_site_remember(op2_context *ctx, const char *kernel, bool kernel_ke
   };
 }
 
+void op2_loop_site_remember_checked(op2_context *ctx, const char *kernel, const char *name,
+                                    bool text_fixed, op_set set, int nargs, const op_arg *args) {
+  op2_loop_sites *t = &ctx->loop_sites;
+  if (!text_fixed || !kernel || !name || nargs < 1 || !args) return;
+  if (!t->objects) dl_iterate_phdr(count_object, &t->objects);
+  for (int a = 0; a < nargs; a++) /* a buffer's type may change: such calls are checked again */
+    if (!read_only_text(t, args[a].type)) return;
+  op_arg *checked = malloc((size_t)nargs * sizeof *checked);
+  if (!checked) return; /* out of memory: the next call is checked again */
+  memcpy(checked, args, (size_t)nargs * sizeof *checked);
+  uint64_t key = site_key(kernel, name, set, nargs, args);
+  op2_loop_site *s = slot_for(ctx, key, kernel, name, set);
+  if (!s) {
+    free(checked);
+    return;
+  }
+  *s = (op2_loop_site){.key = key,
+                       .kernel = kernel,
+                       .name = name,
+                       .set = set,
+                       .checked = checked,
+                       .nargs = nargs,
+                       .text_fixed = true,
+                       .types_fixed = true};
+}
+
+static void release_checked(op2_loop_sites *t) {
+  for (size_t i = 0; t->used && i < t->cap; i++) free(t->slots[i].checked);
+}
+
 void op2_loop_sites_clear(op2_context *ctx) {
   op2_loop_sites *t = &ctx->loop_sites;
+  release_checked(t);
   if (t->used) memset(t->slots, 0, t->cap * sizeof *t->slots);
   t->used = 0;
   t->epoch++;
 }
 
+/* Whether a site's call passes `dat` (its loop's arguments, or those it was checked with). */
+static bool site_uses(const op2_loop_site *s, op_dat dat) {
+  const op_arg *a = s->loop ? s->loop->args : s->checked;
+  int n = s->loop ? s->loop->nargs : s->nargs;
+  for (int i = 0; i < n; i++)
+    if (a[i].kind == OP2_ARG_DAT && a[i].dat == dat) return true;
+  return false;
+}
+
+void op2_loop_sites_forget_dat(op2_context *ctx, op_dat dat) {
+  op2_loop_sites *t = &ctx->loop_sites;
+  t->epoch++; /* the dat's loops are freed: a queued call may carry one */
+  if (!t->used) return;
+  op2_loop_site *slots = calloc(t->cap, sizeof *slots);
+  if (!slots) { /* out of memory: all forgotten, found again by their text */
+    op2_loop_sites_clear(ctx);
+    return;
+  }
+  size_t used = 0;
+  for (size_t i = 0; i < t->cap; i++) {
+    op2_loop_site *s = &t->slots[i];
+    if (!s->key) continue;
+    if (site_uses(s, dat)) {
+      free(s->checked);
+      continue;
+    }
+    size_t j = s->key & (t->cap - 1);
+    while (slots[j].key) j = (j + 1) & (t->cap - 1);
+    slots[j] = *s;
+    used++;
+  }
+  free(t->slots);
+  t->slots = slots, t->used = used;
+}
+
 void op2_loop_sites_free(op2_context *ctx) {
+  release_checked(&ctx->loop_sites);
   free(ctx->loop_sites.slots);
   ctx->loop_sites = (op2_loop_sites){.epoch = ctx->loop_sites.epoch + 1};
 }

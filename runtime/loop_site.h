@@ -17,7 +17,11 @@ typedef struct op2_loop_site {
   uint64_t key; /* of the pointers and argument identities; 0: an empty slot */
   const char *kernel, *name;
   op_set set;
-  op2_loop *loop;
+  op2_loop *loop; /* NULL: a site checked when its call was queued, no loop made yet */
+  /* without a loop: the arguments it was checked with (their type strings read-only), so that
+   * its next calls, queued before the first one has run, are not checked again (chain.c) */
+  op_arg *checked;
+  int nargs;
   bool text_fixed;  /* kernel and name lie in read-only memory: never compared */
   bool types_fixed; /* so do the loop's argument type strings */
 } op2_loop_site;
@@ -31,6 +35,9 @@ typedef struct op2_loop_sites {
   /* finds whose kernel text was compared with the loop's (a site whose strings may change):
    * a test's check that a queued call's replay compares no text (chain.c) */
   unsigned long compares;
+  /* queued calls checked when queued (their site had no loop, nor was checked before): a
+   * test's check that a site is checked once, not at each call */
+  unsigned long checks;
   /* bumped whenever the sites are forgotten, which every free of a loop does: a loop a queued
    * call carries (chain.c) is still alive while the epoch it was found in lasts */
   unsigned long epoch;

@@ -56,10 +56,19 @@ static void after_failure(int line) {
   check_e(line);
 }
 
-#define LOOP_ERROR(stmt, needle) \
-  do {                           \
-    EXPECT_ERROR(stmt, needle);  \
-    after_failure(__LINE__);     \
+/* Built with OP2_TEST_AT_CALL (t301-loop-args-at-call): each refusal must come before the bad
+ * call returns, lazy execution on or off (the checks need no data, so a queued call is checked
+ * when it is queued). */
+#ifdef OP2_TEST_AT_CALL
+#define EXPECT_LOOP_ERROR EXPECT_ERROR_AT_CALL
+#else
+#define EXPECT_LOOP_ERROR EXPECT_ERROR
+#endif
+
+#define LOOP_ERROR(stmt, needle)     \
+  do {                               \
+    EXPECT_LOOP_ERROR(stmt, needle); \
+    after_failure(__LINE__);         \
   } while (0)
 
 /* The bad argument is argument 1 of loop 'bad'; argument 0 is a correct RW of e. */
@@ -116,6 +125,15 @@ static void bad_loop_level(void) {
              "loop name '' is not a C identifier");
   LOOP_ERROR(op_par_loop(add_src, NULL, edges, op_arg_dat(e, -1, OP_ID, 1, "double", OP_RW)),
              "loop name '(null)' is not a C identifier");
+  LOOP_ERROR(op_par_loop(add_src, "while", edges, op_arg_dat(e, -1, OP_ID, 1, "double", OP_RW)),
+             "op_par_loop 'while': the loop name is reserved");
+  LOOP_ERROR(op_par_loop(add_src, "op2_add", edges, op_arg_dat(e, -1, OP_ID, 1, "double", OP_RW)),
+             "op_par_loop 'op2_add': the loop name is reserved");
+  char long_name[202];
+  memset(long_name, 'a', 201);
+  long_name[201] = '\0';
+  LOOP_ERROR(op_par_loop(add_src, long_name, edges, op_arg_dat(e, -1, OP_ID, 1, "double", OP_RW)),
+             "is not a C identifier of at most 200 characters");
   LOOP_ERROR(op_par_loop("", "add_one", edges, op_arg_dat(e, -1, OP_ID, 1, "double", OP_RW)),
              "op_par_loop 'add_one': kernel source is empty");
   LOOP_ERROR(op_par_loop(NULL, "add_one", edges, op_arg_dat(e, -1, OP_ID, 1, "double", OP_RW)),

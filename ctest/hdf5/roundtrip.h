@@ -44,7 +44,7 @@ typedef struct mesh {
   op_dat x, rho, w, flags, f32, ll, e_d;
 } mesh;
 
-static mesh declare(void) {
+static inline mesh declare(void) {
   mesh m;
   long nf, nn, cf, cn, ef, en;
   h5t_block(NN, &nf, &nn);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Lazy execution is the default (issue 26 item 1): with no OP2_LAZY option, op_par_loop queues
- * its call, op_fetch_data runs it, and an error of a queued call names it; OP2_LAZY=off runs
+ * its call, op_fetch_data runs it, and an error of a queued call (a kernel that does not
+ * compile) names it, while a bad argument is refused at the call in either mode; OP2_LAZY=off runs
  * each call before op_par_loop returns. Either way a kernel that prints runs at once, after
  * the calls queued before it, so its lines come out between the program's own as they would
  * eagerly. With OP2_RENUMBER=on the first loop, which renumbers the mesh, runs at once too: the
@@ -14,6 +15,7 @@
 enum { N = 10 };
 
 static const char add1_src[] = "static void add1(double *a) { a[0] += 1.0; }";
+static const char broken_src[] = "static void broken(double *a) { a[0] += undeclared_name; }";
 static const char show_src[] =
     "static void show(const int *i, const double *a) {\n"
     "  if (*i == 0) printf(\"show sees %.1f\\n\", a[0]);\n"
@@ -51,17 +53,22 @@ static void round_trip(int lazy, const char *option) {
   fflush(stdout);
   CHECK(lazy_peek(a, 0) == 3.0);
 
-  /* an error of a queued call comes when the chain runs, naming the call */
+  /* a bad argument is refused at the call, queued or not (its checks need no data) */
   test_errors_expected = 1;
   op_par_loop(add1_src, "add1", s, op_arg_dat(a, -1, OP_ID, 1, "float", OP_RW));
-  CHECK_EQ_INT(test_errors_seen, lazy ? 0 : 1);
+  CHECK_EQ_INT(test_errors_seen, 1);
+  CHECK_CONTAINS(op_last_error(), "op_par_loop 'add1', argument 0: type 'float' does not match");
+  CHECK(strstr(op_last_error(), "queued") == NULL);
+  /* an error found only when the kernel is built comes when the chain runs, naming the call */
+  op_par_loop(broken_src, "broken", s, op_arg_dat(a, -1, OP_ID, 1, "double", OP_RW));
+  CHECK_EQ_INT(test_errors_seen, lazy ? 1 : 2);
   op_fetch_data(a, got);
   test_errors_expected = 0;
-  CHECK_EQ_INT(test_errors_seen, 1);
+  CHECK_EQ_INT(test_errors_seen, 2);
   test_errors_seen = 0;
-  CHECK_CONTAINS(op_last_error(), "op_par_loop 'add1', argument 0: type 'float' does not match");
+  CHECK_CONTAINS(op_last_error(), "op_par_loop 'broken': the kernel does not compile");
   if (lazy)
-    CHECK_CONTAINS(op_last_error(), "(queued: op_par_loop call 5 from ");
+    CHECK_CONTAINS(op_last_error(), "(queued: op_par_loop call 6 from ");
   else
     CHECK(strstr(op_last_error(), "queued") == NULL);
   op_exit();

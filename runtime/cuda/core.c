@@ -914,6 +914,68 @@ int op2_cuda_sync_host(op2_context *ctx, op_dat dat) {
   return OP2_OK;
 }
 
+/* Every launch queued before has finished: MPI phases with their reductions, then the stream
+ * (a loop without reductions returns before its kernel has run, and may still use the dat). */
+static int wait_device(op2_context *ctx, op2_cuda_state *st, op_dat dat) {
+  OP2_CALL(op2_cuda_complete(ctx));
+  CUresult r = st->api.cuCtxSynchronize();
+  if (r == CUDA_SUCCESS) return OP2_OK;
+  const char *text = NULL;
+  if (!st->api.cuGetErrorString || st->api.cuGetErrorString(r, &text) != CUDA_SUCCESS) text = NULL;
+  return op2_error(OP2_ERR_STATE,
+                   "op_free_dat_temp '%s': waiting for the loops queued on the device failed: "
+                   "CUDA error %d (%s); the dat is not freed",
+                   dat->name, (int)r, text ? text : "no description");
+}
+
+int op2_cuda_free_dat(op2_context *ctx, op_dat dat) {
+  op2_cuda_state *st = state(ctx);
+  dev_buf *d = dat->device;
+  int rc = st && d ? wait_device(ctx, st, dat) : OP2_OK;
+  /* every rank frees its copy, or none does: the ranks' dats stay the same list (a rank whose
+   * dat was never used on the device has nothing to wait for, but agrees) */
+  if (ctx->mpi.size > 1) rc = op2_mpi_agree(ctx, rc, "op_free_dat_temp");
+  if (rc != OP2_OK || !st || !d) return rc;
+  if (d->ptr && st->api.cuMemFree(d->ptr) != CUDA_SUCCESS)
+    op2_diag(1, "cuda backend: cuMemFree of dat '%s' failed", dat->name);
+  free(d);
+  dat->device = NULL;
+  dat->device_newer = false;
+  return OP2_OK;
+}
+
+void op2_cuda_forget_loop(op2_context *ctx, const op2_loop *loop) {
+  op2_cuda_state *st = state(ctx);
+  if (!st) return;
+  /* nothing queued may finish into a run about to go (op2_cuda_free_dat completed them), nor
+   * may a launch still read its plan's device arrays */
+  bool found = false;
+  for (int i = 0; i < st->loops.count && !found; i++)
+    found = ((cuda_loop *)st->loops.items[i])->loop == loop;
+  if (!found) return;
+  if (op2_cuda_complete(ctx) != OP2_OK || st->api.cuCtxSynchronize() != CUDA_SUCCESS)
+    op2_diag(1, "cuda backend: waiting for the device before freeing loop '%s' failed", loop->name);
+  int kept = 0;
+  for (int i = 0; i < st->loops.count; i++) {
+    cuda_loop *cl = st->loops.items[i];
+    if (cl->loop != loop) {
+      st->loops.items[kept++] = cl;
+      continue;
+    }
+    if (st->last == cl) st->last = NULL;
+    loop_release(st, cl);
+  }
+  st->loops.count = kept;
+}
+
+int op2_cuda_runs_held(void) {
+  op2_context *ctx = op2_ctx();
+  op2_cuda_state *st = ctx->initialised && ctx->backend && ctx->backend->prepare == op2_cuda_prepare
+                           ? state(ctx)
+                           : NULL;
+  return st ? st->loops.count : -1;
+}
+
 int op2_cuda_loop_strategy(const char *loop_name) {
   op2_context *ctx = op2_ctx();
   /* backend_data is the CUDA state under the backends whose prepare is ours (cuda, cuda-emu) */

@@ -104,6 +104,14 @@ void *op2_cuda_driver_data(op2_context *ctx);
 int op2_cuda_run(op2_context *ctx, const op2_exec *exec);
 int op2_cuda_sync_host(op2_context *ctx, op_dat dat);
 void op2_cuda_finalize(op2_context *ctx);
+/* op2_backend's free_dat and forget_loop (op_free_dat_temp): the dat's device copy released
+ * after the device has finished every launch queued before; the runs kept for a loop (plans on
+ * the device, reduction and global buffers) released, so that a loop made later at the same
+ * address starts afresh. */
+int op2_cuda_free_dat(op2_context *ctx, op_dat dat);
+void op2_cuda_forget_loop(op2_context *ctx, const op2_loop *loop);
+/* Runs held for loops (one per loop and element range): tests check none outlives its loop. */
+int op2_cuda_runs_held(void);
 /* Under MPI (op2_backend's complete, halo_pack, halo_unpack): loop phases are queued and waited
  * for once; export rows are gathered on the device and copied to the host for MPI; received
  * import rows are copied back in one piece. */
@@ -129,7 +137,8 @@ void op2_cuda_tune_describe(const op2_context *ctx, const op2_loop *loop, char *
   .prepare = op2_cuda_prepare, .complete = op2_cuda_complete, .halo_pack = op2_cuda_halo_pack, \
   .halo_unpack = op2_cuda_halo_unpack, .host_alloc = op2_cuda_host_alloc,                      \
   .host_free = op2_cuda_host_free, .tune_candidates = op2_cuda_tune_candidates,                \
-  .tune_describe = op2_cuda_tune_describe
+  .tune_describe = op2_cuda_tune_describe, .free_dat = op2_cuda_free_dat,                      \
+  .forget_loop = op2_cuda_forget_loop
 
 /* Strategy the loop runs with, or -1 if it has not run yet (tests and diagnostics). */
 int op2_cuda_loop_strategy(const char *loop_name);

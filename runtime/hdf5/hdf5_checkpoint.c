@@ -212,6 +212,7 @@ void op2_h5_checkpoint_bcast_int(int *v) {
 }
 
 int op2_h5_checkpoint_save(const char *file, const char *blob, size_t blob_len) {
+  OP2_CALL(op2_h5_settle_mesh()); /* the sets' global sizes, as for a dump */
   char *tmp = malloc(OP2_PATH_MAX), *target = malloc(OP2_PATH_MAX);
   int rc = op2_h5_agree_alloc(tmp && target, "checkpoint", file);
   if (rc != OP2_OK) {

@@ -17,6 +17,11 @@ int op2_h5_ranks(int *rank) {
   return size;
 }
 
+int op2_h5_settle_mesh(void) {
+  op2_context *ctx = op2_ctx();
+  return op2_h5_ranks(NULL) > 1 ? op2_mpi_prepare(ctx) : OP2_OK;
+}
+
 MPI_Comm op2_h5_comm(void) {
   const op2_context *ctx = op2_ctx();
   return ctx->mpi.comms ? op2_comm(ctx) : MPI_COMM_NULL;

@@ -74,6 +74,13 @@ int op2_h5_path_exists(hid_t loc, const char *path);
 int op2_h5_write_rows(hid_t dset, int ndims, hsize_t first, hsize_t count, hsize_t cols,
                       hid_t mem_type, const void *buf, hid_t dxpl);
 
+/* Before a whole mesh is written under MPI: how the program declared it is settled
+ * (op2_mpi_prepare: each rank its block, or the whole mesh on every rank, then cut to blocks),
+ * so that set sizes are the global ones before any is written. Until then a mesh declared whole
+ * on every rank has the sum of the ranks' sizes as its global size (a program may dump before
+ * any loop, as OP2-Common's aero write_hdf5 does). Collective; OP2_OK on one process. */
+int op2_h5_settle_mesh(void);
+
 /* This rank's contiguous block of the user's original global order of a dat or map. Uses the
  * distributed gather (op2_dat_gather_block) under MPI when the runtime provides it. */
 int op2_h5_dat_block(op_dat dat, long *first, long *count, void **values);

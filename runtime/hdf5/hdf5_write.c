@@ -335,7 +335,7 @@ static int dump_contents(const sink *k) {
 
 static void dump(const char *file) {
   const char *fn = "op_dump_to_hdf5";
-  if (op2_h5_check_names(fn, file) != OP2_OK) return;
+  if (op2_h5_check_names(fn, file) != OP2_OK || op2_h5_settle_mesh() != OP2_OK) return;
   target_plan *plan = malloc(sizeof *plan);
   if (op2_h5_agree_alloc(plan != NULL, fn, file) != OP2_OK) {
     free(plan);
