@@ -7,9 +7,12 @@
  * one of its parents (where the calling file is), the executable's own directory: so a program
  * run from elsewhere still finds its kernels. The text compiled is
  * self-contained: the app's user_types.h (found the same way) comes first, as OP2's translator
- * puts it before every kernel, and every `#include "x.h"` is replaced by the file's text, resolved
- * against the directory of the file that includes it; so what those files hold is part of the
- * kernel's text, hence of its cache key. */
+ * puts it before every kernel, and every `#include "x.h"` is replaced by the file's text, found as
+ * a compiler finds it: beside the file that includes it, then in OP2_KERNEL_PATH's directories
+ * (the program's -I directories); so what those files hold is part of the kernel's text, hence
+ * of its cache key. Each file enters the text once, as #pragma once would have it: the files read
+ * only while looking for the kernel's definition are not in the text until an included file
+ * includes them. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -22,14 +25,49 @@
 #include "runtime/options.h"
 #include "runtime/kernel_source.h"
 
-enum { MAX_DIRS = 16, MAX_FILES = 64, MAX_DEPTH = 16, MAX_CALLER_DEPTH = 4 };
+enum { MAX_DIRS = 16, MAX_DEPTH = 16, MAX_CALLER_DEPTH = 4, MAX_MISSING = 8 };
+
+/* Files, by real path. */
+typedef struct path_set {
+  int n, cap;
+  char **path;
+} path_set;
 
 typedef struct search {
   int ndirs;
+  int nkernel_path; /* dirs[0, nkernel_path): OP2_KERNEL_PATH's, also for quoted includes */
   char dirs[MAX_DIRS][OP2_PATH_MAX];
-  int nseen; /* files already in the text (as #pragma once would): their real paths */
-  char *seen[MAX_FILES];
+  path_set in_text; /* files whose text is in the kernel's text: each enters it once */
+  path_set read;    /* files read while looking for the kernel's definition */
+  int nmissing;     /* quoted includes met on the way and found nowhere, for the message */
+  op2_buf missing;
 } search;
+
+static int set_has(const path_set *set, const char *real) {
+  for (int i = 0; i < set->n; i++)
+    if (strcmp(set->path[i], real) == 0) return 1;
+  return 0;
+}
+
+/* Out of memory, the file is not recorded: at worst it is read twice (include guards hold). */
+static void set_add(path_set *set, const char *real) {
+  if (set->n == set->cap) {
+    int cap = set->cap ? 2 * set->cap : 16;
+    char **p = realloc(set->path, (size_t)cap * sizeof *p);
+    if (!p) return;
+    set->path = p, set->cap = cap;
+  }
+  if ((set->path[set->n] = strdup(real)) != NULL) set->n++;
+}
+
+static void search_free(search *s) {
+  if (!s) return;
+  for (int i = 0; i < s->in_text.n; i++) free(s->in_text.path[i]);
+  for (int i = 0; i < s->read.n; i++) free(s->read.path[i]);
+  free(s->in_text.path), free(s->read.path);
+  op2_buf_free(&s->missing);
+  free(s);
+}
 
 static void add_dir(search *s, const char *dir, size_t len) {
   char abs[OP2_PATH_MAX];
@@ -53,14 +91,19 @@ static void dir_of(const char *path, char *dir, size_t size) {
   if (slash == path) snprintf(dir, size, "/");
 }
 
-static void search_dirs(const op2_context *ctx, const char *caller_file, search *s) {
-  const char *path = ctx->opt.kernel_path;
-  for (const char *dir = path; *dir;) {
+/* OP2_KERNEL_PATH's directories: the first searched. */
+static void kernel_path_dirs(search *s, const char *kernel_path) {
+  for (const char *dir = kernel_path; *dir;) {
     size_t n = strcspn(dir, ":");
     if (n) add_dir(s, dir, n);
     if (!dir[n]) break;
     dir += n + 1;
   }
+  s->nkernel_path = s->ndirs;
+}
+
+static void search_dirs(const op2_context *ctx, const char *caller_file, search *s) {
+  kernel_path_dirs(s, ctx->opt.kernel_path);
   add_dir(s, ".", 1);
   char caller_dir[OP2_PATH_MAX] = "", exe[OP2_PATH_MAX], exe_dir[OP2_PATH_MAX] = "",
        joined[2 * OP2_PATH_MAX];
@@ -138,22 +181,12 @@ static char *find_file(const search *s, const char *name, char **real, int *err)
   return NULL;
 }
 
-static int seen(search *s, const char *real) {
-  for (int i = 0; i < s->nseen; i++)
-    if (strcmp(s->seen[i], real) == 0) return 1;
-  return 0;
-}
-
-static void mark_seen(search *s, const char *real) {
-  char *copy = s->nseen < MAX_FILES ? strdup(real) : NULL;
-  if (copy) s->seen[s->nseen++] = copy;
-}
-
 /* OP2's own headers, which a kernel header may include for the program's sake: the kernel's
  * prelude stands for them. */
 static int op2_header(const char *name, size_t len) {
-  static const char *const names[] = {"op_seq.h", "op_lib_cpp.h", "op_lib_c.h", "op2.h",
-                                      "op_lib_mpi.h"};
+  static const char *const names[] = {"op_seq.h",     "op_lib_cpp.h",  "op_lib_c.h", "op2.h",
+                                      "op_lib_mpi.h", "op_lib_core.h", "op_hdf5.h",  "op_profile.h",
+                                      "op_util.h",    "op_mpi_core.h"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     if (strlen(names[i]) == len && strncmp(names[i], name, len) == 0) return 1;
   return 0;
@@ -183,15 +216,68 @@ static void line_directive(op2_buf *out, int line, const char *shown) {
   op2_buf_printf(out, "#line %d \"%s\"\n", line, strpbrk(shown, "\"\\\n") ? "kernel" : shown);
 }
 
+/* The file that `#include "name"` (nlen bytes) in a file of directory `dir` names, as a compiler
+ * finds it: beside that file, then in OP2_KERNEL_PATH's directories (as -I directories). Its
+ * real path (malloc'ed), or NULL when it is in none of them. */
+static char *resolve_include(const search *s, const char *dir, const char *name, size_t nlen) {
+  char path[2 * OP2_PATH_MAX];
+  if (name[0] == '/') {
+    snprintf(path, sizeof path, "%.*s", (int)nlen, name);
+    return realpath(path, NULL);
+  }
+  snprintf(path, sizeof path, "%s/%.*s", dir, (int)nlen, name);
+  char *real = realpath(path, NULL);
+  for (int i = 0; !real && i < s->nkernel_path; i++) {
+    snprintf(path, sizeof path, "%s/%.*s", s->dirs[i], (int)nlen, name);
+    real = realpath(path, NULL);
+  }
+  return real;
+}
+
+/* Where a quoted include of a file in `dir` is looked for, in words. */
+static void searched_dirs(const search *s, const char *dir, op2_buf *b) {
+  op2_buf_printf(b, "%s", dir);
+  for (int i = 0; i < s->nkernel_path; i++)
+    op2_buf_printf(b, "%s%s", i ? ", " : ", then OP2_KERNEL_PATH's ", s->dirs[i]);
+  if (!s->nkernel_path) op2_buf_printf(b, " (OP2_KERNEL_PATH unset)");
+}
+
+/* What a quoted include found nowhere says: the header, where it is included, where it was
+ * looked for. */
+static void missing_words(const search *s, op2_buf *b, const char *name, size_t nlen,
+                          const char *shown, int line, const char *dir) {
+  op2_buf_printf(b, "header '%.*s' (included by %s line %d) is not in ", (int)nlen, name, shown,
+                 line);
+  searched_dirs(s, dir, b);
+}
+
+/* A quoted include found nowhere (line `line` of the file shown as `shown`, in `dir`): the line
+ * stays, for the compiler to look among its own headers; a compiler with __has_include that
+ * does not find it either stops with missing_words()'s message before its own. */
+static void missing_include(const search *s, op2_buf *out, const char *include_line,
+                            size_t line_len, const char *name, size_t nlen, const char *shown,
+                            int line, const char *dir) {
+  op2_buf msg = {0};
+  missing_words(s, &msg, name, nlen, shown, line, dir);
+  for (size_t i = 0; msg.data && i < msg.len; i++) /* inside a string literal below */
+    if (msg.data[i] == '"' || msg.data[i] == '\\' || msg.data[i] == '\n') msg.data[i] = '?';
+  op2_buf_printf(out, "#if defined(__has_include)\n#if !__has_include(\"%.*s\")\n", (int)nlen,
+                 name);
+  line_directive(out, line, shown);
+  op2_buf_printf(out, "#error \"op2: %s\"\n#endif\n#endif\n", msg.data ? msg.data : "");
+  line_directive(out, line, shown);
+  op2_buf_append(out, include_line, line_len);
+  op2_buf_free(&msg);
+}
+
 /* `text` (of file `real`, shown as `shown`, its first `len` bytes) into `out` under #line
- * directives, each `#include "x"` replaced by x's text (resolved against real's directory) the
- * first time. */
+ * directives, each `#include "x"` replaced by x's text (resolve_include) the first time. */
 static void expand(search *s, op2_buf *out, const char *text, size_t len, const char *real,
                    const char *shown, int depth) {
-  char dir[OP2_PATH_MAX], path[2 * OP2_PATH_MAX], shown_dir[OP2_PATH_MAX],
-      inc_shown[2 * OP2_PATH_MAX];
+  char dir[OP2_PATH_MAX], shown_dir[OP2_PATH_MAX], inc_shown[2 * OP2_PATH_MAX];
   dir_of(real, dir, sizeof dir);
   dir_of(shown, shown_dir, sizeof shown_dir);
+  set_add(&s->in_text, real);
   line_directive(out, 1, shown);
   int line = 1;
   for (const char *p = text, *end = text + len; p < end; line++) {
@@ -199,54 +285,65 @@ static void expand(search *s, op2_buf *out, const char *text, size_t len, const 
     const char *next = nl ? nl + 1 : end;
     size_t nlen;
     const char *name = quoted_include(p, &nlen);
-    char *inc_real = NULL, *inc = NULL;
-    if (name && nlen < OP2_PATH_MAX && depth < MAX_DEPTH) {
-      snprintf(path, sizeof path, "%s%s%.*s", name[0] == '/' ? "" : dir, name[0] == '/' ? "" : "/",
-               (int)nlen, name);
-      inc_real = realpath(path, NULL);
-      if (inc_real && !seen(s, inc_real)) {
-        mark_seen(s, inc_real);
-        inc = read_text(inc_real);
+    if (name && (nlen >= OP2_PATH_MAX || depth >= MAX_DEPTH)) name = NULL;
+    char *inc_real = name ? resolve_include(s, dir, name, nlen) : NULL;
+    if (inc_real && !set_has(&s->in_text, inc_real)) {
+      int err = 0;
+      char *inc = read_text(inc_real);
+      if (!inc) err = errno;
+      if (inc) {
+        snprintf(inc_shown, sizeof inc_shown, "%s%s%.*s", name[0] == '/' ? "" : shown_dir,
+                 name[0] != '/' && *shown_dir ? "/" : "", (int)nlen, name);
+        expand(s, out, inc, strlen(inc), inc_real, inc_shown, depth + 1);
+      } else { /* a compile error that says why */
+        line_directive(out, line, shown);
+        op2_buf_printf(out, "#error \"op2: cannot read header '%.*s' (%s)\"\n", (int)nlen, name,
+                       op2_kernel_file_failure(err));
       }
-    }
-    if (inc) {
-      snprintf(inc_shown, sizeof inc_shown, "%s%s%.*s", name[0] == '/' ? "" : shown_dir,
-               name[0] != '/' && *shown_dir ? "/" : "", (int)nlen, name);
-      expand(s, out, inc, strlen(inc), inc_real, inc_shown, depth + 1);
       line_directive(out, line + 1, shown);
+      free(inc);
     } else if (inc_real || (name && op2_header(name, nlen))) {
       op2_buf_append(out, "\n", 1); /* already in the text, or OP2's own header */
+    } else if (name) {
+      missing_include(s, out, p, (size_t)(next - p), name, nlen, shown, line, dir);
+      if (!nl) op2_buf_append(out, "\n", 1);
     } else {
       op2_buf_append(out, p, (size_t)(next - p));
       if (!nl) op2_buf_append(out, "\n", 1);
     }
-    free(inc), free(inc_real);
+    free(inc_real);
     p = next;
   }
 }
 
-/* The definition of `name` in the headers `text` (of file `real`) includes with quotes, depth
- * first: 1 with the header's text and real path when found. */
-static int in_included(search *s, const char *text, const char *real, const char *name, int depth,
-                       char **htext, char **hreal) {
-  char dir[OP2_PATH_MAX], path[2 * OP2_PATH_MAX];
+/* The definition of `name` in the headers `text` (of file `real`, shown as `shown`) includes
+ * with quotes, depth first: 1 with the header's text and real path when found. The headers read
+ * here are not in the kernel's text: the kernel's header brings in what it includes itself. */
+static int in_included(search *s, const char *text, const char *real, const char *shown,
+                       const char *name, int depth, char **htext, char **hreal) {
+  char dir[OP2_PATH_MAX];
   dir_of(real, dir, sizeof dir);
-  for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+  int line = 1;
+  for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL, line++) {
     size_t nlen;
     const char *inc = quoted_include(p, &nlen);
     if (!inc || nlen >= OP2_PATH_MAX) continue;
-    snprintf(path, sizeof path, "%s/%.*s", dir, (int)nlen, inc);
-    char *r = realpath(path, NULL);
-    char *t = r && !seen(s, r) ? read_text(r) : NULL;
-    if (t) mark_seen(s, r);
+    char *r = resolve_include(s, dir, inc, nlen);
+    if (!r && !op2_header(inc, nlen) && s->nmissing++ < MAX_MISSING) {
+      op2_buf_printf(&s->missing, "%s", s->nmissing > 1 ? "; " : "");
+      missing_words(s, &s->missing, inc, nlen, shown, line, dir);
+    }
+    char *t = r && !set_has(&s->read, r) ? read_text(r) : NULL;
+    if (t) set_add(&s->read, r);
     const char *b, *e;
     if (t && op2_kernel_definition(t, name, &b, &e)) {
       t[e - t] = 0; /* what comes before the kernel is what it may use */
       *htext = t, *hreal = r;
       return 1;
     }
-    int found =
-        t && depth < MAX_CALLER_DEPTH && in_included(s, t, r, name, depth + 1, htext, hreal);
+    const char *base = r ? strrchr(r, '/') : NULL;
+    int found = t && depth < MAX_CALLER_DEPTH &&
+                in_included(s, t, r, base ? base + 1 : r, name, depth + 1, htext, hreal);
     free(t), free(r);
     if (found) return 1;
   }
@@ -275,22 +372,25 @@ static void not_found(const op2_context *ctx, const search *s, const char *name,
             "op_par_loop '%s': the kernel is a function, so its source is read from its header "
             "%s, or its definition in the calling file %s or a header it includes; none was "
             "found. Directories searched: %s (OP2_KERNEL_PATH: %s; then the current directory, "
-            "the calling file's and the executable's)",
+            "the calling file's and the executable's)%s%s%s",
             name, file_name, caller_file ? caller_file : "(unknown)",
-            dirs.data ? dirs.data : "none", *ctx->opt.kernel_path ? ctx->opt.kernel_path : "unset");
+            dirs.data ? dirs.data : "none", *ctx->opt.kernel_path ? ctx->opt.kernel_path : "unset",
+            s->nmissing ? ". Of the headers included on the way, " : "",
+            s->missing.data ? s->missing.data : "", s->nmissing > MAX_MISSING ? "; and more" : "");
   op2_buf_free(&dirs);
 }
 
-char *op2_kernel_expand_includes(const char *text, const char *path, const char *shown) {
+char *op2_kernel_expand_includes(const char *text, const char *path, const char *shown,
+                                 const char *kernel_path) {
   search *s = calloc(1, sizeof *s);
   char *real = s ? realpath(path, NULL) : NULL;
   op2_buf out = {0};
   if (real) {
-    mark_seen(s, real);
+    kernel_path_dirs(s, kernel_path);
     expand(s, &out, text, strlen(text), real, shown, 0);
   }
-  for (int i = 0; s && i < s->nseen; i++) free(s->seen[i]);
-  free(s), free(real);
+  search_free(s);
+  free(real);
   if (out.failed) op2_buf_free(&out);
   return out.data;
 }
@@ -313,13 +413,9 @@ char *op2_kernel_function_source(const op2_context *ctx, const char *caller_file
               op2_kernel_file_failure(err));
     goto fail;
   }
-  if (types) {
-    mark_seen(s, types_real);
-    expand(s, &out, types, strlen(types), types_real, "user_types.h", 0);
-  }
+  if (types) expand(s, &out, types, strlen(types), types_real, "user_types.h", 0);
   char *real = NULL, *text = find_file(s, file_name, &real, &err), *caller_real = NULL;
   if (text) { /* NAME.h, whole */
-    mark_seen(s, real);
     expand(s, &out, text, strlen(text), real, file_name, 0);
   } else if (err != ENOENT) {
     op2_error(OP2_ERR_IO, "op_par_loop '%s': cannot read kernel header %s: %s", name, real,
@@ -332,7 +428,7 @@ char *op2_kernel_function_source(const op2_context *ctx, const char *caller_file
       for (const char *c = text; c < b; c++) line += *c == '\n';
       line_directive(&out, line, caller_file);
       op2_buf_printf(&out, "%.*s\n", (int)(e - b), b);
-    } else if (in_included(s, text, caller_real, name, 0, &htext, &hreal)) {
+    } else if (in_included(s, text, caller_real, caller_file, name, 0, &htext, &hreal)) {
       const char *base = strrchr(hreal, '/');
       expand(s, &out, htext, strlen(htext), hreal, base ? base + 1 : hreal, 0);
       free(htext), free(hreal);
@@ -345,8 +441,7 @@ char *op2_kernel_function_source(const op2_context *ctx, const char *caller_file
   if (!text && err == ENOENT) not_found(ctx, s, name, file_name, caller_file);
   if (!text) goto fail;
   free(text), free(types), free(types_real);
-  for (int i = 0; i < s->nseen; i++) free(s->seen[i]);
-  free(s);
+  search_free(s);
   if (out.failed) {
     op2_buf_free(&out);
     op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
@@ -354,8 +449,7 @@ char *op2_kernel_function_source(const op2_context *ctx, const char *caller_file
   return out.data;
 fail:
   free(types), free(types_real);
-  for (int i = 0; i < s->nseen; i++) free(s->seen[i]);
-  free(s);
+  search_free(s);
   op2_buf_free(&out);
   return NULL;
 }
