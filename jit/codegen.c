@@ -225,8 +225,12 @@ static int generate(op2_jit *jit, const op2_loop_desc *loop, const file_shape *s
   for (int i = 0; i < ntext; i++) op2_buf_append(b, text[i], strlen(text[i])), free(text[i]);
   if (kernel_src) {
     emit_constants(b, used, nused, shape->array_qualifier);
-    out->kernel_first_line = count_lines(b->data, b->len) + 3;
-    op2_buf_printf(b, "\n/* %s */\n#line 1 \"kernel:%s\"\n", shape->kernel_comment, name);
+    out->kernel_first_line = count_lines(b->data, b->len) + 4;
+    /* The user's text between the prelude's OP2_USER_TEXT_BEGIN and _END: C++ linkage in the C++
+     * tier's build, which includes the generated file inside extern "C" (templates, classes and
+     * overloads of the kernel's headers cannot have C linkage); nothing in C. */
+    op2_buf_printf(b, "\n/* %s */\nOP2_USER_TEXT_BEGIN\n#line 1 \"kernel:%s\"\n",
+                   shape->kernel_comment, name);
     size_t klen = strlen(kernel_src);
     op2_buf_append(b, kernel_src, klen);
     if (klen && kernel_src[klen - 1] != '\n') op2_buf_append(b, "\n", 1);
@@ -237,6 +241,7 @@ static int generate(op2_jit *jit, const op2_loop_desc *loop, const file_shape *s
     if (guard && *guard) op2_buf_printf(b, "#ifdef %s\n", guard);
     if (guard) op2_buf_printf(b, "extern __typeof__(%s) %s;\n", name, name);
     if (guard && *guard) op2_buf_printf(b, "#endif\n");
+    op2_buf_printf(b, "OP2_USER_TEXT_END\n");
   }
   op2_buf_printf(b, "\n");
   body(b, arg);

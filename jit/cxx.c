@@ -3,8 +3,10 @@
  * compile are built by the system C++ compiler (OP2_CXX). The generated file itself stays C: the
  * compiler reads a small wrapper beside it that includes the C++ headers such kernels use, then
  * the generated file inside `extern "C"`, so its entry point and live-constant pointers keep
- * their C names. -fpermissive lets read-only data reach a kernel that did not declare its
- * parameter const (OP2's kernels often do not), as C does with a warning. */
+ * their C names; the user's text in it is `extern "C++"` (the prelude's OP2_USER_TEXT_BEGIN), so
+ * the templates, classes and overloads of the kernel's headers keep C++ linkage. -fpermissive lets
+ * read-only data reach a kernel that did not declare its parameter const (OP2's kernels often do
+ * not), as C does with a warning. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

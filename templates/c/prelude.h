@@ -85,6 +85,17 @@ long long llabs(long long);
 #define op2_std_abs(x) std::abs(x)
 #endif
 
+/* The user's kernel text lies between these. The C++ tier includes the generated file inside
+ * extern "C", so that the entry point and the live constants keep their C names; the user's text
+ * keeps C++ linkage, as in the program (its headers may hold templates, classes, overloads). */
+#ifdef __cplusplus
+#define OP2_USER_TEXT_BEGIN extern "C++" {
+#define OP2_USER_TEXT_END }
+#else
+#define OP2_USER_TEXT_BEGIN
+#define OP2_USER_TEXT_END
+#endif
+
 /* A reference argument of a helper, lowered to a pointer (jit/cxx_lower.c): its address, and in
  * C a compile error unless it is an lvalue of the parameter's type, where C++ would bind a
  * converted temporary. The C++ tier then builds the same text: there the argument binds to a

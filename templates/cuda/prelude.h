@@ -6,6 +6,9 @@
  * this part. Everything after this prelude stays within the subset of CUDA that is also C. */
 #define OP2_EXTERN_C extern "C"
 #define OP2_RESTRICT __restrict__
+/* Around the user's kernel text: C++ as it is (the emulator's prelude has its own). */
+#define OP2_USER_TEXT_BEGIN
+#define OP2_USER_TEXT_END
 #define OP2_DYNAMIC_SHARED(name)        \
   extern __shared__ double op2_smem_[]; \
   char *name = (char *)op2_smem_
