@@ -71,9 +71,10 @@ int op2_codegen_c(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_sr
  * Such a kernel goes to the C++ tier only; any other C++ reaches it by a C compiler's rejection. */
 int op2_kernel_needs_cxx(const char *src);
 /* The kernel text as the generated file holds it (kernel_text.c): `extern` declarations of the
- * loop's constants blanked, C++ standard headers dropped or replaced by C ones and, with
- * rewrite_std (C targets), `std::` calls the prelude provides in C (sqrt, min, ...) without the
- * namespace and file-scope `inline` functions `static inline`.
+ * loop's constants blanked, C++ standard headers dropped or replaced by C ones, file-scope
+ * `inline` functions without a storage class made `static` (every target: the emulator builds
+ * the CUDA file as C) and, with rewrite_std (C targets), C++ with a C form lowered and `std::`
+ * calls the prelude provides in C (sqrt, min, ...) without the namespace.
  * Lines are kept. Appended to `out` (check out->failed). */
 void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewrite_std,
                            op2_buf *out);

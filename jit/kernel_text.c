@@ -312,7 +312,8 @@ void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewri
   op2_buf lowered = {0};
   if (rewrite_std && op2_cxx_lower(src, loop ? loop->name : NULL, &lowered) && !lowered.failed)
     src = lowered.data;
-  macro_table *macros = rewrite_std ? malloc(sizeof *macros) : NULL;
+  /* C's inline for every target: the CUDA file is C for the emulator too */
+  macro_table *macros = malloc(sizeof *macros);
   if (macros) collect_macros(src, macros);
   for (const char *p = src; *p;) {
     const char *q = skip_non_code(p);

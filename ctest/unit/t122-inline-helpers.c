@@ -106,6 +106,11 @@ int main(void) {
       "#ifdef __cplusplus\n}\n#endif\n",
       "#ifdef __cplusplus\nextern \"C\" {\n#endif\nstatic inline int h(int x) { return x; }\n"
       "#ifdef __cplusplus\n}\n#endif\n");
+  /* the CUDA file's text too (no C++ lowering there): the emulator builds it as C */
+  op2_buf cu = {0};
+  op2_kernel_text_for_c(NULL, "#define P\nP inline int h(int x) { return x; }\n", 0, &cu);
+  CHECK(cu.data && strcmp(cu.data, "#define P\nstatic P inline int h(int x) { return x; }\n") == 0);
+  op2_buf_free(&cu);
   printf("inline helpers: passed\n");
   return 0;
 }

@@ -34,7 +34,8 @@ LOCAL_INLINE double h_macro_is_static_inline(double x) {
 __attribute__((unused)) inline double h_attribute_first(double x) {
   return 4.0 * x;
 }
-inline double h_plain(double x) {
+// never inlined: a call to it remains (with C99's plain inline, an undefined symbol)
+inline __attribute__((noinline)) double h_plain(double x) {
   return x / 8.0;
 }
 #endif

@@ -84,6 +84,13 @@ int main(int argc, char **argv) {
     step_kernel(&x[i], &want[i]);
     CHECK(y[i] == want[i]);
   }
+  const char *backend = std::getenv("OP2_BACKEND");
+  if (backend && std::strcmp(backend, "cuda-emu") == 0) {  // its CUDA file built as C: no tiers
+    op_printf("helper declarations: passed\n");
+    op_exit();
+    CHECK(std::system((std::string("rm -rf ") + cache).c_str()) == 0);
+    return 0;
+  }
   std::string table = captured(1, timing, nullptr);
   size_t row = table.find("\n  step_kernel ");
   CHECK(row != std::string::npos);
