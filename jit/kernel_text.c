@@ -314,7 +314,10 @@ void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewri
     src = lowered.data;
   /* C's inline for every target: the CUDA file is C for the emulator too */
   macro_table *macros = malloc(sizeof *macros);
-  if (macros) collect_macros(src, macros);
+  if (macros)
+    collect_macros(src, macros);
+  else
+    out->failed = 1; /* the caller reports it as out of memory */
   for (const char *p = src; *p;) {
     const char *q = skip_non_code(p);
     if (q != p) {
