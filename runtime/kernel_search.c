@@ -192,8 +192,9 @@ static int op2_header(const char *name, size_t len) {
   return 0;
 }
 
-/* At the start of a line: the file name of an `#include "NAME"`, or NULL. */
-static const char *quoted_include(const char *line, size_t *len) {
+/* At the start of a line: the file name of an `#include "NAME"` (close '"') or `#include <NAME>`
+ * (close '>'), or NULL. */
+static const char *include_of(const char *line, char close, size_t *len) {
   const char *p = line;
   while (*p == ' ' || *p == '\t') p++;
   if (*p++ != '#') return NULL;
@@ -201,11 +202,32 @@ static const char *quoted_include(const char *line, size_t *len) {
   if (strncmp(p, "include", 7) != 0) return NULL;
   p += 7;
   while (*p == ' ' || *p == '\t') p++;
-  if (*p != '"') return NULL;
-  const char *e = strchr(p + 1, '"');
+  if (*p != (close == '"' ? '"' : '<')) return NULL;
+  const char *e = strchr(p + 1, close);
   if (!e || memchr(p, '\n', (size_t)(e - p))) return NULL;
   *len = (size_t)(e - p - 1);
   return p + 1;
+}
+
+static const char *quoted_include(const char *line, size_t *len) {
+  return include_of(line, '"', len);
+}
+
+/* The calling file's C++ standard headers (`#include <sstream>`: names without '.'), which the
+ * headers of a kernel found through it may use without including them, as OP2 compiles the kernel
+ * inside the calling file (MG-CFD's utils.h uses std::ostringstream; euler3d.cpp includes
+ * <sstream>). They come first in the kernel's text under `#if 0`: no C compiler, nor NVRTC, reads
+ * them; the C++ tier's wrapper includes them before its extern "C" block (jit/cxx.c). */
+static void caller_std_headers(const char *text, op2_buf *out) {
+  int any = 0;
+  for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+    size_t len;
+    const char *name = include_of(p, '>', &len);
+    if (!name || !len || memchr(name, '.', len) || memchr(name, '/', len)) continue;
+    if (!any++) op2_buf_printf(out, "#if 0 /* the calling file's, for the C++ tier */\n");
+    op2_buf_printf(out, "#include <%.*s>\n", (int)len, name);
+  }
+  if (any) op2_buf_printf(out, "#endif\n");
 }
 
 /* How #line names a file: `shown`, unless a character would end the directive. Names are the
@@ -429,6 +451,13 @@ char *op2_kernel_function_source(const op2_context *ctx, const char *caller_file
       line_directive(&out, line, caller_file);
       op2_buf_printf(&out, "%.*s\n", (int)(e - b), b);
     } else if (in_included(s, text, caller_real, caller_file, name, 0, &htext, &hreal)) {
+      op2_buf head = {0}; /* before user_types.h */
+      caller_std_headers(text, &head);
+      if (head.len) {
+        if (out.len) op2_buf_append(&head, out.data, out.len);
+        op2_buf_free(&out);
+        out = head;
+      }
       const char *base = strrchr(hreal, '/');
       expand(s, &out, htext, strlen(htext), hreal, base ? base + 1 : hreal, 0);
       free(htext), free(hreal);

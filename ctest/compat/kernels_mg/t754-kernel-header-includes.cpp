@@ -4,19 +4,23 @@
 // kernel's text holds each header once, however often the search for the kernel read it. A
 // kernel header reached only through the program's -I directories (flux_i.h) is found when
 // OP2_KERNEL_PATH names them, its own includes too; without, the error names the header it looked
-// for, where the calling file includes it and the directories searched. argv[1]: "includes" (no
-// OP2_KERNEL_PATH), "not-found" (no OP2_KERNEL_PATH), "kernel-path" (OP2_KERNEL_PATH: iflux/, ./).
+// for, where the calling file includes it and the directories searched. A header may use the
+// calling file's C++ standard headers (texts.h: <sstream>), as OP2 compiles the kernel inside the
+// calling file. argv[1]: "includes" (no OP2_KERNEL_PATH), "not-found" (no OP2_KERNEL_PATH),
+// "kernel-path" (OP2_KERNEL_PATH: iflux/, ./).
 #include "op_seq.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "const.h"
 #include "misc.h"
 #include "flux_i.h"  // through -I only
+#include "texts.h"   // relies on <sstream> above
 
 #define CHECK(cond)                                                                 \
   do {                                                                              \
@@ -57,7 +61,7 @@ int main(int argc, char **argv) {
     CHECK(has(msg, "op_par_loop 'flux_sum'"));
     // the header it looked for, the line of the calling file that includes it, where it looked
     CHECK(has(msg, "header 'flux_i.h' (included by "));
-    CHECK(has(msg, "t754-kernel-header-includes.cpp line 19) is not in "));
+    CHECK(has(msg, "t754-kernel-header-includes.cpp line 22) is not in "));
     CHECK(has(msg, "(OP2_KERNEL_PATH unset)"));
     op_set_error_handler(nullptr, nullptr);
   } else if (run == "kernel-path") {
@@ -95,6 +99,16 @@ int main(int argc, char **argv) {
               op_arg_dat(px, -1, OP_ID, 1, "double", OP_READ));
   op_fetch_data(pw, w.data());
   for (int i = 0; i < n * NVAR; i++) CHECK(w[i] == v[i]);
+  if (run == "includes") {  // texts.h's kernel: C++, built with the calling file's <sstream>
+    op_par_loop(text_len, "text_len", set, op_arg_dat(px, -1, OP_ID, 1, "double", OP_READ),
+                op_arg_dat(pf, -1, OP_ID, 1, "double", OP_WRITE));
+    op_fetch_data(pf, f.data());
+    for (int i = 0; i < n; i++) {
+      double want;
+      text_len(&x[i], &want);
+      CHECK(f[i] == want);
+    }
+  }
   op_printf("kernel headers that include headers: %s passed\n", run.c_str());
   op_exit();
   return 0;
