@@ -193,18 +193,24 @@ static int generate(op2_jit *jit, const op2_loop_desc *loop, const file_shape *s
                     body_fn body, const void *arg, op2_generated *out) {
   op2_const **used = NULL;
   int nused = 0;
-  op2_buf kernel = {0};
+  op2_buf kernel = {0}, context = {0}, context_text = {0};
   if (kernel_src) {
     op2_kernel_text_for_c(loop, kernel_src, shape->rewrite_std, &kernel);
-    if (kernel.failed) {
-      op2_buf_free(&kernel), op2_buf_free(&out->signature);
+    /* the calling file's context, for the C++ tier only: its extern constants blanked and C++'s
+     * inline made static, as in the kernel's text */
+    size_t skip = kernel.failed ? 0 : op2_kernel_context(kernel.data, &context);
+    if (skip) op2_kernel_text_for_c(loop, context.data, 0, &context_text);
+    int failed = kernel.failed || context.failed || context_text.failed;
+    op2_buf_free(&context);
+    if (failed) {
+      op2_buf_free(&kernel), op2_buf_free(&context_text), op2_buf_free(&out->signature);
       return op2_jit_fail(jit, OP2_ERR_MEM, "out of memory generating the %s for '%s'", shape->what,
                           name);
     }
-    kernel_src = kernel.data;
+    kernel_src = kernel.data + skip;
     int rc = op2_constants_used(jit, loop, kernel_src, &used, &nused);
     if (rc != OP2_OK) {
-      op2_buf_free(&kernel), op2_buf_free(&out->signature);
+      op2_buf_free(&kernel), op2_buf_free(&context_text), op2_buf_free(&out->signature);
       return rc;
     }
   }
@@ -216,6 +222,7 @@ static int generate(op2_jit *jit, const op2_loop_desc *loop, const file_shape *s
   if (!tmpl) {
     for (int i = 0; i < ntext; i++) free(text[i]);
     free(used), op2_buf_free(&out->signature), op2_buf_free(&kernel);
+    op2_buf_free(&context_text);
     return OP2_ERR_JIT;
   }
   op2_buf *b = &out->source;
@@ -229,8 +236,11 @@ static int generate(op2_jit *jit, const op2_loop_desc *loop, const file_shape *s
     /* The user's text between the prelude's OP2_USER_TEXT_BEGIN and _END: C++ linkage in the C++
      * tier's build, which includes the generated file inside extern "C" (templates, classes and
      * overloads of the kernel's headers cannot have C linkage); nothing in C. */
-    op2_buf_printf(b, "\n/* %s */\nOP2_USER_TEXT_BEGIN\n#line 1 \"kernel:%s\"\n",
-                   shape->kernel_comment, name);
+    op2_buf_printf(b, "\n/* %s */\nOP2_USER_TEXT_BEGIN\n", shape->kernel_comment);
+    /* what OP2 compiles before a kernel found through its calling file: for the C++ tier, whose
+     * wrapper defines OP2_CXX_TIER (jit/cxx.c) */
+    if (context_text.len) op2_buf_printf(b, "#ifdef OP2_CXX_TIER\n%s\n#endif\n", context_text.data);
+    op2_buf_printf(b, "#line 1 \"kernel:%s\"\n", name);
     size_t klen = strlen(kernel_src);
     op2_buf_append(b, kernel_src, klen);
     if (klen && kernel_src[klen - 1] != '\n') op2_buf_append(b, "\n", 1);
@@ -246,7 +256,7 @@ static int generate(op2_jit *jit, const op2_loop_desc *loop, const file_shape *s
   op2_buf_printf(b, "\n");
   body(b, arg);
   op2_buf_append(b, tmpl, strlen(tmpl));
-  free(tmpl), free(used), op2_buf_free(&kernel);
+  free(tmpl), free(used), op2_buf_free(&kernel), op2_buf_free(&context_text);
   if (b->failed || out->signature.failed) {
     op2_buf_free(&out->source), op2_buf_free(&out->signature);
     return op2_jit_fail(jit, OP2_ERR_MEM, "out of memory generating the %s for '%s'", shape->what,

@@ -28,7 +28,9 @@ static const char cxx_wrapper_head[] =
      * kernels whose std:: calls lost the namespace (kernel_text.c) */
     "#include <math.h>\n"
     "#include <stdlib.h>\n"
-    "#define restrict __restrict\n";
+    "#define restrict __restrict\n"
+    /* the calling file's context of a kernel found through it (runtime/kernel_search.c) */
+    "#define OP2_CXX_TIER 1\n";
 
 /* The flags after the user's: C++ with C's leniency on const, and the scalar loop (the SIMD
  * template is C). */

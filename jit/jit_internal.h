@@ -78,6 +78,10 @@ int op2_kernel_needs_cxx(const char *src);
  * Lines are kept. Appended to `out` (check out->failed). */
 void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewrite_std,
                            op2_buf *out);
+/* The C++ tier's context of a kernel found through its calling file (the comment that
+ * runtime/kernel_search.c puts at the start of the text): its text into `context`, and the
+ * length of the comment, which the rest of the text follows; 0 when the text has none. */
+size_t op2_kernel_context(const char *text, op2_buf *context);
 
 /* ---- compilers: a tier is one compiler with its flags (tcc.c, cc.c) ---- */
 typedef struct op2_tier op2_tier;

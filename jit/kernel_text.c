@@ -289,6 +289,24 @@ static int needs_static(const macro_table *t, const char *p) {
   return *p == '(' && cls == WORD_INLINE;
 }
 
+/* The calling file's context of a kernel found through it (runtime/kernel_search.c): one comment
+ * at the start of the text, from the marker to the first end of comment, its text escaped ('@'
+ * before a character means that character: "@@", "*@/", "/@*"). */
+static const char context_mark[] = "/* op2 context:";
+
+size_t op2_kernel_context(const char *text, op2_buf *context) {
+  if (strncmp(text, context_mark, sizeof context_mark - 1) != 0) return 0;
+  const char *body = strchr(text, '\n'), *end = strstr(text, "*/");
+  if (!body || !end || end < body) return 0;
+  for (const char *p = body + 1; p < end; p++) {
+    if (*p == '@' && p + 1 < end) p++;
+    op2_buf_append(context, p, 1);
+  }
+  if (!context->data) op2_buf_append(context, "", 0);
+  end += 2;
+  return (size_t)(end - text) + (*end == '\n');
+}
+
 /* At p, a '{' at file scope: whether it opens a linkage block (`extern "C" {`, which a header
  * shared with C++ has under #ifdef __cplusplus), whose declarations are still at file scope. */
 static int linkage_brace(const char *src, const char *p) {

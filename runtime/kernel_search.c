@@ -20,6 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "runtime/context.h"
 #include "runtime/error.h"
 #include "runtime/options.h"
@@ -41,6 +44,7 @@ typedef struct search {
   path_set read;    /* files read while looking for the kernel's definition */
   int nmissing;     /* quoted includes met on the way and found nowhere, for the message */
   op2_buf missing;
+  int context; /* expanding the C++ tier's context: a header found nowhere is left out */
 } search;
 
 static int set_has(const path_set *set, const char *real) {
@@ -213,23 +217,6 @@ static const char *quoted_include(const char *line, size_t *len) {
   return include_of(line, '"', len);
 }
 
-/* The calling file's C++ standard headers (`#include <sstream>`: names without '.'), which the
- * headers of a kernel found through it may use without including them, as OP2 compiles the kernel
- * inside the calling file (MG-CFD's utils.h uses std::ostringstream; euler3d.cpp includes
- * <sstream>). They come first in the kernel's text under `#if 0`: no C compiler, nor NVRTC, reads
- * them; the C++ tier's wrapper includes them before its extern "C" block (jit/cxx.c). */
-static void caller_std_headers(const char *text, op2_buf *out) {
-  int any = 0;
-  for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-    size_t len;
-    const char *name = include_of(p, '>', &len);
-    if (!name || !len || memchr(name, '.', len) || memchr(name, '/', len)) continue;
-    if (!any++) op2_buf_printf(out, "#if 0 /* the calling file's, for the C++ tier */\n");
-    op2_buf_printf(out, "#include <%.*s>\n", (int)len, name);
-  }
-  if (any) op2_buf_printf(out, "#endif\n");
-}
-
 /* How #line names a file: `shown`, unless a character would end the directive. Names are the
  * files' as the kernel's text reaches them (the header's own name, then the include paths as
  * written), not where they lie: the text, so the cache key and the agreement of MPI ranks on the
@@ -292,14 +279,24 @@ static void missing_include(const search *s, op2_buf *out, const char *include_l
   op2_buf_free(&msg);
 }
 
-/* `text` (of file `real`, shown as `shown`, its first `len` bytes) into `out` under #line
- * directives, each `#include "x"` replaced by x's text (resolve_include) the first time. */
+/* A file's identity in the kernel's text: the hash of its whole text (not of its path, which
+ * would make the text depend on where the program lies). */
+static uint64_t file_id(const char *text) {
+  return XXH3_64bits(text, strlen(text));
+}
+
+/* `text` (of file `real`, shown as `shown`, its first `len` bytes; `id` its file_id) into `out`
+ * under #line directives, each `#include "x"` replaced by x's text (resolve_include) the first
+ * time. The whole is guarded by the file's id, as #pragma once would: the C++ tier's context
+ * (caller_context) may hold the same file, and its second copy is then empty. */
 static void expand(search *s, op2_buf *out, const char *text, size_t len, const char *real,
-                   const char *shown, int depth) {
+                   const char *shown, uint64_t id, int depth) {
   char dir[OP2_PATH_MAX], shown_dir[OP2_PATH_MAX], inc_shown[2 * OP2_PATH_MAX];
   dir_of(real, dir, sizeof dir);
   dir_of(shown, shown_dir, sizeof shown_dir);
   set_add(&s->in_text, real);
+  op2_buf_printf(out, "#ifndef OP2_ONCE_%016llx\n#define OP2_ONCE_%016llx\n",
+                 (unsigned long long)id, (unsigned long long)id);
   line_directive(out, 1, shown);
   int line = 1;
   for (const char *p = text, *end = text + len; p < end; line++) {
@@ -316,7 +313,7 @@ static void expand(search *s, op2_buf *out, const char *text, size_t len, const 
       if (inc) {
         snprintf(inc_shown, sizeof inc_shown, "%s%s%.*s", name[0] == '/' ? "" : shown_dir,
                  name[0] != '/' && *shown_dir ? "/" : "", (int)nlen, name);
-        expand(s, out, inc, strlen(inc), inc_real, inc_shown, depth + 1);
+        expand(s, out, inc, strlen(inc), inc_real, inc_shown, file_id(inc), depth + 1);
       } else { /* a compile error that says why */
         line_directive(out, line, shown);
         op2_buf_printf(out, "#error \"op2: cannot read header '%.*s' (%s)\"\n", (int)nlen, name,
@@ -326,6 +323,8 @@ static void expand(search *s, op2_buf *out, const char *text, size_t len, const 
       free(inc);
     } else if (inc_real || (name && op2_header(name, nlen))) {
       op2_buf_append(out, "\n", 1); /* already in the text, or OP2's own header */
+    } else if (name && s->context) {
+      op2_buf_append(out, "\n", 1); /* the program's -I directories are not known */
     } else if (name) {
       missing_include(s, out, p, (size_t)(next - p), name, nlen, shown, line, dir);
       if (!nl) op2_buf_append(out, "\n", 1);
@@ -336,13 +335,16 @@ static void expand(search *s, op2_buf *out, const char *text, size_t len, const 
     free(inc_real);
     p = next;
   }
+  op2_buf_printf(out, "#endif\n");
 }
 
 /* The definition of `name` in the headers `text` (of file `real`, shown as `shown`) includes
- * with quotes, depth first: 1 with the header's text and real path when found. The headers read
- * here are not in the kernel's text: the kernel's header brings in what it includes itself. */
+ * with quotes, depth first: 1 with the header's text (up to the kernel's end), its file_id and
+ * real path, and in *via the line of `text` whose include leads there. The headers read here are
+ * not in the kernel's text: the kernel's header brings in what it includes itself. */
 static int in_included(search *s, const char *text, const char *real, const char *shown,
-                       const char *name, int depth, char **htext, char **hreal) {
+                       const char *name, int depth, char **htext, uint64_t *hid, char **hreal,
+                       int *via) {
   char dir[OP2_PATH_MAX];
   dir_of(real, dir, sizeof dir);
   int line = 1;
@@ -359,15 +361,19 @@ static int in_included(search *s, const char *text, const char *real, const char
     if (t) set_add(&s->read, r);
     const char *b, *e;
     if (t && op2_kernel_definition(t, name, &b, &e)) {
+      *hid = file_id(t);
       t[e - t] = 0; /* what comes before the kernel is what it may use */
-      *htext = t, *hreal = r;
+      *htext = t, *hreal = r, *via = line;
       return 1;
     }
     const char *base = r ? strrchr(r, '/') : NULL;
     int found = t && depth < MAX_CALLER_DEPTH &&
-                in_included(s, t, r, base ? base + 1 : r, name, depth + 1, htext, hreal);
+                in_included(s, t, r, base ? base + 1 : r, name, depth + 1, htext, hid, hreal, via);
     free(t), free(r);
-    if (found) return 1;
+    if (found) {
+      *via = line;
+      return 1;
+    }
   }
   return 0;
 }
@@ -384,6 +390,103 @@ static char *read_caller(const search *s, const char *caller_file, char **real) 
   int err;
   char *text = find_file(s, base ? base + 1 : caller_file, real, &err);
   return text;
+}
+
+/* How many of the directives in `text` open a conditional that none closes. */
+static int open_conditionals(const char *text) {
+  int open = 0;
+  for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+    const char *d = p + strspn(p, " \t");
+    if (*d != '#') continue;
+    d += 1 + strspn(d + 1, " \t");
+    size_t n = strspn(d, "abcdefghijklmnopqrstuvwxyz");
+    if ((n == 2 && !strncmp(d, "if", 2)) || (n == 5 && !strncmp(d, "ifdef", 5)) ||
+        (n == 6 && !strncmp(d, "ifndef", 6)))
+      open++;
+    if (n == 5 && !strncmp(d, "endif", 5) && open > 0) open--;
+  }
+  return open;
+}
+
+/* The C++ tier's context (below) as one comment at the head of the kernel's text: no C
+ * compiler, nor NVRTC, nor any reader of the kernel's text sees it (a template there would make
+ * the kernel C++; a constant named there, used). jit/kernel_text.c (op2_kernel_context) takes it
+ * out: a comment starting with OP2_CONTEXT_MARK at the text's start, its text escaped so that it
+ * holds no comment delimiter ('@' as "@@", "*" "/" as "*@/", "/" "*" as "/@*"). */
+#define OP2_CONTEXT_MARK "/* op2 context:"
+static void context_comment(const op2_buf *context, op2_buf *out) {
+  op2_buf_printf(out, "%s the calling file before the kernel's header, for the C++ tier\n",
+                 OP2_CONTEXT_MARK);
+  for (size_t i = 0; i < context->len; i++) {
+    char c = context->data[i], next = i + 1 < context->len ? context->data[i + 1] : 0;
+    op2_buf_append(out, &c, 1);
+    if (c == '@' || (c == '*' && next == '/') || (c == '/' && next == '*'))
+      op2_buf_append(out, "@", 1);
+  }
+  op2_buf_printf(out, "\n*/\n");
+}
+
+/* What the C++ tier compiles before a kernel found through the calling file, as OP2 compiles
+ * the kernel inside that file: the calling file's preprocessor lines before line `upto` (its
+ * includes, standard ones too, its #defines and conditionals; its code left out), each file in
+ * it once. Real headers rely on what the calling file included before them (MG-CFD's
+ * validation.h uses NVAR from the const.h that euler3d.cpp includes first, and utils.h
+ * std::ostringstream from its <sstream>). Its angle includes come first, each where the
+ * compiler has it (__has_include: a program's <mpi.h> or <papi.h> is not the kernel's concern);
+ * a quoted include found nowhere is left out. TinyCC, the optimising C compiler and NVRTC
+ * compile the kernel's own headers only. */
+static void caller_context(search *s, op2_buf *out, const char *text, const char *real,
+                           const char *shown, int upto) {
+  op2_buf kept = {0}, angle = {0}; /* its directives line for line; its angle includes */
+  int line = 1;
+  for (const char *p = text; p && *p && line < upto; line++) {
+    const char *nl = strchr(p, '\n');
+    const char *next = nl ? nl + 1 : p + strlen(p);
+    const char *d = p + strspn(p, " \t");
+    size_t len;
+    const char *name = include_of(p, '>', &len);
+    if (name) {
+      op2_buf_printf(&angle, "#if __has_include(<%.*s>)\n#include <%.*s>\n#endif\n", (int)len, name,
+                     (int)len, name);
+      op2_buf_append(&kept, "\n", 1);
+    } else if (*d == '#') { /* the directive with its continuation lines */
+      for (;;) {
+        op2_buf_append(&kept, p, (size_t)(next - p));
+        if (!nl || next - p < 2 || nl[-1] != '\\') break;
+        p = next, line++;
+        nl = strchr(p, '\n');
+        next = nl ? nl + 1 : p + strlen(p);
+      }
+      if (!nl) op2_buf_append(&kept, "\n", 1);
+    } else {
+      op2_buf_append(&kept, "\n", 1);
+    }
+    p = next;
+  }
+  for (int n = kept.data ? open_conditionals(kept.data) : 0; n > 0; n--)
+    op2_buf_printf(&kept, "#endif\n");
+  if (kept.data && !kept.failed) {
+    path_set in_text = s->in_text; /* its files, once each, apart from the kernel's */
+    s->in_text = (path_set){0};
+    s->context = 1;
+    op2_buf context = {0};
+    if (angle.len) op2_buf_append(&context, angle.data, angle.len);
+    expand(s, &context, kept.data, kept.len, real, shown, file_id(kept.data), 0);
+    if (!context.failed) context_comment(&context, out);
+    op2_buf_free(&context);
+    s->context = 0;
+    for (int i = 0; i < s->in_text.n; i++) free(s->in_text.path[i]);
+    free(s->in_text.path);
+    s->in_text = in_text;
+  }
+  op2_buf_free(&kept), op2_buf_free(&angle);
+}
+
+/* `head` before what `out` holds. */
+static void prepend(op2_buf *out, op2_buf *head) {
+  if (out->len) op2_buf_append(head, out->data, out->len);
+  op2_buf_free(out);
+  *out = *head;
 }
 
 static void not_found(const op2_context *ctx, const search *s, const char *name,
@@ -409,7 +512,7 @@ char *op2_kernel_expand_includes(const char *text, const char *path, const char 
   op2_buf out = {0};
   if (real) {
     kernel_path_dirs(s, kernel_path);
-    expand(s, &out, text, strlen(text), real, shown, 0);
+    expand(s, &out, text, strlen(text), real, shown, file_id(text), 0);
   }
   search_free(s);
   free(real);
@@ -435,31 +538,32 @@ char *op2_kernel_function_source(const op2_context *ctx, const char *caller_file
               op2_kernel_file_failure(err));
     goto fail;
   }
-  if (types) expand(s, &out, types, strlen(types), types_real, "user_types.h", 0);
+  if (types) expand(s, &out, types, strlen(types), types_real, "user_types.h", file_id(types), 0);
   char *real = NULL, *text = find_file(s, file_name, &real, &err), *caller_real = NULL;
   if (text) { /* NAME.h, whole */
-    expand(s, &out, text, strlen(text), real, file_name, 0);
+    expand(s, &out, text, strlen(text), real, file_name, file_id(text), 0);
   } else if (err != ENOENT) {
     op2_error(OP2_ERR_IO, "op_par_loop '%s': cannot read kernel header %s: %s", name, real,
               op2_kernel_file_failure(err));
   } else if ((text = read_caller(s, caller_file, &caller_real)) != NULL) {
     const char *b, *e;
     char *htext = NULL, *hreal = NULL;
+    uint64_t hid;
+    int via;
+    op2_buf head = {0}; /* the C++ tier's context, before user_types.h */
     if (op2_kernel_definition(text, name, &b, &e)) { /* the function only: the rest is main */
       int line = 1;
       for (const char *c = text; c < b; c++) line += *c == '\n';
+      caller_context(s, &head, text, caller_real, caller_file, line);
+      prepend(&out, &head);
       line_directive(&out, line, caller_file);
       op2_buf_printf(&out, "%.*s\n", (int)(e - b), b);
-    } else if (in_included(s, text, caller_real, caller_file, name, 0, &htext, &hreal)) {
-      op2_buf head = {0}; /* before user_types.h */
-      caller_std_headers(text, &head);
-      if (head.len) {
-        if (out.len) op2_buf_append(&head, out.data, out.len);
-        op2_buf_free(&out);
-        out = head;
-      }
+    } else if (in_included(s, text, caller_real, caller_file, name, 0, &htext, &hid, &hreal,
+                           &via)) {
+      caller_context(s, &head, text, caller_real, caller_file, via);
+      prepend(&out, &head);
       const char *base = strrchr(hreal, '/');
-      expand(s, &out, htext, strlen(htext), hreal, base ? base + 1 : hreal, 0);
+      expand(s, &out, htext, strlen(htext), hreal, base ? base + 1 : hreal, hid, 0);
       free(htext), free(hreal);
     } else {
       free(text);
