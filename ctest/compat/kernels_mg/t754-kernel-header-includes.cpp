@@ -4,9 +4,9 @@
 // kernel's text holds each header once, however often the search for the kernel read it. A
 // kernel header reached only through the program's -I directories (flux_i.h) is found when
 // OP2_KERNEL_PATH names them, its own includes too; without, the error names the header it looked
-// for, where the calling file includes it and the directories searched. A header may use the
-// calling file's C++ standard headers (texts.h: <sstream>), as OP2 compiles the kernel inside the
-// calling file. argv[1]: "includes" (no OP2_KERNEL_PATH), "not-found" (no OP2_KERNEL_PATH),
+// for, where the calling file includes it and the directories searched. A header may use what the
+// calling file included before it (texts.h: <sstream>, const.h), as OP2 compiles the kernel inside
+// the calling file. argv[1]: "includes" (no OP2_KERNEL_PATH), "not-found" (no OP2_KERNEL_PATH),
 // "kernel-path" (OP2_KERNEL_PATH: iflux/, ./).
 #include "op_seq.h"
 
@@ -17,10 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "user_types.h"
 #include "const.h"
 #include "misc.h"
 #include "flux_i.h"  // through -I only
-#include "texts.h"   // relies on <sstream> above
+#include "texts.h"   // relies on <sstream>, user_types.h and const.h above
 
 #define CHECK(cond)                                                                 \
   do {                                                                              \
@@ -61,7 +62,7 @@ int main(int argc, char **argv) {
     CHECK(has(msg, "op_par_loop 'flux_sum'"));
     // the header it looked for, the line of the calling file that includes it, where it looked
     CHECK(has(msg, "header 'flux_i.h' (included by "));
-    CHECK(has(msg, "t754-kernel-header-includes.cpp line 22) is not in "));
+    CHECK(has(msg, "t754-kernel-header-includes.cpp line 23) is not in "));
     CHECK(has(msg, "(OP2_KERNEL_PATH unset)"));
     op_set_error_handler(nullptr, nullptr);
   } else if (run == "kernel-path") {
