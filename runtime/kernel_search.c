@@ -285,35 +285,83 @@ static uint64_t file_id(const char *text) {
   return XXH3_64bits(text, strlen(text));
 }
 
+/* At the start of a line: the name of its preprocessor directive (*len bytes), or NULL. */
+static const char *directive_word(const char *line, size_t *len) {
+  const char *p = line + strspn(line, " \t");
+  if (*p != '#') return NULL;
+  p += 1 + strspn(p + 1, " \t");
+  *len = strspn(p, "abcdefghijklmnopqrstuvwxyz");
+  return p;
+}
+
+static int word_is(const char *w, size_t len, const char *word) {
+  return strlen(word) == len && strncmp(w, word, len) == 0;
+}
+
+/* The files being expanded, innermost first: a file that includes one of them again is already
+ * in the text there (its guard, or its OP2_ONCE, skips it). */
+typedef struct frame {
+  const char *real;
+  const struct frame *up;
+} frame;
+
+static int expanding(const frame *f, const char *real) {
+  for (; f; f = f->up)
+    if (strcmp(f->real, real) == 0) return 1;
+  return 0;
+}
+
 /* `text` (of file `real`, shown as `shown`, its first `len` bytes; `id` its file_id) into `out`
- * under #line directives, each `#include "x"` replaced by x's text (resolve_include) the first
- * time. The whole is guarded by the file's id, as #pragma once would: the C++ tier's context
- * (caller_context) may hold the same file, and its second copy is then empty. */
+ * under #line directives, each `#include "x"` replaced by x's text (resolve_include). The whole is
+ * guarded by the file's id, as #pragma once would: a file enters the text once when it is
+ * included where the preprocessor surely reads it (outside any conditional but an include guard),
+ * again at each later include otherwise (MG-CFD's euler3d.cpp includes papi_funcs.h, which
+ * includes const.h, under #ifdef PAPI: its const.h must not stand for the later one), the
+ * preprocessor keeping the first copy it reads; the C++ tier's context (caller_context) and the
+ * kernel's text may hold the same file. `conditional`: the text itself is read only under a
+ * condition. */
 static void expand(search *s, op2_buf *out, const char *text, size_t len, const char *real,
-                   const char *shown, uint64_t id, int depth) {
+                   const char *shown, uint64_t id, int conditional, const frame *up) {
   char dir[OP2_PATH_MAX], shown_dir[OP2_PATH_MAX], inc_shown[2 * OP2_PATH_MAX];
+  frame self = {real, up};
+  int depth = 0;
+  for (const frame *f = up; f; f = f->up) depth++;
   dir_of(real, dir, sizeof dir);
   dir_of(shown, shown_dir, sizeof shown_dir);
-  set_add(&s->in_text, real);
+  if (!conditional) set_add(&s->in_text, real);
   op2_buf_printf(out, "#ifndef OP2_ONCE_%016llx\n#define OP2_ONCE_%016llx\n",
                  (unsigned long long)id, (unsigned long long)id);
   line_directive(out, 1, shown);
-  int line = 1;
+  int line = 1, open = 0, directives = 0, guard = 0; /* guard: #ifndef X, #define X first */
+  const char *guard_name = NULL;
+  size_t guard_len = 0;
   for (const char *p = text, *end = text + len; p < end; line++) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     const char *next = nl ? nl + 1 : end;
-    size_t nlen;
+    size_t wlen, nlen;
+    const char *w = directive_word(p, &wlen);
+    if (w) {
+      const char *arg = w + wlen + strspn(w + wlen, " \t");
+      size_t alen = strcspn(arg, " \t\r\n");
+      if (++directives == 1 && word_is(w, wlen, "ifndef")) guard_name = arg, guard_len = alen;
+      if (directives == 2 && guard_name && word_is(w, wlen, "define") && alen == guard_len &&
+          strncmp(arg, guard_name, alen) == 0)
+        guard = 1;
+      if (word_is(w, wlen, "if") || word_is(w, wlen, "ifdef") || word_is(w, wlen, "ifndef")) open++;
+      if (word_is(w, wlen, "endif") && open > 0) open--;
+    }
     const char *name = quoted_include(p, &nlen);
     if (name && (nlen >= OP2_PATH_MAX || depth >= MAX_DEPTH)) name = NULL;
     char *inc_real = name ? resolve_include(s, dir, name, nlen) : NULL;
-    if (inc_real && !set_has(&s->in_text, inc_real)) {
+    if (inc_real && !set_has(&s->in_text, inc_real) && !expanding(&self, inc_real)) {
       int err = 0;
       char *inc = read_text(inc_real);
       if (!inc) err = errno;
       if (inc) {
         snprintf(inc_shown, sizeof inc_shown, "%s%s%.*s", name[0] == '/' ? "" : shown_dir,
                  name[0] != '/' && *shown_dir ? "/" : "", (int)nlen, name);
-        expand(s, out, inc, strlen(inc), inc_real, inc_shown, file_id(inc), depth + 1);
+        expand(s, out, inc, strlen(inc), inc_real, inc_shown, file_id(inc),
+               conditional || open > (guard ? 1 : 0), &self);
       } else { /* a compile error that says why */
         line_directive(out, line, shown);
         op2_buf_printf(out, "#error \"op2: cannot read header '%.*s' (%s)\"\n", (int)nlen, name,
@@ -471,7 +519,7 @@ static void caller_context(search *s, op2_buf *out, const char *text, const char
     s->context = 1;
     op2_buf context = {0};
     if (angle.len) op2_buf_append(&context, angle.data, angle.len);
-    expand(s, &context, kept.data, kept.len, real, shown, file_id(kept.data), 0);
+    expand(s, &context, kept.data, kept.len, real, shown, file_id(kept.data), 0, NULL);
     if (!context.failed) context_comment(&context, out);
     op2_buf_free(&context);
     s->context = 0;
@@ -512,7 +560,7 @@ char *op2_kernel_expand_includes(const char *text, const char *path, const char 
   op2_buf out = {0};
   if (real) {
     kernel_path_dirs(s, kernel_path);
-    expand(s, &out, text, strlen(text), real, shown, file_id(text), 0);
+    expand(s, &out, text, strlen(text), real, shown, file_id(text), 0, NULL);
   }
   search_free(s);
   free(real);
@@ -538,10 +586,11 @@ char *op2_kernel_function_source(const op2_context *ctx, const char *caller_file
               op2_kernel_file_failure(err));
     goto fail;
   }
-  if (types) expand(s, &out, types, strlen(types), types_real, "user_types.h", file_id(types), 0);
+  if (types)
+    expand(s, &out, types, strlen(types), types_real, "user_types.h", file_id(types), 0, NULL);
   char *real = NULL, *text = find_file(s, file_name, &real, &err), *caller_real = NULL;
   if (text) { /* NAME.h, whole */
-    expand(s, &out, text, strlen(text), real, file_name, file_id(text), 0);
+    expand(s, &out, text, strlen(text), real, file_name, file_id(text), 0, NULL);
   } else if (err != ENOENT) {
     op2_error(OP2_ERR_IO, "op_par_loop '%s': cannot read kernel header %s: %s", name, real,
               op2_kernel_file_failure(err));
@@ -563,7 +612,7 @@ char *op2_kernel_function_source(const op2_context *ctx, const char *caller_file
       caller_context(s, &head, text, caller_real, caller_file, via);
       prepend(&out, &head);
       const char *base = strrchr(hreal, '/');
-      expand(s, &out, htext, strlen(htext), hreal, base ? base + 1 : hreal, hid, 0);
+      expand(s, &out, htext, strlen(htext), hreal, base ? base + 1 : hreal, hid, 0, NULL);
       free(htext), free(hreal);
     } else {
       free(text);
