@@ -37,9 +37,11 @@ static const char cxx_wrapper_head[] =
 static const char *const cxx_extra_flags[] = {"-fpermissive", "-UOP2_SIMD_W", "-x", "c++"};
 enum { NEXTRA = sizeof cxx_extra_flags / sizeof cxx_extra_flags[0] };
 
-/* The C++ standard headers the kernel includes (`<string>`, `<iostream>`: names without '.'),
- * written before `extern "C"`, where their templates may be declared: their second inclusion,
- * inside the block, is empty (include guards). C headers stay where the kernel has them. */
+/* The headers the generated file includes with <...>, written before `extern "C"`, where their
+ * templates may be declared and nothing of theirs goes into the calling file's context (an
+ * unnamed namespace, codegen.c): their second inclusion, inside the block, is empty (include
+ * guards). The C++ standard headers (`<string>`: names without '.') as they are; the others
+ * (`<stdio.h>`, a program's `<mpi.h>`) where the compiler has them. */
 static int hoisted_includes(const char *source, FILE *f) {
   int ok = 1;
   for (const char *p = source; p && *p && ok; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
@@ -48,8 +50,12 @@ static int hoisted_includes(const char *source, FILE *f) {
     q += 1 + strspn(q + 1, " \t");
     if (strncmp(q, "include", 7) != 0) continue;
     q += 7 + strspn(q + 7, " \t");
-    size_t len = strcspn(q, ">\n.\"");
-    if (*q == '<' && q[len] == '>' && len > 1)
+    size_t len = strcspn(q, ">\n\"");
+    if (*q != '<' || q[len] != '>' || len < 2) continue;
+    if (memchr(q, '.', len) || memchr(q, '/', len))
+      ok = fprintf(f, "#if __has_include(%.*s)\n#include %.*s\n#endif\n", (int)len + 1, q,
+                   (int)len + 1, q) > 0;
+    else
       ok = fprintf(f, "#include %.*s\n", (int)len + 1, q) > 0;
   }
   return ok;
