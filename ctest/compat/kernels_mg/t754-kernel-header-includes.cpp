@@ -24,7 +24,9 @@
 #include "const.h"
 #include "misc.h"
 #include "flux_i.h"  // through -I only
-#include "texts.h"   // relies on <sstream>, user_types.h and const.h above
+int t754_reports = 0;
+#include "host_io.h"
+#include "texts.h"  // relies on <sstream>, user_types.h and const.h above
 
 #define CHECK(cond)                                                                 \
   do {                                                                              \
@@ -113,6 +115,8 @@ int main(int argc, char **argv) {
       CHECK(f[i] == want);
     }
   }
+  t754_report(run.c_str());
+  CHECK(t754_reports == 1);
   op_printf("kernel headers that include headers: %s passed\n", run.c_str());
   op_exit();
   return 0;
