@@ -193,19 +193,35 @@ static int generate(op2_jit *jit, const op2_loop_desc *loop, const file_shape *s
                     body_fn body, const void *arg, op2_generated *out) {
   op2_const **used = NULL;
   int nused = 0;
-  op2_buf kernel = {0};
+  op2_buf kernel = {0}, context = {0}, context_text = {0};
   if (kernel_src) {
     op2_kernel_text_for_c(loop, kernel_src, shape->rewrite_std, &kernel);
-    if (kernel.failed) {
-      op2_buf_free(&kernel), op2_buf_free(&out->signature);
+    size_t skip = kernel.failed ? 0 : op2_kernel_context(kernel.data, &context);
+    if (kernel.failed || context.failed) {
+      op2_buf_free(&kernel), op2_buf_free(&context), op2_buf_free(&out->signature);
       return op2_jit_fail(jit, OP2_ERR_MEM, "out of memory generating the %s for '%s'", shape->what,
                           name);
     }
-    kernel_src = kernel.data;
+    kernel_src = kernel.data + skip;
     int rc = op2_constants_used(jit, loop, kernel_src, &used, &nused);
     if (rc != OP2_OK) {
-      op2_buf_free(&kernel), op2_buf_free(&out->signature);
+      op2_buf_free(&kernel), op2_buf_free(&context), op2_buf_free(&out->signature);
       return rc;
+    }
+    /* the calling file's context, for the C++ tier only, with the kernel text's rules: extern
+     * declarations of the constants defined here blanked (the others stay declarations), C++'s
+     * inline made static */
+    if (skip) {
+      op2_loop_desc defined = *loop;
+      defined.consts = used, defined.nconsts = nused;
+      op2_kernel_text_for_c(&defined, context.data, 0, &context_text);
+    }
+    op2_buf_free(&context);
+    if (context_text.failed) {
+      free(used), op2_buf_free(&kernel), op2_buf_free(&context_text);
+      op2_buf_free(&out->signature);
+      return op2_jit_fail(jit, OP2_ERR_MEM, "out of memory generating the %s for '%s'", shape->what,
+                          name);
     }
   }
   char *text[4] = {NULL};
@@ -213,9 +229,13 @@ static int generate(op2_jit *jit, const op2_loop_desc *loop, const file_shape *s
   for (const char *const *t = shape->preamble; *t && loaded; t++)
     loaded = (text[ntext++] = op2_template_load(jit, *t)) != NULL;
   char *tmpl = loaded ? op2_template_load(jit, loop_template) : NULL;
-  if (!tmpl) {
+  /* OP2's API for the context's headers (MG-CFD's io.h calls op_printf): the calling file had it */
+  char *api = tmpl && context_text.len ? op2_template_load(jit, "../include/op2.h") : NULL;
+  if (!tmpl || (context_text.len && !api)) {
+    free(tmpl);
     for (int i = 0; i < ntext; i++) free(text[i]);
     free(used), op2_buf_free(&out->signature), op2_buf_free(&kernel);
+    op2_buf_free(&context_text);
     return OP2_ERR_JIT;
   }
   op2_buf *b = &out->source;
@@ -225,8 +245,20 @@ static int generate(op2_jit *jit, const op2_loop_desc *loop, const file_shape *s
   for (int i = 0; i < ntext; i++) op2_buf_append(b, text[i], strlen(text[i])), free(text[i]);
   if (kernel_src) {
     emit_constants(b, used, nused, shape->array_qualifier);
-    out->kernel_first_line = count_lines(b->data, b->len) + 3;
-    op2_buf_printf(b, "\n/* %s */\n#line 1 \"kernel:%s\"\n", shape->kernel_comment, name);
+    out->kernel_first_line = count_lines(b->data, b->len) + 4;
+    /* The user's text between the prelude's OP2_USER_TEXT_BEGIN and _END: C++ linkage in the C++
+     * tier's build, which includes the generated file inside extern "C" (templates, classes and
+     * overloads of the kernel's headers cannot have C linkage); nothing in C. */
+    op2_buf_printf(b, "\n/* %s */\nOP2_USER_TEXT_BEGIN\n", shape->kernel_comment);
+    /* what OP2 compiles before a kernel found through its calling file: for the C++ tier, whose
+     * wrapper defines OP2_CXX_TIER (jit/cxx.c) */
+    /* in an unnamed namespace: the calling file's own functions (MG-CFD's io.h defines
+     * read_input_dat, which reads a global of the program) are not emitted unless the kernel
+     * calls them, so nothing of the program's is left undefined in the kernel's object */
+    if (context_text.len)
+      op2_buf_printf(b, "#ifdef OP2_CXX_TIER\n%snamespace {\n%s\n}\n#endif\n", api,
+                     context_text.data);
+    op2_buf_printf(b, "#line 1 \"kernel:%s\"\n", name);
     size_t klen = strlen(kernel_src);
     op2_buf_append(b, kernel_src, klen);
     if (klen && kernel_src[klen - 1] != '\n') op2_buf_append(b, "\n", 1);
@@ -237,11 +269,12 @@ static int generate(op2_jit *jit, const op2_loop_desc *loop, const file_shape *s
     if (guard && *guard) op2_buf_printf(b, "#ifdef %s\n", guard);
     if (guard) op2_buf_printf(b, "extern __typeof__(%s) %s;\n", name, name);
     if (guard && *guard) op2_buf_printf(b, "#endif\n");
+    op2_buf_printf(b, "OP2_USER_TEXT_END\n");
   }
   op2_buf_printf(b, "\n");
   body(b, arg);
   op2_buf_append(b, tmpl, strlen(tmpl));
-  free(tmpl), free(used), op2_buf_free(&kernel);
+  free(tmpl), free(api), free(used), op2_buf_free(&kernel), op2_buf_free(&context_text);
   if (b->failed || out->signature.failed) {
     op2_buf_free(&out->source), op2_buf_free(&out->signature);
     return op2_jit_fail(jit, OP2_ERR_MEM, "out of memory generating the %s for '%s'", shape->what,

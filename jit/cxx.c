@@ -3,8 +3,10 @@
  * compile are built by the system C++ compiler (OP2_CXX). The generated file itself stays C: the
  * compiler reads a small wrapper beside it that includes the C++ headers such kernels use, then
  * the generated file inside `extern "C"`, so its entry point and live-constant pointers keep
- * their C names. -fpermissive lets read-only data reach a kernel that did not declare its
- * parameter const (OP2's kernels often do not), as C does with a warning. */
+ * their C names; the user's text in it is `extern "C++"` (the prelude's OP2_USER_TEXT_BEGIN), so
+ * the templates, classes and overloads of the kernel's headers keep C++ linkage. -fpermissive lets
+ * read-only data reach a kernel that did not declare its parameter const (OP2's kernels often do
+ * not), as C does with a warning. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,16 +28,20 @@ static const char cxx_wrapper_head[] =
      * kernels whose std:: calls lost the namespace (kernel_text.c) */
     "#include <math.h>\n"
     "#include <stdlib.h>\n"
-    "#define restrict __restrict\n";
+    "#define restrict __restrict\n"
+    /* the calling file's context of a kernel found through it (runtime/kernel_search.c) */
+    "#define OP2_CXX_TIER 1\n";
 
 /* The flags after the user's: C++ with C's leniency on const, and the scalar loop (the SIMD
  * template is C). */
 static const char *const cxx_extra_flags[] = {"-fpermissive", "-UOP2_SIMD_W", "-x", "c++"};
 enum { NEXTRA = sizeof cxx_extra_flags / sizeof cxx_extra_flags[0] };
 
-/* The C++ standard headers the kernel includes (`<string>`, `<iostream>`: names without '.'),
- * written before `extern "C"`, where their templates may be declared: their second inclusion,
- * inside the block, is empty (include guards). C headers stay where the kernel has them. */
+/* The headers the generated file includes with <...>, written before `extern "C"`, where their
+ * templates may be declared and nothing of theirs goes into the calling file's context (an
+ * unnamed namespace, codegen.c): their second inclusion, inside the block, is empty (include
+ * guards). The C++ standard headers (`<string>`: names without '.') as they are; the others
+ * (`<stdio.h>`, a program's `<mpi.h>`) where the compiler has them. */
 static int hoisted_includes(const char *source, FILE *f) {
   int ok = 1;
   for (const char *p = source; p && *p && ok; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
@@ -44,8 +50,12 @@ static int hoisted_includes(const char *source, FILE *f) {
     q += 1 + strspn(q + 1, " \t");
     if (strncmp(q, "include", 7) != 0) continue;
     q += 7 + strspn(q + 7, " \t");
-    size_t len = strcspn(q, ">\n.\"");
-    if (*q == '<' && q[len] == '>' && len > 1)
+    size_t len = strcspn(q, ">\n\"");
+    if (*q != '<' || q[len] != '>' || len < 2) continue;
+    if (memchr(q, '.', len) || memchr(q, '/', len))
+      ok = fprintf(f, "#if __has_include(%.*s)\n#include %.*s\n#endif\n", (int)len + 1, q,
+                   (int)len + 1, q) > 0;
+    else
       ok = fprintf(f, "#include %.*s\n", (int)len + 1, q) > 0;
   }
   return ok;

@@ -71,12 +71,17 @@ int op2_codegen_c(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_sr
  * Such a kernel goes to the C++ tier only; any other C++ reaches it by a C compiler's rejection. */
 int op2_kernel_needs_cxx(const char *src);
 /* The kernel text as the generated file holds it (kernel_text.c): `extern` declarations of the
- * loop's constants blanked, C++ standard headers dropped or replaced by C ones and, with
- * rewrite_std (C targets), `std::` calls the prelude provides in C (sqrt, min, ...) without the
- * namespace and file-scope `inline` functions `static inline`.
+ * loop's constants blanked, C++ standard headers dropped or replaced by C ones, file-scope
+ * `inline` functions without a storage class made `static` (every target: the emulator builds
+ * the CUDA file as C) and, with rewrite_std (C targets), C++ with a C form lowered and `std::`
+ * calls the prelude provides in C (sqrt, min, ...) without the namespace.
  * Lines are kept. Appended to `out` (check out->failed). */
 void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewrite_std,
                            op2_buf *out);
+/* The C++ tier's context of a kernel found through its calling file (the comment that
+ * runtime/kernel_search.c puts at the start of the text): its text into `context`, and the
+ * length of the comment, which the rest of the text follows; 0 when the text has none. */
+size_t op2_kernel_context(const char *text, op2_buf *context);
 
 /* ---- compilers: a tier is one compiler with its flags (tcc.c, cc.c) ---- */
 typedef struct op2_tier op2_tier;

@@ -9,6 +9,7 @@
  * functions become `static inline`, as C++'s inline behaves within one file. Line numbers are kept:
  * compiler messages still point at the user's lines. */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cxx_lower.h"
@@ -148,18 +149,18 @@ static const char *extern_constant_decl(const op2_loop_desc *loop, const char *p
   return names_constant && *q == ';' ? q + 1 : NULL;
 }
 
-/* At p (the keyword `inline` at file scope): whether `static` or `extern` stands beside it. */
-static int inline_has_linkage(const char *src, const char *p) {
-  const char *b = p;
-  while (b > src && isspace((unsigned char)b[-1])) b--;
-  const char *w = b;
-  while (w > src && ident_char(w[-1])) w--;
-  if (word_is(w, (size_t)(b - w), "static") || word_is(w, (size_t)(b - w), "extern")) return 1;
-  const char *a = p + 6;
-  while (isspace((unsigned char)*a)) a++;
-  const char *e = a;
+/* At p, the start of a line: when it is a preprocessor directive, its name (*name, *len) and
+ * the end of the directive (its continuation lines included); NULL otherwise. */
+static const char *directive(const char *p, const char **name, size_t *len) {
+  while (*p == ' ' || *p == '\t') p++;
+  if (*p != '#') return NULL;
+  const char *d = p + 1;
+  while (*d == ' ' || *d == '\t') d++;
+  const char *e = d;
   while (ident_char(*e)) e++;
-  return word_is(a, (size_t)(e - a), "static") || word_is(a, (size_t)(e - a), "extern");
+  *name = d, *len = (size_t)(e - d);
+  while (*e && !(*e == '\n' && e[-1] != '\\')) e++;
+  return e;
 }
 
 /* How many of the text's `#if`, `#ifdef` and `#ifndef` have no `#endif`: a kernel taken from a
@@ -172,12 +173,9 @@ static int unclosed_conditionals(const char *src) {
       line_start = 0, p = q;
       continue;
     }
-    if (line_start && *p == '#') {
-      const char *d = p + 1;
-      while (*d == ' ' || *d == '\t') d++;
-      const char *e = d;
-      while (ident_char(*e)) e++;
-      size_t len = (size_t)(e - d);
+    const char *d, *end = line_start && *p == '#' ? directive(p, &d, &(size_t){0}) : NULL;
+    if (end) {
+      size_t len = strspn(d, "abcdefghijklmnopqrstuvwxyz");
       if (word_is(d, len, "if") || word_is(d, len, "ifdef") || word_is(d, len, "ifndef")) open++;
       if (word_is(d, len, "endif") && open > 0) open--;
     }
@@ -190,13 +188,154 @@ static int unclosed_conditionals(const char *src) {
   return open;
 }
 
+/* ---- `inline` helpers as C++ means them ----
+ * C99's plain `inline` (C++'s, to OP2's headers) defines no symbol: a helper the compiler does not
+ * inline would stay undefined. A file-scope function declared inline and neither static nor
+ * extern becomes static, as C++'s inline behaves within one file. Real headers spell it in any
+ * order (`static OP_FUN_PREFIX inline`, `inline static`, `__inline__`, attributes between) and
+ * through macros (`#define OP_FUN_PREFIX` empty, or `inline`): the whole declaration's specifiers
+ * are read, object-like macros the text defines are looked through, and `static` is put before
+ * the declaration's first word, once. */
+
+enum { WORD_INLINE = 1, WORD_STORAGE = 2, MAX_MACROS = 512, MACRO_DEPTH = 8 };
+
+typedef struct macro_def {
+  const char *name, *body, *end;
+  size_t len;
+} macro_def;
+
+typedef struct macro_table {
+  macro_def def[MAX_MACROS];
+  int n;
+} macro_table;
+
+/* The object-like macros `src` defines (every definition, for conditional ones). */
+static void collect_macros(const char *src, macro_table *t) {
+  t->n = 0;
+  for (const char *p = src; *p && t->n < MAX_MACROS;) {
+    const char *d;
+    size_t len;
+    const char *end = directive(p, &d, &len);
+    if (end && word_is(d, len, "define")) {
+      const char *n = d + len;
+      while (*n == ' ' || *n == '\t') n++;
+      const char *e = n;
+      while (ident_char(*e)) e++;
+      if (e > n && *e != '(') t->def[t->n++] = (macro_def){n, e, end, (size_t)(e - n)};
+    }
+    const char *nl = strchr(end ? end : p, '\n');
+    p = nl ? nl + 1 : p + strlen(p);
+  }
+}
+
+/* What the word [w, w + len) is or may expand to: WORD_INLINE, WORD_STORAGE (static, extern,
+ * typedef), both or neither. */
+static int word_class(const macro_table *t, const char *w, size_t len, int depth) {
+  if (word_is(w, len, "inline") || word_is(w, len, "__inline") || word_is(w, len, "__inline__"))
+    return WORD_INLINE;
+  if (word_is(w, len, "static") || word_is(w, len, "extern") || word_is(w, len, "typedef"))
+    return WORD_STORAGE;
+  int cls = 0;
+  for (int i = 0; depth < MACRO_DEPTH && i < t->n; i++) {
+    if (t->def[i].len != len || strncmp(t->def[i].name, w, len) != 0) continue;
+    for (const char *p = t->def[i].body; p < t->def[i].end;) {
+      const char *q = skip_non_code(p);
+      if (q != p) {
+        p = q;
+        continue;
+      }
+      const char *e = p;
+      while (ident_char(*e)) e++;
+      if (e > p && !isdigit((unsigned char)*p)) cls |= word_class(t, p, (size_t)(e - p), depth + 1);
+      p = e > p ? e : p + 1;
+    }
+  }
+  return cls;
+}
+
+/* At p, the first word of a declaration at file scope: whether its specifiers (up to the
+ * declarator's parameter list, attributes skipped) make an inline function with neither static
+ * nor extern. */
+static int needs_static(const macro_table *t, const char *p) {
+  int cls = 0;
+  while (*p && *p != ';' && *p != '{' && *p != '=' && *p != ',' && *p != '(') {
+    const char *q = skip_non_code(p);
+    if (q != p) {
+      p = q;
+      continue;
+    }
+    if (!ident_char(*p) || isdigit((unsigned char)*p)) {
+      p++;
+      continue;
+    }
+    const char *e = p;
+    while (ident_char(*e)) e++;
+    size_t len = (size_t)(e - p);
+    const char *a = e;
+    while (isspace((unsigned char)*a)) a++;
+    if (*a == '(' && (word_is(p, len, "__attribute__") || word_is(p, len, "__attribute") ||
+                      word_is(p, len, "__declspec") || word_is(p, len, "_Alignas"))) {
+      int depth = 0; /* past the attribute's parentheses */
+      for (p = a; *p; p++) {
+        depth += (*p == '(') - (*p == ')');
+        if (depth == 0) break;
+      }
+      if (*p) p++;
+      continue;
+    }
+    cls |= word_class(t, p, len, 0);
+    p = e;
+  }
+  return *p == '(' && cls == WORD_INLINE;
+}
+
+/* The calling file's context of a kernel found through it (runtime/kernel_search.c): one comment
+ * at the start of the text, from the marker to the first end of comment, its text escaped ('@'
+ * before a character means that character: "@@", "*@/", "/@*"). */
+static const char context_mark[] = "/* op2 context:";
+
+size_t op2_kernel_context(const char *text, op2_buf *context) {
+  if (strncmp(text, context_mark, sizeof context_mark - 1) != 0) return 0;
+  const char *body = strchr(text, '\n'), *end = strstr(text, "*/");
+  if (!body || !end || end < body) return 0;
+  for (const char *p = body + 1; p < end; p++) {
+    if (*p == '@' && p + 1 < end) p++;
+    op2_buf_append(context, p, 1);
+  }
+  if (!context->data) op2_buf_append(context, "", 0);
+  end += 2;
+  return (size_t)(end - text) + (*end == '\n');
+}
+
+/* At p, a '{' at file scope: whether it opens a linkage block (`extern "C" {`, which a header
+ * shared with C++ has under #ifdef __cplusplus), whose declarations are still at file scope. */
+static int linkage_brace(const char *src, const char *p) {
+  while (p > src && isspace((unsigned char)p[-1])) p--;
+  if (p == src || p[-1] != '"') return 0;
+  const char *close = --p;
+  while (p > src && p[-1] != '"' && p[-1] != '\n') p--;
+  if (p == src || p[-1] != '"' ||
+      !(word_is(p, (size_t)(close - p), "C") || word_is(p, (size_t)(close - p), "C++")))
+    return 0;
+  for (p--; p > src && isspace((unsigned char)p[-1]);) p--;
+  return p - src >= 6 && strncmp(p - 6, "extern", 6) == 0 && (p - 6 == src || !ident_char(p[-7]));
+}
+
 void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewrite_std,
                            op2_buf *out) {
-  int depth = 0, line_start = 1, renamed;
+  int depth = 0, line_start = 1, renamed, linkage = 0;
+  int at_decl = 1;               /* at file scope, where a declaration starts */
+  const char *directive_end = 0; /* inside a preprocessor directive until there */
   /* C++ that has a C form (cxx_lower.c) first: the rewrites below apply to its result */
   op2_buf lowered = {0};
   if (rewrite_std && op2_cxx_lower(src, loop ? loop->name : NULL, &lowered) && !lowered.failed)
     src = lowered.data;
+  /* C's inline for every target: the CUDA file is C for the emulator too */
+  macro_table *macros = malloc(sizeof *macros);
+  if (macros)
+    collect_macros(src, macros);
+  else
+    out->failed = 1; /* the caller reports it as out of memory */
   for (const char *p = src; *p;) {
     const char *q = skip_non_code(p);
     if (q != p) {
@@ -205,34 +344,46 @@ void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewri
       p = q;
       continue;
     }
-    const char *end;
+    const char *end, *name;
+    size_t len;
+    if (line_start && *p == '#' && (end = directive(p, &name, &len)) != NULL) directive_end = end;
     const char *repl = line_start && *p == '#' ? std_include(p, &end) : NULL;
     if (repl) {
       op2_buf_printf(out, "%s%s", *repl ? "#include " : "", repl);
       p = end;
       continue;
     }
-    if (depth == 0 && strncmp(p, "extern", 6) == 0 && !ident_char(p[6]) &&
+    int code = p >= directive_end; /* not in a directive */
+    if (depth == 0 && code && strncmp(p, "extern", 6) == 0 && !ident_char(p[6]) &&
         (p == src || !ident_char(p[-1])) && (end = extern_constant_decl(loop, p)) != NULL) {
       /* blanked: the constant is defined before the kernel; its lines stay */
       for (; p < end; p++) op2_buf_append(out, *p == '\n' ? "\n" : " ", 1);
+      at_decl = 1;
       continue;
     }
-    /* C99's plain `inline` (C++'s, to OP2's headers) defines no symbol: a helper the compiler
-     * does not inline would stay undefined. `static inline` is C++'s meaning in one file. */
-    if (rewrite_std && depth == 0 && strncmp(p, "inline", 6) == 0 && !ident_char(p[6]) &&
-        (p == src || !ident_char(p[-1])) && !inline_has_linkage(src, p)) {
-      op2_buf_printf(out, "static inline");
-      p += 6;
-      continue;
+    if (depth == 0 && code && at_decl && ident_char(*p) && !isdigit((unsigned char)*p) &&
+        (p == src || !ident_char(p[-1]))) {
+      at_decl = 0;
+      if (macros && needs_static(macros, p)) op2_buf_printf(out, "static ");
     }
     if (rewrite_std && *p == 's' && (p == src || !ident_char(p[-1])) && std_known(p, &renamed)) {
       if (renamed) op2_buf_printf(out, "op2_std_");
       p += 5;
       continue;
     }
-    if (*p == '{') depth++;
-    if (*p == '}' && depth > 0) depth--;
+    if (code && depth == 0 && (*p == '{' || *p == '}') &&
+        (*p == '{' ? linkage_brace(src, p) : linkage > 0)) {
+      linkage += *p == '{' ? 1 : -1; /* its declarations stay at file scope */
+      at_decl = 1;
+    } else if (code && *p == '{') {
+      depth++;
+    } else if (code && *p == '}' && depth > 0) {
+      at_decl = --depth == 0;
+    } else if (code && depth == 0 && *p == ';') {
+      at_decl = 1;
+    } else if (code && depth == 0 && !isspace((unsigned char)*p)) {
+      at_decl = 0;
+    }
     if (*p == '\n')
       line_start = 1;
     else if (!isspace((unsigned char)*p))
@@ -243,5 +394,6 @@ void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewri
   /* the header's guard (and any conditional around the kernel) closed after the kernel */
   for (int n = unclosed_conditionals(src); n > 0; n--) op2_buf_printf(out, "\n#endif");
   if (!out->data) op2_buf_append(out, "", 0);
+  free(macros);
   op2_buf_free(&lowered);
 }

@@ -21,6 +21,7 @@
 #include "runtime/error.h"
 #include "runtime/options.h"
 #include "runtime/backend.h"
+#include "runtime/kernel_source.h"
 #include "runtime/loop.h"
 #include "runtime/mesh.h"
 
@@ -103,9 +104,10 @@ static const char *why_now(const char *kernel, const char *name, int nargs, cons
  * mention counts (a comment too): a kernel wrongly taken to print only runs eagerly. */
 static bool kernel_prints(const char *kernel) {
   /* one pass over the text (this runs on every queued call): stop at each letter a name begins
-   * with, then compare the names beginning with it */
+   * with, then compare the names beginning with it; the calling file's headers, which only the
+   * C++ tier compiles before the kernel, are not the kernel's (MG-CFD's io.h calls op_printf) */
   static const char *const calls[] = {"printf", "puts", "putc", "perror", "fwrite", "cout", "cerr"};
-  for (const char *p = kernel; (p = strpbrk(p, "pfc")) != NULL; p++)
+  for (const char *p = op2_kernel_text_body(kernel); (p = strpbrk(p, "pfc")) != NULL; p++)
     for (size_t i = 0; i < sizeof calls / sizeof *calls; i++)
       if (calls[i][0] == *p && strncmp(p, calls[i], strlen(calls[i])) == 0) return true;
   return false;

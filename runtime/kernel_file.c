@@ -97,9 +97,11 @@ const char *op_kernel_file(const char *file_name) {
                 op2_kernel_file_failure(err));
     return NULL;
   }
-  /* Its quoted includes, from the file's own directory (the compile happens elsewhere). */
+  /* Its quoted includes, from the file's own directory or OP2_KERNEL_PATH (the compile happens
+   * elsewhere). */
   if (strstr(text, "#include") || strstr(text, "# include")) {
-    char *expanded = op2_kernel_expand_includes(strchr(text, '\n') + 1, path, file_name);
+    char *expanded =
+        op2_kernel_expand_includes(strchr(text, '\n') + 1, path, file_name, ctx->opt.kernel_path);
     if (!expanded) {
       free(text);
       op2_error(OP2_ERR_MEM, "op_kernel_file '%s': out of memory", file_name);

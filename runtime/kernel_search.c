@@ -7,9 +7,12 @@
  * one of its parents (where the calling file is), the executable's own directory: so a program
  * run from elsewhere still finds its kernels. The text compiled is
  * self-contained: the app's user_types.h (found the same way) comes first, as OP2's translator
- * puts it before every kernel, and every `#include "x.h"` is replaced by the file's text, resolved
- * against the directory of the file that includes it; so what those files hold is part of the
- * kernel's text, hence of its cache key. */
+ * puts it before every kernel, and every `#include "x.h"` is replaced by the file's text, found as
+ * a compiler finds it: beside the file that includes it, then in OP2_KERNEL_PATH's directories
+ * (the program's -I directories); so what those files hold is part of the kernel's text, hence
+ * of its cache key. Each file enters the text once, as #pragma once would have it: the files read
+ * only while looking for the kernel's definition are not in the text until an included file
+ * includes them. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -17,19 +20,58 @@
 #include <string.h>
 #include <unistd.h>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "runtime/context.h"
 #include "runtime/error.h"
 #include "runtime/options.h"
 #include "runtime/kernel_source.h"
 
-enum { MAX_DIRS = 16, MAX_FILES = 64, MAX_DEPTH = 16, MAX_CALLER_DEPTH = 4 };
+enum { MAX_DIRS = 16, MAX_DEPTH = 16, MAX_CALLER_DEPTH = 4, MAX_MISSING = 8 };
+
+/* Files, by real path. */
+typedef struct path_set {
+  int n, cap;
+  char **path;
+} path_set;
 
 typedef struct search {
   int ndirs;
+  int nkernel_path; /* dirs[0, nkernel_path): OP2_KERNEL_PATH's, also for quoted includes */
   char dirs[MAX_DIRS][OP2_PATH_MAX];
-  int nseen; /* files already in the text (as #pragma once would): their real paths */
-  char *seen[MAX_FILES];
+  path_set in_text; /* files whose text is in the kernel's text: each enters it once */
+  path_set read;    /* files read while looking for the kernel's definition */
+  int nmissing;     /* quoted includes met on the way and found nowhere, for the message */
+  op2_buf missing;
+  int context; /* expanding the C++ tier's context: a header found nowhere is left out */
 } search;
+
+static int set_has(const path_set *set, const char *real) {
+  for (int i = 0; i < set->n; i++)
+    if (strcmp(set->path[i], real) == 0) return 1;
+  return 0;
+}
+
+/* Out of memory, the file is not recorded: at worst it is read twice (include guards hold). */
+static void set_add(path_set *set, const char *real) {
+  if (set->n == set->cap) {
+    int cap = set->cap ? 2 * set->cap : 16;
+    char **p = realloc(set->path, (size_t)cap * sizeof *p);
+    if (!p) return;
+    set->path = p, set->cap = cap;
+  }
+  if ((set->path[set->n] = strdup(real)) != NULL) set->n++;
+}
+
+static void search_free(search *s) {
+  if (!s) return;
+  for (int i = 0; i < s->in_text.n; i++) free(s->in_text.path[i]);
+  for (int i = 0; i < s->read.n; i++) free(s->read.path[i]);
+  free(s->in_text.path), free(s->read.path);
+  op2_buf_free(&s->missing);
+  free(s);
+}
 
 static void add_dir(search *s, const char *dir, size_t len) {
   char abs[OP2_PATH_MAX];
@@ -53,14 +95,19 @@ static void dir_of(const char *path, char *dir, size_t size) {
   if (slash == path) snprintf(dir, size, "/");
 }
 
-static void search_dirs(const op2_context *ctx, const char *caller_file, search *s) {
-  const char *path = ctx->opt.kernel_path;
-  for (const char *dir = path; *dir;) {
+/* OP2_KERNEL_PATH's directories: the first searched. */
+static void kernel_path_dirs(search *s, const char *kernel_path) {
+  for (const char *dir = kernel_path; *dir;) {
     size_t n = strcspn(dir, ":");
     if (n) add_dir(s, dir, n);
     if (!dir[n]) break;
     dir += n + 1;
   }
+  s->nkernel_path = s->ndirs;
+}
+
+static void search_dirs(const op2_context *ctx, const char *caller_file, search *s) {
+  kernel_path_dirs(s, ctx->opt.kernel_path);
   add_dir(s, ".", 1);
   char caller_dir[OP2_PATH_MAX] = "", exe[OP2_PATH_MAX], exe_dir[OP2_PATH_MAX] = "",
        joined[2 * OP2_PATH_MAX];
@@ -138,29 +185,20 @@ static char *find_file(const search *s, const char *name, char **real, int *err)
   return NULL;
 }
 
-static int seen(search *s, const char *real) {
-  for (int i = 0; i < s->nseen; i++)
-    if (strcmp(s->seen[i], real) == 0) return 1;
-  return 0;
-}
-
-static void mark_seen(search *s, const char *real) {
-  char *copy = s->nseen < MAX_FILES ? strdup(real) : NULL;
-  if (copy) s->seen[s->nseen++] = copy;
-}
-
 /* OP2's own headers, which a kernel header may include for the program's sake: the kernel's
  * prelude stands for them. */
 static int op2_header(const char *name, size_t len) {
-  static const char *const names[] = {"op_seq.h", "op_lib_cpp.h", "op_lib_c.h", "op2.h",
-                                      "op_lib_mpi.h"};
+  static const char *const names[] = {"op_seq.h",     "op_lib_cpp.h",  "op_lib_c.h", "op2.h",
+                                      "op_lib_mpi.h", "op_lib_core.h", "op_hdf5.h",  "op_profile.h",
+                                      "op_util.h",    "op_mpi_core.h"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     if (strlen(names[i]) == len && strncmp(names[i], name, len) == 0) return 1;
   return 0;
 }
 
-/* At the start of a line: the file name of an `#include "NAME"`, or NULL. */
-static const char *quoted_include(const char *line, size_t *len) {
+/* At the start of a line: the file name of an `#include "NAME"` (close '"') or `#include <NAME>`
+ * (close '>'), or NULL. */
+static const char *include_of(const char *line, char close, size_t *len) {
   const char *p = line;
   while (*p == ' ' || *p == '\t') p++;
   if (*p++ != '#') return NULL;
@@ -168,11 +206,15 @@ static const char *quoted_include(const char *line, size_t *len) {
   if (strncmp(p, "include", 7) != 0) return NULL;
   p += 7;
   while (*p == ' ' || *p == '\t') p++;
-  if (*p != '"') return NULL;
-  const char *e = strchr(p + 1, '"');
+  if (*p != (close == '"' ? '"' : '<')) return NULL;
+  const char *e = strchr(p + 1, close);
   if (!e || memchr(p, '\n', (size_t)(e - p))) return NULL;
   *len = (size_t)(e - p - 1);
   return p + 1;
+}
+
+static const char *quoted_include(const char *line, size_t *len) {
+  return include_of(line, '"', len);
 }
 
 /* How #line names a file: `shown`, unless a character would end the directive. Names are the
@@ -183,72 +225,203 @@ static void line_directive(op2_buf *out, int line, const char *shown) {
   op2_buf_printf(out, "#line %d \"%s\"\n", line, strpbrk(shown, "\"\\\n") ? "kernel" : shown);
 }
 
-/* `text` (of file `real`, shown as `shown`, its first `len` bytes) into `out` under #line
- * directives, each `#include "x"` replaced by x's text (resolved against real's directory) the
- * first time. */
+/* The file that `#include "name"` (nlen bytes) in a file of directory `dir` names, as a compiler
+ * finds it: beside that file, then in OP2_KERNEL_PATH's directories (as -I directories). Its
+ * real path (malloc'ed), or NULL when it is in none of them. */
+static char *resolve_include(const search *s, const char *dir, const char *name, size_t nlen) {
+  char path[2 * OP2_PATH_MAX];
+  if (name[0] == '/') {
+    snprintf(path, sizeof path, "%.*s", (int)nlen, name);
+    return realpath(path, NULL);
+  }
+  snprintf(path, sizeof path, "%s/%.*s", dir, (int)nlen, name);
+  char *real = realpath(path, NULL);
+  for (int i = 0; !real && i < s->nkernel_path; i++) {
+    snprintf(path, sizeof path, "%s/%.*s", s->dirs[i], (int)nlen, name);
+    real = realpath(path, NULL);
+  }
+  return real;
+}
+
+/* Where a quoted include of a file in `dir` is looked for, in words. */
+static void searched_dirs(const search *s, const char *dir, op2_buf *b) {
+  op2_buf_printf(b, "%s", dir);
+  for (int i = 0; i < s->nkernel_path; i++)
+    op2_buf_printf(b, "%s%s", i ? ", " : ", then OP2_KERNEL_PATH's ", s->dirs[i]);
+  if (!s->nkernel_path) op2_buf_printf(b, " (OP2_KERNEL_PATH unset)");
+}
+
+/* What a quoted include found nowhere says: the header, where it is included, where it was
+ * looked for. */
+static void missing_words(const search *s, op2_buf *b, const char *name, size_t nlen,
+                          const char *shown, int line, const char *dir) {
+  op2_buf_printf(b, "header '%.*s' (included by %s line %d) is not in ", (int)nlen, name, shown,
+                 line);
+  searched_dirs(s, dir, b);
+}
+
+/* A quoted include found nowhere (line `line` of the file shown as `shown`, in `dir`): the line
+ * stays, for the compiler to look among its own headers; a compiler with __has_include that
+ * does not find it either stops with missing_words()'s message before its own. */
+static void missing_include(const search *s, op2_buf *out, const char *include_line,
+                            size_t line_len, const char *name, size_t nlen, const char *shown,
+                            int line, const char *dir) {
+  op2_buf msg = {0};
+  missing_words(s, &msg, name, nlen, shown, line, dir);
+  for (size_t i = 0; msg.data && i < msg.len; i++) /* inside a string literal below */
+    if (msg.data[i] == '"' || msg.data[i] == '\\' || msg.data[i] == '\n') msg.data[i] = '?';
+  op2_buf_printf(out, "#if defined(__has_include)\n#if !__has_include(\"%.*s\")\n", (int)nlen,
+                 name);
+  line_directive(out, line, shown);
+  op2_buf_printf(out, "#error \"op2: %s\"\n#endif\n#endif\n", msg.data ? msg.data : "");
+  line_directive(out, line, shown);
+  op2_buf_append(out, include_line, line_len);
+  op2_buf_free(&msg);
+}
+
+/* A file's identity in the kernel's text: the hash of its whole text (not of its path, which
+ * would make the text depend on where the program lies). */
+static uint64_t file_id(const char *text) {
+  return XXH3_64bits(text, strlen(text));
+}
+
+/* At the start of a line: the name of its preprocessor directive (*len bytes), or NULL. */
+static const char *directive_word(const char *line, size_t *len) {
+  const char *p = line + strspn(line, " \t");
+  if (*p != '#') return NULL;
+  p += 1 + strspn(p + 1, " \t");
+  *len = strspn(p, "abcdefghijklmnopqrstuvwxyz");
+  return p;
+}
+
+static int word_is(const char *w, size_t len, const char *word) {
+  return strlen(word) == len && strncmp(w, word, len) == 0;
+}
+
+/* The files being expanded, innermost first: a file that includes one of them again is already
+ * in the text there (its guard, or its OP2_ONCE, skips it). */
+typedef struct frame {
+  const char *real;
+  const struct frame *up;
+} frame;
+
+static int expanding(const frame *f, const char *real) {
+  for (; f; f = f->up)
+    if (strcmp(f->real, real) == 0) return 1;
+  return 0;
+}
+
+/* `text` (of file `real`, shown as `shown`, its first `len` bytes; `id` its file_id) into `out`
+ * under #line directives, each `#include "x"` replaced by x's text (resolve_include). The whole is
+ * guarded by the file's id, as #pragma once would: a file enters the text once when it is
+ * included where the preprocessor surely reads it (outside any conditional but an include guard),
+ * again at each later include otherwise (MG-CFD's euler3d.cpp includes papi_funcs.h, which
+ * includes const.h, under #ifdef PAPI: its const.h must not stand for the later one), the
+ * preprocessor keeping the first copy it reads; the C++ tier's context (caller_context) and the
+ * kernel's text may hold the same file. `conditional`: the text itself is read only under a
+ * condition. */
 static void expand(search *s, op2_buf *out, const char *text, size_t len, const char *real,
-                   const char *shown, int depth) {
-  char dir[OP2_PATH_MAX], path[2 * OP2_PATH_MAX], shown_dir[OP2_PATH_MAX],
-      inc_shown[2 * OP2_PATH_MAX];
+                   const char *shown, uint64_t id, int conditional, const frame *up) {
+  char dir[OP2_PATH_MAX], shown_dir[OP2_PATH_MAX], inc_shown[2 * OP2_PATH_MAX];
+  frame self = {real, up};
+  int depth = 0;
+  for (const frame *f = up; f; f = f->up) depth++;
   dir_of(real, dir, sizeof dir);
   dir_of(shown, shown_dir, sizeof shown_dir);
+  if (!conditional) set_add(&s->in_text, real);
+  op2_buf_printf(out, "#ifndef OP2_ONCE_%016llx\n#define OP2_ONCE_%016llx\n",
+                 (unsigned long long)id, (unsigned long long)id);
   line_directive(out, 1, shown);
-  int line = 1;
+  int line = 1, open = 0, directives = 0, guard = 0; /* guard: #ifndef X, #define X first */
+  const char *guard_name = NULL;
+  size_t guard_len = 0;
   for (const char *p = text, *end = text + len; p < end; line++) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     const char *next = nl ? nl + 1 : end;
-    size_t nlen;
-    const char *name = quoted_include(p, &nlen);
-    char *inc_real = NULL, *inc = NULL;
-    if (name && nlen < OP2_PATH_MAX && depth < MAX_DEPTH) {
-      snprintf(path, sizeof path, "%s%s%.*s", name[0] == '/' ? "" : dir, name[0] == '/' ? "" : "/",
-               (int)nlen, name);
-      inc_real = realpath(path, NULL);
-      if (inc_real && !seen(s, inc_real)) {
-        mark_seen(s, inc_real);
-        inc = read_text(inc_real);
-      }
+    size_t wlen, nlen;
+    const char *w = directive_word(p, &wlen);
+    if (w) {
+      const char *arg = w + wlen + strspn(w + wlen, " \t");
+      size_t alen = strcspn(arg, " \t\r\n");
+      if (++directives == 1 && word_is(w, wlen, "ifndef")) guard_name = arg, guard_len = alen;
+      if (directives == 2 && guard_name && word_is(w, wlen, "define") && alen == guard_len &&
+          strncmp(arg, guard_name, alen) == 0)
+        guard = 1;
+      if (word_is(w, wlen, "if") || word_is(w, wlen, "ifdef") || word_is(w, wlen, "ifndef")) open++;
+      if (word_is(w, wlen, "endif") && open > 0) open--;
     }
-    if (inc) {
-      snprintf(inc_shown, sizeof inc_shown, "%s%s%.*s", name[0] == '/' ? "" : shown_dir,
-               name[0] != '/' && *shown_dir ? "/" : "", (int)nlen, name);
-      expand(s, out, inc, strlen(inc), inc_real, inc_shown, depth + 1);
+    const char *name = quoted_include(p, &nlen);
+    if (name && (nlen >= OP2_PATH_MAX || depth >= MAX_DEPTH)) name = NULL;
+    char *inc_real = name ? resolve_include(s, dir, name, nlen) : NULL;
+    if (inc_real && !set_has(&s->in_text, inc_real) && !expanding(&self, inc_real)) {
+      int err = 0;
+      char *inc = read_text(inc_real);
+      if (!inc) err = errno;
+      if (inc) {
+        snprintf(inc_shown, sizeof inc_shown, "%s%s%.*s", name[0] == '/' ? "" : shown_dir,
+                 name[0] != '/' && *shown_dir ? "/" : "", (int)nlen, name);
+        expand(s, out, inc, strlen(inc), inc_real, inc_shown, file_id(inc),
+               conditional || open > (guard ? 1 : 0), &self);
+      } else { /* a compile error that says why */
+        line_directive(out, line, shown);
+        op2_buf_printf(out, "#error \"op2: cannot read header '%.*s' (%s)\"\n", (int)nlen, name,
+                       op2_kernel_file_failure(err));
+      }
       line_directive(out, line + 1, shown);
+      free(inc);
     } else if (inc_real || (name && op2_header(name, nlen))) {
       op2_buf_append(out, "\n", 1); /* already in the text, or OP2's own header */
+    } else if (name && s->context) {
+      op2_buf_append(out, "\n", 1); /* the program's -I directories are not known */
+    } else if (name) {
+      missing_include(s, out, p, (size_t)(next - p), name, nlen, shown, line, dir);
+      if (!nl) op2_buf_append(out, "\n", 1);
     } else {
       op2_buf_append(out, p, (size_t)(next - p));
       if (!nl) op2_buf_append(out, "\n", 1);
     }
-    free(inc), free(inc_real);
+    free(inc_real);
     p = next;
   }
+  op2_buf_printf(out, "#endif\n");
 }
 
-/* The definition of `name` in the headers `text` (of file `real`) includes with quotes, depth
- * first: 1 with the header's text and real path when found. */
-static int in_included(search *s, const char *text, const char *real, const char *name, int depth,
-                       char **htext, char **hreal) {
-  char dir[OP2_PATH_MAX], path[2 * OP2_PATH_MAX];
+/* The definition of `name` in the headers `text` (of file `real`, shown as `shown`) includes
+ * with quotes, depth first: 1 with the header's text (up to the kernel's end), its file_id and
+ * real path, and in *via the line of `text` whose include leads there. The headers read here are
+ * not in the kernel's text: the kernel's header brings in what it includes itself. */
+static int in_included(search *s, const char *text, const char *real, const char *shown,
+                       const char *name, int depth, char **htext, uint64_t *hid, char **hreal,
+                       int *via) {
+  char dir[OP2_PATH_MAX];
   dir_of(real, dir, sizeof dir);
-  for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+  int line = 1;
+  for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL, line++) {
     size_t nlen;
     const char *inc = quoted_include(p, &nlen);
     if (!inc || nlen >= OP2_PATH_MAX) continue;
-    snprintf(path, sizeof path, "%s/%.*s", dir, (int)nlen, inc);
-    char *r = realpath(path, NULL);
-    char *t = r && !seen(s, r) ? read_text(r) : NULL;
-    if (t) mark_seen(s, r);
+    char *r = resolve_include(s, dir, inc, nlen);
+    if (!r && !op2_header(inc, nlen) && s->nmissing++ < MAX_MISSING) {
+      op2_buf_printf(&s->missing, "%s", s->nmissing > 1 ? "; " : "");
+      missing_words(s, &s->missing, inc, nlen, shown, line, dir);
+    }
+    char *t = r && !set_has(&s->read, r) ? read_text(r) : NULL;
+    if (t) set_add(&s->read, r);
     const char *b, *e;
     if (t && op2_kernel_definition(t, name, &b, &e)) {
+      *hid = file_id(t);
       t[e - t] = 0; /* what comes before the kernel is what it may use */
-      *htext = t, *hreal = r;
+      *htext = t, *hreal = r, *via = line;
       return 1;
     }
-    int found =
-        t && depth < MAX_CALLER_DEPTH && in_included(s, t, r, name, depth + 1, htext, hreal);
+    const char *base = r ? strrchr(r, '/') : NULL;
+    int found = t && depth < MAX_CALLER_DEPTH &&
+                in_included(s, t, r, base ? base + 1 : r, name, depth + 1, htext, hid, hreal, via);
     free(t), free(r);
-    if (found) return 1;
+    if (found) {
+      *via = line;
+      return 1;
+    }
   }
   return 0;
 }
@@ -267,6 +440,109 @@ static char *read_caller(const search *s, const char *caller_file, char **real) 
   return text;
 }
 
+/* How many of the directives in `text` open a conditional that none closes. */
+static int open_conditionals(const char *text) {
+  int open = 0;
+  for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+    const char *d = p + strspn(p, " \t");
+    if (*d != '#') continue;
+    d += 1 + strspn(d + 1, " \t");
+    size_t n = strspn(d, "abcdefghijklmnopqrstuvwxyz");
+    if ((n == 2 && !strncmp(d, "if", 2)) || (n == 5 && !strncmp(d, "ifdef", 5)) ||
+        (n == 6 && !strncmp(d, "ifndef", 6)))
+      open++;
+    if (n == 5 && !strncmp(d, "endif", 5) && open > 0) open--;
+  }
+  return open;
+}
+
+/* The C++ tier's context (below) as one comment at the head of the kernel's text: no C
+ * compiler, nor NVRTC, nor any reader of the kernel's text sees it (a template there would make
+ * the kernel C++; a constant named there, used). jit/kernel_text.c (op2_kernel_context) takes it
+ * out: a comment starting with OP2_CONTEXT_MARK at the text's start, its text escaped so that it
+ * holds no comment delimiter ('@' as "@@", "*" "/" as "*@/", "/" "*" as "/@*"). */
+#define OP2_CONTEXT_MARK "/* op2 context:"
+static void context_comment(const op2_buf *context, op2_buf *out) {
+  op2_buf_printf(out, "%s the calling file before the kernel's header, for the C++ tier\n",
+                 OP2_CONTEXT_MARK);
+  for (size_t i = 0; i < context->len; i++) {
+    char c = context->data[i], next = i + 1 < context->len ? context->data[i + 1] : 0;
+    op2_buf_append(out, &c, 1);
+    if (c == '@' || (c == '*' && next == '/') || (c == '/' && next == '*'))
+      op2_buf_append(out, "@", 1);
+  }
+  op2_buf_printf(out, "\n*/\n");
+}
+
+const char *op2_kernel_text_body(const char *kernel) {
+  if (strncmp(kernel, OP2_CONTEXT_MARK, sizeof OP2_CONTEXT_MARK - 1) != 0) return kernel;
+  const char *end = strstr(kernel, "*/");
+  return end ? end + 2 : kernel;
+}
+
+/* What the C++ tier compiles before a kernel found through the calling file, as OP2 compiles
+ * the kernel inside that file: the calling file's preprocessor lines before line `upto` (its
+ * includes, standard ones too, its #defines and conditionals; its code left out), each file in
+ * it once. Real headers rely on what the calling file included before them (MG-CFD's
+ * validation.h uses NVAR from the const.h that euler3d.cpp includes first, and utils.h
+ * std::ostringstream from its <sstream>). Its angle includes come first, each where the
+ * compiler has it (__has_include: a program's <mpi.h> or <papi.h> is not the kernel's concern);
+ * a quoted include found nowhere is left out. TinyCC, the optimising C compiler and NVRTC
+ * compile the kernel's own headers only. */
+static void caller_context(search *s, op2_buf *out, const char *text, const char *real,
+                           const char *shown, int upto) {
+  op2_buf kept = {0}, angle = {0}; /* its directives line for line; its angle includes */
+  int line = 1;
+  for (const char *p = text; p && *p && line < upto; line++) {
+    const char *nl = strchr(p, '\n');
+    const char *next = nl ? nl + 1 : p + strlen(p);
+    const char *d = p + strspn(p, " \t");
+    size_t len;
+    const char *name = include_of(p, '>', &len);
+    if (name) {
+      op2_buf_printf(&angle, "#if __has_include(<%.*s>)\n#include <%.*s>\n#endif\n", (int)len, name,
+                     (int)len, name);
+      op2_buf_append(&kept, "\n", 1);
+    } else if (*d == '#') { /* the directive with its continuation lines */
+      for (;;) {
+        op2_buf_append(&kept, p, (size_t)(next - p));
+        if (!nl || next - p < 2 || nl[-1] != '\\') break;
+        p = next, line++;
+        nl = strchr(p, '\n');
+        next = nl ? nl + 1 : p + strlen(p);
+      }
+      if (!nl) op2_buf_append(&kept, "\n", 1);
+    } else {
+      op2_buf_append(&kept, "\n", 1);
+    }
+    p = next;
+  }
+  for (int n = kept.data ? open_conditionals(kept.data) : 0; n > 0; n--)
+    op2_buf_printf(&kept, "#endif\n");
+  if (kept.data && !kept.failed) {
+    path_set in_text = s->in_text; /* its files, once each, apart from the kernel's */
+    s->in_text = (path_set){0};
+    s->context = 1;
+    op2_buf context = {0};
+    if (angle.len) op2_buf_append(&context, angle.data, angle.len);
+    expand(s, &context, kept.data, kept.len, real, shown, file_id(kept.data), 0, NULL);
+    if (!context.failed) context_comment(&context, out);
+    op2_buf_free(&context);
+    s->context = 0;
+    for (int i = 0; i < s->in_text.n; i++) free(s->in_text.path[i]);
+    free(s->in_text.path);
+    s->in_text = in_text;
+  }
+  op2_buf_free(&kept), op2_buf_free(&angle);
+}
+
+/* `head` before what `out` holds. */
+static void prepend(op2_buf *out, op2_buf *head) {
+  if (out->len) op2_buf_append(head, out->data, out->len);
+  op2_buf_free(out);
+  *out = *head;
+}
+
 static void not_found(const op2_context *ctx, const search *s, const char *name,
                       const char *file_name, const char *caller_file) {
   op2_buf dirs = {0};
@@ -275,22 +551,25 @@ static void not_found(const op2_context *ctx, const search *s, const char *name,
             "op_par_loop '%s': the kernel is a function, so its source is read from its header "
             "%s, or its definition in the calling file %s or a header it includes; none was "
             "found. Directories searched: %s (OP2_KERNEL_PATH: %s; then the current directory, "
-            "the calling file's and the executable's)",
+            "the calling file's and the executable's)%s%s%s",
             name, file_name, caller_file ? caller_file : "(unknown)",
-            dirs.data ? dirs.data : "none", *ctx->opt.kernel_path ? ctx->opt.kernel_path : "unset");
+            dirs.data ? dirs.data : "none", *ctx->opt.kernel_path ? ctx->opt.kernel_path : "unset",
+            s->nmissing ? ". Of the headers included on the way, " : "",
+            s->missing.data ? s->missing.data : "", s->nmissing > MAX_MISSING ? "; and more" : "");
   op2_buf_free(&dirs);
 }
 
-char *op2_kernel_expand_includes(const char *text, const char *path, const char *shown) {
+char *op2_kernel_expand_includes(const char *text, const char *path, const char *shown,
+                                 const char *kernel_path) {
   search *s = calloc(1, sizeof *s);
   char *real = s ? realpath(path, NULL) : NULL;
   op2_buf out = {0};
   if (real) {
-    mark_seen(s, real);
-    expand(s, &out, text, strlen(text), real, shown, 0);
+    kernel_path_dirs(s, kernel_path);
+    expand(s, &out, text, strlen(text), real, shown, file_id(text), 0, NULL);
   }
-  for (int i = 0; s && i < s->nseen; i++) free(s->seen[i]);
-  free(s), free(real);
+  search_free(s);
+  free(real);
   if (out.failed) op2_buf_free(&out);
   return out.data;
 }
@@ -313,28 +592,33 @@ char *op2_kernel_function_source(const op2_context *ctx, const char *caller_file
               op2_kernel_file_failure(err));
     goto fail;
   }
-  if (types) {
-    mark_seen(s, types_real);
-    expand(s, &out, types, strlen(types), types_real, "user_types.h", 0);
-  }
+  if (types)
+    expand(s, &out, types, strlen(types), types_real, "user_types.h", file_id(types), 0, NULL);
   char *real = NULL, *text = find_file(s, file_name, &real, &err), *caller_real = NULL;
   if (text) { /* NAME.h, whole */
-    mark_seen(s, real);
-    expand(s, &out, text, strlen(text), real, file_name, 0);
+    expand(s, &out, text, strlen(text), real, file_name, file_id(text), 0, NULL);
   } else if (err != ENOENT) {
     op2_error(OP2_ERR_IO, "op_par_loop '%s': cannot read kernel header %s: %s", name, real,
               op2_kernel_file_failure(err));
   } else if ((text = read_caller(s, caller_file, &caller_real)) != NULL) {
     const char *b, *e;
     char *htext = NULL, *hreal = NULL;
+    uint64_t hid;
+    int via;
+    op2_buf head = {0}; /* the C++ tier's context, before user_types.h */
     if (op2_kernel_definition(text, name, &b, &e)) { /* the function only: the rest is main */
       int line = 1;
       for (const char *c = text; c < b; c++) line += *c == '\n';
+      caller_context(s, &head, text, caller_real, caller_file, line);
+      prepend(&out, &head);
       line_directive(&out, line, caller_file);
       op2_buf_printf(&out, "%.*s\n", (int)(e - b), b);
-    } else if (in_included(s, text, caller_real, name, 0, &htext, &hreal)) {
+    } else if (in_included(s, text, caller_real, caller_file, name, 0, &htext, &hid, &hreal,
+                           &via)) {
+      caller_context(s, &head, text, caller_real, caller_file, via);
+      prepend(&out, &head);
       const char *base = strrchr(hreal, '/');
-      expand(s, &out, htext, strlen(htext), hreal, base ? base + 1 : hreal, 0);
+      expand(s, &out, htext, strlen(htext), hreal, base ? base + 1 : hreal, hid, 0, NULL);
       free(htext), free(hreal);
     } else {
       free(text);
@@ -345,8 +629,7 @@ char *op2_kernel_function_source(const op2_context *ctx, const char *caller_file
   if (!text && err == ENOENT) not_found(ctx, s, name, file_name, caller_file);
   if (!text) goto fail;
   free(text), free(types), free(types_real);
-  for (int i = 0; i < s->nseen; i++) free(s->seen[i]);
-  free(s);
+  search_free(s);
   if (out.failed) {
     op2_buf_free(&out);
     op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
@@ -354,8 +637,7 @@ char *op2_kernel_function_source(const op2_context *ctx, const char *caller_file
   return out.data;
 fail:
   free(types), free(types_real);
-  for (int i = 0; i < s->nseen; i++) free(s->seen[i]);
-  free(s);
+  search_free(s);
   op2_buf_free(&out);
   return NULL;
 }

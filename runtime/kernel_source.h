@@ -27,8 +27,14 @@ char *op2_kernel_file_read(const char *path, size_t *len);
 /* Why op2_kernel_file_read failed, in words, for errno `err`. */
 const char *op2_kernel_file_failure(int err);
 /* `text` of the kernel file at `path` (#line names it `shown`) with its quoted includes replaced
- * by their text, resolved against the file's directory (kernel_search.c); NULL when out of
- * memory or `path` is gone. */
-char *op2_kernel_expand_includes(const char *text, const char *path, const char *shown);
+ * by their text, found beside the file that includes them, then in the directories of
+ * `kernel_path` (OP2_KERNEL_PATH: ':'-separated) (kernel_search.c); NULL when out of memory or
+ * `path` is gone. */
+char *op2_kernel_expand_includes(const char *text, const char *path, const char *shown,
+                                 const char *kernel_path);
+
+/* A kernel's text past the C++ tier's context of its calling file (the comment that
+ * op2_kernel_function_source puts at its head), for readers of the kernel's own code. */
+const char *op2_kernel_text_body(const char *kernel);
 
 #endif /* OP2_RUNTIME_KERNEL_SOURCE_H */

@@ -79,10 +79,124 @@ long long llabs(long long);
 #define op2_std_max(a, b) ((a) < (b) ? (b) : (a))
 #define op2_std_abs(x) \
   _Generic((x), int: abs, long: labs, long long: llabs, float: fabsf, default: fabs)(x)
+
+/* C++'s bool, true and false, as <stdbool.h> has them (a kernel may include it too: the
+ * definitions agree); keywords from C23 on. */
+#if !defined(__bool_true_false_are_defined) && \
+    (!defined(__STDC_VERSION__) || __STDC_VERSION__ <= 201710L)
+#define bool _Bool
+#define true 1
+#define false 0
+#endif
+
+/* <math.h>'s classification and comparison macros, for float and double: gcc's and clang's
+ * built-ins (what <math.h> itself uses); TinyCC has none, and reads the bits. */
+#ifndef FP_NAN
+#define FP_NAN 0
+#define FP_INFINITE 1
+#define FP_ZERO 2
+#define FP_SUBNORMAL 3
+#define FP_NORMAL 4
+#endif
+#ifndef INFINITY
+#if defined(__GNUC__) && !defined(__TINYC__)
+#define INFINITY __builtin_inff()
+#define NAN __builtin_nanf("")
+#define HUGE_VAL __builtin_huge_val()
+#define HUGE_VALF __builtin_huge_valf()
+#else
+#define INFINITY (((union { unsigned u; float f; }){0x7f800000u}).f)
+#define NAN (((union { unsigned u; float f; }){0x7fc00000u}).f)
+#define HUGE_VAL ((double)INFINITY)
+#define HUGE_VALF INFINITY
+#endif
+#endif
+#ifndef isnan
+#if defined(__GNUC__) && !defined(__TINYC__)
+#define isnan(x) __builtin_isnan(x)
+#define isinf(x) __builtin_isinf_sign(x)
+#define isfinite(x) __builtin_isfinite(x)
+#define isnormal(x) __builtin_isnormal(x)
+#define signbit(x) __builtin_signbit(x)
+#define fpclassify(x) \
+  __builtin_fpclassify(FP_NAN, FP_INFINITE, FP_NORMAL, FP_SUBNORMAL, FP_ZERO, x)
+#define isgreater(x, y) __builtin_isgreater(x, y)
+#define isgreaterequal(x, y) __builtin_isgreaterequal(x, y)
+#define isless(x, y) __builtin_isless(x, y)
+#define islessequal(x, y) __builtin_islessequal(x, y)
+#define islessgreater(x, y) __builtin_islessgreater(x, y)
+#define isunordered(x, y) __builtin_isunordered(x, y)
+#else
+/* The class from the exponent's bits (all ones: infinite or NaN by the fraction; zero: zero or
+ * subnormal); integers and long double as double, as C converts them. */
+static inline int op2_fpclassify_d(double x) {
+  union { double d; unsigned long long u; } v = {x};
+  unsigned long long e = v.u >> 52 & 0x7ff, f = v.u & 0xfffffffffffffull;
+  return e == 0x7ff ? (f ? FP_NAN : FP_INFINITE) : e ? FP_NORMAL : f ? FP_SUBNORMAL : FP_ZERO;
+}
+static inline int op2_fpclassify_f(float x) {
+  union { float f; unsigned u; } v = {x};
+  unsigned e = v.u >> 23 & 0xff, f = v.u & 0x7fffff;
+  return e == 0xff ? (f ? FP_NAN : FP_INFINITE) : e ? FP_NORMAL : f ? FP_SUBNORMAL : FP_ZERO;
+}
+static inline int op2_signbit_d(double x) {
+  union { double d; unsigned long long u; } v = {x};
+  return (int)(v.u >> 63);
+}
+static inline int op2_signbit_f(float x) {
+  union { float f; unsigned u; } v = {x};
+  return (int)(v.u >> 31);
+}
+/* each argument evaluated once; a float compared as the double it converts to exactly */
+static inline int op2_isinf_d(double x) {
+  return op2_fpclassify_d(x) == FP_INFINITE ? (op2_signbit_d(x) ? -1 : 1) : 0;
+}
+static inline int op2_isinf_f(float x) {
+  return op2_isinf_d(x);
+}
+static inline int op2_isunordered(double x, double y) {
+  return op2_fpclassify_d(x) == FP_NAN || op2_fpclassify_d(y) == FP_NAN;
+}
+#define OP2_FP_COMPARE(name, op)                     \
+  static inline int op2_##name(double x, double y) { \
+    return !op2_isunordered(x, y) && (op);           \
+  }
+OP2_FP_COMPARE(isgreater, x > y)
+OP2_FP_COMPARE(isgreaterequal, x >= y)
+OP2_FP_COMPARE(isless, x < y)
+OP2_FP_COMPARE(islessequal, x <= y)
+OP2_FP_COMPARE(islessgreater, x < y || x > y)
+#undef OP2_FP_COMPARE
+#define OP2_FP_CLASS(x) _Generic((x), float: op2_fpclassify_f, default: op2_fpclassify_d)(x)
+#define fpclassify(x) OP2_FP_CLASS(x)
+#define signbit(x) _Generic((x), float: op2_signbit_f, default: op2_signbit_d)(x)
+#define isnan(x) (OP2_FP_CLASS(x) == FP_NAN)
+#define isinf(x) _Generic((x), float: op2_isinf_f, default: op2_isinf_d)(x)
+#define isfinite(x) (OP2_FP_CLASS(x) >= FP_ZERO)
+#define isnormal(x) (OP2_FP_CLASS(x) == FP_NORMAL)
+#define isunordered(x, y) op2_isunordered(x, y)
+#define isgreater(x, y) op2_isgreater(x, y)
+#define isgreaterequal(x, y) op2_isgreaterequal(x, y)
+#define isless(x, y) op2_isless(x, y)
+#define islessequal(x, y) op2_islessequal(x, y)
+#define islessgreater(x, y) op2_islessgreater(x, y)
+#endif
+#endif
 #else
 #define op2_std_min(a, b) std::min(a, b)
 #define op2_std_max(a, b) std::max(a, b)
 #define op2_std_abs(x) std::abs(x)
+#endif
+
+/* The user's kernel text lies between these. The C++ tier includes the generated file inside
+ * extern "C", so that the entry point and the live constants keep their C names; the user's text
+ * keeps C++ linkage, as in the program (its headers may hold templates, classes, overloads). */
+#ifdef __cplusplus
+#define OP2_USER_TEXT_BEGIN extern "C++" {
+#define OP2_USER_TEXT_END }
+#else
+#define OP2_USER_TEXT_BEGIN
+#define OP2_USER_TEXT_END
 #endif
 
 /* A reference argument of a helper, lowered to a pointer (jit/cxx_lower.c): its address, and in

@@ -6,6 +6,9 @@
  * this part. Everything after this prelude stays within the subset of CUDA that is also C. */
 #define OP2_EXTERN_C extern "C"
 #define OP2_RESTRICT __restrict__
+/* Around the user's kernel text: C++ as it is (the emulator's prelude has its own). */
+#define OP2_USER_TEXT_BEGIN
+#define OP2_USER_TEXT_END
 #define OP2_DYNAMIC_SHARED(name)        \
   extern __shared__ double op2_smem_[]; \
   char *name = (char *)op2_smem_
@@ -60,6 +63,40 @@ namespace std {
 template <class T> __device__ inline const T &min(const T &a, const T &b) { return b < a ? b : a; }
 template <class T> __device__ inline const T &max(const T &a, const T &b) { return a < b ? b : a; }
 }
+/* <math.h>'s classification and comparison macros that CUDA's device library lacks (it has
+ * isnan, isinf, isfinite and signbit), for float and double as the C prelude has them; other
+ * arithmetic types as double, as C converts them. */
+#ifndef FP_NAN
+#define FP_NAN 0
+#define FP_INFINITE 1
+#define FP_ZERO 2
+#define FP_SUBNORMAL 3
+#define FP_NORMAL 4
+#endif
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#define NAN __int_as_float(0x7fc00000)
+#define HUGE_VALF INFINITY
+#define HUGE_VAL __longlong_as_double(0x7ff0000000000000ll)
+#endif
+static __device__ inline int op2_fpclassify(double x) {
+  return isnan(x) ? FP_NAN : isinf(x) ? FP_INFINITE : x == 0.0 ? FP_ZERO
+         : fabs(x) < 2.2250738585072014e-308 ? FP_SUBNORMAL : FP_NORMAL;
+}
+static __device__ inline int op2_fpclassify(float x) {
+  return isnan(x) ? FP_NAN : isinf(x) ? FP_INFINITE : x == 0.0f ? FP_ZERO
+         : fabsf(x) < 1.17549435e-38f ? FP_SUBNORMAL : FP_NORMAL;
+}
+template <class T> __device__ inline int op2_fpclassify(T x) { return op2_fpclassify((double)x); }
+static __device__ inline bool op2_isunordered(double x, double y) { return isnan(x) || isnan(y); }
+#define fpclassify(x) op2_fpclassify(x)
+#define isnormal(x) (op2_fpclassify(x) == FP_NORMAL)
+#define isunordered(x, y) op2_isunordered(x, y)
+#define isgreater(x, y) (!op2_isunordered(x, y) && (double)(x) > (double)(y))
+#define isgreaterequal(x, y) (!op2_isunordered(x, y) && (double)(x) >= (double)(y))
+#define isless(x, y) (!op2_isunordered(x, y) && (double)(x) < (double)(y))
+#define islessequal(x, y) (!op2_isunordered(x, y) && (double)(x) <= (double)(y))
+#define islessgreater(x, y) (!op2_isunordered(x, y) && (double)(x) != (double)(y))
 #endif
 /* A read-only vector argument (op_arg_dat with idx -k, OP_READ) is an array of const T *. OP2's
  * kernels often declare it `T **`, and C++ (NVRTC, or the emulator building a C++ kernel)
