@@ -218,10 +218,12 @@ op_arg op_arg_idx(int idx, op_map map);
 
 /**
  * @brief OP2's op_arg_info: `dim` values of `type` at `data` that the kernel writes beside the
- * reduction argument number `ref` (Airfoil: the element where the maximum error is). op2jit
- * reduces it by OP_MAX: on one thread and one rank that is the value the kernel last wrote in
- * element order; over threads or ranks the largest of the parts' values (not necessarily the one
- * of the part that won reduction `ref`).
+ * OP_MIN or OP_MAX global of argument number `ref`, of the same dim (Airfoil: the element where
+ * the maximum error is). Each part of the loop (SIMD lane, thread, GPU block, rank) keeps its own
+ * copy; `data` gets the copy of the part whose partial of `ref` wins, component by component:
+ * what the kernel wrote for the element holding the extreme, as OP2's sequential build returns
+ * (a tie between parts keeps the earlier part's). Unchanged when no element beats the value
+ * `ref` starts from.
  */
 op_arg op_arg_info(void *data, int dim, const char *type, int ref);
 

@@ -26,7 +26,15 @@ const char *op2_type_name(op2_type t) {
 }
 
 int op2_is_reduction(const op2_arg_desc *d) {
-  return d->kind == OP2_ARG_GBL && (d->acc == OP_INC || d->acc == OP_MIN || d->acc == OP_MAX);
+  return d->kind == OP2_ARG_GBL &&
+         (d->acc == OP_INC || d->acc == OP_MIN || d->acc == OP_MAX || (int)d->acc == OP2_ACC_INFO);
+}
+
+int op2_has_info(const op2_arg_desc *desc, int nargs, int i) {
+  for (int j = 0; j < nargs; j++)
+    if (desc[j].kind == OP2_ARG_GBL && (int)desc[j].acc == OP2_ACC_INFO && desc[j].info_of == i)
+      return 1;
+  return 0;
 }
 
 double op2_wall_seconds(void) {

@@ -56,6 +56,14 @@ double op2_wall_seconds(void);
 /* ---- what the code generator knows of a loop ---- */
 typedef enum { OP2_ARG_DAT = 1, OP2_ARG_GBL = 2, OP2_ARG_IDX = 3 } op2_arg_kind;
 
+/* OP2's op_arg_info: a global the kernel writes beside an OP_MIN or OP_MAX reduction (Airfoil:
+ * where the largest error is). Its access in an op_arg and an op2_arg_desc, which op_access has
+ * no name for; the op_arg's idx and the descriptor's info_of name that reduction's argument.
+ * It has partials as a reduction has, and takes the value of the part (element, SIMD lane,
+ * thread, tile, GPU block, rank) whose partial of that reduction wins: strictly better, so a tie
+ * keeps the earlier part's. */
+enum { OP2_ACC_INFO = OP_MAX + 1 };
+
 /* One argument: no data pointers, no names. */
 typedef struct op2_arg_desc {
   op2_arg_kind kind;
@@ -67,9 +75,13 @@ typedef struct op2_arg_desc {
   int map_group; /* arguments through the same map share a group; -1 when direct */
   int dat_group; /* arguments on the same dat share a group; -1 for gbl and idx */
   bool opt_off;  /* optional argument switched off: kernel gets NULL */
+  int info_of;   /* OP2_ACC_INFO: the argument of the reduction it travels with */
 } op2_arg_desc;
-/* A global argument reduced over elements (OP_INC, OP_MIN, OP_MAX). */
+/* A global argument with partials folded over elements (OP_INC, OP_MIN, OP_MAX, and
+ * OP2_ACC_INFO, which is folded with its reduction). */
 int op2_is_reduction(const op2_arg_desc *d);
+/* Whether argument i of the loop is the reduction of some op_arg_info argument. */
+int op2_has_info(const op2_arg_desc *desc, int nargs, int i);
 
 /* A declared constant (op_decl_const). jit/ reads name, type, dim, data and live; values and
  * nvalues are the runtime's record of the values it has baked (runtime/const.c). */

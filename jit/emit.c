@@ -773,6 +773,21 @@ static void emit_simd_scatter(const op2_emitter *e) {
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
     if (d->opt_off || d->acc == OP_READ) continue;
+    if ((int)d->acc == OP2_ACC_INFO) continue; /* with its reduction, below */
+    if (op2_is_reduction(d) && op2_has_info(loop->desc, loop->nargs, i)) {
+      /* the lane whose partial is strictly better brings its infos along: ties keep the
+       * earlier lane's, the earlier element's */
+      op2_buf_printf(b,
+                     " \
+    for (int op2_k = 0; op2_k < %d; op2_k++) if (op2_rl%d[op2_l][op2_k] "
+                     "%s op2_red%d[op2_k]) { op2_red%d[op2_k] = op2_rl%d[op2_l][op2_k];",
+                     d->dim, i, d->acc == OP_MIN ? "<" : ">", i, i, i);
+      for (int j = 0; j < loop->nargs; j++)
+        if ((int)loop->desc[j].acc == OP2_ACC_INFO && loop->desc[j].info_of == i)
+          op2_buf_printf(b, " op2_red%d[op2_k] = op2_rl%d[op2_l][op2_k];", j, j);
+      op2_buf_printf(b, " }");
+      continue;
+    }
     if (op2_is_reduction(d)) {
       const char *fold = d->acc == OP_INC   ? "op2_red%d[op2_k] += op2_rl%d[op2_l][op2_k];"
                          : d->acc == OP_MIN ? "if (op2_rl%d[op2_l][op2_k] < op2_red%d[op2_k]) "

@@ -167,17 +167,26 @@ void op2_emit_cuda_reduce(const op2_emitter *e) {
                  "      if (op2_tid < op2_s && op2_tid + op2_s < op2_bd) {");
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
-    if (!op2_is_reduction(d)) continue;
+    if (!op2_is_reduction(d) || (int)d->acc == OP2_ACC_INFO) continue; /* infos: with their ref */
     const char *t = op2_type_name(d->type);
     for (int k = 0; k < d->dim; k++) {
       op2_buf_printf(b,
                      " \\\n        { %s *op2_x = op2_rs%d + %d * op2_bd + op2_tid; "
                      "const %s op2_y = op2_x[op2_s]; ",
                      t, i, k, t);
-      if (d->acc == OP_INC)
+      if (d->acc == OP_INC) {
         op2_buf_printf(b, "*op2_x += op2_y; }");
-      else
-        op2_buf_printf(b, "if (op2_y %s *op2_x) *op2_x = op2_y; }", d->acc == OP_MIN ? "<" : ">");
+        continue;
+      }
+      /* the higher thread's partial wins only when strictly better (a tie keeps the lower
+       * thread's), and brings the infos of this reduction along */
+      op2_buf_printf(b, "if (op2_y %s *op2_x) { *op2_x = op2_y;", d->acc == OP_MIN ? "<" : ">");
+      for (int j = 0; j < loop->nargs; j++)
+        if ((int)loop->desc[j].acc == OP2_ACC_INFO && loop->desc[j].info_of == i)
+          op2_buf_printf(
+              b, " op2_rs%d[%d * op2_bd + op2_tid] = op2_rs%d[%d * op2_bd + op2_tid + op2_s];", j,
+              k, j, k);
+      op2_buf_printf(b, " } }");
     }
   }
   op2_buf_printf(b,

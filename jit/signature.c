@@ -25,8 +25,12 @@ int op2_signature_describe(op2_jit *jit, const op2_loop_desc *loop, const char *
     }
     switch (d->kind) {
       case OP2_ARG_GBL:
-        op2_buf_printf(out, "global %s[%d] %s\n", op2_type_name(d->type), d->dim,
-                       access_name(d->acc));
+        if ((int)d->acc == OP2_ACC_INFO)
+          op2_buf_printf(out, "global %s[%d] info of arg %d\n", op2_type_name(d->type), d->dim,
+                         d->info_of);
+        else
+          op2_buf_printf(out, "global %s[%d] %s\n", op2_type_name(d->type), d->dim,
+                         access_name(d->acc));
         break;
       case OP2_ARG_IDX:
         if (d->map_arity)

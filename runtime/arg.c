@@ -37,6 +37,15 @@ op_arg op_arg_gbl(void *data, int dim, const char *type, op_access acc) {
   return a;
 }
 
+/* op_arg_info: a global the kernel writes beside reduction argument `ref`, whose winning part's
+ * value it takes (OP2_ACC_INFO, jit/desc.h); `ref` is checked with the loop (validate.c). */
+op_arg op_arg_info(void *data, int dim, const char *type, int ref) {
+  op_arg a = op_arg_gbl(data, dim, type, OP_READ);
+  a.acc = (op_access)OP2_ACC_INFO;
+  a.idx = ref;
+  return a;
+}
+
 op_arg op_arg_idx(int idx, op_map map) {
   op_arg a = {.kind = OP2_ARG_IDX,
               .opt = 1,

@@ -115,9 +115,16 @@ static inline int op2_dat_sync_host(op2_context *ctx, op_dat dat) {
 }
 
 /* Global reductions (reduction.c). A partial starts from zero (INC) or the caller's value
- * (MIN, MAX); folding adds it, or keeps the smaller or larger value. op2_is_reduction: desc.h. */
+ * (MIN, MAX, op_arg_info); folding adds it, or keeps the smaller or larger value. op2_is_reduction:
+ * desc.h. op2_reduction_fold folds one argument that no op_arg_info travels with (an info
+ * argument alone is left as it is); op2_reduction_fold_part folds one part's partials of every
+ * reduction (part[i], NULL where the part has none) into out[i], each info argument taking the
+ * part's value, component by component, where the part's partial of its reduction is strictly
+ * better than out's (a tie keeps the earlier part's, as OP2's threads and CUDA blocks do). */
 void op2_reduction_start(const op2_arg_desc *d, void *partial, const void *caller);
 void op2_reduction_fold(const op2_arg_desc *d, void *out, const void *partial);
+void op2_reduction_fold_part(const op2_arg_desc *desc, int nargs, void *const *out,
+                             void *const *part);
 /* Per-thread partial buffers set up before and combined after a run. */
 int op2_reduction_begin(op2_context *ctx, const op2_exec *exec, int nthreads,
                         void ***thread_arg_ptrs);

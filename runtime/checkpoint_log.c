@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The log of loop calls a checkpoint carries: which loop ran at each position, and the values its
- * global reductions (OP_INC, OP_MIN, OP_MAX) returned. A restarted run checks its calls against
- * it and gets the same reduction values without running the loops. */
+ * global reductions (OP_INC, OP_MIN, OP_MAX, and op_arg_info) returned. A restarted run checks its
+ * calls against it and gets the same reduction values without running the loops. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +15,7 @@
 
 static int returns_values(const op_arg *a) {
   return a->kind == OP2_ARG_GBL && a->opt && a->data &&
-         (a->acc == OP_INC || a->acc == OP_MIN || a->acc == OP_MAX);
+         (a->acc == OP_INC || a->acc == OP_MIN || a->acc == OP_MAX || (int)a->acc == OP2_ACC_INFO);
 }
 
 /* Bytes a reduction argument returns; 0 for an unknown type (validation reports it). */

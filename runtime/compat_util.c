@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* OP2's allocation calls and the helpers of OP2's op_util.h that OP2's mesh converters use;
- * op_arg_info and op_halo_create. Plain functions of their arguments: no library state. */
+ * and op_halo_create. Plain functions of their arguments: no library state. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,11 +62,6 @@ void *xrealloc(void *ptr, size_t size) {
 
 int file_exist(const char *filename) {
   return filename && access(filename, F_OK) == 0;
-}
-
-op_arg op_arg_info(void *data, int dim, const char *type, int ref) {
-  (void)ref;
-  return op_arg_gbl(data, dim, type, OP_MAX);
 }
 
 /* op2jit's halos come with the distribution (op_partition or the first loop). */

@@ -150,6 +150,11 @@ int op2_mpi_block_of(op2_context *ctx, long local, long *global, long *first);
  * large) and folded into the caller's data. */
 int op2_mpi_reduce_arg(op2_context *ctx, const op2_arg_desc *d, void *caller, const void *mine,
                        void *all);
+/* Reduction argument `ref` of a loop and the op_arg_info arguments that travel with it: every
+ * rank's partials (mine[j]) gathered and folded into the callers' data (caller[j]) in rank order,
+ * each info taking the value of the rank whose partial of `ref` wins. */
+int op2_mpi_reduce_info(op2_context *ctx, const op2_arg_desc *desc, int nargs, int ref,
+                        void *const *caller, void *const *mine);
 
 /* The rank agreement of a loop call (ranks.c): every rank has the loop (status) and the same
  * loop (its rank_key: generated source, set, dats and maps), before any data moves. */

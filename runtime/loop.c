@@ -97,6 +97,7 @@ static int describe_args(const char *name, int nargs, const op_arg *args, op2_ar
     if (a->kind == OP2_ARG_DAT && a->map == OP_ID && a->acc == OP_INC) d->acc = OP_RW;
     d->dim = a->dim;
     d->idx = a->idx;
+    if (a->kind == OP2_ARG_GBL && (int)a->acc == OP2_ACC_INFO) d->info_of = a->idx, d->idx = -1;
     d->map_group = d->dat_group = -1;
     d->opt_off = (a->kind == OP2_ARG_DAT || a->kind == OP2_ARG_GBL) && !a->opt;
     if (d->opt_off && a->kind == OP2_ARG_GBL) d->acc = OP_READ; /* NULL, and nothing reduced */

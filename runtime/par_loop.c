@@ -72,6 +72,20 @@ int op2_loop_mpi_scratch(op2_loop *loop) {
   return OP2_OK;
 }
 
+/* Reduction `ref` and the op_arg_info arguments that travel with it, over ranks. */
+static int reduce_with_info(op2_context *ctx, const op2_loop *loop, const op_arg *args, int ref) {
+  void **ptrs = malloc(2 * sizeof *ptrs * (size_t)loop->nargs);
+  for (int j = 0; ptrs && j < loop->nargs; j++) {
+    ptrs[j] = args[j].data;
+    ptrs[loop->nargs + j] = loop->mpi_scratch + loop->mpi_red_off[j];
+  }
+  /* (out of memory: NULL, which op2_mpi_reduce_info reports in its agreement) */
+  int rc = op2_mpi_reduce_info(ctx, loop->desc, loop->nargs, ref, ptrs,
+                               ptrs ? ptrs + loop->nargs : NULL);
+  free(ptrs);
+  return rc;
+}
+
 static int run_distributed(op2_context *ctx, op2_exec *exec, const op_arg *args) {
   const op2_loop *loop = exec->loop;
   int nargs = loop->nargs;
@@ -116,7 +130,10 @@ static int run_distributed(op2_context *ctx, op2_exec *exec, const op_arg *args)
   for (int i = 0; rc == OP2_OK && i < nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
     char *own = loop->mpi_scratch + loop->mpi_red_off[i];
-    if (op2_is_reduction(d))
+    if (!op2_is_reduction(d) || (int)d->acc == OP2_ACC_INFO) continue; /* infos: with their ref */
+    if (op2_has_info(loop->desc, nargs, i))
+      rc = reduce_with_info(ctx, loop, args, i);
+    else
       rc = op2_mpi_reduce_arg(ctx, d, args[i].data, own, own + 2 * partial_bytes(d));
   }
   return rc;

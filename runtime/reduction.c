@@ -2,6 +2,7 @@
 /* Global reductions. Partials (per thread, per GPU block, per rank) start from zero for INC and
  * from the caller's value for MIN/MAX, and are folded in a fixed order so runs repeat. The
  * threaded backends' per-thread partials live here too. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,7 @@ void op2_reduction_start(const op2_arg_desc *d, void *partial, const void *calle
   } while (0)
 
 void op2_reduction_fold(const op2_arg_desc *d, void *out, const void *partial) {
+  if ((int)d->acc == OP2_ACC_INFO) return; /* folded with its reduction (fold_part) */
   switch (d->type) {
     case OP2_TYPE_DOUBLE:
       FOLD(double);
@@ -43,6 +45,46 @@ void op2_reduction_fold(const op2_arg_desc *d, void *out, const void *partial) {
     default:
       FOLD(long long);
       break;
+  }
+}
+
+#define BETTER(T) \
+  (d->acc == OP_MIN ? ((const T *)p)[k] < ((const T *)o)[k] : ((const T *)p)[k] > ((const T *)o)[k])
+
+/* Whether component k of a MIN/MAX partial p beats out's o (NaN never does, as in FOLD). */
+static bool better(const op2_arg_desc *d, const void *p, const void *o, int k) {
+  switch (d->type) {
+    case OP2_TYPE_DOUBLE:
+      return BETTER(double);
+    case OP2_TYPE_FLOAT:
+      return BETTER(float);
+    case OP2_TYPE_INT:
+      return BETTER(int);
+    default:
+      return BETTER(long long);
+  }
+}
+
+void op2_reduction_fold_part(const op2_arg_desc *desc, int nargs, void *const *out,
+                             void *const *part) {
+  for (int i = 0; i < nargs; i++) {
+    const op2_arg_desc *d = &desc[i];
+    if (!op2_is_reduction(d) || !part[i] || (int)d->acc == OP2_ACC_INFO) continue;
+    if (!op2_has_info(desc, nargs, i)) {
+      op2_reduction_fold(d, out[i], part[i]);
+      continue;
+    }
+    size_t size = op2_type_size(d->type);
+    for (int k = 0; k < d->dim; k++) {
+      if (!better(d, part[i], out[i], k)) continue;
+      memcpy((char *)out[i] + k * size, (const char *)part[i] + k * size, size);
+      for (int j = 0; j < nargs; j++) { /* the infos of reduction i: component k with it */
+        const op2_arg_desc *x = &desc[j];
+        if ((int)x->acc != OP2_ACC_INFO || x->info_of != i || !part[j]) continue;
+        size_t xs = op2_type_size(x->type);
+        memcpy((char *)out[j] + k * xs, (const char *)part[j] + k * xs, xs);
+      }
+    }
   }
 }
 
@@ -90,10 +132,7 @@ void op2_reduction_end(op2_context *ctx, const op2_exec *exec, int nthreads,
   (void)ctx;
   const op2_loop *loop = exec->loop;
   int nargs = loop->nargs;
-  for (int i = 0; i < nargs; i++) {
-    const op2_arg_desc *d = &loop->desc[i];
-    if (!op2_is_reduction(d)) continue;
-    for (int t = 0; t < nthreads; t++)
-      op2_reduction_fold(d, exec->arg_ptrs[i], thread_arg_ptrs[(size_t)t * nargs + i]);
-  }
+  for (int t = 0; t < nthreads;
+       t++) /* in thread order: each thread's partials of every reduction */
+    op2_reduction_fold_part(loop->desc, nargs, exec->arg_ptrs, thread_arg_ptrs + (size_t)t * nargs);
 }

@@ -13,7 +13,8 @@
 #include "runtime/distributed.h"
 
 static const char *access_name(op_access acc) {
-  static const char *names[] = {"OP_READ", "OP_WRITE", "OP_RW", "OP_INC", "OP_MIN", "OP_MAX"};
+  static const char *names[] = {"OP_READ", "OP_WRITE", "OP_RW",      "OP_INC",
+                                "OP_MIN",  "OP_MAX",   "op_arg_info"};
   return (unsigned)acc < sizeof names / sizeof names[0] ? names[acc] : "an unknown access mode";
 }
 
@@ -66,15 +67,40 @@ static int check_dat(const char *name, int i, op_set set, const op_arg *a) {
   return OP2_OK;
 }
 
+/* op_arg_info's `ref` (its idx): an OP_MIN or OP_MAX global of the loop, switched on, of the
+ * same dim (component k of the info goes with component k of the reduction, as in OP2). */
+static int check_info(const char *name, int i, int nargs, const op_arg *args) {
+  const op_arg *a = &args[i];
+  if (a->idx < 0 || a->idx >= nargs || a->idx == i)
+    return ARG_ERROR("op_arg_info's reference %d is not another argument of the loop (0..%d)",
+                     a->idx, nargs - 1);
+  const op_arg *r = &args[a->idx];
+  if (r->kind != OP2_ARG_GBL || (r->acc != OP_MIN && r->acc != OP_MAX))
+    return ARG_ERROR(
+        "op_arg_info's reference %d is not an op_arg_gbl with OP_MIN or OP_MAX (it is "
+        "%s)",
+        a->idx,
+        r->kind == OP2_ARG_GBL   ? access_name(r->acc)
+        : r->kind == OP2_ARG_DAT ? "a dat"
+                                 : "an index");
+  if (!r->opt)
+    return ARG_ERROR("op_arg_info's reference %d is an optional global switched off", a->idx);
+  if (r->dim != a->dim)
+    return ARG_ERROR("op_arg_info has dim %d, its reference %d (OP_%s) has dim %d", a->dim, a->idx,
+                     r->acc == OP_MIN ? "MIN" : "MAX", r->dim);
+  return OP2_OK;
+}
+
 static int check_gbl(const char *name, int i, const op_arg *a) {
   op2_type t;
-  if ((unsigned)a->acc > OP_MAX) return ARG_ERROR("access mode %d is not valid", (int)a->acc);
+  if ((unsigned)a->acc > OP2_ACC_INFO) return ARG_ERROR("access mode %d is not valid", (int)a->acc);
   if (!a->data) return ARG_ERROR("global data is NULL%s", "");
   if (a->dim < 1) return ARG_ERROR("global dim %d must be at least 1", a->dim);
   if (op2_type_parse(a->type, &t) != OP2_OK)
     return ARG_ERROR("unknown type '%s' for a global (use double, float, int or long long)",
                      a->type ? a->type : "(null)");
-  if (a->acc != OP_READ && a->acc != OP_INC && a->acc != OP_MIN && a->acc != OP_MAX)
+  if (a->acc != OP_READ && a->acc != OP_INC && a->acc != OP_MIN && a->acc != OP_MAX &&
+      (int)a->acc != OP2_ACC_INFO)
     return ARG_ERROR("%s is not allowed on a global (use OP_READ, OP_INC, OP_MIN or OP_MAX)",
                      access_name(a->acc));
   return OP2_OK;
@@ -141,6 +167,9 @@ int op2_validate_loop(const char *kernel, const char *name, op_set set, int narg
         return ARG_ERROR("not built by op_arg_dat, op_arg_gbl or op_arg_idx (kind %d)", a->kind);
     }
   }
+  for (int i = 0; i < nargs; i++) /* every argument checked: the references may be read */
+    if (args[i].kind == OP2_ARG_GBL && (int)args[i].acc == OP2_ACC_INFO)
+      OP2_CALL(check_info(name, i, nargs, args));
   /* OP2_FAULT fails the step of the call's run, not a check of it when it is queued */
   if (!ctx->error_probe && op2_fault(ctx, "validate"))
     return op2_error(OP2_ERR_ARG, "op_par_loop '%s': argument check failed (injected by OP2_FAULT)",

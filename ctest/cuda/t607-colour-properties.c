@@ -147,8 +147,8 @@ static void fake_loop_make(fake_loop *f, const shape *s, op_set set) {
   f->loop.writes_indirectly = true;
   for (int w = 0; w < s->n; w++) {
     f->args[w].map = s->map[w];
-    f->desc[w] = (op2_arg_desc){
-        OP2_ARG_DAT, OP_INC, OP2_TYPE_DOUBLE, 1, s->idx[w], s->map[w]->dim, w, w, false};
+    f->desc[w] = (op2_arg_desc){OP2_ARG_DAT, OP_INC, OP2_TYPE_DOUBLE, 1, s->idx[w], s->map[w]->dim,
+                                w,           w,      false,           0};
   }
 }
 

@@ -734,11 +734,11 @@ static int finish_reductions(op2_cuda_state *st, cuda_loop *cl, void *const *dst
   const op2_cuda_layout *lay = &cl->lay;
   size_t rec = (size_t)lay->red_rec_bytes;
   CU(st, st->api.cuMemcpyDtoH(cl->red_host, cl->red.ptr, rec * (size_t)records), cl->loop->name);
-  for (int i = 0; i < cl->loop->nargs; i++) {
-    const op2_arg_desc *d = &cl->loop->desc[i];
-    if (lay->red_off[i] < 0) continue;
-    for (int r = 0; r < records; r++)
-      op2_reduction_fold(d, dst[i], cl->red_host + (size_t)r * rec + lay->red_off[i]);
+  void *part[OP2_CUDA_MAX_ARGS];
+  for (int r = 0; r < records; r++) {
+    for (int i = 0; i < cl->loop->nargs; i++)
+      part[i] = lay->red_off[i] < 0 ? NULL : cl->red_host + (size_t)r * rec + lay->red_off[i];
+    op2_reduction_fold_part(cl->loop->desc, cl->loop->nargs, dst, part);
   }
   return OP2_OK;
 }

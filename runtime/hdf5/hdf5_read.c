@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,11 +178,88 @@ static int check_table(const source *s, const char *what, int dim, op_set set) {
   return OP2_OK;
 }
 
+/* OP2 reads a dat or a constant as the type the call declares, whatever numeric type the file
+ * holds (HDF5 converts: double to float, int to long long, ...), so a single-precision program
+ * reads a double-precision mesh. So does op2jit; but where the declared type cannot hold a value
+ * (out of its range, a fraction or NaN read as an integer, an integer a float cannot hold
+ * exactly), OP2 stores it changed and op2jit refuses the declaration instead. HDF5 reports such
+ * values to this callback as it converts them. */
+typedef struct conversion {
+  long range, fraction, inexact, nonfinite;
+} conversion;
+
+static double float_value(hid_t type, const void *buf) {
+  if (H5Tget_size(type) == sizeof(float)) {
+    float f;
+    memcpy(&f, buf, sizeof f);
+    return f;
+  }
+  double d;
+  memcpy(&d, buf, sizeof d);
+  return d;
+}
+
+static H5T_conv_ret_t note_exception(H5T_conv_except_t kind, hid_t src, hid_t dst, void *src_buf,
+                                     void *dst_buf, void *user) {
+  (void)dst_buf;
+  conversion *c = user;
+  int to_float = H5Tget_class(dst) == H5T_FLOAT, from_float = H5Tget_class(src) == H5T_FLOAT;
+  switch (kind) {
+    case H5T_CONV_EXCEPT_RANGE_HI:
+    case H5T_CONV_EXCEPT_RANGE_LOW:
+      /* an infinity stays one in any floating-point type: no value is lost */
+      if (!(to_float && from_float && src_buf && isinf(float_value(src, src_buf)))) c->range++;
+      break;
+    case H5T_CONV_EXCEPT_TRUNCATE:
+      c->fraction++;
+      break;
+    case H5T_CONV_EXCEPT_PRECISION:
+      c->inexact++;
+      break;
+    default: /* H5T_CONV_EXCEPT_PINF, _NINF, _NAN: a problem only for an integer type */
+      if (!to_float) c->nonfinite++;
+      break;
+  }
+  return H5T_CONV_UNHANDLED; /* HDF5's value; the declaration is refused anyway */
+}
+
+/* The transfer properties of a read: collective under MPI, and watching the conversion when the
+ * file's type is not the one asked for (conv not NULL). */
+static hid_t read_dxpl(int parallel, conversion *conv) {
+  if (!conv) return op2_h5_dxpl(parallel);
+  hid_t dxpl = parallel ? op2_h5_dxpl(1) : H5Pcreate(H5P_DATASET_XFER);
+  if (dxpl >= 0 && H5Pset_type_conv_cb(dxpl, note_exception, conv) < 0) {
+    H5Pclose(dxpl);
+    return -1;
+  }
+  return dxpl;
+}
+
+/* After a read as `want` of values the file holds as `have`: an error naming the values the
+ * declared type could not hold, or (OP2_DIAGS>=2) a note that the values were converted. */
+static int converted(const source *s, op2_type have, op2_type want, const conversion *c) {
+  if (have == want) return OP2_OK;
+  const char *from = op2_type_name(have), *to = op2_type_name(want);
+  long n = c->range ? c->range : c->fraction ? c->fraction : c->inexact ? c->inexact : c->nonfinite;
+  const char *why = c->range      ? "outside the range of"
+                    : c->fraction ? "with a fractional part, which cannot be held exactly by"
+                    : c->inexact  ? "that cannot be held exactly by"
+                                  : "NaN or infinite, which cannot be held by";
+  if (n)
+    return fail(s, OP2_ERR_ARG,
+                "the file holds '%s' values, the call asks for '%s': %ld value%s %s '%s' (OP2 "
+                "would store %s changed; declare the dat or constant as '%s')",
+                from, to, n, n == 1 ? "" : "s", why, to, n == 1 ? "it" : "them", from);
+  op2_diag(2, "%s: file %s, dataset %s: the file holds '%s' values, read as '%s' as the call asks",
+           s->fn, s->file, s->name, from, to);
+  return OP2_OK;
+}
+
 /* Reads rows [first, first + count) (all columns) of a dataset on `set` into a new buffer;
  * collective when parallel. Every read of a mesh dataset comes here: the set keeps the most rows
  * this rank read, which under MPI is its uniform block and never the whole dataset. */
 static int read_rows(const source *s, op_set set, hid_t mem_type, size_t elem_bytes, long first,
-                     long count, void **out) {
+                     long count, conversion *conv, void **out) {
   if (count > set->rows_read_most) set->rows_read_most = count;
   op2_set_held_rows(set, count);
   size_t bytes = (size_t)count * elem_bytes;
@@ -205,7 +283,7 @@ static int read_rows(const source *s, op_set set, hid_t mem_type, size_t elem_by
     ok = H5Sselect_none(fspace) >= 0 && H5Sselect_none(mspace) >= 0;
   else if (ok)
     ok = H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, (hsize_t[]){1, 1}, block) >= 0;
-  hid_t dxpl = op2_h5_dxpl(s->parallel);
+  hid_t dxpl = read_dxpl(s->parallel, conv);
   ok = ok && dxpl >= 0 && H5Dread(s->dset, mem_type, mspace, fspace, dxpl, buf) >= 0;
   op2_h5_plist_close(dxpl);
   if (mspace >= 0) H5Sclose(mspace);
@@ -316,7 +394,7 @@ static op_map declare_map_hdf5(op_set from, op_set to, int dim, const char *file
   if (status == OP2_OK) {
     declared_block(from, &first, &count);
     status = read_rows(&s, from, wide ? H5T_NATIVE_LLONG : H5T_NATIVE_INT, (size_t)dim * width,
-                       first, count, &rows);
+                       first, count, NULL, &rows);
   }
   if (status == OP2_OK) {
     /* Checked here so the message names the file and the global row. */
@@ -358,17 +436,15 @@ static op_dat declare_dat_hdf5(op_set set, int dim, const char *type, const char
                   type ? type : "(null)");
   if (status == OP2_OK) status = check_table(&s, "dat", dim, set);
   if (status == OP2_OK) status = file_type(&s, &have);
-  /* OP2 reads a dataset only as the type it was written with; so does op2jit. */
-  if (status == OP2_OK && want != have)
-    status = fail(&s, OP2_ERR_ARG, "the file holds '%s' values, the call asks for '%s'",
-                  op2_type_name(have), type);
   status = agree(&s, status);
   void *rows = NULL;
+  conversion conv = {0};
   if (status == OP2_OK) {
     long first, count;
     declared_block(set, &first, &count);
     status = read_rows(&s, set, op2_h5_mem_type(want), (size_t)dim * op2_type_size(want), first,
-                       count, &rows);
+                       count, have != want ? &conv : NULL, &rows);
+    if (status == OP2_OK) status = agree(&s, converted(&s, have, want, &conv));
   }
   source_close(&s);
   op_dat dat = status == OP2_OK ? op_decl_dat(set, dim, type, rows, name) : NULL;
@@ -403,12 +479,20 @@ void op_get_const_hdf5(const char *name, int dim, const char *type, char *const_
                     shape(&s, sbuf, sizeof sbuf), dim, dim);
   }
   if (status == OP2_OK) status = file_type(&s, &have);
-  if (status == OP2_OK && want != have)
-    status = fail(&s, OP2_ERR_ARG, "the file holds '%s' values, the call asks for '%s'",
-                  op2_type_name(have), type);
+  /* into a buffer first: const_data changes only when every value converted */
+  size_t bytes = status == OP2_OK ? (size_t)dim * op2_type_size(want) : 0;
+  void *values = status == OP2_OK ? malloc(bytes) : NULL;
+  if (status == OP2_OK && !values)
+    status = fail(&s, OP2_ERR_MEM, "out of memory for %zu bytes", bytes);
+  conversion conv = {0};
+  hid_t dxpl = status == OP2_OK ? read_dxpl(0, have != want ? &conv : NULL) : -1;
   if (status == OP2_OK &&
-      H5Dread(s.dset, op2_h5_mem_type(want), H5S_ALL, H5S_ALL, H5P_DEFAULT, const_data) < 0)
-    fail(&s, OP2_ERR_IO, "cannot read the values");
+      (dxpl < 0 || H5Dread(s.dset, op2_h5_mem_type(want), H5S_ALL, H5S_ALL, dxpl, values) < 0))
+    status = fail(&s, OP2_ERR_IO, "cannot read the values");
+  op2_h5_plist_close(dxpl);
+  if (status == OP2_OK) status = converted(&s, have, want, &conv);
+  if (status == OP2_OK) memcpy(const_data, values, bytes);
+  free(values);
   source_close(&s);
 }
 

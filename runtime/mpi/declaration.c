@@ -3,6 +3,7 @@
  * way), or, detected, every rank the whole mesh (a program written for one process, started
  * under mpirun), then cut down to blocks, so that from here on every set is "each rank its block,
  * global index decl_first + e". */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -11,10 +12,17 @@
 #include "runtime/error.h"
 #include "runtime/options.h"
 
-/* True when every rank declared identical sets, maps and dats: a program written for one process,
- * started under mpirun. Each rank then keeps its block of everything. */
+/* True when every rank declared the whole mesh: a program written for one process, started under
+ * mpirun. Each rank then keeps its block of everything. What decides is the mesh's shape: every
+ * set of the same size and every map of the same values on every rank (a block declaration's map
+ * values are global indices of its own block's neighbours, which no two ranks share). Dats need
+ * not agree where a map does: a program that leaves components no kernel reads uninitialised
+ * (OP2-Common's jac2 mallocs its arrays and sets only the first component) has garbage that
+ * differs from rank to rank; each element then takes the values of the rank whose block of the
+ * declaration holds it, and the dats that differed are named at OP2_DIAGS>=1. Without a map
+ * entry the sets' sizes alone cannot tell a whole mesh from equal blocks: the dats must agree. */
 static int declared_everywhere(op2_context *ctx, int *everywhere) {
-  int n = ctx->sets.count + ctx->maps.count + ctx->dats.count;
+  int nsets = ctx->sets.count, nmaps = ctx->maps.count, n = nsets + nmaps + ctx->dats.count;
   unsigned long long *h = malloc(sizeof(*h) * 2 * ((size_t)n + 1));
   *everywhere = 0;
   int agreed = op2_mpi_agree(
@@ -23,28 +31,60 @@ static int declared_everywhere(op2_context *ctx, int *everywhere) {
     free(h);
     return agreed;
   }
-  int k = 0;
-  for (int i = 0; i < ctx->sets.count; i++)
-    h[k++] = (unsigned long long)((op_set)ctx->sets.items[i])->size;
-  for (int i = 0; i < ctx->maps.count; i++) {
+  int k = 0, map_entries = 0;
+  for (int i = 0; i < nsets; i++) h[k++] = (unsigned long long)((op_set)ctx->sets.items[i])->size;
+  for (int i = 0; i < nmaps; i++) {
     op_map m = ctx->maps.items[i];
     h[k++] = XXH3_64bits(*op2_map_rows(m), op2_map_row_bytes(m) * (size_t)m->from->size);
+    map_entries |= m->from->size > 0 && m->dim > 0;
   }
   for (int i = 0; i < ctx->dats.count; i++) {
     op_dat d = ctx->dats.items[i];
     h[k++] = XXH3_64bits(d->data, d->elem_bytes * (size_t)d->set->size);
   }
-  int rc = OP2_MPI(MPI_Allreduce(h, h + n, n, MPI_UNSIGNED_LONG_LONG, MPI_BAND, op2_comm(ctx)));
-  int same = 1;
-  for (int i = 0; i < n; i++) same &= h[i] == h[n + i];
-  /* AND equals every value only if all agree... confirm with OR as well */
+  /* every rank's value is the same exactly when the AND and the OR over ranks both equal it */
+  unsigned long long *all = h + n;
+  unsigned char *differs = calloc((size_t)n + 1, 1);
+  int rc = differs ? OP2_OK : op2_error(OP2_ERR_MEM, "distribution: out of memory");
+  rc = op2_mpi_agree(ctx, rc, "distribution");
   if (rc == OP2_OK)
-    rc = OP2_MPI(MPI_Allreduce(h, h + n, n, MPI_UNSIGNED_LONG_LONG, MPI_BOR, op2_comm(ctx)));
-  for (int i = 0; i < n; i++) same &= h[i] == h[n + i];
+    rc = OP2_MPI(MPI_Allreduce(h, all, n, MPI_UNSIGNED_LONG_LONG, MPI_BAND, op2_comm(ctx)));
+  for (int i = 0; rc == OP2_OK && i < n; i++) differs[i] = h[i] != all[i];
+  if (rc == OP2_OK)
+    rc = OP2_MPI(MPI_Allreduce(h, all, n, MPI_UNSIGNED_LONG_LONG, MPI_BOR, op2_comm(ctx)));
+  for (int i = 0; rc == OP2_OK && i < n; i++) differs[i] |= h[i] != all[i];
+  int mine[2] = {1, 1}; /* sets and maps the same; dats the same */
+  for (int i = 0; rc == OP2_OK && i < n; i++) mine[i >= nsets + nmaps] &= !differs[i];
+  int same[2] = {mine[0], mine[1]};
+  if (rc == OP2_OK) rc = OP2_MPI(MPI_Allreduce(mine, same, 2, MPI_INT, MPI_LAND, op2_comm(ctx)));
+  /* with the sets and maps the same everywhere, map_entries is the same on every rank */
+  *everywhere = rc == OP2_OK && nsets > 0 && same[0] && (same[1] || map_entries);
+  if (*everywhere && !same[1]) { /* a dat differs on some rank: which, by every rank's view */
+    unsigned char *any = calloc((size_t)n + 1, 1);
+    if (!any) rc = op2_error(OP2_ERR_MEM, "distribution: out of memory");
+    rc = op2_mpi_agree(ctx, rc, "distribution");
+    if (rc == OP2_OK)
+      rc = OP2_MPI(MPI_Allreduce(differs, any, n, MPI_UNSIGNED_CHAR, MPI_BOR, op2_comm(ctx)));
+    char names[512] = "";
+    int count = 0;
+    for (int i = nsets + nmaps; rc == OP2_OK && i < n; i++) {
+      if (!any[i]) continue;
+      size_t len = strlen(names);
+      if (count++ < 8 && len < sizeof names)
+        snprintf(names + len, sizeof names - len, "%s'%.40s'", count > 1 ? ", " : "",
+                 ((op_dat)ctx->dats.items[i - nsets - nmaps])->name);
+    }
+    if (count)
+      op2_diag(1,
+               "warning: every rank declared the same sets and maps (the whole mesh), but %s %s%s "
+               "%s different values on different ranks (memory left uninitialised?): each "
+               "element keeps the values of the rank whose block of the declaration holds it",
+               count > 1 ? "dats" : "dat", names, count > 8 ? ", ..." : "",
+               count > 1 ? "hold" : "holds");
+    free(any);
+  }
+  free(differs);
   free(h);
-  int all = same;
-  if (rc == OP2_OK) rc = OP2_MPI(MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, op2_comm(ctx)));
-  *everywhere = all && ctx->sets.count > 0;
   return rc;
 }
 

@@ -2,12 +2,15 @@
 /* The collectives over ranks that runtime/ asks for (declared in runtime/distributed.h), so that
  * runtime/ itself makes no MPI call. Each is a raw collective: the caller agrees on success
  * first (op2_mpi_agree), as every rank must reach it. */
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "runtime/mpi/op2_mpi.h"
 #include "runtime/context.h"
 #include "runtime/mpi_state.h"
 #include "runtime/backend.h"
+#include "runtime/error.h"
 
 int op2_mpi_reduce_max_sum(op2_context *ctx, const double *mine, double *max, double *sum, int n) {
   if (ctx->mpi.size < 2) { /* never touches MPI in a program that does not use it */
@@ -48,4 +51,46 @@ int op2_mpi_reduce_arg(op2_context *ctx, const op2_arg_desc *d, void *caller, co
   OP2_CALL(OP2_MPI(MPI_Allreduce(mine, all, d->dim, types[d->type], op, op2_comm(ctx))));
   op2_reduction_fold(d, caller, all);
   return OP2_OK;
+}
+
+static bool travels_with(const op2_arg_desc *desc, int j, int ref) {
+  return j == ref || ((int)desc[j].acc == OP2_ACC_INFO && desc[j].info_of == ref);
+}
+
+/* A record per rank: the reduction's partial, then its infos' in argument order, as bytes. */
+int op2_mpi_reduce_info(op2_context *ctx, const op2_arg_desc *desc, int nargs, int ref,
+                        void *const *caller, void *const *mine) {
+  size_t rec = 0, p = (size_t)ctx->mpi.size;
+  for (int j = 0; j < nargs; j++)
+    if (travels_with(desc, j, ref)) rec += (size_t)desc[j].dim * op2_type_size(desc[j].type);
+  char *all = malloc(rec * (p + 1));
+  void **part = calloc((size_t)nargs, sizeof *part);
+  int rc = all && part && caller && mine
+               ? OP2_OK
+               : op2_error(OP2_ERR_MEM, "op_par_loop: out of memory for a reduction");
+  rc = op2_mpi_agree(ctx, rc, "op_par_loop: reduction");
+  if (rc == OP2_OK) {
+    char *at = all + rec * p; /* this rank's record, after the gathered ones */
+    for (int j = 0; j < nargs; j++) {
+      if (!travels_with(desc, j, ref)) continue;
+      size_t n = (size_t)desc[j].dim * op2_type_size(desc[j].type);
+      memcpy(at, mine[j], n);
+      at += n;
+    }
+    rc = OP2_MPI(
+        MPI_Allgather(all + rec * p, (int)rec, MPI_BYTE, all, (int)rec, MPI_BYTE, op2_comm(ctx)));
+  }
+  for (size_t r = 0; rc == OP2_OK && r < p; r++) { /* in rank order */
+    char *at = all + rec * r;
+    for (int j = 0; j < nargs; j++) {
+      part[j] = NULL;
+      if (!travels_with(desc, j, ref)) continue;
+      part[j] = at;
+      at += (size_t)desc[j].dim * op2_type_size(desc[j].type);
+    }
+    op2_reduction_fold_part(desc, nargs, caller, part);
+  }
+  free(part);
+  free(all);
+  return rc;
 }
