@@ -181,8 +181,10 @@ typedef long long idx_g_t;
  * or more in all, and become local ints in the halo build (map->map is NULL until then); in one
  * process each must lie in the set. A value outside is refused, naming the map, row and value. */
 op_map op_decl_map_long(op_set from, op_set to, int dim, const idx_g_t *data, const char *name);
-/** @brief OP2's op_decl_dat_temp_char: a temporary of `dim` values of `type`; `type_size` must be
- * the type's size. */
+/** @brief OP2's op_decl_dat_temp_char: a temporary of `dim` values of `type`. OP2 reserves
+ * `dim * type_size` bytes per element and its loops use `type`; op2jit's dat holds `dim` values of
+ * `type` per element (dat->size is their bytes) whatever positive `type_size` is given (one below
+ * the type's size is warned about at OP2_DIAGS=1). */
 op_dat op_decl_dat_temp_char(op_set set, int dim, const char *type, int type_size,
                              const char *name);
 /** @brief OP2 creates its MPI halos here; op2jit builds them with the distribution (op_partition
