@@ -50,7 +50,7 @@ int op_free_dat_temp(op_dat dat) {
   op2_loops_forget_dat(ctx, dat);
   op2_exchange_release(ctx, dat);
   free(dat->data);
-  free(dat->name);
+  free(dat->decl_name);
   free(dat->type_name);
   free(dat);
   return 0;

@@ -913,7 +913,11 @@ int op2_mpi_prepare(op2_context *ctx) {
   if (ctx->opt.mpi_decl == OP2_DECL_AUTO) OP2_CALL(declared_everywhere(ctx, &replicated));
   for (int s = 0; s < ctx->sets.count; s++) /* as declared: blocks, or the whole mesh */
     op2_set_held_rows(ctx->sets.items[s], ((op_set)ctx->sets.items[s])->size);
-  if (replicated) OP2_CALL(op2_mpi_agree(ctx, slice_to_blocks(ctx), "distribution"));
+  if (replicated) { /* the maps' rows are cut to blocks: checked first, as the program left them */
+    int rc = op2_maps_check_all(ctx, "the distribution of the mesh", false);
+    OP2_CALL(op2_mpi_agree(ctx, rc == OP2_OK ? slice_to_blocks(ctx) : rc, "distribution"));
+    op2_maps_seal_all(ctx);
+  }
   ctx->mpi_replicated = replicated;
   ctx->mpi_prepared = true;
   return OP2_OK;
@@ -1054,11 +1058,15 @@ int op2_mpi_partition(op2_context *ctx, const op2_partition_spec *spec) {
   op2_mpi_step(ctx, "distribution");
   bool moving = false;
   const char *label = spec->method == OP2_PART_BLOCK ? "BLOCK" : spec->asked;
-  int rc = op2_mpi_step_end(ctx, distribute(ctx, spec, &label, &moving));
+  /* the maps' values as the program left them (it may write them until now); after a
+   * distribution that failed half way they are neither, which distribute() reports */
+  int rc = ctx->mpi_lost ? OP2_OK : op2_maps_check_all(ctx, "the distribution of the mesh", true);
+  rc = op2_mpi_step_end(ctx, rc == OP2_OK ? distribute(ctx, spec, &label, &moving) : rc);
   if (rc != OP2_OK) {
     if (moving) ctx->mpi_lost = true; /* before the elements move, a retry finds what it had */
     return rc;
   }
+  op2_maps_seal_all(ctx); /* moved, renumbered, made local */
   ctx->mpi_distributed = true;
   return report(ctx, label, t0);
 }
