@@ -55,8 +55,8 @@ typedef struct op_set_core {
  * MPI or after op_renumber). A program may write the values in place before the map's first use
  * (the first loop that names it, op_partition, op_renumber, or the first loop when the mesh is
  * distributed or renumbered then): they are checked then and everything built afterwards
- * (plans, halos, device copies) follows them. A change after that is an error at the next plan
- * the library builds from the map, and a warning at op_exit (docs/PORTING.md). */
+ * (plans, halos, device copies) follows them. A change after that is an error at the next loop
+ * or plan the library builds from the map, and a warning at op_exit (docs/API.md, Handles). */
 typedef struct op_map_core {
   const int index;
   const op_set from;
