@@ -18,10 +18,12 @@ extern "C" {
 
 /*
  * Handles. What a program may read of a set, map or dat is the public prefix below, with OP2's
- * field names (`set->size`, `dat->name`, `dat->dim`, `map->to`...): every field is const, so a
- * program reads them and never writes them; the rest of the object is the library's. The
- * library's own files see the same objects through their private structs, which begin with
- * these fields (OP2_INTERNAL_HANDLES, defined only when the library is built).
+ * field names (`set->size`, `dat->name`, `dat->dim`, `map->to`...). A program writes two of them,
+ * as OP2 programs do: `dat->name` (a dat renamed before it is written to a file) and the values
+ * of `map->map` (a map reordered in place before the loops use it); every other field is const.
+ * The rest of the object is the library's. The library's own files see the same objects through
+ * their private structs, which begin with these fields (OP2_INTERNAL_HANDLES, defined only when
+ * the library is built).
  */
 #ifdef OP2_INTERNAL_HANDLES
 typedef struct op2_set *op_set;
@@ -50,19 +52,25 @@ typedef struct op_set_core {
 
 /** @brief What a program may read of a map: `map` holds `from->size * dim` local indices of `to`
  * (element-major), in the library's local order (which differs from the declared order under
- * MPI or after op_renumber). */
+ * MPI or after op_renumber). A program may write the values in place before the map's first use
+ * (the first loop that names it, op_partition, op_renumber, or the first loop when the mesh is
+ * distributed or renumbered then): they are checked then and everything built afterwards
+ * (plans, halos, device copies) follows them. A change after that is an error at the next loop
+ * or plan the library builds from the map, and a warning at op_exit (docs/API.md, Handles). */
 typedef struct op_map_core {
   const int index;
   const op_set from;
   const op_set to;
   const int dim;
-  const int *const map;
+  int *const map;
   const char *const name;
 } op_map_core;
 
 /** @brief What a program may read of a dat: `size` is the bytes of one element (dim values),
  * `type` the type as declared ("double", "double:soa"...), `data` the host copy in local order
- * (current after op_fetch_data, or any loop on a CPU backend). */
+ * (current after op_fetch_data, or any loop on a CPU backend). `name` may be pointed at another
+ * string, which must stay valid while it is there: the next output (HDF5 datasets, prints,
+ * messages) uses the name it points to then; the library never frees it. */
 typedef struct op_dat_core {
   const int index;
   const op_set set;
@@ -70,7 +78,7 @@ typedef struct op_dat_core {
   const int size;
   char *const data;
   const char *const type;
-  const char *const name;
+  const char *name;
 } op_dat_core;
 
 /** @brief How a loop argument is accessed by the kernel. */
@@ -181,8 +189,10 @@ typedef long long idx_g_t;
  * or more in all, and become local ints in the halo build (map->map is NULL until then); in one
  * process each must lie in the set. A value outside is refused, naming the map, row and value. */
 op_map op_decl_map_long(op_set from, op_set to, int dim, const idx_g_t *data, const char *name);
-/** @brief OP2's op_decl_dat_temp_char: a temporary of `dim` values of `type`; `type_size` must be
- * the type's size. */
+/** @brief OP2's op_decl_dat_temp_char: a temporary of `dim` values of `type`. OP2 reserves
+ * `dim * type_size` bytes per element and its loops use `type`; op2jit's dat holds `dim` values of
+ * `type` per element (dat->size is their bytes) whatever positive `type_size` is given (one below
+ * the type's size is warned about at OP2_DIAGS=1). */
 op_dat op_decl_dat_temp_char(op_set set, int dim, const char *type, int type_size,
                              const char *name);
 /** @brief OP2 creates its MPI halos here; op2jit builds them with the distribution (op_partition

@@ -113,6 +113,16 @@ static bool kernel_prints(const char *kernel) {
   return false;
 }
 
+static int first_use_of_maps(const char *name, int nargs, const op_arg *args) {
+  for (int i = 0; i < nargs; i++)
+    if (args[i].map && !args[i].map->built) { /* rare: the first call naming a map */
+      char use[160];
+      snprintf(use, sizeof use, "op_par_loop '%.120s'", name);
+      return op2_loop_maps_check(nargs, args, use, true);
+    }
+  return OP2_OK;
+}
+
 /* Whether the call that runs next reshapes the mesh: the first loop distributes it under MPI, or
  * renumbers it (OP2_RENUMBER), changing what the program may read of the public handles (a set's
  * sizes, a map's values, a dat's layout). Such a call runs at once, as eagerly. */
@@ -369,6 +379,10 @@ bool op2_chain_defer(op2_context *ctx, const char *kernel, bool kernel_kept, con
   keep k = {0};
   if (!why && !look_up(ctx, kernel, kernel_kept, name, set, nargs, args, &k))
     why = "a call that fails op_par_loop's checks (refused at the call, as eagerly)";
+  /* A map's values as the program has written them are taken at its first call, not when the
+   * queued call runs: a later write is then refused, not silently run (map_values.c). A call
+   * whose map is refused does nothing, as one that fails validation. */
+  if (!why && first_use_of_maps(name, nargs, args) != OP2_OK) return true;
   if (!why && prints(&k, kernel)) why = "a kernel that prints (its output stays in call order)";
   /* a reduction's value is the program's when op_par_loop returns: it runs after the chain */
   if (!why && has_reduction(nargs, args)) why = "a global reduction";

@@ -38,7 +38,7 @@ uint64_t op2_ckpt_loop_hash(const char *name, op_set set, int nargs, const op_ar
     const op_arg *a = &args[i];
     int fields[5] = {a->kind, a->opt != 0, a->idx, a->dim, (int)a->acc};
     XXH3_64bits_update(&st, fields, sizeof fields);
-    hash_text(&st, a->kind == OP2_ARG_DAT && a->dat ? a->dat->name : NULL);
+    hash_text(&st, a->kind == OP2_ARG_DAT && a->dat ? a->dat->decl_name : NULL);
     hash_text(&st, a->map ? a->map->name : NULL);
     hash_text(&st, a->type);
   }

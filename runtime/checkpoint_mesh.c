@@ -84,6 +84,8 @@ char *op2_ckpt_mesh_summary(op2_context *ctx) {
     uint64_t h = 0;
     if (distributed) /* every rank, every map, also after a failure: it is collective */
       hash_failed |= op2_mpi_map_fingerprint(ctx, m, &h) != OP2_OK;
+    else if (op2_map_check(m, "a checkpoint's mesh", true) != OP2_OK)
+      hash_failed = 1; /* reported */
     else if (map_hash(m, &h) != 0)
       t.failed = 1;
     add(&t, "map '%s' from '%s' to '%s', dim %d, values %016llx\n", m->name, m->from->name,
@@ -91,7 +93,7 @@ char *op2_ckpt_mesh_summary(op2_context *ctx) {
   }
   for (int i = 0; i < ctx->dats.count; i++) {
     op_dat d = ctx->dats.items[i];
-    add(&t, "dat '%s' on '%s', dim %d, %s\n", d->name, d->set->name, d->dim,
+    add(&t, "dat '%s' on '%s', dim %d, %s\n", d->decl_name, d->set->name, d->dim,
         op2_type_name(d->type));
   }
   if (t.failed || hash_failed) {

@@ -55,7 +55,7 @@ int op_free_dat_temp(op_dat dat) {
   op2_loops_forget_dat(ctx, dat);
   op2_exchange_release(ctx, dat);
   free(dat->data);
-  free(dat->name);
+  free(dat->decl_name);
   free(dat->type_name);
   free(dat);
   return 0;
@@ -97,15 +97,26 @@ op_arg op_opt_arg_gbl(int opt, void *data, int dim, const char *type, op_access 
   return a;
 }
 
-/* OP2's C++ header passes sizeof(T) of the pointer it was given: it must be the type's size. */
+/* OP2 reserves dim * type_size bytes per element whatever `type` says, and its loops use the
+ * declared type: MG-CFD declares an "int" scratch counter with sizeof(double), and OP2's C++
+ * op_decl_dat_temp passes sizeof(T) of whatever pointer it was given. op2jit's dat holds `dim`
+ * values of `type` per element, which is what loops, fetches and files use, so any size is
+ * accepted; one below the type's, with which OP2 would give its loops too little room, is
+ * worth a warning. */
 op_dat op_decl_dat_temp_char(op_set set, int dim, const char *type, int type_size,
                              const char *name) {
   op2_type t;
   if (op2_require_init("op_decl_dat_temp") != OP2_OK) return NULL;
-  if (op2_type_parse(type, &t) == OP2_OK && type_size != (int)op2_type_size(t)) {
-    op2_error(OP2_ERR_ARG, "op_decl_dat_temp '%s': type '%s' has %zu bytes, not %d",
-              name ? name : "(unnamed)", type, op2_type_size(t), type_size);
+  const char *label = name ? name : "(unnamed)";
+  if (type_size < 1) {
+    op2_error(OP2_ERR_ARG, "op_decl_dat_temp '%s': element size %d must be at least 1", label,
+              type_size);
     return NULL;
   }
+  if (op2_type_parse(type, &t) == OP2_OK && (size_t)type_size < op2_type_size(t))
+    op2_diag(1,
+             "warning: op_decl_dat_temp '%s': element size %d is less than type '%s''s %zu "
+             "bytes (OP2 would reserve too little); the dat holds %d values of '%s' per element",
+             label, type_size, type, op2_type_size(t), dim, type);
   return op2_decl_dat(set, dim, type, NULL, name, true);
 }

@@ -100,7 +100,7 @@ static void free_map(void *p) {
 static void free_dat(void *p) {
   op_dat d = p;
   free(d->data);
-  free(d->name);
+  free(d->decl_name);
   free(d->type_name);
   free(d);
 }
@@ -136,6 +136,7 @@ void op_exit(void) {
   op2_chain_flush(ctx, "op_exit"); /* lazy execution: queued loops run before anything ends */
   /* Under MPI every rank must be here: one that is elsewhere fails on every rank (reported) */
   if (ctx->initialised) (void)op2_mpi_agree_exit(ctx);
+  op2_maps_check_at_exit(ctx);
   if (ctx->initialised && ctx->opt.profile_json[0]) op2_profile_write(ctx, ctx->opt.profile_json);
   /* halo message buffers first: the backend may own their memory (page-locked) */
   for (int i = 0; i < ctx->dats.count; i++) op2_exchange_release(ctx, ctx->dats.items[i]);

@@ -47,11 +47,11 @@ static op_dat declare_dat(op_set set, int dim, const char *type, const void *dat
     /* once distributed the halo rows are there already: no room to grow into */
     dat->data = set->halo ? op2_aligned_alloc(bytes)
                           : op2_aligned_alloc_room(bytes, op2_halo_room(ctx, bytes));
-    dat->name = strdup(label);
+    dat->name = dat->decl_name = strdup(label);
     dat->type_name = strdup(type);
   }
   if (!dat || !dat->data || !dat->name || !dat->type_name) {
-    if (dat) free(dat->data), free(dat->name), free(dat->type_name);
+    if (dat) free(dat->data), free(dat->decl_name), free(dat->type_name);
     free(dat);
     op2_error(OP2_ERR_MEM, "op_decl_dat '%s': out of memory for %zu bytes", label, bytes);
     return NULL;
@@ -73,7 +73,7 @@ static op_dat declare_dat(op_set set, int dim, const char *type, const void *dat
   dat->temp = temp;
   dat->index = ctx->dats.count;
   if (op2_list_push(&ctx->dats, dat) != OP2_OK) {
-    free(dat->data), free(dat->name), free(dat->type_name), free(dat);
+    free(dat->data), free(dat->decl_name), free(dat->type_name), free(dat);
     return NULL;
   }
   return dat;
@@ -92,7 +92,7 @@ op_dat op2_decl_dat(op_set set, int dim, const char *type, const void *data, con
   op_dat dat = declare_dat(set, dim, type, data, name, temp);
   if (op2_mpi_decl_end(ctx, dat ? OP2_OK : OP2_ERR_ARG) != OP2_OK && dat) {
     ctx->dats.count--;
-    free(dat->data), free(dat->name), free(dat->type_name), free(dat);
+    free(dat->data), free(dat->decl_name), free(dat->type_name), free(dat);
     dat = NULL;
   }
   return dat;

@@ -3,6 +3,7 @@
  * and plans it; a later call from a call site not seen before costs a hash and a comparison (one
  * seen before finds its loop in loop_site.c). */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #define XXH_STATIC_LINKING_ONLY /* for the streaming state on the stack */
@@ -197,6 +198,9 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
                        int nargs, const op_arg *args, uint64_t hash, const arg_key *keys,
                        op2_loop **out) {
   OP2_CALL(op2_validate_loop(kernel, name, set, nargs, args));
+  char use[160];
+  snprintf(use, sizeof use, "op_par_loop '%.120s'", name);
+  OP2_CALL(op2_loop_maps_check(nargs, args, use, false)); /* the program may write them */
   op2_loop *loop = calloc(1, sizeof *loop);
   if (!loop) return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
   size_t klen = strlen(kernel) + 1, keys_len = (size_t)nargs * sizeof *keys;

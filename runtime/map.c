@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Maps: fixed-arity connectivity between two sets, range-checked once when declared so loops
- * never index out of bounds. */
+/* Maps: fixed-arity connectivity between two sets, range-checked when declared, and again when
+ * first used if the program wrote them since (map_values.c), so loops never index out of
+ * bounds. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,7 @@ static op_map declare(op2_context *ctx, const char *label, op_set from, op_set t
   map->to = to;
   map->dim = dim;
   map->index = ctx->maps.count;
+  op2_map_seal(map); /* the values as checked: the program may still write them (map_values.c) */
   if (op2_list_push(&ctx->maps, map) != OP2_OK) {
     free(map->values), free(map->name), free(map);
     return NULL;

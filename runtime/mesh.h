@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "op2.h"
 #include "jit/desc.h"
@@ -87,6 +88,11 @@ struct op2_map {
    * build makes them local ints: a set a map reaches may have 2^31 elements or more in all.
    * NULL otherwise (int maps keep the user's index in values until then). */
   idx_g_t *gvalues;
+  /* The program may write `values` in place (map_values.c): the hash of the values last checked
+   * (`seal`, when `sealed`), and whether anything was built from them since (plans, halos,
+   * renumbering, device copies, loops), after which a change is an error. */
+  uint64_t seal;
+  bool sealed, built;
 };
 
 /* A map's rows while they move between ranks: the array (gvalues or values) and a row's bytes. */
@@ -104,12 +110,13 @@ struct op2_dat {
       int index;
       op_set set;
       int dim;
-      int elem_size;   /* elem_bytes for the program (OP2's dat->size) */
-      char *data;      /* (size + exec + non-exec halo) * elem_bytes, 64-byte aligned */
-      char *type_name; /* the type as declared, ":soa" included (written to HDF5 files) */
-      char *name;
+      int elem_size;    /* elem_bytes for the program (OP2's dat->size) */
+      char *data;       /* (size + exec + non-exec halo) * elem_bytes, 64-byte aligned */
+      char *type_name;  /* the type as declared, ":soa" included (written to HDF5 files) */
+      const char *name; /* the declared name, or the one the program has pointed it at since */
     };
   };
+  char *decl_name; /* the library's copy of the declared name, freed with the dat */
   op2_type type;
   size_t elem_bytes; /* dim * type size */
   bool halo_dirty;   /* written since its halo copies were last refreshed */
@@ -120,6 +127,21 @@ struct op2_dat {
    * (runtime/mpi/exchange.c; NULL until its first exchange) */
   struct op2_halo_buffers *halo_buffers;
 };
+
+/* ---- a map's values as the program may write them (map_values.c) ---- */
+/* Records the values as they are now (after a declaration, or the library's own rewrite). */
+void op2_map_seal(op_map m);
+void op2_maps_seal_all(op2_context *ctx);
+/* Before `use` builds anything from the values (`build`: plans, halos, renumbering, copies;
+ * false: only reads them, as an output does): values the program changed are range-checked and
+ * taken, unless something was built from the earlier ones (an error naming `use` and the map). */
+int op2_map_check(op_map m, const char *use, bool build);
+int op2_maps_check_all(op2_context *ctx, const char *use, bool build);
+/* The maps of a loop's arguments, each once (`unbuilt_only`: those nothing was built from yet,
+ * which costs a flag per argument for the others: a queued call takes its maps as they are). */
+int op2_loop_maps_check(int nargs, const op_arg *args, const char *use, bool unbuilt_only);
+/* op_exit: a warning for each map changed after something was built from it. */
+void op2_maps_check_at_exit(op2_context *ctx);
 
 /* op_decl_map_long for the user's indices (0-based, or 1-based with OP_MAPS_BASE_INDEX=1) rather
  * than global ids: an HDF5 map of 64-bit integers (map.c). */

@@ -146,7 +146,11 @@ int op2_plan_get_for(op2_context *ctx, const op2_loop *loop, int begin, int end,
     }
   }
   op2_plan *p;
-  int rc = op2_plan_build(loop->set, begin, end, part, n, maps, idx, nthreads, &p);
+  int rc = OP2_OK;
+  char use[160];
+  snprintf(use, sizeof use, "the plan of op_par_loop '%.120s'", loop->name);
+  for (int k = 0; rc == OP2_OK && k < n; k++) rc = op2_map_check(maps[k], use, true);
+  if (rc == OP2_OK) rc = op2_plan_build(loop->set, begin, end, part, n, maps, idx, nthreads, &p);
   free(maps), free(idx);
   if (rc != OP2_OK) return rc;
   p->layout_threads = nthreads;

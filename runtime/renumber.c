@@ -321,7 +321,9 @@ const char *op2_renumber_method(const op2_context *ctx) {
 
 int op2_renumber(op2_context *ctx, op_map base) {
   double t0 = op2_wall_seconds();
+  OP2_CALL(op2_maps_check_all(ctx, "renumbering", true));
   OP2_CALL(op2_renumber_local(ctx, base, NULL));
+  op2_maps_seal_all(ctx); /* rows and values in the new order */
   op2_diag(1, "renumbered for locality: %s on '%s' through map '%s' in %.3f s",
            op2_renumber_method(ctx), base->to->name, base->name, op2_wall_seconds() - t0);
   return OP2_OK;

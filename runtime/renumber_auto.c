@@ -65,6 +65,7 @@ int op2_renumber_by_option(op2_context *ctx, op_map base) {
   if (ctx->opt.renumber == OP2_RENUMBER_AUTO) {
     op2_locality l;
     char line[256];
+    OP2_CALL(op2_map_check(base, "OP2_RENUMBER=auto", false));
     op2_renumber_auto_measure(ctx, base, base->values, &l);
     op2_renumber_auto_describe(&l, line, sizeof line);
     op2_diag(1, "OP2_RENUMBER=auto on '%s' through map '%s': %s", base->to->name, base->name, line);

@@ -3,7 +3,8 @@
  * (op2.h without the library's structs): op_lib_mpi.h brings <mpi.h> and OP2's MPI_ROOT (0, the
  * root every OP2 *_mpi.cpp scatters its mesh from), op_profile.h, op_hdf5.h, op_util.h; OP2's
  * allocation calls, idx_g_t and op_decl_map_long, op_decl_dat_temp_char, op_arg_info,
- * op_halo_create; and the read-only fields OP2 code reads (set->size, dat->name, map->dim...).
+ * op_halo_create; and the fields OP2 code reads (set->size, map->dim...), read-only but for the
+ * two OP2 programs write (dat->name, map->map's values).
  * Run on one process and under mpirun with 2 ranks. */
 #include "op_lib_mpi.h"
 #include "op_hdf5.h"
@@ -22,10 +23,16 @@
 
 static_assert(MPI_ROOT == 0, "OP2's MPI_ROOT is rank 0");
 static_assert(sizeof(idx_g_t) == 8, "OP2's global indices are 64-bit");
-/* The program reads these fields and cannot write them. */
+/* The program reads these fields and cannot write them... */
 static_assert(std::is_const<decltype(op_set_core::size)>::value, "set->size is read-only");
-static_assert(std::is_const<decltype(op_dat_core::name)>::value, "dat->name is read-only");
+static_assert(std::is_const<decltype(op_dat_core::dim)>::value, "dat->dim is read-only");
+static_assert(std::is_const<decltype(op_dat_core::type)>::value, "dat->type is read-only");
 static_assert(std::is_const<decltype(op_map_core::dim)>::value, "map->dim is read-only");
+static_assert(std::is_const<decltype(op_map_core::name)>::value, "map->name is read-only");
+static_assert(std::is_const<decltype(op_map_core::map)>::value, "map->map points where it points");
+/* ...but for the two that OP2 programs write: a dat's name, and a map's values in place. */
+static_assert(std::is_same<decltype(op_dat_core::name), const char *>::value, "dat->name = ...");
+static_assert(std::is_same<decltype(op_map_core::map), int *const>::value, "map->map[i] = ...");
 
 static const char *mark_src =
     "void mark(const double *x, double *top, int *idx, int *at) {\n"

@@ -9,6 +9,7 @@
  *     per block, the sorted, de-duplicated list of elements it reaches (ind_map) and, per
  *     position and (map, column) slot, the local index into that list (loc_map). */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -316,6 +317,9 @@ static int staging(const op2_loop *loop, const op2_cuda_layout *lay, op2_cuda_pl
 int op2_cuda_plan_build(op2_context *ctx, const op2_loop *loop, const op2_cuda_layout *lay,
                         int begin, int end, op2_cuda_plan **out) {
   double t0 = op2_wall_seconds();
+  char use[160];
+  snprintf(use, sizeof use, "the plan of op_par_loop '%.120s'", loop->name);
+  OP2_CALL(op2_loop_maps_check(loop->nargs, loop->args, use, false)); /* the program writes them */
   op2_cuda_plan *p = calloc(1, sizeof *p);
   if (!p) return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
   p->strategy = lay->strategy;

@@ -139,9 +139,9 @@ static int write_contents(const out_file *o, const char *blob, size_t blob_len) 
     long first = 0, count = 0, rows = d->set->global_size;
     void *values = NULL;
     int rc = op2_h5_agree(op2_h5_dat_block(d, &first, &count, &values));
-    if (rc == OP2_OK) rc = to_root(o, d->name, rows, d->elem_bytes, count, &values);
+    if (rc == OP2_OK) rc = to_root(o, d->decl_name, rows, d->elem_bytes, count, &values);
     if (rc == OP2_OK && root && written == OP2_OK)
-      written = write_table(o, d->name, d->type, d->dim, rows, (int)d->elem_bytes, 0, values);
+      written = write_table(o, d->decl_name, d->type, d->dim, rows, (int)d->elem_bytes, 0, values);
     free(values);
     OP2_CALL(rc);
   }
@@ -369,7 +369,7 @@ int op2_h5_checkpoint_load(const char *file, char **image, size_t *len, char **b
 static int restore_dat(const char *file, hid_t fid, op_dat d) {
   op_set s = d->set;
   void *all;
-  OP2_CALL(read_dataset(file, fid, "dat", d->name, d->type, 2, (hsize_t)s->global_size,
+  OP2_CALL(read_dataset(file, fid, "dat", d->decl_name, d->type, 2, (hsize_t)s->global_size,
                         (hsize_t)d->dim, &all));
   size_t n = op2_set_local_count(s), eb = d->elem_bytes;
   long ids = op2_gid_base(op2_ctx()); /* global id - ids: the file's row */

@@ -60,6 +60,11 @@ int op2_h5_dat_block(op_dat dat, long *first, long *count, void **values) {
 }
 
 int op2_h5_map_block(op_map map, long *first, long *count, int **values) {
+  char use[160];
+  snprintf(use, sizeof use, "writing map '%.120s'", map->name);
+  int rc = op2_map_check(map, use, false); /* the program may have written its values */
+  if (op2_h5_ranks(NULL) > 1) rc = op2_mpi_agree(op2_ctx(), rc, "writing a map");
+  OP2_CALL(rc);
 #ifdef OP2_HAVE_GATHER_BLOCK
   if (op2_h5_ranks(NULL) > 1) return op2_map_gather_block(map, first, count, values);
 #endif
@@ -167,10 +172,22 @@ static int write_map(const sink *k, op_map map) {
   return status;
 }
 
+/* A program may point dat->name at another name (OP2 programs rename a dat before writing it):
+ * the dataset takes the name it points to now, which must be one. */
+static int named(const char *fn, op_dat dat) {
+  if (!dat->name || !dat->name[0])
+    return op2_error(OP2_ERR_ARG,
+                     "%s: dat '%s' has no name to write it under (the program set dat->name to %s)",
+                     fn, dat->decl_name, dat->name ? "\"\"" : "NULL");
+  return OP2_OK;
+}
+
 static int write_dat(const sink *k, op_dat dat) {
   long first = 0, count = 0;
   void *values = NULL;
-  int status = sink_agree(k, op2_h5_dat_block(dat, &first, &count, &values));
+  int status = named(k->fn, dat);
+  if (status == OP2_OK) status = op2_h5_dat_block(dat, &first, &count, &values);
+  status = sink_agree(k, status);
   /* ...and the bytes of one element in a dat's. */
   if (status == OP2_OK)
     status = write_table(k, "dat", dat->name, dat->type, dat->type_name, dat->dim,
@@ -426,9 +443,10 @@ static void fetch(op_dat dat, const char *file, const char *fn, const char *path
   sink k = {.fn = fn, .file = file, .fid = -1, .dxpl = -1, .lcpl = -1};
   /* OP2's path form names the dataset itself ("group/p_q"); its groups are created. */
   item it = {.name = path && *path ? path : dat->name, .dat = dat};
+  int status = path && *path ? OP2_OK : named(fn, dat);
   /* The values first: a gather that fails must not have touched the file. */
-  if (sink_agree(&k, op2_h5_dat_block(dat, &it.first, &it.count, &it.values)) == OP2_OK)
-    put(fn, file, &it);
+  if (status == OP2_OK) status = op2_h5_dat_block(dat, &it.first, &it.count, &it.values);
+  if (sink_agree(&k, status) == OP2_OK) put(fn, file, &it);
   free(it.values);
 }
 

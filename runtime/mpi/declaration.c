@@ -137,7 +137,11 @@ int op2_mpi_prepare(op2_context *ctx) {
   if (ctx->opt.mpi_decl == OP2_DECL_AUTO) OP2_CALL(declared_everywhere(ctx, &replicated));
   for (int s = 0; s < ctx->sets.count; s++) /* as declared: blocks, or the whole mesh */
     op2_set_held_rows(ctx->sets.items[s], ((op_set)ctx->sets.items[s])->size);
-  if (replicated) OP2_CALL(op2_mpi_agree(ctx, slice_to_blocks(ctx), "distribution"));
+  if (replicated) { /* the maps' rows are cut to blocks: checked first, as the program left them */
+    int rc = op2_maps_check_all(ctx, "the distribution of the mesh", false);
+    OP2_CALL(op2_mpi_agree(ctx, rc == OP2_OK ? slice_to_blocks(ctx) : rc, "distribution"));
+    op2_maps_seal_all(ctx);
+  }
   ctx->mpi_replicated = replicated;
   ctx->mpi_prepared = true;
   return OP2_OK;

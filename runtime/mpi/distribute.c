@@ -162,11 +162,15 @@ int op2_mpi_partition(op2_context *ctx, const op2_partition_spec *spec) {
   op2_mpi_step(ctx, "distribution");
   bool moving = false;
   const char *label = spec->method == OP2_PART_BLOCK ? "BLOCK" : spec->asked;
-  int rc = op2_mpi_step_end(ctx, distribute(ctx, spec, &label, &moving));
+  /* the maps' values as the program left them (it may write them until now); after a
+   * distribution that failed half way they are neither, which distribute() reports */
+  int rc = ctx->mpi_lost ? OP2_OK : op2_maps_check_all(ctx, "the distribution of the mesh", true);
+  rc = op2_mpi_step_end(ctx, rc == OP2_OK ? distribute(ctx, spec, &label, &moving) : rc);
   if (rc != OP2_OK) {
     if (moving) ctx->mpi_lost = true; /* before the elements move, a retry finds what it had */
     return rc;
   }
+  op2_maps_seal_all(ctx); /* moved, renumbered, made local */
   ctx->mpi_distributed = true;
   return report(ctx, label, t0);
 }
