@@ -19,7 +19,7 @@
 typedef struct tile_work {
   const op2_tiling *t;
   const op2_exec *const *execs;
-  op2_kernel_fn *fns;
+  op2_kernel_call *fns;
   void ***tables;
   void *block; /* the tables and partials */
 } tile_work;
@@ -31,7 +31,7 @@ static void run_tile(const tile_work *w, int tile) {
     const op2_exec *x = w->execs[j];
     void **args = w->tables[j] ? w->tables[j] + (size_t)tile * x->loop->nargs : x->arg_ptrs;
     for (int q = t->run_offset[j][tile]; q < t->run_offset[j][tile + 1]; q++)
-      w->fns[j](args, x->map_ptrs, runs[2 * q], runs[2 * q + 1]);
+      op2_kernel_call_range(&w->fns[j], args, x->map_ptrs, runs[2 * q], runs[2 * q + 1]);
   }
 }
 
@@ -115,7 +115,7 @@ void op2_tile_run(op2_context *ctx, const op2_tiling *t, const op2_exec *const *
     free(w.fns), free(w.tables), free(w.block);
     return;
   }
-  for (int j = 0; j < t->nloops; j++) w.fns[j] = op2_kernel_entry(execs[j]->loop->kernel);
+  for (int j = 0; j < t->nloops; j++) w.fns[j] = op2_kernel_callable(execs[j]->loop->kernel);
   bool parallel = threads && ctx->backend->run_tasks && op2_backend_threads(ctx) >= 2;
   for (int l = 0; l < t->nlevels; l++) {
     int first = t->level_offset[l], last = t->level_offset[l + 1];
