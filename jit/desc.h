@@ -70,6 +70,11 @@ typedef struct op2_arg_desc {
 } op2_arg_desc;
 /* A global argument reduced over elements (OP_INC, OP_MIN, OP_MAX). */
 int op2_is_reduction(const op2_arg_desc *d);
+/* OP2's op_arg_info: the argument number of the MIN or MAX global it follows (its value is the
+ * one of the part that won that reduction), or -1 for any other argument. */
+static inline int op2_info_ref(const op2_arg_desc *d) {
+  return d->kind == OP2_ARG_GBL && d->acc == OP_MAX && !d->opt_off && d->idx >= 0 ? d->idx : -1;
+}
 
 /* A declared constant (op_decl_const). jit/ reads name, type, dim, data and live; values and
  * nvalues are the runtime's record of the values it has baked (runtime/const.c). */

@@ -119,5 +119,10 @@ int op2_reduction_begin(op2_context *ctx, const op2_exec *exec, int nthreads,
                         void ***thread_arg_ptrs);
 void op2_reduction_end(op2_context *ctx, const op2_exec *exec, int nthreads,
                        void **thread_arg_ptrs);
+/* Folds the partials of nparts parts (parts[p * nargs + i]: part p's of argument i) into
+ * out[i], part by part in order; an op_arg_info argument takes the value of the first part whose
+ * partial of its reference is the reference's result. */
+void op2_reduction_fold_parts(const op2_loop *loop, void *const *out, void *const *parts,
+                              int nparts);
 
 #endif /* OP2_BACKEND_H */

@@ -63,9 +63,12 @@ int file_exist(const char *filename) {
   return filename && access(filename, F_OK) == 0;
 }
 
+/* A maximum whose value is the one of the part (thread, rank) that won reduction `ref` (its
+ * reference, a MIN or MAX global of the loop): the global's index holds ref (reduction.c). */
 op_arg op_arg_info(void *data, int dim, const char *type, int ref) {
-  (void)ref;
-  return op_arg_gbl(data, dim, type, OP_MAX);
+  op_arg a = op_arg_gbl(data, dim, type, OP_MAX);
+  a.idx = ref >= 0 ? ref : -2; /* -2: no valid reference (refused by the loop's checks) */
+  return a;
 }
 
 /* op2jit's halos come with the distribution (op_partition or the first loop). */

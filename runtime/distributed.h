@@ -150,6 +150,10 @@ int op2_mpi_block_of(op2_context *ctx, long local, long *global, long *first);
  * large) and folded into the caller's data. */
 int op2_mpi_reduce_arg(op2_context *ctx, const op2_arg_desc *d, void *caller, const void *mine,
                        void *all);
+/* An op_arg_info argument: the value (from `mine`) of the lowest rank whose partial of its
+ * reference (ref_mine) is the reference's result (ref_result, reduced already), into caller. */
+int op2_mpi_reduce_info(op2_context *ctx, const op2_arg_desc *d, void *caller, void *mine,
+                        const op2_arg_desc *ref, const void *ref_mine, const void *ref_result);
 
 /* The rank agreement of a loop call (ranks.c): every rank has the loop (status) and the same
  * loop (its rank_key: generated source, set, dats and maps), before any data moves. */

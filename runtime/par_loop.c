@@ -116,8 +116,15 @@ static int run_distributed(op2_context *ctx, op2_exec *exec, const op_arg *args)
   for (int i = 0; rc == OP2_OK && i < nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
     char *own = loop->mpi_scratch + loop->mpi_red_off[i];
-    if (op2_is_reduction(d))
+    if (op2_is_reduction(d) && op2_info_ref(d) < 0)
       rc = op2_mpi_reduce_arg(ctx, d, args[i].data, own, own + 2 * partial_bytes(d));
+  }
+  for (int i = 0; rc == OP2_OK && i < nargs; i++) { /* op_arg_info: after its reference */
+    int r = op2_info_ref(&loop->desc[i]);
+    if (r >= 0)
+      rc = op2_mpi_reduce_info(ctx, &loop->desc[i], args[i].data,
+                               loop->mpi_scratch + loop->mpi_red_off[i], &loop->desc[r],
+                               loop->mpi_scratch + loop->mpi_red_off[r], args[r].data);
   }
   return rc;
 }

@@ -85,15 +85,35 @@ int op2_reduction_begin(op2_context *ctx, const op2_exec *exec, int nthreads,
   return OP2_OK;
 }
 
-void op2_reduction_end(op2_context *ctx, const op2_exec *exec, int nthreads,
-                       void **thread_arg_ptrs) {
-  (void)ctx;
-  const op2_loop *loop = exec->loop;
+/* Whether two values of a reduction are the same, bit for bit. */
+static bool same_value(const op2_arg_desc *d, const void *a, const void *b) {
+  return memcmp(a, b, (size_t)d->dim * op2_type_size(d->type)) == 0;
+}
+
+void op2_reduction_fold_parts(const op2_loop *loop, void *const *out, void *const *parts,
+                              int nparts) {
   int nargs = loop->nargs;
   for (int i = 0; i < nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
-    if (!op2_is_reduction(d)) continue;
-    for (int t = 0; t < nthreads; t++)
-      op2_reduction_fold(d, exec->arg_ptrs[i], thread_arg_ptrs[(size_t)t * nargs + i]);
+    if (!op2_is_reduction(d) || op2_info_ref(d) >= 0) continue;
+    for (int p = 0; p < nparts; p++) op2_reduction_fold(d, out[i], parts[(size_t)p * nargs + i]);
   }
+  /* op_arg_info: the value of the first part whose reference partial is the result (a part that
+   * never improved on the start value holds the start value of both) */
+  for (int i = 0; i < nargs; i++) {
+    int r = op2_info_ref(&loop->desc[i]);
+    if (r < 0) continue;
+    for (int p = 0; p < nparts; p++)
+      if (same_value(&loop->desc[r], parts[(size_t)p * nargs + r], out[r])) {
+        memcpy(out[i], parts[(size_t)p * nargs + i],
+               (size_t)loop->desc[i].dim * op2_type_size(loop->desc[i].type));
+        break;
+      }
+  }
+}
+
+void op2_reduction_end(op2_context *ctx, const op2_exec *exec, int nthreads,
+                       void **thread_arg_ptrs) {
+  (void)ctx;
+  op2_reduction_fold_parts(exec->loop, exec->arg_ptrs, thread_arg_ptrs, nthreads);
 }

@@ -96,12 +96,7 @@ static void partials_fold(const tile_work *w) {
   for (int j = 0; j < w->t->nloops; j++) {
     if (!w->tables[j]) continue;
     const op2_exec *x = w->execs[j];
-    int nargs = x->loop->nargs;
-    for (int b = 0; b < w->t->ntiles; b++)
-      for (int i = 0; i < nargs; i++)
-        if (op2_is_reduction(&x->loop->desc[i]))
-          op2_reduction_fold(&x->loop->desc[i], x->arg_ptrs[i],
-                             w->tables[j][(size_t)b * (size_t)nargs + (size_t)i]);
+    op2_reduction_fold_parts(x->loop, x->arg_ptrs, w->tables[j], w->t->ntiles);
   }
 }
 

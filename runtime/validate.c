@@ -124,6 +124,15 @@ int op2_validate_loop(const char *kernel, const char *name, op_set set, int narg
         break;
       case OP2_ARG_GBL:
         OP2_CALL(check_gbl(name, i, a));
+        if (a->idx != -1 && a->opt) { /* op_arg_info: follows its reference reduction */
+          const op_arg *r = a->idx >= 0 && a->idx < nargs ? &args[a->idx] : NULL;
+          ARG_CHECK(a->acc == OP_MAX && r && a->idx != i && r->tag == OP2_ARG_TAG &&
+                        r->kind == OP2_ARG_GBL && r->opt && r->idx == -1 &&
+                        (r->acc == OP_MIN || r->acc == OP_MAX),
+                    "op_arg_info's reference %d is not an OP_MIN or OP_MAX global of this loop "
+                    "(it counts arguments from 0)",
+                    a->idx);
+        }
         break;
       case OP2_ARG_IDX:
         OP2_CALL(check_idx(name, i, set, a));

@@ -82,7 +82,7 @@ module op2_fortran_declarations
   interface op_decl_const
     subroutine op2_fortran_decl_const(data, dim, type) bind(C, name='op2_fortran_decl_const')
       import :: c_int
-      type(*), dimension(..), intent(in) :: data
+      type(*), dimension(..), target :: data
       integer(c_int), intent(in) :: dim
       character(len=*), intent(in) :: type
     end subroutine op2_fortran_decl_const
@@ -152,14 +152,14 @@ module op2_fortran_declarations
         bind(C, name='op2_fortran_arg_gbl')
       import :: c_int, op_arg
       integer(c_int), value :: opt
-      type(*), dimension(..), intent(in) :: data
+      type(*), dimension(..), target :: data
       integer(c_int), value :: dim
       character(len=*), intent(in) :: type
       integer(c_int), value :: access
     end function
     type(op_arg) function op2_c_arg_info(data, dim, type, ref) bind(C, name='op2_fortran_arg_info')
       import :: c_int, op_arg
-      type(*), dimension(..), intent(in) :: data
+      type(*), dimension(..), target :: data
       integer(c_int), value :: dim
       character(len=*), intent(in) :: type
       integer(c_int), value :: ref
@@ -383,9 +383,11 @@ contains
   end function op_opt_arg_dat
 
   ! `data`: a variable of the program (scalar or array) with dim values of `type`: read by
-  ! every element (OP_READ) or reduced into (OP_INC, OP_MIN, OP_MAX).
+  ! every element (OP_READ) or reduced into (OP_INC, OP_MIN, OP_MAX). The library keeps its
+  ! address and writes the result there when the loop runs: no intent, so that the compiler
+  ! reads the variable again after op_par_loop.
   type(op_arg) function op_arg_gbl(data, dim, type, access)
-    type(*), dimension(..), intent(in) :: data
+    type(*), dimension(..), target :: data
     integer(4), intent(in) :: dim, access
     character(len=*), intent(in) :: type
     op_arg_gbl = op2_c_arg_gbl(1, data, dim, type, access)
@@ -393,7 +395,7 @@ contains
 
   type(op_arg) function op_opt_arg_gbl(opt, data, dim, type, access)
     logical, intent(in) :: opt
-    type(*), dimension(..), intent(in) :: data
+    type(*), dimension(..), target :: data
     integer(4), intent(in) :: dim, access
     character(len=*), intent(in) :: type
     op_opt_arg_gbl = op2_c_arg_gbl(merge(1, 0, opt), data, dim, type, access)
@@ -401,7 +403,7 @@ contains
 
   ! Written by the kernel beside reduction argument `ref` (Airfoil's error location).
   type(op_arg) function op_arg_info(data, dim, type, ref)
-    type(*), dimension(..), intent(in) :: data
+    type(*), dimension(..), target :: data
     integer(4), intent(in) :: dim, ref
     character(len=*), intent(in) :: type
     op_arg_info = op2_c_arg_info(data, dim, type, ref)

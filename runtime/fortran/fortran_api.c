@@ -285,6 +285,13 @@ op_arg op2_fortran_arg_dat(int opt, op_dat dat, int idx, op_map map, int dim,
     return bad;
   }
   int c_idx = idx;
+  if (map && (idx > map->dim || idx < -map->dim)) {
+    op2_error(OP2_ERR_ARG,
+              "op_arg_dat %s: index %d with map '%s' of arity %d: a column is 1 to %d, and -k "
+              "(2 <= k <= %d) passes columns 1 to k as one array",
+              what, idx, map->name, map->dim, map->dim, map->dim);
+    return bad;
+  }
   if (map && idx >= 1)
     c_idx = idx - 1;
   else if (map && idx == 0) {
@@ -316,19 +323,21 @@ op_arg op2_fortran_arg_gbl(int opt, const CFI_cdesc_t *data, int dim, const CFI_
   return a;
 }
 
-/* OP2's op_arg_info: the kernel writes it beside reduction argument `ref` (1-based). */
+/* OP2's op_arg_info: the kernel writes it beside reduction argument `ref` (counted from 1 in
+ * Fortran), whose winning part (thread, rank) gives its value. */
 op_arg op2_fortran_arg_info(const CFI_cdesc_t *data, int dim, const CFI_cdesc_t *type, int ref) {
   op_arg a = op2_fortran_arg_gbl(1, data, dim, type, 6 /* OP_MAX */);
-  (void)ref;
-  return a;
+  op_arg info = op_arg_info(a.data, a.dim, a.type, ref - 1);
+  info.acc = a.acc; /* an invalid access code stays for the loop's checks to name */
+  return info;
 }
 
 /* The element's index (idx -1, OP_ID: counting from 1) or a map's value at column idx (1-based
  * column, the value counting from the base index), as OP2's Fortran gives them. */
 op_arg op2_fortran_arg_idx(int idx, op_map map) {
-  if (map && idx < 1) {
-    op2_error(OP2_ERR_ARG, "op_arg_idx: column %d of map '%s': columns count from 1 in Fortran",
-              idx, map->name);
+  if (map && (idx < 1 || idx > map->dim)) {
+    op2_error(OP2_ERR_ARG, "op_arg_idx: column %d of map '%s': its columns are 1 to %d", idx,
+              map->name, map->dim);
     return op_arg_idx(-2, map);
   }
   return op_arg_idx(map ? idx - 1 : -1, map);

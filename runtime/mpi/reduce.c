@@ -49,3 +49,22 @@ int op2_mpi_reduce_arg(op2_context *ctx, const op2_arg_desc *d, void *caller, co
   op2_reduction_fold(d, caller, all);
   return OP2_OK;
 }
+
+/* op_arg_info over ranks: the value of the lowest rank whose partial of the reference (`ref`,
+ * reduced already: its result in ref_result) is that result. */
+int op2_mpi_reduce_info(op2_context *ctx, const op2_arg_desc *d, void *caller, void *mine,
+                        const op2_arg_desc *ref, const void *ref_mine, const void *ref_result) {
+  static const MPI_Datatype types[OP2_TYPE_COUNT] = {[OP2_TYPE_DOUBLE] = MPI_DOUBLE,
+                                                     [OP2_TYPE_FLOAT] = MPI_FLOAT,
+                                                     [OP2_TYPE_INT] = MPI_INT,
+                                                     [OP2_TYPE_LONGLONG] = MPI_LONG_LONG};
+  int me = memcmp(ref_mine, ref_result, (size_t)ref->dim * op2_type_size(ref->type)) == 0
+               ? ctx->mpi.rank
+               : ctx->mpi.size,
+      winner;
+  OP2_CALL(OP2_MPI(MPI_Allreduce(&me, &winner, 1, MPI_INT, MPI_MIN, op2_comm(ctx))));
+  if (winner >= ctx->mpi.size) return OP2_OK; /* not reached: some rank holds the result */
+  OP2_CALL(OP2_MPI(MPI_Bcast(mine, d->dim, types[d->type], winner, op2_comm(ctx))));
+  memcpy(caller, mine, (size_t)d->dim * op2_type_size(d->type));
+  return OP2_OK;
+}
