@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "jit_internal.h"
+#include "fortran_codegen.h"
 
 /* Without the procedure's source the kernel is its identity and the loop's signature: one
  * kernel per procedure and loop shape, the same on every rank (no address in it). */
@@ -28,6 +29,8 @@ int op2_fortran_target_codegen(op2_jit *jit, const op2_jit_request *rq, op2_gene
   if (!rq->loop || !rq->fortran.first_tier || !rq->fortran.closure)
     return op2_jit_fail(jit, OP2_ERR_ARG, "op_par_loop '%s': a Fortran kernel needs its procedure",
                         op2_jit_request_name(rq));
+  if (rq->fortran.unit)
+    return op2_codegen_fortran(jit, rq->loop, rq->fortran.unit, rq->fortran.map_base, out);
   return describe(jit, rq, out);
 }
 
@@ -55,11 +58,16 @@ int op2_fortran_target_obtain(op2_jit *jit, const op2_jit_request *rq, op2_jit_c
   k->fn = NULL;
   k->tier = OP2_TIER_TCC; /* the first tier: the program's own code */
   k->origin = OP2_FROM_COMPILE;
-  (void)cnt, (void)gen;
-  op2_jit_diag(jit, 2, "kernel '%s': the program's procedure %s runs by its address%s", k->name,
-               rq->fortran.identity ? rq->fortran.identity : "",
-               k->fn    ? "; its optimised build was loaded from the cache"
-               : k->job ? "; its optimised build is queued"
-                        : "");
+  if (rq->fortran.unit) op2_fortran_upgrade(jit, rq, cnt, k, gen);
+  const char *then = !k->fn ? (k->job ? ": its optimised build is queued" : "")
+                     : k->origin == OP2_FROM_DISK
+                         ? ": its optimised build was loaded from the cache"
+                         : ": its optimised build was made now (OP2_JIT=cc)";
+  if (k->fn)
+    op2_jit_diag(jit, 2, "kernel '%s': the program's procedure %s%s", k->name,
+                 rq->fortran.identity ? rq->fortran.identity : "", then);
+  else
+    op2_jit_diag(jit, 2, "kernel '%s': the program's procedure %s runs by its address%s", k->name,
+                 rq->fortran.identity ? rq->fortran.identity : "", then);
   return OP2_OK;
 }

@@ -393,6 +393,14 @@ int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt) {
     op2_jit_diag(
         jit, 2, "kernel '%s': optimised build dropped (%s)", k->name,
         atomic_load(&job->cancelled) ? "its loop shape was superseded" : "not started before exit");
+  } else if (state == OP2_JOB_FAILED && k->upgrade_tier == &jit->fortran) {
+    cnt->cc_failures++; /* each Fortran loop's once: its own kernel, its own reason */
+    op2_jit_diag(jit, cc_failure_level(jit),
+                 "optimised build of Fortran loop '%s' failed (%s): the program's procedure runs "
+                 "by its address (OP2_FC=%s OP2_FFLAGS=%s)%s%s",
+                 k->name, job->result.why.msg, jit->cfg.fc, jit->cfg.fflags,
+                 job->result.log && *job->result.log ? "\n" : "",
+                 job->result.log ? job->result.log : "");
   } else if (state == OP2_JOB_FAILED) {
     cnt->cc_failures++;
     if (cnt->cc_failures == 1 || jit->cfg.diags >= 2)

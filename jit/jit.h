@@ -90,6 +90,11 @@ typedef struct op2_jit_config {
   int compiler_given;  /* OP2_CC or OP2_CFLAGS set by the user: their failure told at level 0 */
   int compile_timeout; /* OP2_COMPILE_TIMEOUT: seconds a child compiler may run (0: none) */
   int loader_dlopen;   /* OP2_LOADER=dlopen: no direct loader (cache_entry.h) */
+  char fc[1024];       /* OP2_FC: the Fortran compiler of Fortran kernels' optimised builds */
+  char fflags[1024];   /* OP2_FFLAGS: its flags */
+  /* where OP2's Fortran modules and MPI's are (':'-separated): the generated loops' USE
+   * statements may name them */
+  char fortran_moddirs[4096];
   /* Prints one diagnostic of `level` (the caller decides who speaks, e.g. one rank): jit/ never
    * writes to stderr itself. */
   void (*diag)(int level, const char *msg);
@@ -143,8 +148,9 @@ typedef struct op2_jit_request {
     /* the kernel as every rank and run names it (symbol, source file): with the loop's
      * signature, its key when no optimised build is possible */
     const char *identity;
-    /* the optimised tier's inputs (fortran_codegen.h), or NULL: the first tier only */
+    /* the optimised tier's inputs (jit/fortran_unit.h), or NULL: the first tier only */
     const struct op2_fortran_unit *unit;
+    int map_base; /* OP2's base index: what op_arg_idx adds to a map's value */
     /* variables of the program the optimised code reads by address (host association) */
     const char *const *host_names;
     void *const *host_addrs;

@@ -94,8 +94,9 @@ struct op2_tier {
   char path[OP2_PATH_MAX]; /* the compiler binary (cc) */
   char identity[600];
   char flags[1024];
-  int timeout_s;       /* a run of the compiler longer than this is stopped (0: no limit) */
-  const char *src_ext; /* its source file's extension in a cache entry: "c" when NULL */
+  int timeout_s;         /* a run of the compiler longer than this is stopped (0: no limit) */
+  const char *src_ext;   /* its source file's extension in a cache entry: "c" when NULL */
+  char extra_dirs[4096]; /* gfortran: module directories it is given (':'-separated) */
   /* Compiles `source` (also written at src_path) into the shared object so_path; says in
    * flags_used the flags the compiler received (the manifest records them: they must be the
    * `flags` the key was made from). */
@@ -219,6 +220,9 @@ struct op2_jit {
   int node_follower;   /* another process of this machine builds and stores optimised code */
   op2_background *background;
   op2_loaded_objects *loaded; /* the objects this engine loaded: see op2_load_object_fd */
+  op2_tier fortran;           /* gfortran, for Fortran kernels' optimised builds (fortran_tier.c) */
+  int fortran_state;          /* 0 not looked for yet, 1 usable, -1 none */
+  int told_no_fortran;
   op2_jit_error failure;
 };
 

@@ -35,6 +35,9 @@ int op2_jit_init(op2_context *ctx) {
   snprintf(cfg.cc, sizeof cfg.cc, "%s", o->cc);
   snprintf(cfg.cflags, sizeof cfg.cflags, "%s", o->cflags);
   snprintf(cfg.cxx, sizeof cfg.cxx, "%s", o->cxx);
+  snprintf(cfg.fc, sizeof cfg.fc, "%s", o->fc);
+  snprintf(cfg.fflags, sizeof cfg.fflags, "%s", o->fflags);
+  snprintf(cfg.fortran_moddirs, sizeof cfg.fortran_moddirs, "%s", OP2_FORTRAN_MODDIRS);
   snprintf(cfg.cache_dir, sizeof cfg.cache_dir, "%s", o->cache_dir);
   snprintf(cfg.template_dir, sizeof cfg.template_dir, "%s", o->template_dir);
   if (op2_jit_create(&cfg, &ctx->jit_engine) != OP2_OK)

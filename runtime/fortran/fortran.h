@@ -88,6 +88,7 @@ typedef struct op2_fortran_kernel {
   struct op2_fortran_unit *unit; /* what the optimised tier is generated from, or NULL */
   char *no_unit_why;             /* why there is none, said once */
   bool told;
+  void *host_addrs[64]; /* the program's variables unit->host_names name, by address */
 } op2_fortran_kernel;
 
 /* A constant the program declared (op_decl_const: its variable's address, no name). */
@@ -107,6 +108,19 @@ typedef struct op2_fortran {
   int nconsts, const_cap;
   int map_base; /* op_init_base's base index */
 } op2_fortran;
+
+/* The name of the function whose code holds `addr` (from the symbol table), or "". */
+void op2_symbol_containing(const void *addr, char *name, size_t len);
+
+/* OP2's Fortran type strings ("real(8)", ...): the element type (fortran_api.c). */
+int op2_fortran_type_of(const char *s, size_t n, op2_type *t);
+
+/* The optimised tier's inputs for kernel k, from the program's sources (fortran_unit.c):
+ * OP2_OK with *out, else why they cannot be made. */
+struct op2_fortran_unit;
+int op2_fortran_unit_make(op2_context *ctx, op2_fortran_kernel *k, struct op2_fortran_unit **out,
+                          char *why, size_t whylen);
+void op2_fortran_unit_free(struct op2_fortran_unit *u);
 
 /* The context's Fortran state, made on first use (NULL when out of memory: reported). */
 op2_fortran *op2_fortran_state(op2_context *ctx);

@@ -20,54 +20,6 @@
 
 /* ---- OP2's Fortran type strings ---- */
 
-/* The string without blanks, lower case, into out (len bytes). */
-static void squeeze(const char *s, size_t n, char *out, size_t len) {
-  size_t k = 0;
-  for (size_t i = 0; i < n && s[i] && k + 1 < len; i++)
-    if (!isspace((unsigned char)s[i])) out[k++] = (char)tolower((unsigned char)s[i]);
-  out[k] = '\0';
-}
-
-/* "real(8)" and OP2's other spellings as an element type; logical is a 4-byte integer (gfortran's
- * default kind). OP2_ERR_ARG when it is none of them. */
-static int type_of(const char *s, size_t n, op2_type *t) {
-  static const struct {
-    const char *spelling;
-    op2_type type;
-  } known[] = {{"real(8)", OP2_TYPE_DOUBLE},
-               {"real*8", OP2_TYPE_DOUBLE},
-               {"real(kind=8)", OP2_TYPE_DOUBLE},
-               {"r8", OP2_TYPE_DOUBLE},
-               {"doubleprecision", OP2_TYPE_DOUBLE},
-               {"double", OP2_TYPE_DOUBLE},
-               {"real(4)", OP2_TYPE_FLOAT},
-               {"real*4", OP2_TYPE_FLOAT},
-               {"real(kind=4)", OP2_TYPE_FLOAT},
-               {"r4", OP2_TYPE_FLOAT},
-               {"real", OP2_TYPE_FLOAT},
-               {"float", OP2_TYPE_FLOAT},
-               {"integer(4)", OP2_TYPE_INT},
-               {"integer*4", OP2_TYPE_INT},
-               {"integer(kind=4)", OP2_TYPE_INT},
-               {"i4", OP2_TYPE_INT},
-               {"integer", OP2_TYPE_INT},
-               {"int", OP2_TYPE_INT},
-               {"logical", OP2_TYPE_INT},
-               {"logical(4)", OP2_TYPE_INT},
-               {"logical*4", OP2_TYPE_INT},
-               {"bool", OP2_TYPE_INT},
-               {"integer(8)", OP2_TYPE_LONGLONG},
-               {"integer*8", OP2_TYPE_LONGLONG},
-               {"integer(kind=8)", OP2_TYPE_LONGLONG},
-               {"i8", OP2_TYPE_LONGLONG},
-               {"longlong", OP2_TYPE_LONGLONG}};
-  char word[32];
-  squeeze(s, n, word, sizeof word);
-  for (size_t i = 0; i < sizeof known / sizeof *known; i++)
-    if (strcmp(word, known[i].spelling) == 0) return *t = known[i].type, OP2_OK;
-  return OP2_ERR_ARG;
-}
-
 /* A Fortran string argument (character(len=*) in a bind(C) interface). */
 typedef struct fstring {
   const char *s;
@@ -79,7 +31,7 @@ static fstring fstr(const CFI_cdesc_t *d) {
 
 /* The string's type, or the error naming the call, the object and what is accepted. */
 static int parse_type(const char *fn, const char *what, fstring s, op2_type *t) {
-  if (type_of(s.s, s.n, t) == OP2_OK) return OP2_OK;
+  if (op2_fortran_type_of(s.s, s.n, t) == OP2_OK) return OP2_OK;
   return op2_error(OP2_ERR_ARG,
                    "%s %s: type \"%.*s\" is not one of OP2's Fortran types (\"real(8)\", "
                    "\"real(4)\", \"integer(4)\", \"integer(8)\", \"logical\")",

@@ -16,6 +16,8 @@
 #include "runtime/context.h"
 #include "runtime/error.h"
 #include "runtime/loop.h"
+#include "runtime/options.h"
+#include "jit/fortran_unit.h"
 
 op2_fortran *op2_fortran_state(op2_context *ctx) {
   if (!ctx->fortran && !(ctx->fortran = calloc(1, sizeof *ctx->fortran)))
@@ -25,6 +27,7 @@ op2_fortran *op2_fortran_state(op2_context *ctx) {
 
 static void kernel_free(op2_fortran_kernel *k) {
   if (!k) return;
+  op2_fortran_unit_free(k->unit);
   free(k->text), free(k->name), free(k->identity), free(k->no_unit_why);
   free(k);
 }
@@ -125,6 +128,24 @@ struct op2_compiled_request {
   size_t closure_size;
 };
 
+/* The optimised tier's inputs, looked for at the kernel's first loop (reading its source files:
+ * no compiler runs); when there are none, why is said once, and the first tier goes on. */
+static void find_unit(op2_context *ctx, op2_fortran_kernel *k) {
+  if (k->source_looked || ctx->opt.jit_mode == OP2_JIT_TCC) return;
+  k->source_looked = true;
+  char why[1024] = "";
+  if (op2_fortran_unit_make(ctx, k, &k->unit, why, sizeof why) == OP2_OK) {
+    op2_diag(2, "Fortran kernel %s: its source is %s, line %d", k->identity, k->unit->file,
+             k->unit->line);
+    return;
+  }
+  k->no_unit_why = strdup(why);
+  op2_diag(1,
+           "Fortran kernel %s: no optimised build (%s); the program's procedure runs by its "
+           "address",
+           k->identity, why);
+}
+
 /* The record a loop text names (its number after the prefix). */
 static op2_fortran_kernel *kernel_of_text(op2_context *ctx, const char *text) {
   op2_fortran *f = ctx->fortran;
@@ -182,7 +203,15 @@ int op2_compiled_request_make(op2_context *ctx, const op2_loop *loop, const char
     op2_compiled_request_free(r);
     return rc;
   }
+  find_unit(ctx, k);
   rq->target = OP2_TARGET_FORTRAN;
+  rq->fortran.unit = k->unit;
+  rq->fortran.map_base = ctx->fortran->map_base;
+  if (k->unit) {
+    rq->fortran.nhost = k->unit->nhost;
+    rq->fortran.host_names = (const char *const *)k->unit->host_names;
+    rq->fortran.host_addrs = k->host_addrs;
+  }
   rq->fortran.first_tier = op2_fortran_first_tier;
   rq->fortran.closure = r->closure;
   rq->fortran.closure_size = r->closure_size;

@@ -200,6 +200,28 @@ void op2_procedure_find(void *addr, op2_procedure_info *out) {
   symtab_free(&t);
 }
 
+void op2_symbol_containing(const void *addr, char *name, size_t len) {
+  name[0] = '\0';
+  Dl_info info;
+  op2_procedure_info where = {0};
+  if (!object_of(addr, &where, &info)) return;
+  symtab t;
+  if (!where.object[0] || !symtab_read(where.object, &t)) { /* stripped: the nearest export */
+    if (info.dli_sname) snprintf(name, len, "%s", info.dli_sname);
+    return;
+  }
+  uintptr_t value = (uintptr_t)addr - (t.dyn ? where.object_base : 0);
+  for (size_t i = 0; i < t.nsyms; i++) {
+    const Elf64_Sym *s = &t.syms[i];
+    if (ELF64_ST_TYPE(s->st_info) == STT_FUNC && s->st_shndx != SHN_UNDEF && value >= s->st_value &&
+        value < s->st_value + s->st_size) {
+      snprintf(name, len, "%s", sym_name(&t, s));
+      break;
+    }
+  }
+  symtab_free(&t);
+}
+
 char *op2_program_source_files(const char *object) {
   symtab t;
   if (!object || !object[0] || !symtab_read(object, &t)) return NULL;
