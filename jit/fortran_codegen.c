@@ -1,15 +1,30 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The optimised tier of a Fortran kernel: the loop generated in Fortran around the kernel's own
- * source (templates/fortran/loop.F90), so that gfortran inlines the kernel into its element loop.
- * The generated file is, in order: the signature and the kernel's identity as comments; the
- * modules the loop's context uses, as the program's files hold them (compiled only for their .mod
- * files: fortran_tier.c); the marker line OP2_FORTRAN_LOOP_MARKER; the loop module: the context
- * (the kernel's module or host's USE and IMPLICIT statements, host parameters), a pointer per host
- * variable the kernel reads, op2_loop (the C entry every generated loop has) turning the runtime's
- * pointers into Fortran arrays, and op2_range, the element loop, with the kernel as its internal
- * procedure. An argument reaches the kernel as OP2's Fortran passes it: an element of the dat
- * (direct, or through a map column), the global (a thread's partial for a reduction), an index
- * value, or a vector argument gathered into a (dim, k) array and written back after the call. */
+/* The optimised tier of a Fortran kernel: a loop generated around the kernel's own source, in
+ * one of two forms.
+ *
+ * The C loop (a loop that can run in groups of lanes, the C target's SIMD loop: OP2_SIMD, and no
+ * argument C passes otherwise than OP2's Fortran: c_loop_possible): the kernel's copies in a
+ * Fortran module (templates/fortran/loop_c.F90, jit/fortran_copy.c), the C target's own loop
+ * around them (jit/codegen.c, templates/c/loop.c and loop_simd.c), gathering rows in registers,
+ * and link-time optimisation inlining the copies into it (fortran_tier.c), so the kernel runs as
+ * the C target's does: Airfoil's res_calc and adt_calc as fast as the C sample's (CPU time of one
+ * call over 720k edges, cells: 5.9 and 2.5 ms both; the Fortran element loop below took 13.6 and
+ * 8.4 ms, Fortran groups of lanes 15.6 and 3.2 ms: docs/FORTRAN.md).
+ *
+ * The Fortran loop (every other loop: index values, vector arguments, op_arg_info, optional
+ * arguments, what the SIMD loop refuses): templates/fortran/loop.F90, element by element, or
+ * loop_lanes.F90, in groups, where no argument writes through a map. The generated file is, in
+ * order: the signature and the kernel's identity as comments; the modules the loop's context uses,
+ * as the program's files hold them (compiled only for their .mod files: fortran_tier.c); the
+ * marker line OP2_FORTRAN_LOOP_MARKER; the loop module: the context (the kernel's module or host's
+ * USE and IMPLICIT statements, host parameters), a pointer per host variable the kernel reads,
+ * op2_loop (the C entry every generated loop has) turning the runtime's pointers into Fortran
+ * arrays, and op2_range, the element loop, with the kernel as its internal procedure. An argument
+ * reaches the kernel as OP2's Fortran passes it: an element of the dat (direct, or through a map
+ * column), the global (a thread's partial for a reduction), an index value, or a vector argument
+ * gathered into a (dim, k) array and written back after the call. For the C loop, the loop module
+ * is the copies' module, followed by the line OP2_FORTRAN_C_MARKER (the C compiler's command) and
+ * the C source. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,12 +52,13 @@ static int first_of_map(const op2_loop_desc *l, int g) {
 typedef struct parts {
   op2_buf pointers, locals, bind, actuals, dummies, decls, element, call, after, host;
   op2_buf gather, lane_call, scatter; /* the lanes template's */
+  op2_buf copies;                     /* the C loop's kernel copies (loop_c.F90) */
 } parts;
 
 static op2_buf *all_parts(parts *p, int i) {
-  op2_buf *all[] = {&p->pointers, &p->locals,    &p->bind,   &p->actuals, &p->dummies,
-                    &p->decls,    &p->element,   &p->call,   &p->after,   &p->host,
-                    &p->gather,   &p->lane_call, &p->scatter};
+  op2_buf *all[] = {&p->pointers, &p->locals,    &p->bind,    &p->actuals, &p->dummies,
+                    &p->decls,    &p->element,   &p->call,    &p->after,   &p->host,
+                    &p->gather,   &p->lane_call, &p->scatter, &p->copies};
   return i < (int)(sizeof all / sizeof *all) ? all[i] : NULL;
 }
 
@@ -296,7 +312,8 @@ static void fill(op2_buf *out, const char *tmpl, const parts *p, const op2_fortr
   } blocks[] = {{"@HOST_POINTERS@", &p->host}, {"@LOOP_LOCALS@", &p->locals},
                 {"@LOOP_BIND@", &p->bind},     {"@RANGE_DECLS@", &p->decls},
                 {"@ELEMENT@", &p->element},    {"@AFTER@", &p->after},
-                {"@GATHER@", &p->gather},      {"@SCATTER@", &p->scatter}},
+                {"@GATHER@", &p->gather},      {"@SCATTER@", &p->scatter},
+                {"@COPIES@", &p->copies}},
     words[] = {{"@RANGE_ACTUALS@", &p->actuals},
                {"@RANGE_DUMMIES@", &p->dummies},
                {"@CALL@", lanes ? &p->lane_call : &p->call},
@@ -340,21 +357,157 @@ static void fill(op2_buf *out, const char *tmpl, const parts *p, const op2_fortr
   }
 }
 
+/* ---- the C element loop (templates/fortran/loop_c.F90 with jit/codegen.c's C loop) ---- */
+
+/* What the C loop passes a Fortran kernel as OP2's Fortran does: element data in place or
+ * gathered, globals, reductions' partials; not index values (C's count from 0), vector arguments
+ * (C's are arrays of pointers), absent optional arguments (C's are null), nor op_arg_info (whose
+ * element-order rule is the Fortran loops'). And the SIMD loop's own rule (op2_simd_check). */
+static bool c_loop_possible(const op2_loop_desc *l, char *why, size_t len) {
+  for (int i = 0; i < l->nargs; i++) {
+    const op2_arg_desc *d = &l->desc[i];
+    const char *what =
+        d->opt_off                   ? "an optional argument left out"
+        : d->kind == OP2_ARG_IDX     ? "an index argument (op_arg_idx)"
+        : d->map_arity && d->idx < 0 ? "a vector argument"
+        : op2_info_ref(d) >= 0       ? "an op_arg_info argument"
+        : d->type != OP2_TYPE_DOUBLE && d->type != OP2_TYPE_FLOAT && d->type != OP2_TYPE_INT
+            ? "an argument of a type C's loop does "
+              "not gather"
+            : NULL;
+    if (what) {
+      snprintf(why, len, "argument %d is %s", i, what);
+      return false;
+    }
+  }
+  return op2_simd_check(l, why, len) == 0;
+}
+
+/* The kernel's C declaration, `name`: the loop's arguments and the host variables, all by
+ * reference, the host variables given by the macro of the same name. */
+static void c_declaration(op2_buf *b, const char *name, int nargs, const op2_fortran_unit *u) {
+  op2_buf_printf(b, "void %s(", name);
+  for (int i = 0; i < nargs + u->nhost; i++) op2_buf_printf(b, "%sconst void *", i ? ", " : "");
+  op2_buf_printf(b, ");\n");
+  if (!u->nhost) return;
+  op2_buf_printf(b, "#define %s(...) %s(__VA_ARGS__", name, name);
+  for (int h = 0; h < u->nhost; h++)
+    op2_buf_printf(b, ", %s%s", OP2_HOST_VAR_PREFIX, u->host_names[h]);
+  op2_buf_printf(b, ")\n");
+}
+
+#define C_KERNEL "op2_fortran_kernel"
+#define C_LANES "op2_lanes_" C_KERNEL
+
+/* The Fortran half (loop_c.F90, into f) and the C loop (into c), or OP2_ERR_ARG and why the loop
+ * stays on the Fortran element loop. */
+static int c_loop(op2_jit *jit, const op2_loop_desc *loop, const op2_fortran_unit *u, op2_buf *f,
+                  op2_generated *c, char *why, size_t len) {
+  if (!c_loop_possible(loop, why, len)) return OP2_ERR_ARG;
+  uint64_t wanted = op2_simd_lanes_wanted(loop), once = 0;
+  bool laned[64] = {0};
+  for (int i = 0; i < loop->nargs && i < 64; i++) laned[i] = wanted >> i & 1;
+  parts p = {0};
+  op2_fortran_copy scalar = {C_KERNEL, NULL, loop->nargs, u->nhost, u->host_names, u->host_decls};
+  op2_fortran_copy lanes = scalar;
+  lanes.name = C_LANES, lanes.laned = laned;
+  int rc = op2_fortran_kernel_copy(u->kernel, &scalar, &p.copies, NULL, why, len);
+  if (rc == OP2_OK && wanted) {
+    op2_buf_printf(&p.copies, "\n");
+    rc = op2_fortran_kernel_copy(u->kernel, &lanes, &p.copies, &once, why, len);
+  }
+  int w = jit->cfg.simd_width;
+  if (rc == OP2_OK && jit->cfg.simd < 0 && op2_simd_pays_once(loop, once, wanted, w, why, len) != 0)
+    rc = OP2_ERR_ARG;
+  op2_buf decls = {0}, lanes_decl = {0};
+  if (rc == OP2_OK) {
+    op2_buf_printf(&decls, "/* The kernel, built by gfortran (op2jit_kernels) */\n");
+    for (int h = 0; h < u->nhost; h++) /* set by the library when loaded */
+      op2_buf_printf(&decls, "void *%s%s;\n", OP2_HOST_VAR_PREFIX, u->host_names[h]);
+    c_declaration(&decls, C_KERNEL, loop->nargs, u);
+    if (wanted) c_declaration(&lanes_decl, C_LANES, loop->nargs, u);
+    op2_buf_printf(&lanes_decl, "%s", ""); /* not NULL: the SIMD loop */
+    rc = decls.failed || lanes_decl.failed
+             ? OP2_ERR_MEM
+             : op2_codegen_c_external(jit, loop, C_KERNEL, decls.data, lanes_decl.data, wanted, c);
+  }
+  if (rc == OP2_OK) {
+    char *tmpl = op2_template_load(jit, "fortran/loop_c.F90");
+    if (!tmpl) {
+      rc = OP2_ERR_JIT;
+    } else {
+      op2_buf_printf(&p.pointers, "%d", w); /* @W@ */
+      fill(f, tmpl, &p, u, false);
+      free(tmpl);
+    }
+  }
+  if (rc == OP2_OK) {
+    for (int i = 0; all_parts(&p, i); i++) rc = all_parts(&p, i)->failed ? OP2_ERR_MEM : rc;
+  }
+  op2_buf_free(&decls), op2_buf_free(&lanes_decl);
+  free_parts(&p);
+  return rc;
+}
+
 int op2_codegen_fortran(op2_jit *jit, const op2_loop_desc *loop, const op2_fortran_unit *u,
                         int map_base, op2_generated *out) {
   memset(out, 0, sizeof *out);
   OP2_CALL(op2_signature_describe(jit, loop, "fortran", &out->signature));
   int w = jit->cfg.simd_width;
-  bool lanes = w > 1 && op2_fortran_lanes_possible(loop);
-  char *tmpl = op2_template_load(jit, lanes ? "fortran/loop_lanes.F90" : "fortran/loop.F90");
-  if (!tmpl) return OP2_ERR_JIT;
+  op2_buf cpart = {0}, fpart = {0};
+  op2_generated cgen = {0};
+  char why[400] = "";
+  int crc = w > 1 && jit->cfg.simd != 0 ? c_loop(jit, loop, u, &fpart, &cgen, why, sizeof why)
+                                        : OP2_ERR_ARG;
+  if (crc == OP2_ERR_MEM || crc == OP2_ERR_JIT) {
+    op2_buf_free(&fpart), op2_buf_free(&cgen.source), op2_buf_free(&cgen.signature);
+    op2_buf_free(&out->signature);
+    return crc == OP2_ERR_JIT
+               ? crc
+               : op2_jit_fail(jit, OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
+  }
+  bool in_c = crc == OP2_OK;
+  if (in_c) {
+    op2_buf_printf(&out->signature, "variant c-simd\n");
+    /* the C compiler's command line, which the tier runs on the C part (without -shared) */
+    op2_buf_printf(&cpart, "%s %s", OP2_FORTRAN_C_MARKER, jit->cfg.cc);
+    char flags[sizeof jit->cfg.cflags];
+    snprintf(flags, sizeof flags, "%s", jit->cfg.cflags);
+    for (char *save = NULL, *tok = strtok_r(flags, " \t", &save); tok;
+         tok = strtok_r(NULL, " \t", &save))
+      if (strcmp(tok, "-shared") != 0) op2_buf_printf(&cpart, " %s", tok);
+    op2_buf_printf(&cpart, "\n");
+    op2_buf_append(&cpart, cgen.source.data, cgen.source.len);
+    if (jit->cfg.mode != OP2_JIT_TCC)
+      op2_jit_diag(jit, 2,
+                   "loop '%s': the optimised tier runs C's loop in groups of %d lanes around "
+                   "the kernel's copies",
+                   loop->name, w);
+  } else if (w > 1 && jit->cfg.simd != 0 && jit->cfg.mode != OP2_JIT_TCC) {
+    op2_jit_diag(jit, 2, "loop '%s': the optimised tier runs gfortran's element loop: %s",
+                 loop->name, why);
+  }
+  op2_buf_free(&cgen.source), op2_buf_free(&cgen.signature);
+  /* the Fortran groups: as the C loop's under OP2_SIMD=auto, only where they keep the element
+   * loop's results bit for bit (no floating-point OP_INC reduction, op2_simd_check) */
+  char no[400];
+  bool lanes = !in_c && w > 1 && op2_fortran_lanes_possible(loop) &&
+               (jit->cfg.simd > 0 || op2_simd_check(loop, no, sizeof no) == 0);
+  char *tmpl =
+      in_c ? NULL : op2_template_load(jit, lanes ? "fortran/loop_lanes.F90" : "fortran/loop.F90");
+  if (!in_c && !tmpl) {
+    op2_buf_free(&out->signature);
+    return OP2_ERR_JIT;
+  }
   parts p = {0};
-  arguments(loop, u, &p);
-  if (lanes) {
-    lane_element(loop, map_base, w, &p, u->procedure);
-    op2_buf_printf(&p.pointers, "%d", w); /* @W@ */
-  } else {
-    scalar_element(loop, map_base, &p, u->procedure);
+  if (!in_c) {
+    arguments(loop, u, &p);
+    if (lanes) {
+      lane_element(loop, map_base, w, &p, u->procedure);
+      op2_buf_printf(&p.pointers, "%d", w); /* @W@ */
+    } else {
+      scalar_element(loop, map_base, &p, u->procedure);
+    }
   }
   op2_buf *b = &out->source;
   op2_buf_printf(b, "! op2jit: loop %s, Fortran kernel %s%s%s (%s, line %d)\n", loop->name,
@@ -377,13 +530,23 @@ int op2_codegen_fortran(op2_jit *jit, const op2_loop_desc *loop, const op2_fortr
     op2_buf_printf(b, "! ---- the modules the loop uses, for their interfaces only ----\n%s",
                    u->interfaces);
   op2_buf_printf(b, "%s\n", OP2_FORTRAN_LOOP_MARKER);
-  op2_buf_printf(b, "! %s\n",
-                 lanes ? "elements in groups of lanes (OP2_SIMD)" : "element by element");
-  fill(b, tmpl, &p, u, lanes);
+  if (in_c) {
+    op2_buf_printf(b,
+                   "! elements in groups of lanes (OP2_SIMD) by the C loop after %s, which "
+                   "link-time optimisation joins to these copies of the kernel\n",
+                   OP2_FORTRAN_C_MARKER);
+    op2_buf_append(b, fpart.data, fpart.len);
+    op2_buf_append(b, cpart.data, cpart.len);
+  } else {
+    op2_buf_printf(b, "! %s\n",
+                   lanes ? "elements in groups of lanes (OP2_SIMD)" : "element by element");
+    fill(b, tmpl, &p, u, lanes);
+  }
   free(tmpl);
-  bool failed = b->failed || out->signature.failed;
+  bool failed = b->failed || out->signature.failed || fpart.failed || cpart.failed;
   for (int i = 0; all_parts(&p, i); i++) failed = failed || all_parts(&p, i)->failed;
   free_parts(&p);
+  op2_buf_free(&fpart), op2_buf_free(&cpart);
   if (failed) {
     op2_buf_free(&out->source), op2_buf_free(&out->signature);
     return op2_jit_fail(jit, OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);

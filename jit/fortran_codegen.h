@@ -7,13 +7,35 @@
 
 #include "jit_internal.h"
 #include "fortran_unit.h"
+#include "emit.h"
 
 /* The line between the modules compiled only for their interfaces and the loop module. */
 #define OP2_FORTRAN_LOOP_MARKER "!op2jit:loop"
+/* The line after the Fortran module of a loop whose element loop is C's: the C compiler's command
+ * (without -shared), then the C source to the end. */
+#define OP2_FORTRAN_C_MARKER "!op2jit:c"
 
 /* Whether a loop's elements may run in groups of lanes (loop_lanes.F90): no argument writes
  * through a map but by increments. */
 bool op2_fortran_lanes_possible(const op2_loop_desc *loop);
+
+/* A copy of the kernel for the C element loop (fortran_copy.c): named `name`, its C name too
+ * (BIND(C)), the host variables after the loop's arguments as dummies declared by host_decls;
+ * with `laned`, each dummy i with laned[i] takes a group's component-major lane array (op2_w,
+ * its dimensions) at its first lane. */
+typedef struct op2_fortran_copy {
+  const char *name;
+  const bool *laned; /* NULL: the kernel as it is */
+  int ndummies;      /* the loop's arguments */
+  int nhost;
+  char *const *host_names;
+  char *const *host_decls;
+} op2_fortran_copy;
+
+/* Writes the copy into out: OP2_OK, or why not. *once (when not NULL): the dummies (bit i) each
+ * of whose components the kernel provably adds to at most once, by `x(N) = x(N) + term`. */
+int op2_fortran_kernel_copy(const char *kernel, const op2_fortran_copy *c, op2_buf *out,
+                            uint64_t *once, char *why, size_t whylen);
 
 /* The generated source: signature and identity, interface modules, marker, loop module. */
 int op2_codegen_fortran(op2_jit *jit, const op2_loop_desc *loop, const op2_fortran_unit *u,

@@ -6,7 +6,11 @@
  * -fsyntax-only, for their .mod files only (their variables and procedures stay the program's,
  * which the loaded loop reaches through the program's exported symbols), then the loop module is
  * built into the shared object, with those .mod files, OP2's and MPI's module directories and
- * the directories of the program's sources (their include files) on its search path. */
+ * the directories of the program's sources (their include files) on its search path. A loop
+ * whose element loop is C's (OP2_FORTRAN_C_MARKER) is built in three steps instead: the kernel's
+ * copies and the C loop compiled to objects for link-time optimisation (the C half by the command
+ * its marker line gives: OP2_CC, which must be the gcc of gfortran's version for their objects to
+ * join), then linked by gfortran. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -97,6 +101,59 @@ static int run(args *a, op2_buf *log, int timeout_s) {
   return op2_spawn_capture(a->v[0], a->v, timeout_s, log);
 }
 
+/* A loop whose element loop is C's (OP2_FORTRAN_C_MARKER at `cline`): the kernel's copies
+ * (loop.F90, written to the marker) and the C loop (after its line, which is the C compiler's
+ * command) compiled to objects for link-time optimisation, then linked by gfortran into the shared
+ * object, which inlines the copies into the C loop. Both halves without semantic interposition
+ * (exported functions called directly, so inlined) and the C loop's math flags on the Fortran
+ * half too (gcc does not inline a function built with other floating-point options). */
+static int c_loop_compile(const op2_tier *t, const char *source, const char *dir, const char *cline,
+                          const char *so_path, op2_buf *out) {
+  static const char *const lto[] = {"-flto", "-fno-semantic-interposition", "-fno-math-errno",
+                                    "-fno-trapping-math"};
+  const char *eol = strchr(cline, '\n');
+  char fpath[OP2_PATH_BUF], cpath[OP2_PATH_BUF], fobj[OP2_PATH_BUF], cobj[OP2_PATH_BUF];
+  snprintf(fpath, sizeof fpath, "%s/loop.F90", dir);
+  snprintf(cpath, sizeof cpath, "%s/loop.c", dir);
+  snprintf(fobj, sizeof fobj, "%s/kernels.o", dir);
+  snprintf(cobj, sizeof cobj, "%s/loop_c.o", dir);
+  const char *loop = strstr(source, OP2_FORTRAN_LOOP_MARKER "\n") + sizeof OP2_FORTRAN_LOOP_MARKER;
+  if (!eol || write_file(dir, "loop.F90", loop, (size_t)(cline - loop)) ||
+      write_file(dir, "loop.c", eol + 1, strlen(eol + 1))) {
+    op2_buf_printf(out, "cannot write into %s: %s\n", dir, strerror(errno));
+    return -1;
+  }
+  args a;
+  make_args(&a, t, "-shared", dir, source); /* the kernel's copies */
+  for (size_t i = 0; i < sizeof lto / sizeof *lto; i++) add_arg(&a, lto[i]);
+  add_arg(&a, "-c"), add_arg(&a, "-o"), add_arg(&a, fobj), add_arg(&a, fpath);
+  if (run(&a, out, t->timeout_s) != 0) return -1;
+  memset(&a, 0, sizeof a); /* the C loop, by the command its line gives */
+  snprintf(a.flags, sizeof a.flags, "%.*s", (int)(eol - cline - sizeof OP2_FORTRAN_C_MARKER),
+           cline + sizeof OP2_FORTRAN_C_MARKER);
+  for (char *save = NULL, *tok = strtok_r(a.flags, " \t", &save); tok && a.n < 120;
+       tok = strtok_r(NULL, " \t", &save))
+    a.v[a.n++] = tok;
+  add_arg(&a, "-flto"), add_arg(&a, "-c"), add_arg(&a, "-o"), add_arg(&a, cobj);
+  add_arg(&a, cpath);
+  char cc[OP2_PATH_BUF];
+  if (a.n < 2 || op2_find_program(a.v[0], cc, sizeof cc) != 0) {
+    op2_buf_printf(out, "C compiler '%s' not found (OP2_CC)\n", a.n ? a.v[0] : "");
+    return -1;
+  }
+  a.v[0] = cc;
+  if (run(&a, out, t->timeout_s) != 0) return -1;
+  memset(&a, 0, sizeof a); /* linked, the copies inlined */
+  a.v[a.n++] = (char *)t->path;
+  snprintf(a.flags, sizeof a.flags, "%s", t->flags);
+  for (char *save = NULL, *tok = strtok_r(a.flags, " \t", &save); tok && a.n < 120;
+       tok = strtok_r(NULL, " \t", &save))
+    a.v[a.n++] = tok;
+  for (size_t i = 0; i < sizeof lto / sizeof *lto; i++) add_arg(&a, lto[i]);
+  add_arg(&a, "-o"), add_arg(&a, so_path), add_arg(&a, fobj), add_arg(&a, cobj);
+  return run(&a, out, t->timeout_s);
+}
+
 static int fortran_compile(const op2_tier *t, const char *source, const char *src_path,
                            const char *so_path, char **log, char *flags_used, size_t flags_len) {
   (void)src_path; /* the two parts are written apart */
@@ -127,7 +184,8 @@ static int fortran_compile(const op2_tier *t, const char *source, const char *sr
       add_arg(&a, path);
       rc = run(&a, &out, t->timeout_s);
     }
-    if (rc == 0) { /* the loop */
+    const char *cline = strstr(loop, "\n" OP2_FORTRAN_C_MARKER " ");
+    if (rc == 0 && !cline) { /* the loop */
       make_args(&a, t, NULL, dir, source);
       char path[OP2_PATH_BUF];
       add_arg(&a, "-o");
@@ -135,6 +193,8 @@ static int fortran_compile(const op2_tier *t, const char *source, const char *sr
       snprintf(path, sizeof path, "%s/loop.F90", dir);
       add_arg(&a, path);
       rc = run(&a, &out, t->timeout_s);
+    } else if (rc == 0) {
+      rc = c_loop_compile(t, source, dir, cline + 1, so_path, &out);
     }
     remove_dir(dir);
   }

@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "runtime/fortran/fortran.h"
-#include "runtime/fortran/fsource.h"
+#include "jit/fortran_source.h"
 #include "runtime/context.h"
 #include "runtime/options.h"
 #include "jit/fortran_unit.h"

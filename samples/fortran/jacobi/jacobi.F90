@@ -1,8 +1,9 @@
 ! SPDX-License-Identifier: BSD-3-Clause
 ! A Jacobi solver for the 5-point Laplacian on an n x n grid (fixed values on the border), on
 ! op2jit's Fortran API: its kernels are internal procedures of the program (after `contains`),
-! one of which reads the host variable `omega`, declared with op_decl_const. The program runs
-! the same iterations on plain arrays and checks that both agree (to 1e-12), then exits 0.
+! two of which read the host variable `omega`, declared with op_decl_const. The program runs
+! the same iterations on plain arrays and checks that both agree (to 1e-12), then the edges'
+! fluxes of the solution (each added to both ends, the steepest difference taken), then exits 0.
 ! Maps count from 1 (op_init). Usage: jacobi_f [N] [ITERATIONS]
 program jacobi_f
   use op2_fortran_declarations
@@ -12,13 +13,13 @@ program jacobi_f
 
   integer(4) :: n, niter, nnode, nedge, i, j, e, iter, status
   character(len=64) :: arg
-  real(8) :: omega, change, residual, lowest, worst
+  real(8) :: omega, change, residual, lowest, worst, steepest, steepest_plain
   logical :: root
   integer(4), dimension(:), allocatable :: ends
-  real(8), dimension(:), allocatable :: u, b, w, u_plain, du_plain
+  real(8), dimension(:), allocatable :: u, b, w, u_plain, du_plain, f, f_plain
   type(op_set) :: nodes, edges
   type(op_map) :: pedge
-  type(op_dat) :: p_u, p_du, p_b, p_w
+  type(op_dat) :: p_u, p_du, p_b, p_w, p_f
 
   n = 24
   niter = 40
@@ -39,7 +40,7 @@ program jacobi_f
   ! nodes numbered row by row from 1; an edge to each right and upper neighbour
   nnode = n * n
   nedge = 2 * n * (n - 1)
-  allocate(ends(2 * nedge), u(nnode), b(nnode), w(nedge))
+  allocate(ends(2 * nedge), u(nnode), b(nnode), w(nedge), f(nnode), f_plain(nnode))
   e = 0
   do j = 1, n
     do i = 1, n
@@ -64,6 +65,8 @@ program jacobi_f
   call op_decl_dat(nodes, 1, "real(8)", b, p_b, "p_b")
   call op_decl_dat(edges, 1, "real(8)", w, p_w, "p_w")
   call op_decl_dat_temp(nodes, 1, "real(8)", p_du, "p_du")
+  f = 0.0_8
+  call op_decl_dat(nodes, 1, "real(8)", f, p_f, "p_f")
 
   omega = 0.8_8
   call op_decl_const(omega, 1, "real(8)")
@@ -94,6 +97,25 @@ program jacobi_f
   call op_fetch_data(p_u, u)
   worst = maxval(abs(u - u_plain))
   if (root) write (*, "(A, ES10.3)") " largest difference from the plain iterations: ", worst
+
+  steepest = 0.0_8
+  call op_par_loop_6(flux, edges, &
+      op_arg_dat(p_w, -1, OP_ID, 1, "real(8)", OP_READ), &
+      op_arg_dat(p_u, 1, pedge, 1, "real(8)", OP_READ), &
+      op_arg_dat(p_u, 2, pedge, 1, "real(8)", OP_READ), &
+      op_arg_dat(p_f, 1, pedge, 1, "real(8)", OP_INC), &
+      op_arg_dat(p_f, 2, pedge, 1, "real(8)", OP_INC), &
+      op_arg_gbl(steepest, 1, "real(8)", OP_MAX))
+  call op_fetch_data(p_f, f)
+  f_plain = 0.0_8
+  steepest_plain = 0.0_8
+  do e = 1, nedge
+    call flux(w(e), u_plain(ends(2 * e - 1)), u_plain(ends(2 * e)), f_plain(ends(2 * e - 1)), &
+              f_plain(ends(2 * e)), steepest_plain)
+  end do
+  worst = max(worst, maxval(abs(f - f_plain)), abs(steepest - steepest_plain))
+  if (root) write (*, "(A, ES24.15, A, ES10.3)") " steepest difference ", steepest, &
+      ", largest difference from the plain fluxes and iterations: ", worst
   call op_exit()
   if (worst > 1.0e-12_8) stop 1
 
@@ -133,6 +155,17 @@ contains
     change = max(change, abs(step))
     lowest = min(lowest, u)
   end subroutine relax
+
+  ! an edge's flux, added to one end and taken from the other; reads omega too
+  subroutine flux(weight, u_from, u_to, f_from, f_to, steepest)
+    real(8), intent(in) :: weight, u_from, u_to
+    real(8), intent(inout) :: f_from, f_to, steepest
+    real(8) :: d
+    d = omega * weight * (u_to - u_from)
+    f_from = f_from + d
+    f_to = f_to - d
+    steepest = max(steepest, abs(u_to - u_from))
+  end subroutine flux
 
   ! the same iteration on plain arrays, in the same order of operations
   subroutine plain_iteration()

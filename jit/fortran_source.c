@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/fortran/fsource.h"
+#include "jit/fortran_source.h"
 #include "jit/file_io.h"
 
 void op2_fsource_free(op2_fsource *s) {
@@ -311,6 +311,23 @@ static bool find_units(op2_fsource *s) {
     stack[depth++] = k;
   }
   return true;
+}
+
+int op2_fsource_parse(const char *name, const char *text, size_t len, op2_fsource *out) {
+  memset(out, 0, sizeof *out);
+  out->text = malloc(len + 1);
+  if (!out->text || !(out->path = strdup(name))) {
+    op2_fsource_free(out);
+    return OP2_ERR_MEM;
+  }
+  memcpy(out->text, text, len);
+  out->text[len] = '\0';
+  out->len = len;
+  if (!split(out) || !find_units(out)) {
+    op2_fsource_free(out);
+    return OP2_ERR_MEM;
+  }
+  return OP2_OK;
 }
 
 int op2_fsource_read(const char *path, op2_fsource *out, char *why, size_t whylen) {

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* A free-form Fortran source file as statements and program units (fsource.c): enough of
+/* A free-form Fortran source file as statements and program units (fortran_source.c): enough of
  * Fortran to find a kernel procedure, its host or module, the statements of their
  * specification parts and the modules they use, and to copy their text verbatim. */
-#ifndef OP2_RUNTIME_FORTRAN_FSOURCE_H
-#define OP2_RUNTIME_FORTRAN_FSOURCE_H
+#ifndef OP2_JIT_FORTRAN_SOURCE_H
+#define OP2_JIT_FORTRAN_SOURCE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -50,6 +50,8 @@ typedef struct op2_fsource {
  * the caller says why the optimised tier is not used). */
 int op2_fsource_read(const char *path, op2_fsource *out, char *why, size_t whylen);
 void op2_fsource_free(op2_fsource *s);
+/* The same for `len` bytes of text named `name` (OP2_OK or OP2_ERR_MEM). */
+int op2_fsource_parse(const char *name, const char *text, size_t len, op2_fsource *out);
 
 /* The unit of `kind` named `name` (lower case) whose parent is `parent` (-2: any parent), or -1. */
 int op2_fsource_unit(const op2_fsource *s, op2_funit_kind kind, const char *name, int parent);
@@ -81,4 +83,4 @@ int op2_fdecl_entities(const char *rest, char *attrs, size_t alen, op2_fentity *
  * max; how many. */
 int op2_fcall_args(const char *open, char (*out)[64], int max);
 
-#endif /* OP2_RUNTIME_FORTRAN_FSOURCE_H */
+#endif /* OP2_JIT_FORTRAN_SOURCE_H */
