@@ -53,7 +53,25 @@ typedef struct parts {
   op2_buf pointers, locals, bind, actuals, dummies, decls, element, call, after, host;
   op2_buf gather, lane_call, scatter; /* the lanes template's */
   op2_buf copies;                     /* the C loop's kernel copies (loop_c.F90) */
+  bool logical[64]; /* arguments the kernel takes as LOGICAL (descriptors: 4-byte integers) */
 } parts;
+
+/* Argument i's Fortran type. */
+static const char *arg_type(const parts *p, const op2_arg_desc *d, int i) {
+  return d->type == OP2_TYPE_INT && i < 64 && p->logical[i] ? "logical" : fortran_type(d->type);
+}
+
+/* The kernel's LOGICAL dummies, and with them every argument of their dats. */
+static int find_logicals(const op2_loop_desc *l, const op2_fortran_unit *u, parts *p) {
+  int n = l->nargs < 64 ? l->nargs : 64;
+  OP2_CALL(op2_fortran_logical_dummies(u->kernel, p->logical, n));
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n && p->logical[i]; j++)
+      if (l->desc[i].kind == OP2_ARG_DAT && l->desc[j].kind == OP2_ARG_DAT &&
+          l->desc[j].dat_group == l->desc[i].dat_group)
+        p->logical[j] = true;
+  return OP2_OK;
+}
 
 static op2_buf *all_parts(parts *p, int i) {
   op2_buf *all[] = {&p->pointers, &p->locals,    &p->bind,    &p->actuals, &p->dummies,
@@ -95,7 +113,7 @@ bool op2_fortran_lanes_possible(const op2_loop_desc *l) {
 static void arguments(const op2_loop_desc *l, const op2_fortran_unit *u, parts *p) {
   for (int i = 0; i < l->nargs; i++) {
     const op2_arg_desc *d = &l->desc[i];
-    const char *ty = fortran_type(d->type);
+    const char *ty = arg_type(p, d, i);
     int n = i + 1;
     if (d->opt_off) {
       op2_buf_printf(&p->decls, "    %s :: op2_off%d(%d)\n", ty, n, d->dim);
@@ -200,7 +218,7 @@ static void scalar_element(const op2_loop_desc *l, int map_base, parts *p, const
       op2_buf_printf(&p->call, "%sop2_d%d(1, %s)", sep, dat, e);
     } else { /* a vector argument: columns 1..k gathered, written back after the call */
       int k = -d->idx;
-      op2_buf_printf(&p->decls, "    %s :: op2_v%d(%d, %d)\n", fortran_type(d->type), n, d->dim, k);
+      op2_buf_printf(&p->decls, "    %s :: op2_v%d(%d, %d)\n", arg_type(p, d, i), n, d->dim, k);
       if (d->acc == OP_INC)
         op2_buf_printf(&p->element, "        op2_v%d = 0\n", n);
       else
@@ -225,7 +243,7 @@ static void lane_element(const op2_loop_desc *l, int map_base, int w, parts *p, 
   op2_buf_printf(&p->lane_call, "%s(", proc);
   for (int i = 0; i < l->nargs; i++) {
     const op2_arg_desc *d = &l->desc[i];
-    const char *ty = fortran_type(d->type);
+    const char *ty = arg_type(p, d, i);
     int n = i + 1, dat = d->kind == OP2_ARG_DAT ? first_of_dat(l, d->dat_group) + 1 : 0;
     int map = d->map_arity ? first_of_map(l, d->map_group) + 1 : 0;
     const char *sep = i ? ", " : "";
@@ -500,6 +518,10 @@ int op2_codegen_fortran(op2_jit *jit, const op2_loop_desc *loop, const op2_fortr
     return OP2_ERR_JIT;
   }
   parts p = {0};
+  if (!in_c && find_logicals(loop, u, &p) != OP2_OK) {
+    free(tmpl), op2_buf_free(&fpart), op2_buf_free(&cpart), op2_buf_free(&out->signature);
+    return op2_jit_fail(jit, OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
+  }
   if (!in_c) {
     arguments(loop, u, &p);
     if (lanes) {

@@ -37,6 +37,10 @@ typedef struct op2_fortran_copy {
 int op2_fortran_kernel_copy(const char *kernel, const op2_fortran_copy *c, op2_buf *out,
                             uint64_t *once, char *why, size_t whylen);
 
+/* Which of the kernel's first n dummies are declared LOGICAL (the loop's descriptors know them as
+ * 4-byte integers). OP2_OK or OP2_ERR_MEM. */
+int op2_fortran_logical_dummies(const char *kernel, bool *logical, int n);
+
 /* The generated source: signature and identity, interface modules, marker, loop module. */
 int op2_codegen_fortran(op2_jit *jit, const op2_loop_desc *loop, const op2_fortran_unit *u,
                         int map_base, op2_generated *out);

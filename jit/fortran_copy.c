@@ -375,3 +375,26 @@ done:
   op2_fsource_free(&f);
   return rc;
 }
+
+int op2_fortran_logical_dummies(const char *kernel, bool *logical, int n) {
+  op2_fsource f;
+  memset(logical, 0, sizeof *logical * (size_t)n);
+  if (op2_fsource_parse("kernel", kernel, strlen(kernel), &f) != OP2_OK) return OP2_ERR_MEM;
+  char dnames[MAX_DUMMIES][64];
+  const op2_funit *u = f.nunits ? &f.units[0] : NULL;
+  int nd = u ? op2_fstmt_dummies(&f.stmts[u->first], dnames, MAX_DUMMIES) : 0;
+  for (int i = u ? u->first + 1 : 0; u && i < u->last; i++) {
+    char type[128], attrs[256];
+    const char *rest;
+    op2_fentity ents[64];
+    if (!op2_fstmt_type_decl(&f.stmts[i], type, sizeof type, &rest) ||
+        strncmp(type, "logical", 7) != 0)
+      continue;
+    int ne = op2_fdecl_entities(rest, attrs, sizeof attrs, ents, 64);
+    for (int e = 0; e < ne; e++)
+      for (int j = 0; j < nd && j < n; j++)
+        if (strcmp(ents[e].name, dnames[j]) == 0) logical[j] = true;
+  }
+  op2_fsource_free(&f);
+  return OP2_OK;
+}
