@@ -474,7 +474,7 @@ int op2_codegen_fortran(op2_jit *jit, const op2_loop_desc *loop, const op2_fortr
   int w = jit->cfg.simd_width;
   op2_buf cpart = {0}, fpart = {0};
   op2_generated cgen = {0};
-  char why[400] = "";
+  char why[1024] = ""; /* op2_simd_pays_once's reasons run to 500 characters */
   int crc = w > 1 && jit->cfg.simd != 0 ? c_loop(jit, loop, u, &fpart, &cgen, why, sizeof why)
                                         : OP2_ERR_ARG;
   if (crc == OP2_ERR_MEM || crc == OP2_ERR_JIT) {
