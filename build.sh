@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES=(gcc g++ pkg-config meson ninja-build python3 tcc libtcc-dev libxxhash-dev libcjson-dev
+PACKAGES=(gcc g++ gfortran pkg-config meson ninja-build python3 tcc libtcc-dev libxxhash-dev libcjson-dev
           zlib1g-dev libopenmpi-dev openmpi-bin libptscotch-dev libscotch-dev libhdf5-openmpi-dev
           hdf5-tools clang-format)
 

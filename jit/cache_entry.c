@@ -32,13 +32,14 @@ int op2_cache_private(const struct stat *st, const char *what, op2_jit_error *er
 }
 
 int op2_cache_file_kind(const char *loop, const char *f) {
-  static const char *const ext[] = {".cubin", ".cu", ".c", ".so", ".ptx"}; /* longest first */
+  static const char *const ext[] = {".cubin", ".F90", ".cu",
+                                    ".c",     ".so",  ".ptx"}; /* longest first */
   size_t n = strlen(loop);
   const char *rest = NULL;
   if (strncmp(f, "manifest.json", 13) == 0)
     rest = f + 13;
   else if (strncmp(f, loop, n) == 0)
-    for (int i = 0; i < 5 && !rest; i++)
+    for (int i = 0; i < 6 && !rest; i++)
       if (strncmp(f + n, ext[i], strlen(ext[i])) == 0) rest = f + n + strlen(ext[i]);
   if (!rest) return 0;
   if (*rest == '\0') return 1;
@@ -333,10 +334,12 @@ int op2_entry_verify(const op2_entry *e, const op2_entry_expect *ex, op2_entry_v
   v->manifest_ok = 1;
   const op2_manifest *m = &v->m;
   const char *bin_ext = ex->bin_ext, *src_ext = ex->src_ext;
-  if (!bin_ext) { /* CUDA entries hold LOOP.cu and LOOP.cubin instead of LOOP.c and LOOP.so */
+  if (!bin_ext) { /* CUDA entries hold LOOP.cu and LOOP.cubin instead of LOOP.c and LOOP.so,
+                   * Fortran entries LOOP.F90 and LOOP.so */
     snprintf(bin, sizeof bin, "%s.cubin", ex->name);
-    int cubin = strcmp(m->binary_file, bin) == 0;
-    bin_ext = cubin ? "cubin" : "so", src_ext = cubin ? "cu" : "c";
+    snprintf(src, sizeof src, "%s.F90", ex->name);
+    int cubin = strcmp(m->binary_file, bin) == 0, fortran = strcmp(m->source_file, src) == 0;
+    bin_ext = cubin ? "cubin" : "so", src_ext = cubin ? "cu" : fortran ? "F90" : "c";
   }
   snprintf(bin, sizeof bin, "%s.%s", ex->name, bin_ext);
   snprintf(src, sizeof src, "%s.%s", ex->name, src_ext);

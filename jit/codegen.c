@@ -405,6 +405,28 @@ int op2_codegen_c(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_sr
   return rc;
 }
 
+int op2_codegen_c_external(op2_jit *jit, const op2_loop_desc *loop, const char *kernel,
+                           const char *decls, const char *lanes, uint64_t lanes_cm,
+                           op2_generated *out) {
+  op2_loop_desc named = *loop; /* OP2_KERNEL and op2_lanes_ are named after the loop */
+  named.name = kernel;
+  memset(out, 0, sizeof *out);
+  OP2_CALL(op2_signature_describe(jit, &named, c_file.target, &out->signature));
+  if (!lanes) {
+    op2_emitter e = {&out->source, &named, OP2_EMIT_C_RANGE, NULL, 0};
+    return generate(jit, &named, &c_file, kernel, decls, "c/loop.c", arg_macros_body, &e, out);
+  }
+  op2_buf_printf(&out->signature, "variant simd\n");
+  op2_buf copy = {0};
+  op2_buf_printf(&copy, "%s", lanes);
+  simd_parts parts = {jit, &named, &copy, lanes_cm};
+  int rc = copy.failed
+               ? op2_jit_fail(jit, OP2_ERR_MEM, "out of memory generating '%s'", kernel)
+               : generate(jit, &named, &c_file, kernel, decls, "c/loop.c", simd_body, &parts, out);
+  op2_buf_free(&copy);
+  return rc;
+}
+
 static void cuda_body(op2_buf *b, const void *arg) {
   const op2_emitter *e = arg;
   const op2_cuda_layout *lay = e->lay;

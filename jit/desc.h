@@ -82,6 +82,11 @@ typedef struct op2_arg_desc {
 int op2_is_reduction(const op2_arg_desc *d);
 /* Whether argument i of the loop is the reduction of some op_arg_info argument. */
 int op2_has_info(const op2_arg_desc *desc, int nargs, int i);
+/* OP2's op_arg_info: the argument number of the MIN or MAX global it travels with, or -1 for any
+ * other argument. */
+static inline int op2_info_ref(const op2_arg_desc *d) {
+  return d->kind == OP2_ARG_GBL && (int)d->acc == OP2_ACC_INFO && !d->opt_off ? d->info_of : -1;
+}
 
 /* A declared constant (op_decl_const). jit/ reads name, type, dim, data and live; values and
  * nvalues are the runtime's record of the values it has baked (runtime/const.c). */

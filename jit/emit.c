@@ -563,11 +563,16 @@ static int single_doubles(const op2_arg_desc *d) {
 
 int op2_simd_pays(const op2_loop_desc *loop, const char *kernel_src, uint64_t lanes_cm, int width,
                   char *why, size_t len) {
-  op2_emitter e = {NULL, loop, OP2_EMIT_C_SIMD, NULL, lanes_cm};
   int group[64];
   for (int i = 0; i < 64; i++) group[i] = i < loop->nargs ? loop->desc[i].dat_group : -1;
   uint64_t adds_once =
       op2_kernel_adds_once(kernel_src, loop->name, op2_simd_lanes_wanted(loop), group);
+  return op2_simd_pays_once(loop, adds_once, lanes_cm, width, why, len);
+}
+
+int op2_simd_pays_once(const op2_loop_desc *loop, uint64_t adds_once, uint64_t lanes_cm, int width,
+                       char *why, size_t len) {
+  op2_emitter e = {NULL, loop, OP2_EMIT_C_SIMD, NULL, lanes_cm};
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
     if (d->opt_off || d->kind != OP2_ARG_DAT || !d->map_arity || d->acc != OP_INC) continue;

@@ -103,6 +103,10 @@ int op2_simd_check(const op2_loop_desc *loop, char *why, size_t len);
  * why not (the loop stays scalar; an explicit width runs it in groups all the same). */
 int op2_simd_pays(const op2_loop_desc *loop, const char *kernel_src, uint64_t lanes_cm, int width,
                   char *why, size_t len);
+/* The same rule for a kernel that is not C (the Fortran target's): `adds_once` (bit i) the
+ * arguments its own analysis proves to add to each component once. */
+int op2_simd_pays_once(const op2_loop_desc *loop, uint64_t adds_once, uint64_t lanes_cm, int width,
+                       char *why, size_t len);
 /* Hierarchical: OP2_INC_ADD, the increment registers added into shared memory. */
 void op2_emit_inc_add(const op2_emitter *e);
 /* CUDA: OP2_STAGE_IN and OP2_STAGE_OUT (hierarchical), OP2_REDUCE (emit_cuda.c). */
@@ -129,6 +133,14 @@ typedef struct op2_generated {
  * for a loop the SIMD strategy cannot run: the scalar source, with `why` set). */
 int op2_codegen_c_simd(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
                        op2_generated *out, char *why, size_t whylen);
+/* The C loop (templates/c/loop.c, and loop_simd.c when `lanes` is not NULL) around a kernel
+ * compiled apart and joined to it by link-time optimisation (the Fortran target's optimised
+ * tier): `decls` declares the kernel as the C function or function-like macro `kernel`; `lanes`
+ * its copy for the SIMD loop, op2_lanes_<kernel>, taking the arguments `lanes_cm` component-major.
+ * The signature names the loop as `kernel`. */
+int op2_codegen_c_external(op2_jit *jit, const op2_loop_desc *loop, const char *kernel,
+                           const char *decls, const char *lanes, uint64_t lanes_cm,
+                           op2_generated *out);
 /* The .cu source of a loop: prelude, params, constants, the user's kernel as a device function,
  * argument #defines, the strategy's template. */
 int op2_codegen_cuda(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,

@@ -82,6 +82,10 @@ void op2_jit_diag(const op2_jit *jit, int level, const char *fmt, ...) {
 op2_kernel_fn op2_kernel_entry(const op2_kernel *k) {
   return k->fn;
 }
+op2_kernel_call op2_kernel_callable(const op2_kernel *k) {
+  return (op2_kernel_call){
+      .fn = k->fn, .closure_fn = k->fn ? NULL : k->closure_fn, .closure = k->closure};
+}
 const char *op2_kernel_name(const op2_kernel *k) {
   return k->name;
 }
@@ -135,6 +139,9 @@ void op2_kernel_free(op2_kernel *k) {
   free(k->name);
   free(k->source_path);
   free(k->image), free(k->ptx), free(k->consts);
+  free(k->closure);
+  for (int i = 0; i < k->nhost; i++) free(k->host_names[i]);
+  free(k->host_names), free(k->host_addrs);
   if (k->peer) free(k->peer->source);
   free(k->peer);
   free(k);
@@ -214,10 +221,16 @@ int op2_jit_entry_lookup(const op2_jit *jit, const char *entry, const op2_entry_
 int op2_jit_load_entry(const op2_jit *jit, const char *entry, const char *name,
                        const op2_cache_key *key, const char *source, size_t len, void **handle,
                        op2_kernel_fn *fn, op2_jit_error *err) {
+  return op2_jit_load_entry_ext(jit, entry, name, "c", key, source, len, handle, fn, err);
+}
+
+int op2_jit_load_entry_ext(const op2_jit *jit, const char *entry, const char *name,
+                           const char *src_ext, const op2_cache_key *key, const char *source,
+                           size_t len, void **handle, op2_kernel_fn *fn, op2_jit_error *err) {
   const op2_entry_expect ex = {.name = name,
                                .key = key->hex,
                                .bin_ext = "so",
-                               .src_ext = "c",
+                               .src_ext = src_ext,
                                .source = source,
                                .source_len = len};
   op2_entry_verified v;
@@ -268,6 +281,12 @@ void op2_jit_adopt_build(op2_kernel *k, op2_build_result *res, op2_tier_id tier)
  */
 void op2_jit_upgrade_later(op2_jit *jit, const op2_jit_request *rq, op2_kernel *k,
                            const op2_generated *gen, const char *entry, int may_write) {
+  op2_jit_upgrade_with(jit, rq, &jit->cc, k, gen, entry, may_write);
+}
+
+void op2_jit_upgrade_with(op2_jit *jit, const op2_jit_request *rq, const op2_tier *t, op2_kernel *k,
+                          const op2_generated *gen, const char *entry, int may_write) {
+  k->upgrade_tier = t;
   if (jit->node_follower && entry[0]) {
     op2_kernel_peer *peer = malloc(sizeof *peer);
     char *source = peer ? malloc(gen->source.len + 1) : NULL;
@@ -292,7 +311,7 @@ void op2_jit_upgrade_later(op2_jit *jit, const op2_jit_request *rq, op2_kernel *
     free(job->source_copy), free(job->signature_copy), free(job->name_copy), free(job);
     return;
   }
-  op2_jit_prepare_build(jit, rq, &jit->cc, gen, entry, may_write, &job->request);
+  op2_jit_prepare_build(jit, rq, t, gen, entry, may_write, &job->request);
   memcpy(job->source_copy, gen->source.data, gen->source.len + 1);
   /* The job must not point into anything the main thread may free or change. */
   job->request.source = job->source_copy;
@@ -327,13 +346,14 @@ int op2_jit_load_node_build(op2_jit *jit, op2_kernel *k, int stored) {
     free(peer);
     return -1;
   }
+  const op2_tier *t = k->upgrade_tier ? k->upgrade_tier : &jit->cc;
   op2_cache_key key;
-  op2_cache_key_make(peer->source, peer->source_len, jit->cc.identity, jit->cc.flags, &key);
+  op2_cache_key_make(peer->source, peer->source_len, t->identity, t->flags, &key);
   op2_jit_error why;
   void *handle;
   op2_kernel_fn fn;
-  int rc = op2_jit_load_entry(jit, peer->entry, k->name, &key, peer->source, peer->source_len,
-                              &handle, &fn, &why) == OP2_OK
+  int rc = op2_jit_load_entry_ext(jit, peer->entry, k->name, op2_tier_src_ext(t), &key,
+                                  peer->source, peer->source_len, &handle, &fn, &why) == OP2_OK
                ? 0
                : -1;
   free(peer->source);
@@ -373,6 +393,14 @@ int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt) {
     op2_jit_diag(
         jit, 2, "kernel '%s': optimised build dropped (%s)", k->name,
         atomic_load(&job->cancelled) ? "its loop shape was superseded" : "not started before exit");
+  } else if (state == OP2_JOB_FAILED && k->upgrade_tier == &jit->fortran) {
+    cnt->cc_failures++; /* each Fortran loop's once: its own kernel, its own reason */
+    op2_jit_diag(jit, cc_failure_level(jit),
+                 "optimised build of Fortran loop '%s' failed (%s): the program's procedure runs "
+                 "by its address (OP2_FC=%s OP2_FFLAGS=%s)%s%s",
+                 k->name, job->result.why.msg, jit->cfg.fc, jit->cfg.fflags,
+                 job->result.log && *job->result.log ? "\n" : "",
+                 job->result.log ? job->result.log : "");
   } else if (state == OP2_JOB_FAILED) {
     cnt->cc_failures++;
     if (cnt->cc_failures == 1 || jit->cfg.diags >= 2)

@@ -15,14 +15,36 @@
 
 /* ---- compiled kernels (opaque) ---- */
 typedef void (*op2_kernel_fn)(void *const *args, const int *const *maps, int begin, int end);
+/* A kernel whose code is generic over its loop (the first tier of a kernel the program compiled,
+ * a Fortran procedure run by its address): the same entry with the loop's description first,
+ * which the kernel owns (no state outside it). */
+typedef void (*op2_kernel_closure_fn)(const void *closure, void *const *args,
+                                      const int *const *maps, int begin, int end);
+/* What a backend calls for a range: the kernel's own entry, or its generic entry with its
+ * closure. Read once per run (op2_kernel_callable), called per range (op2_kernel_call_range). */
+typedef struct op2_kernel_call {
+  op2_kernel_fn fn; /* NULL when the generic entry runs */
+  op2_kernel_closure_fn closure_fn;
+  const void *closure;
+} op2_kernel_call;
+static inline void op2_kernel_call_range(const op2_kernel_call *c, void *const *args,
+                                         const int *const *maps, int begin, int end) {
+  if (c->fn)
+    c->fn(args, maps, begin, end);
+  else
+    c->closure_fn(c->closure, args, maps, begin, end);
+}
 typedef enum { OP2_FROM_COMPILE, OP2_FROM_DISK } op2_kernel_origin;
 /* Which compiler made a kernel's code: TinyCC, the optimising C compiler, or the C++ compiler
- * (kernels a C compiler rejects). */
+ * (kernels a C compiler rejects). A Fortran kernel's first tier (the program's own procedure,
+ * called by its address) counts as OP2_TIER_TCC, its optimised build (gfortran) as OP2_TIER_CC. */
 typedef enum { OP2_TIER_TCC = 0, OP2_TIER_CC = 1, OP2_TIER_CXX = 2 } op2_tier_id;
 enum { OP2_NTIERS = 3 };
 
 typedef struct op2_kernel op2_kernel;
-op2_kernel_fn op2_kernel_entry(const op2_kernel *k); /* the code calls run now */
+op2_kernel_fn op2_kernel_entry(const op2_kernel *k); /* the code calls run now, or NULL */
+/* The code calls run now, as backends call it: its entry, or its generic entry and closure. */
+op2_kernel_call op2_kernel_callable(const op2_kernel *k);
 const char *op2_kernel_name(const op2_kernel *k);
 op2_tier_id op2_kernel_tier(const op2_kernel *k);
 op2_kernel_origin op2_kernel_origin_of(const op2_kernel *k);
@@ -68,6 +90,11 @@ typedef struct op2_jit_config {
   int compiler_given;  /* OP2_CC or OP2_CFLAGS set by the user: their failure told at level 0 */
   int compile_timeout; /* OP2_COMPILE_TIMEOUT: seconds a child compiler may run (0: none) */
   int loader_dlopen;   /* OP2_LOADER=dlopen: no direct loader (cache_entry.h) */
+  char fc[1024];       /* OP2_FC: the Fortran compiler of Fortran kernels' optimised builds */
+  char fflags[1024];   /* OP2_FFLAGS: its flags */
+  /* where OP2's Fortran modules and MPI's are (':'-separated): the generated loops' USE
+   * statements may name them */
+  char fortran_moddirs[4096];
   /* Prints one diagnostic of `level` (the caller decides who speaks, e.g. one rank): jit/ never
    * writes to stderr itself. */
   void (*diag)(int level, const char *msg);
@@ -88,10 +115,12 @@ void op2_jit_failure_clear(op2_jit *jit);
 /* What a kernel is made for: a row of jit/'s target table (targets.c), with its code generator,
  * its compile step and its cache entry's files. */
 typedef enum {
-  OP2_TARGET_C = 0,       /* C for the CPU: the tier ladder (TinyCC, optimising, C++) */
-  OP2_TARGET_CUDA = 1,    /* a .cu for the GPU: NVRTC's CUBIN (and PTX) */
-  OP2_TARGET_CUDA_EMU = 2 /* the same .cu compiled as C for the emulator */
+  OP2_TARGET_C = 0,        /* C for the CPU: the tier ladder (TinyCC, optimising, C++) */
+  OP2_TARGET_CUDA = 1,     /* a .cu for the GPU: NVRTC's CUBIN (and PTX) */
+  OP2_TARGET_CUDA_EMU = 2, /* the same .cu compiled as C for the emulator */
+  OP2_TARGET_FORTRAN = 3   /* a procedure the program compiled: by address, then gfortran */
 } op2_target_id;
+struct op2_fortran_unit;
 struct op2_cuda_layout;
 typedef struct op2_jit_request {
   const op2_loop_desc *loop; /* NULL for the CUDA targets' halo gather kernel */
@@ -111,6 +140,22 @@ typedef struct op2_jit_request {
     const char *ptxas;        /* "" or ptxas: resources into the manifest; cuda-emu: checks PTX */
     const char *verify_archs; /* cuda-emu: NVRTC builds for these proving the text is CUDA */
   } cuda;
+  /* OP2_TARGET_FORTRAN's: the kernel is a procedure of the program */
+  struct {
+    op2_kernel_closure_fn first_tier; /* runs it by its address over a range */
+    const void *closure;              /* what first_tier reads, copied into the kernel */
+    size_t closure_size;
+    /* the kernel as every rank and run names it (symbol, source file): with the loop's
+     * signature, its key when no optimised build is possible */
+    const char *identity;
+    /* the optimised tier's inputs (jit/fortran_unit.h), or NULL: the first tier only */
+    const struct op2_fortran_unit *unit;
+    int map_base; /* OP2's base index: what op_arg_idx adds to a map's value */
+    /* variables of the program the optimised code reads by address (host association) */
+    const char *const *host_names;
+    void *const *host_addrs;
+    int nhost;
+  } fortran;
 } op2_jit_request;
 typedef struct op2_jit_result {
   op2_kernel *kernel;      /* NULL on failure (op2_jit_failure says why) */
@@ -151,6 +196,9 @@ int op2_jit_load_node_build(op2_jit *jit, op2_kernel *k, int stored);
 /* The generated code names a live constant's pointer (C) or its __constant__ variable (CUDA)
  * with this prefix and the constant's name. */
 #define OP2_LIVE_CONST_PREFIX "op2_live_"
+/* A Fortran kernel's optimised code names the address of a program variable it reads (a host
+ * variable of an internal procedure) with this prefix and the variable's name. */
+#define OP2_HOST_VAR_PREFIX "op2_host_"
 /* Whether k's current code reads the live constants through pointers set already. */
 bool op2_kernel_constants_bound(const op2_kernel *k);
 /* Points k's current code at the values of the live constants it reads; once per code object. */

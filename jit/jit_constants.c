@@ -29,5 +29,12 @@ void op2_jit_bind_constants(op2_kernel *k, op2_const *const *consts, int nconsts
     void *slot = op2_jit_symbol(k->dl_handle, k->tcc_state, symbol, NULL);
     if (slot) *(const void **)slot = c->data;
   }
+  /* a Fortran kernel's optimised code: the program variables it reads by host association */
+  for (int i = 0; i < k->nhost; i++) {
+    char symbol[300];
+    snprintf(symbol, sizeof symbol, "%s%s", OP2_HOST_VAR_PREFIX, k->host_names[i]);
+    void *slot = op2_jit_symbol(k->dl_handle, k->tcc_state, symbol, NULL);
+    if (slot) *(void **)slot = k->host_addrs[i];
+  }
   k->constants_bound = k->fn;
 }

@@ -23,9 +23,18 @@ typedef struct op2_kernel {
   uint64_t key_hi, key_lo; /* hash of the generated source: one kernel object per source */
   char *name;
   op2_kernel_fn fn; /* what calls run now; swapped only between calls */
-  op2_tier_id tier; /* which compiler produced fn */
-  void *dl_handle;  /* shared object holding fn, or NULL */
-  void *tcc_state;  /* in-memory TinyCC code holding fn, or NULL */
+  /* while fn is NULL: the generic entry and its closure (a Fortran kernel's first tier) */
+  op2_kernel_closure_fn closure_fn;
+  void *closure;
+  /* program variables the optimised code reads by address: op2_host_NAME pointers it defines,
+   * set with the live constants' (jit_constants.c) */
+  char **host_names;
+  void **host_addrs;
+  int nhost;
+  const struct op2_tier *upgrade_tier; /* the compiler of its optimised build (C or Fortran) */
+  op2_tier_id tier;                    /* which compiler produced fn */
+  void *dl_handle;                     /* shared object holding fn, or NULL */
+  void *tcc_state;                     /* in-memory TinyCC code holding fn, or NULL */
   op2_kernel_origin origin;
   double compile_ms;     /* compile time this process spent for the first tier, 0 from disk */
   double load_ms;        /* time from request to callable function */
@@ -90,7 +99,9 @@ struct op2_tier {
   char path[OP2_PATH_MAX]; /* the compiler binary (cc) */
   char identity[600];
   char flags[1024];
-  int timeout_s; /* a run of the compiler longer than this is stopped (0: no limit) */
+  int timeout_s;         /* a run of the compiler longer than this is stopped (0: no limit) */
+  const char *src_ext;   /* its source file's extension in a cache entry: "c" when NULL */
+  char extra_dirs[4096]; /* gfortran: module directories it is given (':'-separated) */
   /* Compiles `source` (also written at src_path) into the shared object so_path; says in
    * flags_used the flags the compiler received (the manifest records them: they must be the
    * `flags` the key was made from). */
@@ -98,6 +109,9 @@ struct op2_tier {
                  char **log, char *flags_used, size_t flags_len);
 };
 void op2_tcc_tier(op2_tier *t);
+static inline const char *op2_tier_src_ext(const op2_tier *t) {
+  return t->src_ext ? t->src_ext : "c";
+}
 /* Runs `path` with argv (spawn.c); its stdout and stderr, and why it failed, are appended to
  * *out. 0 when it ran and exited with status 0. With timeout_s > 0 a child still running after
  * that many seconds is killed with its process group, and that is a failure naming it. */
@@ -146,6 +160,10 @@ int op2_jit_entry_lookup(const op2_jit *jit, const char *entry, const op2_entry_
 int op2_jit_load_entry(const op2_jit *jit, const char *entry, const char *name,
                        const op2_cache_key *key, const char *source, size_t len, void **handle,
                        op2_kernel_fn *fn, op2_jit_error *err);
+/* The same for an entry whose source file is NAME.src_ext (a Fortran kernel's: F90). */
+int op2_jit_load_entry_ext(const op2_jit *jit, const char *entry, const char *name,
+                           const char *src_ext, const op2_cache_key *key, const char *source,
+                           size_t len, void **handle, op2_kernel_fn *fn, op2_jit_error *err);
 /* Says once per engine that the cache cannot be written; counts the failed store in *cnt. */
 void op2_jit_cache_unwritable(op2_jit *jit, op2_jit_counters *cnt, const char *why);
 
@@ -207,6 +225,9 @@ struct op2_jit {
   int node_follower;   /* another process of this machine builds and stores optimised code */
   op2_background *background;
   op2_loaded_objects *loaded; /* the objects this engine loaded: see op2_load_object_fd */
+  op2_tier fortran;           /* gfortran, for Fortran kernels' optimised builds (fortran_tier.c) */
+  int fortran_state;          /* 0 not looked for yet, 1 usable, -1 none */
+  int told_no_fortran;
   op2_jit_error failure;
 };
 
@@ -228,6 +249,10 @@ typedef struct op2_target {
 const op2_target *op2_target_of(op2_target_id id);
 /* The name of the request's kernel: its loop's, or the halo gather kernel's. */
 const char *op2_jit_request_name(const op2_jit_request *rq);
+/* The Fortran target's rows (fortran_target.c). */
+int op2_fortran_target_codegen(op2_jit *jit, const op2_jit_request *rq, op2_generated *out);
+int op2_fortran_target_obtain(op2_jit *jit, const op2_jit_request *rq, op2_jit_counters *cnt,
+                              op2_kernel *k, const op2_generated *gen);
 /* The C target's finish (jit.c). */
 void op2_jit_c_finish(op2_jit *jit, op2_kernel *k, const op2_generated *gen);
 
@@ -248,5 +273,8 @@ void op2_jit_adopt_build(op2_kernel *k, op2_build_result *res, op2_tier_id tier)
  * background tier, or, on a follower of its machine's builder, awaited from that builder. */
 void op2_jit_upgrade_later(op2_jit *jit, const op2_jit_request *rq, op2_kernel *k,
                            const op2_generated *gen, const char *entry, int may_write);
+/* The same with the compiler of another tier (a Fortran kernel's: gfortran). */
+void op2_jit_upgrade_with(op2_jit *jit, const op2_jit_request *rq, const op2_tier *t, op2_kernel *k,
+                          const op2_generated *gen, const char *entry, int may_write);
 
 #endif /* OP2_JIT_INTERNAL_H */

@@ -31,7 +31,7 @@ static int says_disk_full(const char *log) {
 static int compile_in(const op2_build_request *req, const op2_entry *d, op2_build_result *res,
                       built *b) {
   char src[300], bin[300], tmp[320], src_path[OP2_PATH_BUF], tmp_path[OP2_PATH_BUF];
-  snprintf(src, sizeof src, "%s.c", req->name);
+  snprintf(src, sizeof src, "%s.%s", req->name, op2_tier_src_ext(req->tier));
   snprintf(bin, sizeof bin, "%s.so", req->name);
   snprintf(tmp, sizeof tmp, "%s.tmp%d", bin, (int)getpid());
   snprintf(src_path, sizeof src_path, "%s/%s", d->path, src);
@@ -91,7 +91,7 @@ static int write_manifest(const op2_build_request *req, const op2_entry *d, cons
   snprintf(m.target, sizeof m.target, "%s", req->target);
   snprintf(m.compiler, sizeof m.compiler, "%s", req->tier->identity);
   snprintf(m.flags, sizeof m.flags, "%s", b->flags);
-  snprintf(m.source_file, sizeof m.source_file, "%s.c", req->name);
+  snprintf(m.source_file, sizeof m.source_file, "%s.%s", req->name, op2_tier_src_ext(req->tier));
   snprintf(m.binary_file, sizeof m.binary_file, "%s.so", req->name);
   m.source_bytes = (long long)req->source_len;
   m.binary_bytes = b->bin_len;
@@ -108,7 +108,7 @@ static int take_stored(const op2_build_request *req, const op2_entry *e, op2_bui
   const op2_entry_expect ex = {.name = req->name,
                                .key = req->key.hex,
                                .bin_ext = "so",
-                               .src_ext = "c",
+                               .src_ext = op2_tier_src_ext(req->tier),
                                .source = req->source,
                                .source_len = req->source_len};
   op2_entry_verified v;
@@ -123,7 +123,7 @@ static int take_stored(const op2_build_request *req, const op2_entry *e, op2_bui
   res->fn = (op2_kernel_fn)sym;
   res->reused = 1;
   char path[OP2_PATH_BUF];
-  snprintf(path, sizeof path, "%s/%s.c", e->path, req->name);
+  snprintf(path, sizeof path, "%s/%s.%s", e->path, req->name, op2_tier_src_ext(req->tier));
   res->source_path = strdup(path);
   return 0;
 }
@@ -168,7 +168,7 @@ static int build_kept(const op2_build_request *req, op2_build_result *res, int *
   if (*rc == BUILT && write_manifest(req, &e, &b, res) != 0) *rc = NOT_WRITTEN;
   if (*rc == BUILT) {
     char path[OP2_PATH_BUF];
-    snprintf(path, sizeof path, "%s/%s.c", e.path, req->name);
+    snprintf(path, sizeof path, "%s/%s.%s", e.path, req->name, op2_tier_src_ext(req->tier));
     res->source_path = strdup(path);
   } else { /* no partial entry stays behind; the loaded object stays mapped */
     op2_entry_remove(&e, req->name, 0, NULL, NULL);

@@ -47,6 +47,13 @@ static const op2_target targets[] = {
                              .codegen = cuda_codegen,
                              .obtain = op2_cuda_emu_target_obtain},
 #endif
+    /* a procedure the program compiled: run by address, then built by gfortran around its
+     * source */
+    [OP2_TARGET_FORTRAN] = {.name = "fortran",
+                            .src_ext = "F90",
+                            .bin_ext = "so",
+                            .codegen = op2_fortran_target_codegen,
+                            .obtain = op2_fortran_target_obtain},
 };
 
 const op2_target *op2_target_of(op2_target_id id) {

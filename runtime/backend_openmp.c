@@ -75,10 +75,10 @@ enum { SERIAL_BELOW = 4096 };
 
 static void run_direct(const op2_exec *exec, void **table, int nthreads) {
   const op2_loop *loop = exec->loop;
-  const op2_kernel_fn fn = op2_kernel_entry(loop->kernel);
+  const op2_kernel_call fn = op2_kernel_callable(loop->kernel);
   int size = exec->end - exec->begin, base = exec->begin;
   if (size < SERIAL_BELOW) {
-    fn(table, exec->map_ptrs, base, exec->end);
+    op2_kernel_call_range(&fn, table, exec->map_ptrs, base, exec->end);
     return;
   }
 #pragma omp parallel num_threads(nthreads)
@@ -89,13 +89,14 @@ static void run_direct(const op2_exec *exec, void **table, int nthreads) {
     chunk = (chunk + 7) / 8 * 8;
     long begin = chunk * t, end = begin + chunk < size ? begin + chunk : size;
     if (begin < end)
-      fn(table + (size_t)t * loop->nargs, exec->map_ptrs, base + (int)begin, base + (int)end);
+      op2_kernel_call_range(&fn, table + (size_t)t * loop->nargs, exec->map_ptrs, base + (int)begin,
+                            base + (int)end);
   }
 }
 
 static void run_planned(const op2_exec *exec, void **table, int nthreads) {
   const op2_loop *loop = exec->loop;
-  const op2_kernel_fn fn = op2_kernel_entry(loop->kernel);
+  const op2_kernel_call fn = op2_kernel_callable(loop->kernel);
   const op2_plan *plan = exec->plan;
   int end_all = plan->end, part = plan->part_size;
   for (int c = 0; c < plan->ncolours; c++) {
@@ -103,7 +104,8 @@ static void run_planned(const op2_exec *exec, void **table, int nthreads) {
     if ((long)(last - first) * part < SERIAL_BELOW) {
       for (int k = first; k < last; k++) {
         int begin = plan->begin + plan->blocks_by_colour[k] * part;
-        fn(table, exec->map_ptrs, begin, begin + part < end_all ? begin + part : end_all);
+        op2_kernel_call_range(&fn, table, exec->map_ptrs, begin,
+                              begin + part < end_all ? begin + part : end_all);
       }
       continue;
     }
@@ -113,17 +115,18 @@ static void run_planned(const op2_exec *exec, void **table, int nthreads) {
     for (int k = first; k < last; k++) {
       int begin = plan->begin + plan->blocks_by_colour[k] * part;
       int end = begin + part < end_all ? begin + part : end_all;
-      fn(table + (size_t)omp_get_thread_num() * loop->nargs, exec->map_ptrs, begin, end);
+      op2_kernel_call_range(&fn, table + (size_t)omp_get_thread_num() * loop->nargs, exec->map_ptrs,
+                            begin, end);
     }
   }
 }
 
 static void run_owned(const op2_exec *exec, void **table, int nthreads) {
   const op2_loop *loop = exec->loop;
-  const op2_kernel_fn fn = op2_kernel_entry(loop->kernel);
+  const op2_kernel_call fn = op2_kernel_callable(loop->kernel);
   const op2_plan *plan = exec->plan;
   if (plan->end - plan->begin < SERIAL_BELOW) { /* the plain range, in order, on this thread */
-    fn(table, exec->map_ptrs, plan->begin, plan->end);
+    op2_kernel_call_range(&fn, table, exec->map_ptrs, plan->begin, plan->end);
     return;
   }
   /* OpenMP may give fewer threads than asked for (dynamic teams, a thread limit, a call from
@@ -135,11 +138,11 @@ static void run_owned(const op2_exec *exec, void **table, int nthreads) {
     void **args = table + (size_t)t * loop->nargs;
     for (int owner = t; owner < nthreads; owner += nt)
       for (int k = plan->thread_run_offset[owner]; k < plan->thread_run_offset[owner + 1]; k++)
-        fn(args, exec->map_ptrs, plan->runs[2 * k], plan->runs[2 * k + 1]);
+        op2_kernel_call_range(&fn, args, exec->map_ptrs, plan->runs[2 * k], plan->runs[2 * k + 1]);
   }
   const int *shared = plan->runs + 2 * plan->thread_run_offset[nthreads];
   for (int k = 0; k < plan->nshared_runs; k++)
-    fn(table, exec->map_ptrs, shared[2 * k], shared[2 * k + 1]);
+    op2_kernel_call_range(&fn, table, exec->map_ptrs, shared[2 * k], shared[2 * k + 1]);
 }
 
 static int run_openmp(op2_context *ctx, const op2_exec *exec) {

@@ -12,7 +12,8 @@ static int run_seq(op2_context *ctx, const op2_exec *exec) {
    * to name the faulting element (fault.c). Armed once per run, never per element. */
   if (sigsetjmp(ctx->fault.recover, 0)) op2_fault_find_element(ctx, exec);
   op2_fault_arm(&ctx->fault, exec);
-  op2_kernel_entry(exec->loop->kernel)(exec->arg_ptrs, exec->map_ptrs, exec->begin, exec->end);
+  const op2_kernel_call call = op2_kernel_callable(exec->loop->kernel);
+  op2_kernel_call_range(&call, exec->arg_ptrs, exec->map_ptrs, exec->begin, exec->end);
   op2_fault_disarm(&ctx->fault);
   return OP2_OK;
 }

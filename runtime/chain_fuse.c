@@ -16,6 +16,7 @@
  * parameters holds; each call passes void pointers, which C converts to whatever each kernel
  * declared (const or not) without a diagnostic. */
 #include "runtime/chain_fuse.h"
+#include "runtime/compiled_kernel.h"
 #include "runtime/mesh.h"
 
 #include <ctype.h>
@@ -51,8 +52,10 @@ static bool direct_args(const op2_fuse_part *p) {
   return true;
 }
 
-/* No preprocessor line but #line (a #define or #include could reach into the other texts). */
+/* No preprocessor line but #line (a #define or #include could reach into the other texts), and
+ * C: a procedure the program compiled (Fortran) has no text to fuse. */
 static bool plain_text(const char *text) {
+  if (op2_kernel_text_compiled(text)) return false;
   for (const char *line = text; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
     const char *p = line;
     while (*p == ' ' || *p == '\t') p++;

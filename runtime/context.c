@@ -20,6 +20,7 @@
 #include "jit/jit.h"
 #include "runtime/distributed.h"
 #include "runtime/chain.h"
+#include "runtime/compiled_kernel.h"
 
 /* OP2's API has no context argument, so the one context is reached through this pointer. */
 static op2_context *the_context;
@@ -152,6 +153,7 @@ void op_exit(void) {
   op2_index_free(&ctx->stats_by_name);
   free_list(&ctx->stats, free_stats);
   op2_profile_free(ctx);
+  op2_compiled_free(ctx);
   free_list(&ctx->kernel_headers, free);
   free_list(&ctx->kernel_files, free);
   free_list(&ctx->consts, free_const);

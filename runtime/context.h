@@ -67,6 +67,9 @@ struct op2_context {
   op2_fault_watch fault;             /* names the loop when a kernel dies by a signal (fault.c) */
   op2_loop_sites loop_sites;         /* call site -> loop: a repeated call reads no kernel text */
   struct op2_chain *chain;           /* op_par_loop calls queued under OP2_LAZY (chain.c) */
+  /* OP2's Fortran API: the program's kernel procedures and declared constants
+   * (runtime/fortran/; the core sees runtime/compiled_kernel.h), or NULL */
+  struct op2_fortran *fortran;
 };
 
 op2_context *op2_ctx(void);             /* the context, created on first use */

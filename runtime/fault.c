@@ -156,9 +156,10 @@ _Noreturn void op2_fault_find_element(op2_context *ctx, const op2_exec *exec) {
    * the first run left, so a kernel whose fault depends on what earlier elements wrote may fault
    * at another element, or at none. */
   w->one_by_one = true;
+  const op2_kernel_call call = op2_kernel_callable(exec->loop->kernel);
   for (int e = exec->begin; e < exec->end; e++) {
     w->element = e;
-    op2_kernel_entry(exec->loop->kernel)(exec->arg_ptrs, exec->map_ptrs, e, e + 1);
+    op2_kernel_call_range(&call, exec->arg_ptrs, exec->map_ptrs, e, e + 1);
   }
   /* No element faulted alone (a fault that does not repeat): name the range, and die by the
    * signal through the handler that was there before op_init, as a fault met again would. */

@@ -14,6 +14,7 @@
 #include "runtime/loop.h"
 #include "runtime/jit_use.h"
 #include "runtime/backend.h"
+#include "runtime/compiled_kernel.h"
 
 static void diag_sink(int level, const char *msg) {
   op2_diag(level, "%s", msg);
@@ -34,6 +35,9 @@ int op2_jit_init(op2_context *ctx) {
   snprintf(cfg.cc, sizeof cfg.cc, "%s", o->cc);
   snprintf(cfg.cflags, sizeof cfg.cflags, "%s", o->cflags);
   snprintf(cfg.cxx, sizeof cfg.cxx, "%s", o->cxx);
+  snprintf(cfg.fc, sizeof cfg.fc, "%s", o->fc);
+  snprintf(cfg.fflags, sizeof cfg.fflags, "%s", o->fflags);
+  snprintf(cfg.fortran_moddirs, sizeof cfg.fortran_moddirs, "%s", OP2_FORTRAN_MODDIRS);
   snprintf(cfg.cache_dir, sizeof cfg.cache_dir, "%s", o->cache_dir);
   snprintf(cfg.template_dir, sizeof cfg.template_dir, "%s", o->template_dir);
   if (op2_jit_create(&cfg, &ctx->jit_engine) != OP2_OK)
@@ -121,15 +125,20 @@ int op2_loop_kernel(op2_context *ctx, op2_loop *loop, const char *kernel_src) {
   op2_loop_desc d;
   op2_loop_describe(ctx, loop, &d);
   /* the backend's target (the CUDA backends ask for their own in runtime/cuda/core.c) */
-  const op2_jit_request rq = {.loop = &d,
-                              .kernel_src = kernel_src,
-                              .target = ctx->backend->target,
-                              .loaded = (op2_kernel *const *)ctx->kernels.items,
-                              .nloaded = ctx->kernels.count,
-                              .find_loaded = find_loaded,
-                              .find_arg = ctx};
+  op2_jit_request rq = {.loop = &d,
+                        .kernel_src = kernel_src,
+                        .target = ctx->backend->target,
+                        .loaded = (op2_kernel *const *)ctx->kernels.items,
+                        .nloaded = ctx->kernels.count,
+                        .find_loaded = find_loaded,
+                        .find_arg = ctx};
+  /* a procedure the program compiled (Fortran): the Fortran target, its first tier's closure */
+  op2_compiled_request *compiled = NULL;
+  if (op2_kernel_text_compiled(kernel_src))
+    OP2_CALL(op2_compiled_request_make(ctx, loop, kernel_src, &rq, &compiled));
   op2_jit_result res;
   int rc = op2_jit_kernel(ctx->jit_engine, &rq, &res);
+  op2_compiled_request_free(compiled);
   count(&ctx->jit, &res.counts);
   if (rc != OP2_OK) return op2_jit_report(ctx, rc);
   if (res.fresh) {

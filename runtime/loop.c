@@ -20,6 +20,7 @@
 #include "runtime/tune.h"
 #include "runtime/jit_use.h"
 #include "runtime/backend.h"
+#include "runtime/compiled_kernel.h"
 #include "jit/jit.h"
 #include "runtime/distributed.h"
 #include "jit/kernel_params.h"
@@ -235,8 +236,11 @@ static int create_loop(op2_context *ctx, const char *kernel, const char *name, o
   uint64_t source[2] = {0, 0};
   op2_loop_desc d;
   op2_loop_describe(ctx, loop, &d);
+  /* a C kernel's parameters against the arguments (a compiled procedure's are its own) */
   int rc = !loop->stats ? OP2_ERR_MEM
-                        : op2_jit_report(ctx, op2_kernel_params_check(ctx->jit_engine, kernel, &d));
+           : op2_kernel_text_compiled(kernel)
+               ? OP2_OK
+               : op2_jit_report(ctx, op2_kernel_params_check(ctx->jit_engine, kernel, &d));
   if (rc == OP2_OK)
     rc = ctx->backend->host_kernels ? op2_loop_kernel(ctx, loop, kernel)
          : ctx->mpi.size > 1

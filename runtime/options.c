@@ -120,6 +120,19 @@ static int parse_cc(op2_options *opt, const char *name, const char *value) {
   return compiler_found(name, value);
 }
 
+static int parse_fc(op2_options *opt, const char *name, const char *value) {
+  if (!*value) return op2_error(OP2_ERR_ARG, "option %s: empty compiler name", name);
+  OP2_CALL(op2_option_text(opt->fc, sizeof opt->fc, name, value));
+  opt->compiler_given = 1;
+  return compiler_found(name, value);
+}
+
+static int parse_fflags(op2_options *opt, const char *name, const char *value) {
+  OP2_CALL(op2_option_text(opt->fflags, sizeof opt->fflags, name, value));
+  opt->compiler_given = 1;
+  return OP2_OK;
+}
+
 static int parse_cxx(op2_options *opt, const char *name, const char *value) {
   if (!*value) return op2_error(OP2_ERR_ARG, "option %s: empty compiler name (off: none)", name);
   OP2_CALL(op2_option_text(opt->cxx, sizeof opt->cxx, name, value));
@@ -370,6 +383,8 @@ static const struct {
     {"OP2_CC", parse_cc},
     {"OP2_CFLAGS", parse_cflags},
     {"OP2_CXX", parse_cxx},
+    {"OP2_FC", parse_fc},
+    {"OP2_FFLAGS", parse_fflags},
     {"OP2_SIMD", parse_simd},
     {"OP2_PROFILE_JSON", parse_profile_json},
     {"OP2_RENUMBER", parse_renumber},
@@ -472,6 +487,14 @@ static int read_core_options(op2_options *opt, int argc, char **argv, int diags)
   opt->jit_mode = OP2_JIT_TIERED;
   snprintf(opt->cc, sizeof opt->cc, "cc");
   snprintf(opt->cxx, sizeof opt->cxx, "g++");
+  snprintf(opt->fc, sizeof opt->fc, "gfortran");
+  /* Fortran kernels' loops: as the C tier's (no contraction into fused multiply-adds, so they
+   * compute what the program's kernel computes when it was built without them), and as OP2's
+   * Fortran programs are compiled (long lines, Cray pointers) */
+  snprintf(
+      opt->fflags, sizeof opt->fflags,
+      "-O3 -march=native -ffp-contract=off -fopenmp-simd -fPIC -shared -ffree-line-length-none "
+      "-fcray-pointer");
   /* -ffp-contract=off: no fused multiply-adds, so results match TinyCC's code bit for bit. */
   /* -fno-semantic-interposition: the kernel is an exported function of a shared object; without
    * it gcc calls it through the PLT for every element instead of inlining it. */

@@ -33,6 +33,8 @@ typedef struct op2_options {
   char cc[1024];     /* optimising compiler */
   char cflags[1024]; /* its flags (with the SIMD flags when simd_width > 0) */
   char cxx[1024];    /* OP2_CXX: the C++ compiler for kernels TinyCC rejects, or "off" */
+  char fc[1024];     /* OP2_FC: the Fortran compiler of Fortran kernels' optimised builds */
+  char fflags[1024]; /* OP2_FFLAGS: its flags */
   int simd;          /* OP2_SIMD: 0 off, -1 auto, else lanes per group */
   int simd_width;    /* lanes the optimised tier uses: 0 scalar */
   char profile_json[OP2_PATH_MAX]; /* where op_exit writes per-loop statistics, or "" */

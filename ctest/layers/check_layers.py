@@ -52,6 +52,7 @@ ALLOWED = {
     "runtime/mpi": {"include", "jit", "runtime"},
     "runtime/hdf5": {"include", "runtime", "runtime/mpi"},
     "runtime/cuda": {"include", "jit", "runtime", "templates/cuda"},
+    "runtime/fortran": {"include", "jit", "runtime"},
     "tools": {"include", "jit"},
 }
 MPI_FACING = {"runtime/mpi", "runtime/hdf5"}
