@@ -19,8 +19,9 @@ extern "C" {
 /*
  * Handles. What a program may read of a set, map or dat is the public prefix below, with OP2's
  * field names (`set->size`, `dat->name`, `dat->dim`, `map->to`...). A program writes two of them,
- * as OP2 programs do: `dat->name` (a dat renamed before it is written to a file) and the values
- * of `map->map` (a map reordered in place before the loops use it); every other field is const.
+ * as OP2 programs do: `dat->name` (a dat renamed before it is written to a file) and `map->map`
+ * (a map reordered before the loops use it, in place or into a new array); every other field is
+ * const.
  * The rest of the object is the library's. The library's own files see the same objects through
  * their private structs, which begin with these fields (OP2_INTERNAL_HANDLES, defined only when
  * the library is built).
@@ -52,17 +53,20 @@ typedef struct op_set_core {
 
 /** @brief What a program may read of a map: `map` holds `from->size * dim` local indices of `to`
  * (element-major), in the library's local order (which differs from the declared order under
- * MPI or after op_renumber). A program may write the values in place before the map's first use
- * (the first loop that names it, op_partition, op_renumber, or the first loop when the mesh is
- * distributed or renumbered then): they are checked then and everything built afterwards
- * (plans, halos, device copies) follows them. A change after that is an error at the next loop
- * or plan the library builds from the map, and a warning at op_exit (docs/API.md, Handles). */
+ * MPI or after op_renumber). A program may write the values, or point `map` at a malloc'd array
+ * of its own holding as many, before the map's first use (the first loop that names it,
+ * op_partition, op_renumber, or the first loop when the mesh is distributed or renumbered then):
+ * they are checked then and everything built afterwards (plans, halos, device copies) follows
+ * them. As in OP2, the array `map` points at is the library's: op_exit frees it, and the one a
+ * program replaced is the program's to free (free() will do). A change after the first use is an
+ * error at the next loop or plan the library builds from the map, and a warning at op_exit
+ * (docs/API.md, Handles). */
 typedef struct op_map_core {
   const int index;
   const op_set from;
   const op_set to;
   const int dim;
-  int *const map;
+  int *map;
   const char *const name;
 } op_map_core;
 

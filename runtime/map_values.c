@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* A map's values as OP2 programs treat them: writable in place (map->map[i] = ...), as OP2 lets a
- * program reorder a map before the loops use it. The library keeps a hash of the values it last
+/* A map's values as OP2 programs treat them: writable in place (map->map[i] = ...), or replaced
+ * by an array of the program's (map->map = reordered), as OP2 lets a program reorder a map
+ * before the loops use it. The library keeps a hash of the values it last
  * checked (the seal). Whatever is about to build something from them (a loop's first call, a
  * plan, the distribution, renumbering, a checkpoint's mesh) checks them first: values the
  * program changed before anything was built from them are range-checked and taken as they are;
@@ -35,6 +36,7 @@ static uint64_t values_hash(op_map m) {
 
 void op2_map_seal(op_map m) {
   m->sealed = m->values != NULL; /* a 64-bit map under MPI has no int values until its halos */
+  m->sealed_values = m->values;
   if (m->sealed) m->seal = values_hash(m);
 }
 
@@ -43,19 +45,30 @@ void op2_maps_seal_all(op2_context *ctx) {
 }
 
 int op2_map_check(op_map m, const char *use, bool build) {
-  if (!m->values) return OP2_OK;
-  uint64_t h = values_hash(m);
-  if (m->sealed && h == m->seal) {
+  /* 64-bit values under MPI, global until the halo build: map->map is NULL */
+  if (m->gvalues && m->values)
+    return op2_error(OP2_ERR_ARG,
+                     "%s: map '%s' holds 64-bit global indices until the mesh is distributed: its "
+                     "map->map is NULL and cannot be given values",
+                     use, m->name);
+  if (m->gvalues || (!m->values && !m->sealed_values)) return OP2_OK;
+  /* map->map pointed at an array of the program's: taken as it is (nothing built yet), as the
+   * rows the map has now; the library frees it with the map, as OP2 frees map->map at op_exit */
+  bool moved = m->values != m->sealed_values;
+  if (!moved && m->sealed && values_hash(m) == m->seal) {
     m->built |= build;
     return OP2_OK;
   }
   if (m->built)
     return op2_error(
         OP2_ERR_STATE,
-        "%s: the values of map '%s' (map->map) changed after op2jit built plans, halos or "
-        "copies from them; write a map's values before its first use (the first loop that "
-        "names it, op_partition, op_renumber)",
-        use, m->name);
+        "%s: %s map '%s' (map->map) %s after op2jit built plans, halos or copies from "
+        "them; write a map's values before its first use (the first loop that names it, "
+        "op_partition, op_renumber)",
+        use, moved ? "the program pointed" : "the values of", m->name,
+        moved ? "at another array" : "changed");
+  if (!m->values && held_entries(m) != 0)
+    return op2_error(OP2_ERR_ARG, "%s: map '%s': map->map is NULL", use, m->name);
   size_t n = held_entries(m);
   long bound = value_bound(m);
   for (size_t k = 0; k < n; k++)
@@ -65,11 +78,9 @@ int op2_map_check(op_map m, const char *use, bool build) {
           "%s: map '%s' (written by the program since its declaration): value %d at row "
           "%zu, column %zu is outside set '%s' (size %ld)",
           use, m->name, m->values[k], k / (size_t)m->dim, k % (size_t)m->dim, m->to->name, bound);
-  if (m->sealed)
-    op2_diag(2, "map '%s': values written by the program since its declaration, taken at %s",
-             m->name, use);
-  m->seal = h;
-  m->sealed = true;
+  op2_diag(2, "map '%s': values %s by the program since its declaration, taken at %s", m->name,
+           moved ? "given in an array of its own" : "written", use);
+  op2_map_seal(m);
   m->built |= build;
   return OP2_OK;
 }
@@ -93,9 +104,11 @@ int op2_loop_maps_check(int nargs, const op_arg *args, const char *use, bool unb
 }
 
 void op2_maps_check_at_exit(op2_context *ctx) {
+  if (ctx->mpi_lost) return; /* a distribution failed half way: the rows are neither (reported) */
   for (int i = 0; i < ctx->maps.count; i++) {
     op_map m = ctx->maps.items[i];
-    if (m->built && m->values && m->sealed && values_hash(m) != m->seal)
+    if (m->built && m->sealed &&
+        (m->values != m->sealed_values || (m->values && values_hash(m) != m->seal)))
       op2_diag(0,
                "warning: the values of map '%s' (map->map) changed after op2jit built plans, "
                "halos or copies from them: loops after the change may have run with those made "

@@ -88,10 +88,14 @@ struct op2_map {
    * build makes them local ints: a set a map reaches may have 2^31 elements or more in all.
    * NULL otherwise (int maps keep the user's index in values until then). */
   idx_g_t *gvalues;
-  /* The program may write `values` in place (map_values.c): the hash of the values last checked
-   * (`seal`, when `sealed`), and whether anything was built from them since (plans, halos,
-   * renumbering, device copies, loops), after which a change is an error. */
+  /* The program may write `values`, or point them at an array of its own (map_values.c): the
+   * hash of the values last checked (`seal`, when `sealed`) and the array they were in
+   * (`sealed_values`: `values` pointing elsewhere is an array the program gave since), and
+   * whether anything was built from them since (plans, halos, renumbering, device copies,
+   * loops), after which a change is an error. `values` is freed with the map whichever array it
+   * is, as OP2 frees map->map at op_exit. */
   uint64_t seal;
+  int *sealed_values;
   bool sealed, built;
 };
 

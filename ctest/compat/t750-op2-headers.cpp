@@ -29,10 +29,10 @@ static_assert(std::is_const<decltype(op_dat_core::dim)>::value, "dat->dim is rea
 static_assert(std::is_const<decltype(op_dat_core::type)>::value, "dat->type is read-only");
 static_assert(std::is_const<decltype(op_map_core::dim)>::value, "map->dim is read-only");
 static_assert(std::is_const<decltype(op_map_core::name)>::value, "map->name is read-only");
-static_assert(std::is_const<decltype(op_map_core::map)>::value, "map->map points where it points");
-/* ...but for the two that OP2 programs write: a dat's name, and a map's values in place. */
+/* ...but for the two that OP2 programs write: a dat's name, and a map's values (in place, or an
+ * array of the program's). */
 static_assert(std::is_same<decltype(op_dat_core::name), const char *>::value, "dat->name = ...");
-static_assert(std::is_same<decltype(op_map_core::map), int *const>::value, "map->map[i] = ...");
+static_assert(std::is_same<decltype(op_map_core::map), int *>::value, "map->map = ...");
 
 static const char *mark_src =
     "void mark(const double *x, double *top, int *idx, int *at) {\n"

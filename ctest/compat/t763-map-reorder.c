@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* A map the program writes in place, as OP2 lets it: declared with one set of values, then
- * rewritten through map->map before the loops use it. The loops' results follow the new values
- * (increments through both columns, and reads through them), on every backend and with each
- * rank declaring its block. A value written outside the target set is refused when the map is
- * first used, naming it; a change after loops used the map is refused at the next loop that
- * builds something from it (a queued call: when it runs, here at op_fetch_data), and reported
- * at op_exit when nothing did. */
+/* Maps the program writes, as OP2 lets it: one declared with one set of values, then rewritten
+ * in place through map->map before the loops use it; another whose map->map the program points
+ * at a new array of its own, freeing the one it replaced (Volna's op_reorder_map); the library
+ * takes that array as it is and frees it at op_exit, as OP2 does. The loops' results follow the new
+ * values (increments through both columns, and reads through them), on every backend and with each
+ * rank declaring its block. A value written outside the target set is refused when the map is first
+ * used, naming it; a change after loops used the map is refused at the next loop that builds
+ * something from it (a queued call: when it runs, here at op_fetch_data), and reported at op_exit
+ * when nothing did. */
 #include <mpi.h>
 
 #include "test.h"
@@ -27,6 +29,9 @@ enum { N = 40, E = 90 };
 
 static int declared(long e, int j) {
   return (int)((e + j) % N);
+}
+static int replaced(long e, int j) {
+  return (int)((e * 11 + j * 5 + 1) % N);
 }
 static int reordered(long e, int j) {
   return (int)((e * 7 + j * 13 + 3) % N);
@@ -62,10 +67,19 @@ int main(int argc, char **argv) {
   op_set nodes = op_decl_set((int)nn, "nodes");
   op_set edges = op_decl_set((int)ne, "edges");
   op_map e2n = op_decl_map(edges, nodes, 2, ends, "e2n");
+  op_map e2nb = op_decl_map(edges, nodes, 2, ends, "e2nb");
   op_dat pw = op_decl_dat(edges, 1, "double", w, "w");
   op_dat px = op_decl_dat(nodes, 1, "double", x, "x");
   op_dat psum = op_decl_dat(nodes, 1, "double", NULL, "sum");
   op_dat pd = op_decl_dat(edges, 1, "double", NULL, "d");
+  op_dat pdb = op_decl_dat(edges, 1, "double", NULL, "db");
+
+  /* pointed at an array of the program's, the one it replaced freed (Volna's op_reorder_map) */
+  int *mine = malloc(sizeof(int) * 2 * (size_t)(ne + 1)), *theirs = e2nb->map;
+  for (long e = 0; e < ne; e++)
+    for (int j = 0; j < 2; j++) mine[2 * e + j] = replaced(e0 + e, j);
+  e2nb->map = mine;
+  free(theirs);
 
   /* written in place before any loop uses the map: first a value outside 'nodes' */
   CHECK(e2n->from->size == ne && e2n->map != NULL);
@@ -87,6 +101,9 @@ int main(int argc, char **argv) {
   op_par_loop(diff_src, "diff", edges, op_arg_dat(px, 0, e2n, 1, "double", OP_READ),
               op_arg_dat(px, 1, e2n, 1, "double", OP_READ),
               op_arg_dat(pd, -1, OP_ID, 1, "double", OP_WRITE));
+  op_par_loop(diff_src, "diff", edges, op_arg_dat(px, 0, e2nb, 1, "double", OP_READ),
+              op_arg_dat(px, 1, e2nb, 1, "double", OP_READ),
+              op_arg_dat(pdb, -1, OP_ID, 1, "double", OP_WRITE));
   double *sum = malloc(sizeof(double) * (size_t)(nn + 1)),
          *d = malloc(sizeof(double) * (size_t)(ne + 1));
   op_fetch_data(psum, sum);
@@ -102,6 +119,13 @@ int main(int argc, char **argv) {
     double a = reordered(e0 + e, 0), b = reordered(e0 + e, 1);
     CHECK(d[e] == a * a - b * b);
   }
+  op_fetch_data(pdb, d);
+  for (long e = 0; e < ne; e++) {
+    double a = replaced(e0 + e, 0), b = replaced(e0 + e, 1);
+    CHECK(d[e] == a * a - b * b);
+  }
+  /* taken without a copy (under MPI the distribution moves the rows into arrays of its own) */
+  if (nranks == 1) CHECK(e2nb->map == mine);
 
   /* after the loops used it: a change is refused where a new loop would build from it; the same
    * values again are the map the loops were built for */
@@ -114,6 +138,18 @@ int main(int argc, char **argv) {
       "the values of map 'e2n' (map->map) changed after op2jit built plans, halos or copies from "
       "them");
   e2n->map[0] = first;
+  /* the same values in another array: a change too (the loops' plans are not the array's) */
+  size_t rows = (size_t)e2nb->from->size;
+  int *used = e2nb->map, *other = malloc(sizeof(int) * 2 * (rows + 1));
+  memcpy(other, used, sizeof(int) * 2 * rows);
+  e2nb->map = other;
+  EXPECT_PUBLIC_ERROR(
+      (op_par_loop(pick_src, "pick", edges, op_arg_dat(px, 0, e2nb, 1, "double", OP_READ),
+                   op_arg_dat(pd, -1, OP_ID, 1, "double", OP_WRITE)),
+       op_fetch_data(pd, d)),
+      "the program pointed map 'e2nb' (map->map) at another array after op2jit built plans");
+  e2nb->map = used;
+  free(other);
   op_par_loop(pick_src, "pick", edges, op_arg_dat(px, 0, e2n, 1, "double", OP_READ),
               op_arg_dat(pd, -1, OP_ID, 1, "double", OP_WRITE));
   op_fetch_data(pd, d);
