@@ -414,19 +414,21 @@ void op2_jit_shutdown(op2_jit *jit, op2_kernel *const *kernels, int n, op2_jit_c
 }
 
 /* Whether a line of the warnings check is a warning about the user's code: one naming a line of
- * the kernel (kernel:NAME:, or a header its text came from), not of the generated parts (NAME.c,
- * the entry's source file); or one a newer compiler makes an error by default (implicit
- * declarations). */
-static int user_warning(const char *line, const char *name, const char *src_path) {
+ * the kernel (kernel:NAME:, or a header its text came from), not of the generated parts (the
+ * generated file NAME.c, wherever it was compiled); or one a newer compiler makes an error by
+ * default (implicit declarations). */
+static int user_warning(const char *line, const char *name) {
   if (!strstr(line, "warning:") && !strstr(line, "[-W")) return 0;
   size_t n = strlen(name);
   if (strncmp(line, "kernel:", 7) == 0)
     return strncmp(line + 7, name, n) == 0 && line[7 + n] == ':';
   const char *colon = strchr(line, ':');
   if (!colon || colon[1] < '0' || colon[1] > '9') return 0; /* FILE:LINE:COL only */
-  size_t file_len = (size_t)(colon - line);
-  int generated = (file_len == n + 2 && strncmp(line, name, n) == 0 && line[n] == '.') ||
-                  (file_len == strlen(src_path) && strncmp(line, src_path, file_len) == 0);
+  const char *base = line;
+  for (const char *p = line; p < colon; p++)
+    if (*p == '/') base = p + 1;
+  int generated = (size_t)(colon - base) == n + 2 && strncmp(base, name, n) == 0 &&
+                  strncmp(base + n, ".c", 2) == 0;
   return !generated;
 }
 
@@ -453,23 +455,14 @@ static void kernel_warnings(op2_jit *jit, op2_kernel *k, const op2_generated *ge
     free(stored);
     return;
   }
-  char *tmp = NULL;
-  const char *path = k->source_path;
-  if (!path) { /* built in memory: the check needs the source in a file */
-    path = tmp = op2_keep_failed_source(k->name, &key, gen->source.data, gen->source.len, "c");
-    if (!tmp) {
-      op2_jit_diag(jit, 1, "loop '%s': kernel warnings not checked: its source cannot be written",
-                   k->name);
-      return;
-    }
-  }
   char *log = NULL;
   op2_buf found = {0};
-  op2_cc_warnings(&jit->cc, path, &log); /* (a failed compile has its messages too) */
+  /* (a failed compile has its messages too) */
+  op2_cc_warnings(&jit->cc, k->name, gen->source.data, gen->source.len, &log);
   for (char *line = log, *next; line && *line; line = next) {
     next = strchr(line, '\n');
     if (next) *next++ = '\0';
-    if (user_warning(line, k->name, path)) {
+    if (user_warning(line, k->name)) {
       op2_jit_diag(jit, 1, "loop '%s': %s", k->name, line);
       op2_buf_printf(&found, "%s\n", line);
     }
@@ -478,7 +471,6 @@ static void kernel_warnings(op2_jit *jit, op2_kernel *k, const op2_generated *ge
     op2_warnings_record_write(jit, root, k->name, &key, found.data ? found.data : "", found.len);
   op2_buf_free(&found);
   free(log);
-  if (tmp) unlink(tmp), free(tmp);
 }
 
 int op2_jit_source_hash(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,

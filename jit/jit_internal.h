@@ -86,6 +86,9 @@ struct op2_tier {
   char identity[600];
   char flags[1024];
   int timeout_s; /* a run of the compiler longer than this is stopped (0: no limit) */
+  /* its builds also give the warnings check's warnings (cc.c: flags that change no code, outside
+   * the key): the system C compiler's tier, not C++'s */
+  int warn;
   /* Compiles `source` (also written at src_path) into the shared object so_path; says in
    * flags_used the flags the compiler received (the manifest records them: they must be the
    * `flags` the key was made from). */
@@ -94,24 +97,47 @@ struct op2_tier {
 };
 void op2_tcc_tier(op2_tier *t);
 /* Runs `path` with argv (spawn.c); its stdout and stderr, and why it failed, are appended to
- * *out. 0 when it ran and exited with status 0. With timeout_s > 0 a child still running after
- * that many seconds is killed with its process group, and that is a failure naming it. */
+ * *out. 0 when it ran and exited with status 0, else OP2_SPAWN_* (below). With timeout_s > 0 a
+ * child still running after that many seconds is killed with its process group, and that is a
+ * failure naming it. */
 int op2_spawn_capture(const char *path, char *const argv[], int timeout_s, op2_buf *out);
+/* What op2_spawn_capture returns: 0, REJECTED when the child ran and exited with a non-zero
+ * status (a compiler that rejects its input), BROKEN when it could not be run, was killed, ran
+ * past its time limit or its status was lost. */
+enum { OP2_SPAWN_REJECTED = -1, OP2_SPAWN_BROKEN = -2 };
+/* A private directory for one run of a tool (run_dir.c): TMPDIR/op2-run-XXXXXX, the tool's input
+ * and output inside it; op2_run_dir_close removes it and what the tool left there. Failures are
+ * appended to *why. */
+typedef struct op2_run_dir {
+  char path[OP2_PATH_BUF];
+  int fd;
+} op2_run_dir;
+int op2_run_dir_open(op2_run_dir *d, op2_buf *why);
+/* The path of `file` inside the directory. */
+void op2_run_dir_file(const op2_run_dir *d, const char *file, char *out, size_t len);
+/* Writes a new file `file` (O_EXCL|O_NOFOLLOW) into the directory: 0, else -1. */
+int op2_run_dir_write(const op2_run_dir *d, const char *file, const void *data, size_t len,
+                      op2_buf *why);
+void op2_run_dir_close(op2_run_dir *d);
 /* Finds the compiler `cc` (a name in PATH or a path); -1 when there is none. Each run of it is
  * limited to timeout_s seconds (0: no limit). */
 int op2_cc_tier(const char *cc, const char *flags, int timeout_s, op2_tier *t);
-/* Checks the syntax of the source at src_path with the system compiler `cc`; its messages go to
- * *log (malloc'ed). 0 when it finds no error. */
-int op2_cc_syntax_check(const op2_tier *cc, const char *src_path, char **log);
+/* Checks the syntax of kernel `name`'s generated source with the system compiler `cc` (the source
+ * is written to NAME.c in a private run directory); its messages go to *log (malloc'ed). 0 when
+ * it finds no error. */
+int op2_cc_syntax_check(const op2_tier *cc, const char *name, const char *source, size_t len,
+                        char **log);
 /* The system compiler tier's compile (its `compile`): `cc path, flags, -o so_path, src_path`. */
 int op2_cc_compile(const op2_tier *cc, const char *source, const char *src_path,
                    const char *so_path, char **log, char *flags_used, size_t flags_len);
 /* The C++ tier (cxx.c): the compiler `cxx` ("off": none) with the optimised tier's flags, for
  * kernels TinyCC rejects; -1 when there is none. */
 int op2_cxx_tier(const char *cxx, const char *flags, int timeout_s, op2_tier *t);
-/* Compiles the source at src_path with `cc` and warnings that point at bugs (implicit function
- * declarations, unused values and results, uninitialised use) to nowhere; messages to *log. */
-int op2_cc_warnings(const op2_tier *cc, const char *src_path, char **log);
+/* Compiles kernel `name`'s generated source with `cc` and the warnings that point at bugs
+ * (implicit function declarations, unused values and results, uninitialised use) in a private run
+ * directory; messages to *log. */
+int op2_cc_warnings(const op2_tier *cc, const char *name, const char *source, size_t len,
+                    char **log);
 void op2_tcc_release(void *tcc_state);
 /* Compiles to a shared object at so_path, or in memory when so_path is NULL. The compiler's
  * messages go to *log (malloc'ed). */

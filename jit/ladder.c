@@ -277,9 +277,9 @@ static int compile_failed(walk *w, const char *log) {
    * column. When it accepts the source, or finds the error outside the user's kernel (a missing
    * kernel function shows in the generated wrapper), TinyCC's message stands. */
   char *exact = NULL;
-  if (jit->cc_usable && k->source_path &&
-      op2_cc_syntax_check(&jit->cc, k->source_path, &exact) != 0 && exact &&
-      strstr(exact, "kernel:"))
+  if (jit->cc_usable &&
+      op2_cc_syntax_check(&jit->cc, k->name, gen->source.data, gen->source.len, &exact) != 0 &&
+      exact && strstr(exact, "kernel:"))
     log = exact;
   /* TinyCC in memory says "undefined symbol 'NAME'", dlopen of a built entry "symbol: NAME";
    * the C file's declaration of an inline kernel after it ("'NAME' undeclared") fails first. */
