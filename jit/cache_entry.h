@@ -69,6 +69,13 @@ void op2_cache_entry_dir(const char *root, const char *name, const op2_cache_key
  * (a cache file's name followed by .tmp and random letters, written before the rename). */
 int op2_cache_file_kind(const char *loop, const char *file);
 
+/* The records kept beside the entries, ROOT/KIND/NAME-KEY16.txt (jit/kernel_records.c): the
+ * warnings check's lines, optimised builds the compiler rejected, objects left to dlopen. The
+ * first line of a failure record is "COMPILER: FIRST ERROR LINE", of a loader record the reason. */
+#define OP2_RECORD_WARNINGS "warnings"
+#define OP2_RECORD_FAILURES "failures"
+#define OP2_RECORD_LOADER "loader"
+
 /* ---- one entry ---- */
 typedef struct op2_entry {
   int fd; /* the entry directory, -1 when closed */

@@ -266,8 +266,15 @@ void op2_jit_adopt_build(op2_kernel *k, op2_build_result *res, op2_tier_id tier)
 /* Queues the optimised build of a kernel that runs TinyCC code, or, for a follower of its
  * machine's builder with a usable cache, waits for that builder's build (op2_jit_load_node_build).
  */
-void op2_jit_upgrade_later(op2_jit *jit, const op2_jit_request *rq, op2_kernel *k,
-                           const op2_generated *gen, const char *entry, int may_write) {
+void op2_jit_upgrade_later(op2_jit *jit, const op2_jit_request *rq, op2_jit_counters *cnt,
+                           op2_kernel *k, const op2_generated *gen, const char *entry,
+                           int may_write) {
+  op2_cache_key key;
+  op2_jit_tier_key(&jit->cc, gen, &key);
+  if (op2_jit_failed_before(jit, cnt, k->name, &key)) {
+    k->cc_failed_before = true;
+    return;
+  }
   if (jit->node_follower && entry[0]) {
     op2_kernel_peer *peer = malloc(sizeof *peer);
     char *source = peer ? malloc(gen->source.len + 1) : NULL;
@@ -349,12 +356,6 @@ int op2_jit_load_node_build(op2_jit *jit, op2_kernel *k, int stored) {
   return 0;
 }
 
-/* The optimising compiler's failure: a diagnostic (level 1), but told at any OP2_DIAGS when the
- * user chose the compiler or its flags, whose mistake it then likely is. */
-static int cc_failure_level(const op2_jit *jit) {
-  return jit->cfg.compiler_given ? 0 : 1;
-}
-
 int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt) {
   op2_bg_job *job = k->job;
   if (!job) return OP2_JIT_NO_BUILD;
@@ -375,13 +376,10 @@ int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt) {
         atomic_load(&job->cancelled) ? "its loop shape was superseded" : "not started before exit");
   } else if (state == OP2_JOB_FAILED) {
     cnt->cc_failures++;
-    if (cnt->cc_failures == 1 || jit->cfg.diags >= 2)
-      op2_jit_diag(jit, cc_failure_level(jit),
-                   "optimising compile of '%s' failed (%s): staying on TinyCC code (OP2_CC=%s "
-                   "OP2_CFLAGS=%s)%s%s",
-                   k->name, job->result.why.msg, jit->cfg.cc, jit->cfg.cflags,
-                   job->result.log && *job->result.log ? "\n" : "",
-                   job->result.log ? job->result.log : "");
+    op2_jit_build_failed(
+        jit, k->name, &jit->cc, &job->request.key,
+        job->result.log && *job->result.log ? job->result.log : job->result.why.msg,
+        job->result.rejected);
   }
   free_job(job);
   k->job = NULL;
@@ -435,16 +433,18 @@ static int user_warning(const char *line, const char *name) {
 /* At OP2_DIAGS=1, once per kernel (so once per loop and its constants' values): the system
  * compiler's warnings that point at real bugs, the lines about the user's kernel only (the
  * generated file's #line directives name its lines kernel:NAME:LINE:COL or by their header).
- * The check's result is kept in the cache (warnings_record.c): a later run prints one line for
+ * The check's result is kept in the cache (kernel_records.c): a later run prints one line for
  * a kernel that had warnings, and compiles nothing. A C++ kernel is not checked: a C compile
  * says only that its C++ is not C ("type defaults to int" for `auto`). */
 static void kernel_warnings(op2_jit *jit, op2_kernel *k, const op2_generated *gen) {
-  if (jit->cfg.diags < 1 || !jit->cc_usable || k->tier == OP2_TIER_CXX) return;
+  /* (a kernel whose optimised build fails has its compiler's messages in its failure record) */
+  if (jit->cfg.diags < 1 || !jit->cc_usable || k->tier == OP2_TIER_CXX || k->cc_failed_before)
+    return;
   op2_cache_key key;
   op2_jit_tier_key(&jit->cc, gen, &key);
   const char *root = jit->cfg.cache_mode == OP2_CACHE_ON ? op2_jit_cache_root(jit) : NULL;
   char *stored = NULL;
-  if (root && op2_warnings_record_read(root, k->name, &key, &stored) == 0) {
+  if (root && op2_kernel_record_read(root, OP2_RECORD_WARNINGS, k->name, &key, &stored) == 0) {
     int n = 0;
     for (const char *c = stored; *c; c++) n += *c == '\n';
     if (n)
@@ -467,8 +467,13 @@ static void kernel_warnings(op2_jit *jit, op2_kernel *k, const op2_generated *ge
       op2_buf_printf(&found, "%s\n", line);
     }
   }
-  if (root && !found.failed)
-    op2_warnings_record_write(jit, root, k->name, &key, found.data ? found.data : "", found.len);
+  op2_jit_error why;
+  if (root && !found.failed &&
+      op2_kernel_record_write(root, OP2_RECORD_WARNINGS, k->name, &key,
+                              found.data ? found.data : "", found.len, &why) != OP2_OK)
+    /* no record: the check runs again next time */
+    op2_jit_diag(jit, 1, "loop '%s': the warnings check's result is not kept (%s)", k->name,
+                 why.msg);
   op2_buf_free(&found);
   free(log);
 }

@@ -35,6 +35,7 @@ typedef struct op2_kernel {
   char *source_path;     /* generated source in the cache, or NULL */
   void *job;             /* pending background build, or NULL */
   bool awaiting_peer;    /* another process of this machine builds the optimised code */
+  bool cc_failed_before; /* its optimised build failed in an earlier run (build_failures.c) */
   op2_kernel_peer *peer; /* where and from what, while awaiting_peer */
   /* the fn whose live-constant pointers are set (jit_constants.c) */
   op2_kernel_fn constants_bound;
@@ -145,14 +146,28 @@ int op2_tcc_compile(const char *source, const char *so_path, void **tcc_state, o
                     char **log);
 
 /* ---- the on-disk cache (cache.c, cache_entry.c, manifest.c; types in cache_entry.h) ---- */
-/* The warnings check's result of a kernel under ROOT/warnings (warnings_record.c): 0 and the
- * lines it found (malloc'ed, "" for none) when recorded. */
+/* Records about a kernel's build under ROOT/KIND/NAME-KEY16.txt (kernel_records.c; the kinds are
+ * cache_entry.h's OP2_RECORD_*): 0 and the text (malloc'ed) when recorded, -1 when not. */
 struct op2_cache_key;
-int op2_warnings_record_read(const char *root, const char *name, const struct op2_cache_key *key,
-                             char **text);
-/* A record that cannot be written is said at OP2_DIAGS>=1 (the check runs again next time). */
-void op2_warnings_record_write(op2_jit *jit, const char *root, const char *name,
-                               const struct op2_cache_key *key, const char *text, size_t len);
+int op2_kernel_record_read(const char *root, const char *kind, const char *name,
+                           const struct op2_cache_key *key, char **text);
+/* Writes a record whole: OP2_OK, else an OP2_ERR_* code with *why. */
+int op2_kernel_record_write(const char *root, const char *kind, const char *name,
+                            const struct op2_cache_key *key, const char *text, size_t len,
+                            op2_jit_error *why);
+/* An optimised build of kernel `name` by tier t that failed (build_failures.c): said once at every
+ * OP2_DIAGS level (the compiler, its first error line, what runs instead; the whole log at 2),
+ * and recorded under `key` when the compiler rejected the source (`rejected`), so that later
+ * runs do not build it again. */
+void op2_jit_build_failed(op2_jit *jit, const char *name, const op2_tier *t,
+                          const struct op2_cache_key *key, const char *log, int rejected);
+/* 1 when a failed optimised build of `name` is recorded under `key` (then said: the first such
+ * kernel of a run at every level, the others at OP2_DIAGS=1); 0 otherwise. */
+int op2_jit_failed_before(op2_jit *jit, op2_jit_counters *cnt, const char *name,
+                          const struct op2_cache_key *key);
+/* The line of a compiler's messages that says what is wrong (its first error, else its first
+ * line), the generated file's directory left out. */
+void op2_first_error_line(const char *log, char *out, size_t len);
 /* Whether a new build may be stored in `entry`: the cache is on, this process is not a follower
  * of its machine's builder, and the directory is absent or a private one of ours. */
 int op2_jit_may_write(const op2_jit *jit, const char *entry);
@@ -196,8 +211,9 @@ typedef struct op2_build_result {
   op2_kernel_fn fn;
   double compile_ms;
   char *log, *source_path;
-  int not_stored;    /* built, but the cache could not be written (why): built privately instead */
-  int reused;        /* not built: another process stored the entry while we waited for its lock */
+  int not_stored; /* built, but the cache could not be written (why): built privately instead */
+  int reused;     /* not built: another process stored the entry while we waited for its lock */
+  int rejected;   /* the compiler ran and rejected the source (not a timeout, kill or full disk) */
   op2_jit_error why; /* why it failed, or why it was not stored (not_stored) */
 } op2_build_result;
 int op2_build_into_entry(const op2_build_request *req, op2_build_result *res);
@@ -224,8 +240,9 @@ struct op2_jit {
   op2_tier tcc, cc, cxx;
   int cc_usable;
   int cxx_state; /* the C++ tier (cxx.c), set up when first needed: 0 not yet, 1 usable, -1 none */
-  int told_unwritable; /* the warning that the cache cannot be written is given once */
-  int node_follower;   /* another process of this machine builds and stores optimised code */
+  int told_unwritable;    /* the warning that the cache cannot be written is given once */
+  int told_failed_before; /* kernels this run left on TinyCC code for a recorded failure */
+  int node_follower;      /* another process of this machine builds and stores optimised code */
   op2_background *background;
   op2_loaded_objects *loaded; /* the objects this engine loaded: see op2_load_object_fd */
   op2_jit_error failure;
@@ -267,7 +284,8 @@ void op2_jit_prepare_build(const op2_jit *jit, const op2_jit_request *rq, const 
 void op2_jit_adopt_build(op2_kernel *k, op2_build_result *res, op2_tier_id tier);
 /* After the kernel runs TinyCC code: its optimised build into `entry` (may_write) queued on the
  * background tier, or, on a follower of its machine's builder, awaited from that builder. */
-void op2_jit_upgrade_later(op2_jit *jit, const op2_jit_request *rq, op2_kernel *k,
-                           const op2_generated *gen, const char *entry, int may_write);
+void op2_jit_upgrade_later(op2_jit *jit, const op2_jit_request *rq, op2_jit_counters *cnt,
+                           op2_kernel *k, const op2_generated *gen, const char *entry,
+                           int may_write);
 
 #endif /* OP2_JIT_INTERNAL_H */
