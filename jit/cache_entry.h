@@ -201,6 +201,10 @@ void op2_object_close(op2_object *o);
 void *op2_object_dl(const op2_object *o);
 /* Wraps what either loader made (one of the two NULL); NULL when memory is short. */
 op2_object *op2_object_wrap(void *dl, struct op2_elf_image *img);
+/* Why the direct loader left the object to dlopen (its reason, kept by op2_load_object_fd), or
+ * NULL when it loaded the object itself or was not tried (OP2_LOADER=dlopen). */
+const char *op2_object_dlopen_why(const op2_object *o);
+void op2_object_set_dlopen_why(op2_object *o, const char *why);
 
 /* Loads the shared object open at `fd` and finds `symbol`; *handle gets an op2_object. `known`
  * (may be NULL: dlopen only) is the table of the caller's engine: with `direct` set the direct

@@ -352,6 +352,7 @@ int op2_jit_load_node_build(op2_jit *jit, op2_kernel *k, int stored) {
   }
   op2_build_result res = {.handle = handle, .fn = fn};
   op2_jit_adopt_build(k, &res, OP2_TIER_CC);
+  op2_jit_note_loader(jit, k, &key);
   k->upgrade_ms = 1e3 * (op2_wall_seconds() - k->requested_at);
   return 0;
 }
@@ -370,6 +371,7 @@ int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt) {
     op2_jit_diag(
         jit, 2, "kernel '%s': optimised code in use %.0f ms after the first call (compile %.0f ms)",
         k->name, k->upgrade_ms, k->cc_compile_ms);
+    op2_jit_note_loader(jit, k, &job->request.key);
   } else if (state == OP2_JOB_CANCELLED) {
     op2_jit_diag(
         jit, 2, "kernel '%s': optimised build dropped (%s)", k->name,
@@ -490,7 +492,38 @@ int op2_jit_source_hash(op2_jit *jit, const op2_loop_desc *loop, const char *ker
 
 static const char *const tier_words[] = {"TinyCC", "optimised", "C++"};
 
+void op2_jit_note_loader(op2_jit *jit, const op2_kernel *k, const op2_cache_key *key) {
+  const char *why = op2_object_dlopen_why(k->dl_handle);
+  if (!why) return;
+  op2_jit_diag(jit, 2, "kernel '%s': loaded with dlopen, not the direct loader (%s)", k->name, why);
+  const char *root = jit->cfg.cache_mode == OP2_CACHE_ON ? op2_jit_cache_root(jit) : NULL;
+  char *known = NULL;
+  size_t n = strlen(why);
+  if (!root || (op2_kernel_record_read(root, OP2_RECORD_LOADER, k->name, key, &known) == 0 &&
+                strncmp(known, why, n) == 0 && known[n] == '\n')) {
+    free(known);
+    return;
+  }
+  free(known);
+  op2_buf text = {0};
+  op2_buf_printf(&text, "%s\n", why);
+  op2_jit_error err;
+  if (!text.failed && op2_kernel_record_write(root, OP2_RECORD_LOADER, k->name, key, text.data,
+                                              text.len, &err) != OP2_OK)
+    op2_jit_diag(jit, 1, "loop '%s': that its object is loaded with dlopen is not kept (%s)",
+                 k->name, err.msg);
+  op2_buf_free(&text);
+}
+
 void op2_jit_c_finish(op2_jit *jit, op2_kernel *k, const op2_generated *gen) {
+  if (k->dl_handle) {
+    op2_cache_key key;
+    op2_jit_tier_key(k->tier == OP2_TIER_CC    ? &jit->cc
+                     : k->tier == OP2_TIER_CXX ? &jit->cxx
+                                               : &jit->tcc,
+                     gen, &key);
+    op2_jit_note_loader(jit, k, &key);
+  }
   kernel_warnings(jit, k, gen);
   op2_jit_diag(jit, 2, "kernel '%s': %s %s code in %.2f ms (%s)", k->name,
                k->origin == OP2_FROM_DISK ? "loaded" : "compiled", tier_words[k->tier], k->load_ms,

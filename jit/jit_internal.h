@@ -280,6 +280,10 @@ void op2_jit_tier_key(const op2_tier *t, const op2_generated *gen, op2_cache_key
 void op2_jit_prepare_build(const op2_jit *jit, const op2_jit_request *rq, const op2_tier *t,
                            const op2_generated *gen, const char *entry, int may_write,
                            op2_build_request *req);
+/* When the kernel's object was loaded with dlopen because the direct loader does not support it:
+ * said at OP2_DIAGS=2 and recorded under ROOT/loader for `key` (the build's), which op2-cache
+ * list shows. */
+void op2_jit_note_loader(op2_jit *jit, const op2_kernel *k, const struct op2_cache_key *key);
 /* Makes a finished build the kernel's code (the previous code object is released). */
 void op2_jit_adopt_build(op2_kernel *k, op2_build_result *res, op2_tier_id tier);
 /* After the kernel runs TinyCC code: its optimised build into `entry` (may_write) queued on the
