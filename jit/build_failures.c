@@ -96,10 +96,13 @@ int op2_jit_failed_before(op2_jit *jit, op2_jit_counters *cnt, const char *name,
   cnt->cc_failed_before++;
   /* the first in a run at every level, the others at OP2_DIAGS=1 */
   int first = jit->told_failed_before++ == 0;
+  char given[1200] = "";
+  if (jit->cfg.compiler_given) /* the user's compiler or flags: likely their mistake */
+    snprintf(given, sizeof given, " (OP2_CC=%s OP2_CFLAGS=%s)", jit->cfg.cc, jit->cfg.cflags);
   op2_jit_diag(jit, first ? 0 : 1,
-               "loop '%s' runs TinyCC code: its optimised build failed before (%.*s); "
+               "loop '%s' runs TinyCC code: its optimised build failed before (%.*s)%s; "
                "`op2-cache retry %s` builds it again%s",
-               name, (int)strcspn(text, "\n"), text, name,
+               name, (int)strcspn(text, "\n"), text, given, name,
                first ? " (`op2-cache list` shows every such loop)" : "");
   free(text);
   return 1;

@@ -30,6 +30,7 @@ int op2_jit_create(const op2_jit_config *cfg, op2_jit **out) {
   op2_tcc_tier(&jit->tcc);
   if (cfg->mode != OP2_JIT_TCC) {
     jit->cc_usable = op2_cc_tier(cfg->cc, cfg->cflags, cfg->compile_timeout, &jit->cc) == 0;
+    jit->cc.warn = 1; /* its builds are the warnings check (kernel_warnings.c) */
     if (!jit->cc_usable)
       op2_jit_diag(jit, 1, "optimising compiler '%s' not found: kernels stay on TinyCC code",
                    cfg->cc);
@@ -105,6 +106,12 @@ double op2_kernel_cc_compile_ms(const op2_kernel *k) {
 }
 bool op2_kernel_queued(const op2_kernel *k) {
   return k->job != NULL;
+}
+void op2_kernel_ran(op2_kernel *k, double seconds) {
+  op2_bg_job *job = k->job;
+  if (job && seconds > 0)
+    atomic_fetch_add_explicit(&job->weight_ns, (unsigned long long)(seconds * 1e9),
+                              memory_order_relaxed);
 }
 bool op2_kernel_upgrading(const op2_kernel *k) {
   return k->job || k->awaiting_peer;
@@ -308,7 +315,7 @@ void op2_jit_upgrade_later(op2_jit *jit, const op2_jit_request *rq, op2_jit_coun
   job->request.target = op2_target_of(rq->target)->name; /* static storage */
   job->request.abandon = &job->cancelled;
   job->submitted_at = op2_wall_seconds();
-  if (op2_background_submit(&jit->background, job) != 0) {
+  if (op2_background_submit(&jit->background, jit->cfg.build_workers, job) != 0) {
     free(job->source_copy), free(job->signature_copy), free(job->name_copy), free(job);
     return;
   }
@@ -353,6 +360,7 @@ int op2_jit_load_node_build(op2_jit *jit, op2_kernel *k, int stored) {
   op2_build_result res = {.handle = handle, .fn = fn};
   op2_jit_adopt_build(k, &res, OP2_TIER_CC);
   op2_jit_note_loader(jit, k, &key);
+  op2_jit_build_warnings(jit, k, &key, NULL); /* the builder's record */
   k->upgrade_ms = 1e3 * (op2_wall_seconds() - k->requested_at);
   return 0;
 }
@@ -368,10 +376,15 @@ int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt) {
     k->upgrade_ms = 1e3 * (op2_wall_seconds() - k->requested_at);
     cnt->cc_compiles++;
     if (job->result.not_stored) op2_jit_cache_unwritable(jit, cnt, job->result.why.msg);
-    op2_jit_diag(
-        jit, 2, "kernel '%s': optimised code in use %.0f ms after the first call (compile %.0f ms)",
-        k->name, k->upgrade_ms, k->cc_compile_ms);
+    op2_jit_diag(jit, 2,
+                 "kernel '%s': optimised in use %.0f ms after its first call (compile %.0f ms)",
+                 k->name, k->upgrade_ms, k->cc_compile_ms);
     op2_jit_note_loader(jit, k, &job->request.key);
+    /* (another process's build, taken while waiting for its lock, brings no messages) */
+    op2_jit_build_warnings(jit, k, &job->request.key,
+                           job->result.reused ? NULL
+                           : job->result.log  ? job->result.log
+                                              : "");
   } else if (state == OP2_JOB_CANCELLED) {
     op2_jit_diag(
         jit, 2, "kernel '%s': optimised build dropped (%s)", k->name,
@@ -411,73 +424,6 @@ void op2_jit_shutdown(op2_jit *jit, op2_kernel *const *kernels, int n, op2_jit_c
     if (k->job) op2_jit_poll(jit, k, cnt); /* finished builds are adopted so their handles close */
     if (k->job) free_job(k->job), k->job = NULL;
   }
-}
-
-/* Whether a line of the warnings check is a warning about the user's code: one naming a line of
- * the kernel (kernel:NAME:, or a header its text came from), not of the generated parts (the
- * generated file NAME.c, wherever it was compiled); or one a newer compiler makes an error by
- * default (implicit declarations). */
-static int user_warning(const char *line, const char *name) {
-  if (!strstr(line, "warning:") && !strstr(line, "[-W")) return 0;
-  size_t n = strlen(name);
-  if (strncmp(line, "kernel:", 7) == 0)
-    return strncmp(line + 7, name, n) == 0 && line[7 + n] == ':';
-  const char *colon = strchr(line, ':');
-  if (!colon || colon[1] < '0' || colon[1] > '9') return 0; /* FILE:LINE:COL only */
-  const char *base = line;
-  for (const char *p = line; p < colon; p++)
-    if (*p == '/') base = p + 1;
-  int generated = (size_t)(colon - base) == n + 2 && strncmp(base, name, n) == 0 &&
-                  strncmp(base + n, ".c", 2) == 0;
-  return !generated;
-}
-
-/* At OP2_DIAGS=1, once per kernel (so once per loop and its constants' values): the system
- * compiler's warnings that point at real bugs, the lines about the user's kernel only (the
- * generated file's #line directives name its lines kernel:NAME:LINE:COL or by their header).
- * The check's result is kept in the cache (kernel_records.c): a later run prints one line for
- * a kernel that had warnings, and compiles nothing. A C++ kernel is not checked: a C compile
- * says only that its C++ is not C ("type defaults to int" for `auto`). */
-static void kernel_warnings(op2_jit *jit, op2_kernel *k, const op2_generated *gen) {
-  /* (a kernel whose optimised build fails has its compiler's messages in its failure record) */
-  if (jit->cfg.diags < 1 || !jit->cc_usable || k->tier == OP2_TIER_CXX || k->cc_failed_before)
-    return;
-  op2_cache_key key;
-  op2_jit_tier_key(&jit->cc, gen, &key);
-  const char *root = jit->cfg.cache_mode == OP2_CACHE_ON ? op2_jit_cache_root(jit) : NULL;
-  char *stored = NULL;
-  if (root && op2_kernel_record_read(root, OP2_RECORD_WARNINGS, k->name, &key, &stored) == 0) {
-    int n = 0;
-    for (const char *c = stored; *c; c++) n += *c == '\n';
-    if (n)
-      op2_jit_diag(jit, 1,
-                   "loop '%s': %d compiler warning%s about its kernel when it was first checked "
-                   "(%s/warnings)",
-                   k->name, n, n == 1 ? "" : "s", root);
-    free(stored);
-    return;
-  }
-  char *log = NULL;
-  op2_buf found = {0};
-  /* (a failed compile has its messages too) */
-  op2_cc_warnings(&jit->cc, k->name, gen->source.data, gen->source.len, &log);
-  for (char *line = log, *next; line && *line; line = next) {
-    next = strchr(line, '\n');
-    if (next) *next++ = '\0';
-    if (user_warning(line, k->name)) {
-      op2_jit_diag(jit, 1, "loop '%s': %s", k->name, line);
-      op2_buf_printf(&found, "%s\n", line);
-    }
-  }
-  op2_jit_error why;
-  if (root && !found.failed &&
-      op2_kernel_record_write(root, OP2_RECORD_WARNINGS, k->name, &key,
-                              found.data ? found.data : "", found.len, &why) != OP2_OK)
-    /* no record: the check runs again next time */
-    op2_jit_diag(jit, 1, "loop '%s': the warnings check's result is not kept (%s)", k->name,
-                 why.msg);
-  op2_buf_free(&found);
-  free(log);
 }
 
 int op2_jit_source_hash(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
@@ -524,10 +470,17 @@ void op2_jit_c_finish(op2_jit *jit, op2_kernel *k, const op2_generated *gen) {
                      gen, &key);
     op2_jit_note_loader(jit, k, &key);
   }
-  kernel_warnings(jit, k, gen);
-  op2_jit_diag(jit, 2, "kernel '%s': %s %s code in %.2f ms (%s)", k->name,
-               k->origin == OP2_FROM_DISK ? "loaded" : "compiled", tier_words[k->tier], k->load_ms,
-               k->source_path ? k->source_path : "not cached");
+  op2_jit_kernel_warnings(jit, k, gen);
+  /* one short line (the generated source's path at OP2_DIAGS=3, and in op2-cache show) */
+  const char *next = k->job             ? ", optimised queued"
+                     : k->awaiting_peer ? ", optimised by this machine's builder"
+                                        : "";
+  int variant = gen->variant[0] && (k->tier == OP2_TIER_CC || *next);
+  op2_jit_diag(jit, 2, "kernel '%s': %s %s in %.1f ms%s%s%s%s", k->name, tier_words[k->tier],
+               k->origin == OP2_FROM_DISK ? "from the cache" : "compiled", k->load_ms, next,
+               variant ? " (" : "", variant ? gen->variant : "", variant ? ")" : "");
+  op2_jit_diag(jit, 3, "kernel '%s': generated source %s", k->name,
+               k->source_path ? k->source_path : "not kept");
 }
 
 /* One kernel per generated source, and per architecture for the targets whose code is a

@@ -36,6 +36,7 @@ typedef struct op2_kernel {
   void *job;             /* pending background build, or NULL */
   bool awaiting_peer;    /* another process of this machine builds the optimised code */
   bool cc_failed_before; /* its optimised build failed in an earlier run (build_failures.c) */
+  bool warnings_told;    /* its optimised build's warnings were said (kernel_warnings.c) */
   op2_kernel_peer *peer; /* where and from what, while awaiting_peer */
   /* the fn whose live-constant pointers are set (jit_constants.c) */
   op2_kernel_fn constants_bound;
@@ -227,11 +228,15 @@ typedef struct op2_bg_job {
   char *source_copy, *signature_copy, *name_copy;
   _Atomic int state;
   _Atomic int cancelled; /* op2_jit_cancel: not built if not started, not stored if running */
+  /* the time its kernel has run TinyCC code so far (op2_kernel_ran): the heaviest is built next */
+  _Atomic unsigned long long weight_ns;
   double submitted_at;
   struct op2_bg_job *next;
 } op2_bg_job;
 typedef struct op2_background op2_background;
-int op2_background_submit(op2_background **bg, op2_bg_job *job);
+/* Queues a job, starting the tier's `nthreads` workers with the first. 0, or -1 when no worker
+ * can be started. */
+int op2_background_submit(op2_background **bg, int nthreads, op2_bg_job *job);
 void op2_background_stop(op2_background **bg);
 
 /* ---- the engine ---- */
@@ -280,6 +285,14 @@ void op2_jit_tier_key(const op2_tier *t, const op2_generated *gen, op2_cache_key
 void op2_jit_prepare_build(const op2_jit *jit, const op2_jit_request *rq, const op2_tier *t,
                            const op2_generated *gen, const char *entry, int may_write,
                            op2_build_request *req);
+/* The warnings check (kernel_warnings.c): from a fresh optimised build's messages (log), said
+ * at OP2_DIAGS=1 and recorded under `key`, whatever the level (log NULL: a build another process
+ * made, whose record is read); */
+void op2_jit_build_warnings(op2_jit *jit, op2_kernel *k, const struct op2_cache_key *key,
+                            const char *log);
+/* and when a C kernel is ready: its record's count, or, when no optimised build brings them and
+ * none was recorded, a check of its own. */
+void op2_jit_kernel_warnings(op2_jit *jit, op2_kernel *k, const op2_generated *gen);
 /* When the kernel's object was loaded with dlopen because the direct loader does not support it:
  * said at OP2_DIAGS=2 and recorded under ROOT/loader for `key` (the build's), which op2-cache
  * list shows. */
