@@ -385,10 +385,11 @@ int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt) {
                            job->result.reused ? NULL
                            : job->result.log  ? job->result.log
                                               : "");
+  } else if (state == OP2_JOB_CANCELLED && atomic_load(&job->cancelled)) {
+    op2_jit_diag(jit, 2, "kernel '%s': optimised build dropped (its loop shape was superseded)",
+                 k->name);
   } else if (state == OP2_JOB_CANCELLED) {
-    op2_jit_diag(
-        jit, 2, "kernel '%s': optimised build dropped (%s)", k->name,
-        atomic_load(&job->cancelled) ? "its loop shape was superseded" : "not started before exit");
+    cnt->cc_dropped++; /* not started before exit: one line for all (op2_jit_shutdown) */
   } else if (state == OP2_JOB_FAILED) {
     cnt->cc_failures++;
     op2_jit_build_failed(
@@ -419,11 +420,16 @@ void op2_jit_wait(op2_jit *jit, op2_kernel *const *kernels, int n, op2_jit_count
 void op2_jit_shutdown(op2_jit *jit, op2_kernel *const *kernels, int n, op2_jit_counters *cnt) {
   if (!jit) return;
   op2_background_stop(&jit->background);
+  int dropped = cnt->cc_dropped;
   for (int i = 0; i < n; i++) {
     op2_kernel *k = kernels[i];
     if (k->job) op2_jit_poll(jit, k, cnt); /* finished builds are adopted so their handles close */
     if (k->job) free_job(k->job), k->job = NULL;
   }
+  dropped = cnt->cc_dropped - dropped;
+  if (dropped)
+    op2_jit_diag(jit, 2, "%d optimised build%s not started before exit: the next run builds %s",
+                 dropped, dropped == 1 ? "" : "s", dropped == 1 ? "it" : "them");
 }
 
 int op2_jit_source_hash(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,

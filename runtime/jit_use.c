@@ -82,7 +82,7 @@ static void count(op2_jit_counters *to, const op2_jit_counters *add) {
   to->compiles += add->compiles, to->disk_hits += add->disk_hits;
   to->disk_rejects += add->disk_rejects, to->store_failures += add->store_failures;
   to->cc_compiles += add->cc_compiles, to->cc_failures += add->cc_failures;
-  to->cc_failed_before += add->cc_failed_before;
+  to->cc_failed_before += add->cc_failed_before, to->cc_dropped += add->cc_dropped;
 }
 
 /* A new kernel for a loop supersedes the kernels of its other shapes (a constant changed): their
