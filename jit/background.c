@@ -4,11 +4,11 @@
  * job only publishes its result (an atomic state); the main thread swaps the kernel at the start
  * of a later call, never during one.
  *
- * Which job next: the one whose kernel has spent most time running TinyCC code so far (its
- * weight, op2_kernel_ran), the earliest queued among equals. A program's first calls queue every
- * kernel at once, set-up kernels called once among them; the loops that run on and on gather
- * weight and are built first, so the time they spend on slow code is short even when the
- * kernels queued before them are many. */
+ * Which job next: the one whose kernel has spent most time running TinyCC code so far, its first
+ * call left out (its weight, op2_kernel_ran), the earliest queued among equals. A program's first
+ * calls queue every kernel at once, set-up kernels called once among them; the loops that run on
+ * and on gather weight and are built first, so the time they spend on slow code is short even
+ * when the kernels queued before them are many, and set-up kernels come last. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>

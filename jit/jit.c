@@ -109,7 +109,9 @@ bool op2_kernel_queued(const op2_kernel *k) {
 }
 void op2_kernel_ran(op2_kernel *k, double seconds) {
   op2_bg_job *job = k->job;
-  if (job && seconds > 0)
+  /* From its second call: a set-up kernel called once (however long its call) has no future
+   * calls to gain from a build. */
+  if (job && k->runs++ > 0 && seconds > 0)
     atomic_fetch_add_explicit(&job->weight_ns, (unsigned long long)(seconds * 1e9),
                               memory_order_relaxed);
 }

@@ -35,7 +35,8 @@ double op2_kernel_cc_compile_ms(const op2_kernel *k); /* its optimising compile,
 /* An optimised build of this process is queued or running (op2_jit_poll collects it). */
 bool op2_kernel_queued(const op2_kernel *k);
 /* A call of the kernel ran for `seconds`: while its optimised build waits in the queue, that time
- * on TinyCC code weighs for it (the background tier builds the heaviest kernel next). */
+ * on TinyCC code weighs for it from its second call on (the background tier builds the heaviest
+ * kernel next; a kernel called once weighs nothing). */
 void op2_kernel_ran(op2_kernel *k, double seconds);
 /* Its optimised code is still to come: queued here, or awaited from the machine's builder. */
 bool op2_kernel_upgrading(const op2_kernel *k);

@@ -37,6 +37,7 @@ typedef struct op2_kernel {
   bool awaiting_peer;    /* another process of this machine builds the optimised code */
   bool cc_failed_before; /* its optimised build failed in an earlier run (build_failures.c) */
   bool warnings_told;    /* its optimised build's warnings were said (kernel_warnings.c) */
+  long runs;             /* calls that ran it (op2_kernel_ran: its queued build's weight) */
   op2_kernel_peer *peer; /* where and from what, while awaiting_peer */
   /* the fn whose live-constant pointers are set (jit_constants.c) */
   op2_kernel_fn constants_bound;

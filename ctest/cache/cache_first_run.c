@@ -4,10 +4,12 @@
  *                 optimised build, which also gives the warnings check's warnings: no second
  *                 compile per kernel for the check, on the first call's path
  *   heavy-first   the background tier builds next the kernel that has run longest on TinyCC
- *                 code, not the one queued first: a loop called on and on over a big set is
- *                 built before a set-up loop called once, queued earlier
+ *                 code from its second call on, not the one queued first: a loop called on and
+ *                 on over a big set is built before set-up loops called once and queued
+ *                 earlier, even one whose single call took longer than all of its calls
  *   diags2-short  OP2_DIAGS=2 says one short line per kernel when it is ready, one when its
- *                 optimised code is in use, and one per plan
+ *                 optimised code is in use, and one per plan; a run that ends before its builds
+ *                 says one line for those it did not start, not one per kernel
  * The system compiler is a script named `cc` first on PATH that writes down the file it is given
  * (its last argument) and runs the real one. */
 #include "cache_test.h"
@@ -67,6 +69,13 @@ static void program(void) {
    * two others are queued and run */
   op_par_loop("void first(double *x) { x[0] = 1.0; }", "first", small,
               op_arg_dat(a, -1, OP_ID, 1, "double", OP_WRITE));
+  op_par_loop(
+      "void setup(double *x) {\n"
+      "  double s = 0;\n"
+      "  for (int i = 0; i < 20; i++) s += sin(s + i);\n"
+      "  x[0] = s * 1e-300;\n"
+      "}\n",
+      "setup", big, op_arg_dat(b, -1, OP_ID, 1, "double", OP_WRITE));
   op_par_loop("void light(double *x) { x[0] += 2.0; }", "light", small,
               op_arg_dat(a, -1, OP_ID, 1, "double", OP_RW));
   for (int i = 0; i < HEAVY_CALLS; i++)
@@ -80,8 +89,8 @@ static void program(void) {
 }
 
 static void heavy_first(const char *self) {
-  /* the first build takes a second: the others wait in the queue meanwhile */
-  fake_cc("case \"$src\" in */first.c) sleep 1;; esac");
+  /* the first build takes three seconds: the others wait in the queue meanwhile */
+  fake_cc("case \"$src\" in */first.c) sleep 3;; esac");
   const char *env[] = {ct_str("OP2_CACHE_DIR=%s/c", ct_base),
                        "OP2_JIT=tiered",
                        "OP2_DIAGS=0",
@@ -95,7 +104,7 @@ static void heavy_first(const char *self) {
   CHECK_EQ_INT(out.status, 0);
   char *calls = ct_read(calls_log, NULL);
   fprintf(stderr, "built in this order:\n%s", calls);
-  CHECK(strcmp(calls, "first.c\nheavy.c\nlight.c\n") == 0);
+  CHECK(strcmp(calls, "first.c\nheavy.c\nsetup.c\nlight.c\n") == 0);
 }
 
 static void diags2_short(void) {
@@ -127,6 +136,13 @@ static void diags2_short(void) {
     /* ready, then optimised in use (cold); ready (warm) */
     CHECK(lines <= (run == 0 ? 2 : 1) * CT_NKERNELS + plans);
   }
+  /* a cold run that does not wait: the builds it leaves, in one line */
+  env[0] = ct_str("OP2_CACHE_DIR=%s-nowait", root);
+  ct_output out = ct_spawn(ct_prog_path, NULL, env, 1);
+  fprintf(stderr, "---- without waiting:\n%s", out.text);
+  CHECK_EQ_INT(out.status, 0);
+  CHECK(!strstr(out.text, "not started before exit)"));
+  CHECK(count(out.text, "not started before exit") <= 1);
 }
 
 int main(int argc, char **argv) {
