@@ -18,20 +18,15 @@
 int op2_run_dir_open(op2_run_dir *d, op2_buf *why) {
   snprintf(d->path, sizeof d->path, "%s/op2-run-XXXXXX", op2_temp_dir());
   d->fd = -1;
-  if (!mkdtemp(d->path)) {
-    op2_buf_printf(why, "cannot create a private directory in %s: %s\n", op2_temp_dir(),
-                   strerror(errno));
-    d->path[0] = '\0';
-    return -1;
-  }
-  d->fd = open(d->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (d->fd < 0) {
-    op2_buf_printf(why, "cannot open %s: %s\n", d->path, strerror(errno));
-    rmdir(d->path);
-    d->path[0] = '\0';
-    return -1;
-  }
-  return 0;
+  const char *made = mkdtemp(d->path);
+  if (made) d->fd = open(made, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (d->fd >= 0) return 0;
+  int err = errno;
+  op2_buf_printf(why, "cannot %s a private directory in %s: %s\n", made ? "open" : "create",
+                 op2_temp_dir(), strerror(err));
+  if (made) rmdir(made);
+  d->path[0] = '\0';
+  return -1;
 }
 
 void op2_run_dir_file(const op2_run_dir *d, const char *file, char *out, size_t len) {
