@@ -3,10 +3,10 @@
  * own line (kernel:NAME:LINE:COL) and naming the loop; at OP2_DIAGS=0 nothing is said. They come
  * from the kernel's optimised build (each run here waits for its builds), which keeps them in a
  * record: the first run at OP2_DIAGS=1 after a quiet one that built the kernels says them in
- * full, a later process gets one line per such kernel from the record, and no check. An op_arg_idx argument the kernel takes as `int *` is no
- * "OP_READ but not a pointer to const". A C++ kernel (built by the C++ tier) gets no C compile's
- * nonsense about its C++. A record that cannot be kept is said at OP2_DIAGS=1. Each case runs in a
- * child process whose stderr is captured. */
+ * full, a later process gets one line per such kernel from the record, and no check. An op_arg_idx
+ * argument the kernel takes as `int *` is no "OP_READ but not a pointer to const". A C++ kernel
+ * (built by the C++ tier) gets no C compile's nonsense about its C++. A record that cannot be kept
+ * is said at OP2_DIAGS=1. Each case runs in a child process whose stderr is captured. */
 #include "errors_util.h"
 #include "runtime/jit_use.h"
 #include "runtime/op2_impl.h"
