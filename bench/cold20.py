@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A 20-kernel program's first (cold) run against its second (warm) run, whole process.
 
-  bench/cold20.py [--build-dir build] [--before DIR] [--size 40] [--iterations 30]
+  bench/cold20.py [--build-dir build] [--before DIR] [--size 48] [--iterations 60]
                   [--diags 0,2] [--backends seq,openmp] [--repeat 3]
 
 Runs bench/cold20 (built with the library: BUILD/bench/cold20; OP2_KERNEL_PATH=bench, where its
@@ -107,8 +107,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--build-dir', default=os.path.join(ROOT, 'build'))
     ap.add_argument('--before', help='another build directory to compare (its bench/cold20)')
-    ap.add_argument('--size', type=int, default=40, help='grid nodes per side (even)')
-    ap.add_argument('--iterations', type=int, default=30)
+    ap.add_argument('--size', type=int, default=48, help='grid nodes per side (even)')
+    ap.add_argument('--iterations', type=int, default=60)
     ap.add_argument('--diags', default='0,2')
     ap.add_argument('--backends', default='seq,openmp')
     ap.add_argument('--threads', type=int, default=2, help='OpenMP threads (openmp backend)')
