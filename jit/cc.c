@@ -73,19 +73,24 @@ int op2_cc_tier(const char *cc, const char *flags, int timeout_s, op2_tier *out)
   return 0;
 }
 
-/* The warnings that point at real bugs (OP2_DIAGS's warnings check, jit.c): implicit function
- * declarations, values and results thrown away, uninitialised use (whose analysis needs the
- * optimiser, so they come from an optimised compile). They change no generated code, so the
+/* The warnings that point at real bugs (OP2_DIAGS's warnings check, kernel_warnings.c): implicit
+ * function declarations, values and results thrown away, uninitialised use (whose analysis needs
+ * the optimiser, so they come from an optimised compile). They change no generated code, so the
  * optimised build is compiled with them (op2_tier.warn) and its messages are the check: no
- * second compile. Not part of the cache key nor of the manifest's flags. A compiler that does
- * not know one of them says so on a line that names no kernel line. */
-static const char *const warning_flags[] = {"-Wimplicit-function-declaration",
-                                            "-Wuninitialized",
-                                            "-Wmaybe-uninitialized",
-                                            "-Wunused-value",
-                                            "-Wunused-result",
-                                            "-fno-diagnostics-show-caret"};
+ * second compile. Not part of the cache key nor of the manifest's flags. Only -W options, which
+ * compilers accept when they do not know them (clang says so on a line that names no kernel
+ * line); a compiler that refuses one anyway builds the kernel once more without them (store.c). */
+static const char *const warning_flags[] = {"-Wimplicit-function-declaration", "-Wuninitialized",
+                                            "-Wmaybe-uninitialized", "-Wunused-value",
+                                            "-Wunused-result"};
 enum { NWARNING_FLAGS = sizeof warning_flags / sizeof *warning_flags };
+
+int op2_cc_refused_warning_flag(const char *log) {
+  for (int i = 0; log && i < NWARNING_FLAGS; i++)
+    for (const char *p = log; (p = strstr(p, warning_flags[i])) != NULL; p++)
+      if (p == log || p[-1] != '[') return 1;
+  return 0;
+}
 
 /* argv for the compiler: its path, then the tier's flags split at blanks (into `flags`, a copy),
  * leaving out `skip` if given; room is left for 7 more entries and the NULL. */

@@ -30,7 +30,8 @@ int op2_jit_create(const op2_jit_config *cfg, op2_jit **out) {
   op2_tcc_tier(&jit->tcc);
   if (cfg->mode != OP2_JIT_TCC) {
     jit->cc_usable = op2_cc_tier(cfg->cc, cfg->cflags, cfg->compile_timeout, &jit->cc) == 0;
-    jit->cc.warn = 1; /* its builds are the warnings check (kernel_warnings.c) */
+    /* its builds are the warnings check (kernel_warnings.c), unless warnings would fail them */
+    jit->cc.warn = !strstr(jit->cc.flags, "-Werror");
     if (!jit->cc_usable)
       op2_jit_diag(jit, 1, "optimising compiler '%s' not found: kernels stay on TinyCC code",
                    cfg->cc);
@@ -383,10 +384,11 @@ int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt) {
                  k->name, k->upgrade_ms, k->cc_compile_ms);
     op2_jit_note_loader(jit, k, &job->request.key);
     /* (another process's build, taken while waiting for its lock, brings no messages) */
-    op2_jit_build_warnings(jit, k, &job->request.key,
-                           job->result.reused ? NULL
-                           : job->result.log  ? job->result.log
-                                              : "");
+    if (job->result.reused || job->result.warned)
+      op2_jit_build_warnings(jit, k, &job->request.key,
+                             job->result.reused ? NULL
+                             : job->result.log  ? job->result.log
+                                                : "");
   } else if (state == OP2_JOB_CANCELLED && atomic_load(&job->cancelled)) {
     op2_jit_diag(jit, 2, "kernel '%s': optimised build dropped (its loop shape was superseded)",
                  k->name);

@@ -133,6 +133,9 @@ int op2_cc_syntax_check(const op2_tier *cc, const char *name, const char *source
 /* The system compiler tier's compile (its `compile`): `cc path, flags, -o so_path, src_path`. */
 int op2_cc_compile(const op2_tier *cc, const char *source, const char *src_path,
                    const char *so_path, char **log, char *flags_used, size_t flags_len);
+/* Whether the compiler's messages `log` name one of the warnings check's flags as an argument
+ * (not as a warning's "[-Wname]" tag): the compiler refused it, and the kernel was not at fault. */
+int op2_cc_refused_warning_flag(const char *log);
 /* The C++ tier (cxx.c): the compiler `cxx` ("off": none) with the optimised tier's flags, for
  * kernels TinyCC rejects; -1 when there is none. */
 int op2_cxx_tier(const char *cxx, const char *flags, int timeout_s, op2_tier *t);
@@ -216,6 +219,7 @@ typedef struct op2_build_result {
   int not_stored; /* built, but the cache could not be written (why): built privately instead */
   int reused;     /* not built: another process stored the entry while we waited for its lock */
   int rejected;   /* the compiler ran and rejected the source (not a timeout, kill or full disk) */
+  int warned;     /* built with the warnings check's flags: log holds the check's messages */
   op2_jit_error why; /* why it failed, or why it was not stored (not_stored) */
 } op2_build_result;
 int op2_build_into_entry(const op2_build_request *req, op2_build_result *res);

@@ -252,7 +252,7 @@ static int climb(walk *w, const rung *r, char **log) {
       w->cnt->disk_hits++, k->origin = OP2_FROM_DISK;
     else if (r->tier == OP2_TIER_CC) {
       w->cnt->cc_compiles++, k->cc_compile_ms = res.compile_ms;
-      op2_jit_build_warnings(jit, k, &req.key, res.log ? res.log : "");
+      if (res.warned) op2_jit_build_warnings(jit, k, &req.key, res.log ? res.log : "");
     } else if (r->tier == OP2_TIER_CXX)
       w->cnt->compiles++;
     op2_build_result_clear(&res);

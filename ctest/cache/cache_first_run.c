@@ -3,6 +3,8 @@
  *   one-compile   at OP2_DIAGS=1 each kernel is compiled once by the system compiler, its
  *                 optimised build, which also gives the warnings check's warnings: no second
  *                 compile per kernel for the check, on the first call's path
+ *   flags-refused a compiler that refuses the warning flags the optimised build is compiled with
+ *                 (clang refused -fno-diagnostics-show-caret) still builds every kernel
  *   heavy-first   the background tier builds next the kernel that has run longest on TinyCC
  *                 code from its second call on, not the one queued first: a loop called on and
  *                 on over a big set is built before set-up loops called once and queued
@@ -55,6 +57,32 @@ static void one_compile(void) {
   CHECK_EQ_INT(ct_count_lines(calls), CT_NKERNELS);
   const char *kernels[] = {"init.c", "spread.c", "fill.c", "total.c"};
   for (int i = 0; i < CT_NKERNELS; i++) CHECK_EQ_INT(count(calls, kernels[i]), 1);
+}
+
+static void flags_refused(void) {
+  fake_cc(
+      "for a in \"$@\"; do case \"$a\" in -W*) echo \"cc: error: unknown argument: '$a'\" >&2; "
+      "exit 1;; esac; done");
+  char *root = ct_str("%s/c", ct_base);
+  CHECK(setenv("OP2_TEST_JIT", "tiered", 1) == 0);
+  const char *env[] = {path_env(), "OP2_CC", "OP2_CFLAGS", NULL}, *args[] = {"wait=1", NULL};
+  ct_prog_env(root, NULL, env, args);
+  const char *all[] = {ct_str("OP2_CACHE_DIR=%s", root),
+                       "OP2_JIT=tiered",
+                       "OP2_DIAGS=0",
+                       path_env(),
+                       "OP2_CC",
+                       NULL};
+  ct_output out = ct_spawn(ct_prog_path, NULL, all, 1);
+  fprintf(stderr, "---- again:\n%s", out.text);
+  CHECK_EQ_INT(out.status, 0);
+  /* every kernel's optimised build was in the cache and ran its one call (calls tcc/opt 0/1):
+   * nothing compiled, nothing failed before, nothing left on TinyCC code */
+  CHECK_CONTAINS(out.text, "kernels compiled 0, from disk cache 4");
+  CHECK_CONTAINS(out.text, "optimised builds 0, failed 0");
+  CHECK_EQ_INT(count(out.text, " 0/1  disk cache"), CT_NKERNELS);
+  CHECK(!strstr(out.text, "TinyCC code"));
+  CHECK(!strstr(out.text, "failed before"));
 }
 
 /* ---- heavy-first: this file is also the program (--program) ---- */
@@ -156,6 +184,7 @@ int main(int argc, char **argv) {
   CHECK(n > 0);
   self[n] = '\0';
   if (ct_want("one-compile")) one_compile();
+  if (ct_want("flags-refused")) flags_refused();
   if (ct_want("heavy-first")) heavy_first(self);
   if (ct_want("diags2-short")) diags2_short();
   ct_cleanup();
