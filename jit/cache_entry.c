@@ -498,6 +498,9 @@ int op2_load_object_fd(op2_loaded_objects *known, int fd, const char *what, cons
     dlclose(dl);
     return op2_jit_error_set(err, OP2_ERR_MEM, "cannot load %s: out of memory", what);
   }
+  /* the direct loader's reason, for the kernel's diagnostics and its record (no slow path is
+   * silent: each dlopen makes the next one dearer) */
+  if (direct_why.code != OP2_OK) op2_object_set_dlopen_why(o, direct_why.msg);
   *handle = o, *sym = s;
   return OP2_OK;
 }

@@ -69,6 +69,13 @@ void op2_cache_entry_dir(const char *root, const char *name, const op2_cache_key
  * (a cache file's name followed by .tmp and random letters, written before the rename). */
 int op2_cache_file_kind(const char *loop, const char *file);
 
+/* The records kept beside the entries, ROOT/KIND/NAME-KEY16.txt (jit/kernel_records.c): the
+ * warnings check's lines, optimised builds the compiler rejected, objects left to dlopen. The
+ * first line of a failure record is "COMPILER: FIRST ERROR LINE", of a loader record the reason. */
+#define OP2_RECORD_WARNINGS "warnings"
+#define OP2_RECORD_FAILURES "failures"
+#define OP2_RECORD_LOADER "loader"
+
 /* ---- one entry ---- */
 typedef struct op2_entry {
   int fd; /* the entry directory, -1 when closed */
@@ -194,6 +201,10 @@ void op2_object_close(op2_object *o);
 void *op2_object_dl(const op2_object *o);
 /* Wraps what either loader made (one of the two NULL); NULL when memory is short. */
 op2_object *op2_object_wrap(void *dl, struct op2_elf_image *img);
+/* Why the direct loader left the object to dlopen (its reason, kept by op2_load_object_fd), or
+ * NULL when it loaded the object itself or was not tried (OP2_LOADER=dlopen). */
+const char *op2_object_dlopen_why(const op2_object *o);
+void op2_object_set_dlopen_why(op2_object *o, const char *why);
 
 /* Loads the shared object open at `fd` and finds `symbol`; *handle gets an op2_object. `known`
  * (may be NULL: dlopen only) is the table of the caller's engine: with `direct` set the direct

@@ -361,6 +361,16 @@ int op2_codegen_c_simd(op2_jit *jit, const op2_loop_desc *loop, const char *kern
   return simd_source(jit, loop, kernel_src, out, why, whylen, 0);
 }
 
+/* The reason a loop stays scalar, in a few words: up to its first parenthesis, colon or comma
+ * (the whole reason is said at OP2_DIAGS=3). */
+static void short_reason(const char *why, char *out, size_t len) {
+  size_t n = strcspn(why, "(:,");
+  while (n && why[n - 1] == ' ') n--;
+  int arg = strncmp(why, "argument ", 9) == 0; /* the usual start, shortened */
+  snprintf(out, len, "scalar: %s%.*s", arg ? "arg " : "", (int)(n > 70 ? 70 : n) - 9 * arg,
+           why + 9 * arg);
+}
+
 static int codegen_c(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
                      op2_generated *out) {
   if (jit->cfg.simd != 0) {
@@ -369,21 +379,22 @@ static int codegen_c(op2_jit *jit, const op2_loop_desc *loop, const char *kernel
     int cost_width = jit->cfg.simd < 0 ? jit->cfg.simd_width : 0;
     int rc = simd_source(jit, loop, kernel_src, out, why, sizeof why, cost_width);
     if (rc == OP2_OK && jit->cfg.mode != OP2_JIT_TCC) {
-      if (why[0])
-        op2_jit_diag(jit, 2, "loop '%s': the optimised tier runs the scalar loop: %s", loop->name,
+      if (why[0]) {
+        short_reason(why, out->variant, sizeof out->variant);
+        op2_jit_diag(jit, 3, "loop '%s': the optimised tier runs the scalar loop: %s", loop->name,
                      why);
-      else if (jit->cfg.simd_width)
-        op2_jit_diag(jit, 2, "loop '%s': the optimised tier runs groups of %d lanes", loop->name,
-                     jit->cfg.simd_width);
-      else
-        op2_jit_diag(jit, 2,
-                     "loop '%s': the optimised tier runs the scalar loop: OP2_SIMD=auto found no "
-                     "vector unit it knows on this CPU",
-                     loop->name);
+      } else if (jit->cfg.simd_width) {
+        snprintf(out->variant, sizeof out->variant, "%d lanes", jit->cfg.simd_width);
+      } else {
+        snprintf(out->variant, sizeof out->variant, "scalar: no vector unit OP2_SIMD=auto knows");
+      }
     }
     return rc;
   }
-  return scalar_source(jit, loop, kernel_src, out);
+  int rc = scalar_source(jit, loop, kernel_src, out);
+  if (rc == OP2_OK && jit->cfg.mode != OP2_JIT_TCC)
+    snprintf(out->variant, sizeof out->variant, "scalar: OP2_SIMD=off");
+  return rc;
 }
 
 /* The kernel's copy for SIMD lanes is made from the text the file holds, so it is prepared

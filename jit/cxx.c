@@ -78,7 +78,7 @@ static int compile_cxx(const op2_tier *t, const char *source, const char *src_pa
     op2_buf_printf(&msg, "cannot write %s: %s\n", wrapper, strerror(errno));
     *log = msg.data ? msg.data : calloc(1, 1);
     unlink(wrapper);
-    return -1;
+    return OP2_SPAWN_BROKEN;
   }
   /* The tier's flags end with the C++ extras; the compiler reads the wrapper. */
   int rc = op2_cc_compile(t, source, wrapper, so_path, log, flags_used, flags_len);

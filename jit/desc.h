@@ -139,6 +139,8 @@ typedef struct op2_jit_counters {
   int store_failures;
   int cc_compiles; /* optimising compiles finished (background or synchronous) */
   int cc_failures;
+  int cc_failed_before; /* kernels left on TinyCC code by a failure recorded in an earlier run */
+  int cc_dropped;       /* optimised builds not started before exit (a later run makes them) */
 } op2_jit_counters;
 
 /* ---- a growable text buffer (strbuf.c) ---- */

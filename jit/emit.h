@@ -127,6 +127,9 @@ typedef struct op2_generated {
   op2_buf source;
   op2_buf signature;     /* the signature in words, one line per item */
   int kernel_first_line; /* line of the generated file where the user's kernel begins */
+  /* C: how the optimised tier runs the loop, in a few words ("8 lanes", "scalar: argument 3 adds
+   * through a map"), for the kernel's one line at OP2_DIAGS=2; "" for other targets */
+  char variant[96];
 } op2_generated;
 
 /* The C source with the SIMD loop added (used by op2_codegen_c when OP2_SIMD is not off, and

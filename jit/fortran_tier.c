@@ -282,7 +282,7 @@ void op2_fortran_upgrade(op2_jit *jit, const op2_jit_request *rq, op2_jit_counte
         cnt->cc_compiles++;
     } else {
       cnt->cc_failures++;
-      op2_jit_diag(jit, jit->cfg.compiler_given ? 0 : 1,
+      op2_jit_diag(jit, 0,
                    "optimised build of Fortran loop '%s' failed (%s): the program's procedure "
                    "runs by its address (OP2_FC=%s OP2_FFLAGS=%s)%s%s",
                    k->name, res.why.msg, jit->cfg.fc, jit->cfg.fflags,
@@ -291,5 +291,5 @@ void op2_fortran_upgrade(op2_jit *jit, const op2_jit_request *rq, op2_jit_counte
     op2_build_result_clear(&res);
     return;
   }
-  op2_jit_upgrade_with(jit, rq, t, k, gen, root ? entry : "", may_write);
+  op2_jit_upgrade_with(jit, rq, cnt, t, k, gen, root ? entry : "", may_write);
 }

@@ -30,6 +30,8 @@ int op2_jit_create(const op2_jit_config *cfg, op2_jit **out) {
   op2_tcc_tier(&jit->tcc);
   if (cfg->mode != OP2_JIT_TCC) {
     jit->cc_usable = op2_cc_tier(cfg->cc, cfg->cflags, cfg->compile_timeout, &jit->cc) == 0;
+    /* its builds are the warnings check (kernel_warnings.c), unless warnings would fail them */
+    jit->cc.warn = !strstr(jit->cc.flags, "-Werror");
     if (!jit->cc_usable)
       op2_jit_diag(jit, 1, "optimising compiler '%s' not found: kernels stay on TinyCC code",
                    cfg->cc);
@@ -109,6 +111,14 @@ double op2_kernel_cc_compile_ms(const op2_kernel *k) {
 }
 bool op2_kernel_queued(const op2_kernel *k) {
   return k->job != NULL;
+}
+void op2_kernel_ran(op2_kernel *k, double seconds) {
+  op2_bg_job *job = k->job;
+  /* From its second call: a set-up kernel called once (however long its call) has no future
+   * calls to gain from a build. */
+  if (job && k->runs++ > 0 && seconds > 0)
+    atomic_fetch_add_explicit(&job->weight_ns, (unsigned long long)(seconds * 1e9),
+                              memory_order_relaxed);
 }
 bool op2_kernel_upgrading(const op2_kernel *k) {
   return k->job || k->awaiting_peer;
@@ -279,13 +289,21 @@ void op2_jit_adopt_build(op2_kernel *k, op2_build_result *res, op2_tier_id tier)
 /* Queues the optimised build of a kernel that runs TinyCC code, or, for a follower of its
  * machine's builder with a usable cache, waits for that builder's build (op2_jit_load_node_build).
  */
-void op2_jit_upgrade_later(op2_jit *jit, const op2_jit_request *rq, op2_kernel *k,
-                           const op2_generated *gen, const char *entry, int may_write) {
-  op2_jit_upgrade_with(jit, rq, &jit->cc, k, gen, entry, may_write);
+void op2_jit_upgrade_later(op2_jit *jit, const op2_jit_request *rq, op2_jit_counters *cnt,
+                           op2_kernel *k, const op2_generated *gen, const char *entry,
+                           int may_write) {
+  op2_jit_upgrade_with(jit, rq, cnt, &jit->cc, k, gen, entry, may_write);
 }
 
-void op2_jit_upgrade_with(op2_jit *jit, const op2_jit_request *rq, const op2_tier *t, op2_kernel *k,
-                          const op2_generated *gen, const char *entry, int may_write) {
+void op2_jit_upgrade_with(op2_jit *jit, const op2_jit_request *rq, op2_jit_counters *cnt,
+                          const op2_tier *t, op2_kernel *k, const op2_generated *gen,
+                          const char *entry, int may_write) {
+  op2_cache_key key;
+  op2_jit_tier_key(t, gen, &key);
+  if (op2_jit_failed_before(jit, cnt, k->name, &key)) {
+    k->cc_failed_before = true;
+    return;
+  }
   k->upgrade_tier = t;
   if (jit->node_follower && entry[0]) {
     op2_kernel_peer *peer = malloc(sizeof *peer);
@@ -320,7 +338,7 @@ void op2_jit_upgrade_with(op2_jit *jit, const op2_jit_request *rq, const op2_tie
   job->request.target = op2_target_of(rq->target)->name; /* static storage */
   job->request.abandon = &job->cancelled;
   job->submitted_at = op2_wall_seconds();
-  if (op2_background_submit(&jit->background, job) != 0) {
+  if (op2_background_submit(&jit->background, jit->cfg.build_workers, job) != 0) {
     free(job->source_copy), free(job->signature_copy), free(job->name_copy), free(job);
     return;
   }
@@ -365,14 +383,10 @@ int op2_jit_load_node_build(op2_jit *jit, op2_kernel *k, int stored) {
   }
   op2_build_result res = {.handle = handle, .fn = fn};
   op2_jit_adopt_build(k, &res, OP2_TIER_CC);
+  op2_jit_note_loader(jit, k, &key);
+  op2_jit_build_warnings(jit, k, &key, NULL); /* the builder's record */
   k->upgrade_ms = 1e3 * (op2_wall_seconds() - k->requested_at);
   return 0;
-}
-
-/* The optimising compiler's failure: a diagnostic (level 1), but told at any OP2_DIAGS when the
- * user chose the compiler or its flags, whose mistake it then likely is. */
-static int cc_failure_level(const op2_jit *jit) {
-  return jit->cfg.compiler_given ? 0 : 1;
 }
 
 int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt) {
@@ -386,16 +400,24 @@ int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt) {
     k->upgrade_ms = 1e3 * (op2_wall_seconds() - k->requested_at);
     cnt->cc_compiles++;
     if (job->result.not_stored) op2_jit_cache_unwritable(jit, cnt, job->result.why.msg);
-    op2_jit_diag(
-        jit, 2, "kernel '%s': optimised code in use %.0f ms after the first call (compile %.0f ms)",
-        k->name, k->upgrade_ms, k->cc_compile_ms);
+    op2_jit_diag(jit, 2,
+                 "kernel '%s': optimised in use %.0f ms after its first call (compile %.0f ms)",
+                 k->name, k->upgrade_ms, k->cc_compile_ms);
+    op2_jit_note_loader(jit, k, &job->request.key);
+    /* (another process's build, taken while waiting for its lock, brings no messages) */
+    if (job->result.reused || job->result.warned)
+      op2_jit_build_warnings(jit, k, &job->request.key,
+                             job->result.reused ? NULL
+                             : job->result.log  ? job->result.log
+                                                : "");
+  } else if (state == OP2_JOB_CANCELLED && atomic_load(&job->cancelled)) {
+    op2_jit_diag(jit, 2, "kernel '%s': optimised build dropped (its loop shape was superseded)",
+                 k->name);
   } else if (state == OP2_JOB_CANCELLED) {
-    op2_jit_diag(
-        jit, 2, "kernel '%s': optimised build dropped (%s)", k->name,
-        atomic_load(&job->cancelled) ? "its loop shape was superseded" : "not started before exit");
+    cnt->cc_dropped++; /* not started before exit: one line for all (op2_jit_shutdown) */
   } else if (state == OP2_JOB_FAILED && k->upgrade_tier == &jit->fortran) {
     cnt->cc_failures++; /* each Fortran loop's once: its own kernel, its own reason */
-    op2_jit_diag(jit, cc_failure_level(jit),
+    op2_jit_diag(jit, 0,
                  "optimised build of Fortran loop '%s' failed (%s): the program's procedure runs "
                  "by its address (OP2_FC=%s OP2_FFLAGS=%s)%s%s",
                  k->name, job->result.why.msg, jit->cfg.fc, jit->cfg.fflags,
@@ -403,13 +425,10 @@ int op2_jit_poll(op2_jit *jit, op2_kernel *k, op2_jit_counters *cnt) {
                  job->result.log ? job->result.log : "");
   } else if (state == OP2_JOB_FAILED) {
     cnt->cc_failures++;
-    if (cnt->cc_failures == 1 || jit->cfg.diags >= 2)
-      op2_jit_diag(jit, cc_failure_level(jit),
-                   "optimising compile of '%s' failed (%s): staying on TinyCC code (OP2_CC=%s "
-                   "OP2_CFLAGS=%s)%s%s",
-                   k->name, job->result.why.msg, jit->cfg.cc, jit->cfg.cflags,
-                   job->result.log && *job->result.log ? "\n" : "",
-                   job->result.log ? job->result.log : "");
+    op2_jit_build_failed(
+        jit, k->name, &jit->cc, &job->request.key,
+        job->result.log && *job->result.log ? job->result.log : job->result.why.msg,
+        job->result.rejected);
   }
   free_job(job);
   k->job = NULL;
@@ -434,79 +453,16 @@ void op2_jit_wait(op2_jit *jit, op2_kernel *const *kernels, int n, op2_jit_count
 void op2_jit_shutdown(op2_jit *jit, op2_kernel *const *kernels, int n, op2_jit_counters *cnt) {
   if (!jit) return;
   op2_background_stop(&jit->background);
+  int dropped = cnt->cc_dropped;
   for (int i = 0; i < n; i++) {
     op2_kernel *k = kernels[i];
     if (k->job) op2_jit_poll(jit, k, cnt); /* finished builds are adopted so their handles close */
     if (k->job) free_job(k->job), k->job = NULL;
   }
-}
-
-/* Whether a line of the warnings check is a warning about the user's code: one naming a line of
- * the kernel (kernel:NAME:, or a header its text came from), not of the generated parts (NAME.c,
- * the entry's source file); or one a newer compiler makes an error by default (implicit
- * declarations). */
-static int user_warning(const char *line, const char *name, const char *src_path) {
-  if (!strstr(line, "warning:") && !strstr(line, "[-W")) return 0;
-  size_t n = strlen(name);
-  if (strncmp(line, "kernel:", 7) == 0)
-    return strncmp(line + 7, name, n) == 0 && line[7 + n] == ':';
-  const char *colon = strchr(line, ':');
-  if (!colon || colon[1] < '0' || colon[1] > '9') return 0; /* FILE:LINE:COL only */
-  size_t file_len = (size_t)(colon - line);
-  int generated = (file_len == n + 2 && strncmp(line, name, n) == 0 && line[n] == '.') ||
-                  (file_len == strlen(src_path) && strncmp(line, src_path, file_len) == 0);
-  return !generated;
-}
-
-/* At OP2_DIAGS=1, once per kernel (so once per loop and its constants' values): the system
- * compiler's warnings that point at real bugs, the lines about the user's kernel only (the
- * generated file's #line directives name its lines kernel:NAME:LINE:COL or by their header).
- * The check's result is kept in the cache (warnings_record.c): a later run prints one line for
- * a kernel that had warnings, and compiles nothing. A C++ kernel is not checked: a C compile
- * says only that its C++ is not C ("type defaults to int" for `auto`). */
-static void kernel_warnings(op2_jit *jit, op2_kernel *k, const op2_generated *gen) {
-  if (jit->cfg.diags < 1 || !jit->cc_usable || k->tier == OP2_TIER_CXX) return;
-  op2_cache_key key;
-  op2_jit_tier_key(&jit->cc, gen, &key);
-  const char *root = jit->cfg.cache_mode == OP2_CACHE_ON ? op2_jit_cache_root(jit) : NULL;
-  char *stored = NULL;
-  if (root && op2_warnings_record_read(root, k->name, &key, &stored) == 0) {
-    int n = 0;
-    for (const char *c = stored; *c; c++) n += *c == '\n';
-    if (n)
-      op2_jit_diag(jit, 1,
-                   "loop '%s': %d compiler warning%s about its kernel when it was first checked "
-                   "(%s/warnings)",
-                   k->name, n, n == 1 ? "" : "s", root);
-    free(stored);
-    return;
-  }
-  char *tmp = NULL;
-  const char *path = k->source_path;
-  if (!path) { /* built in memory: the check needs the source in a file */
-    path = tmp = op2_keep_failed_source(k->name, &key, gen->source.data, gen->source.len, "c");
-    if (!tmp) {
-      op2_jit_diag(jit, 1, "loop '%s': kernel warnings not checked: its source cannot be written",
-                   k->name);
-      return;
-    }
-  }
-  char *log = NULL;
-  op2_buf found = {0};
-  op2_cc_warnings(&jit->cc, path, &log); /* (a failed compile has its messages too) */
-  for (char *line = log, *next; line && *line; line = next) {
-    next = strchr(line, '\n');
-    if (next) *next++ = '\0';
-    if (user_warning(line, k->name, path)) {
-      op2_jit_diag(jit, 1, "loop '%s': %s", k->name, line);
-      op2_buf_printf(&found, "%s\n", line);
-    }
-  }
-  if (root && !found.failed)
-    op2_warnings_record_write(jit, root, k->name, &key, found.data ? found.data : "", found.len);
-  op2_buf_free(&found);
-  free(log);
-  if (tmp) unlink(tmp), free(tmp);
+  dropped = cnt->cc_dropped - dropped;
+  if (dropped)
+    op2_jit_diag(jit, 2, "%d optimised build%s not started before exit: the next run builds %s",
+                 dropped, dropped == 1 ? "" : "s", dropped == 1 ? "it" : "them");
 }
 
 int op2_jit_source_hash(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
@@ -521,11 +477,49 @@ int op2_jit_source_hash(op2_jit *jit, const op2_loop_desc *loop, const char *ker
 
 static const char *const tier_words[] = {"TinyCC", "optimised", "C++"};
 
+void op2_jit_note_loader(op2_jit *jit, const op2_kernel *k, const op2_cache_key *key) {
+  const char *why = op2_object_dlopen_why(k->dl_handle);
+  if (!why) return;
+  op2_jit_diag(jit, 2, "kernel '%s': loaded with dlopen, not the direct loader (%s)", k->name, why);
+  const char *root = jit->cfg.cache_mode == OP2_CACHE_ON ? op2_jit_cache_root(jit) : NULL;
+  char *known = NULL;
+  size_t n = strlen(why);
+  if (!root || (op2_kernel_record_read(root, OP2_RECORD_LOADER, k->name, key, &known) == 0 &&
+                strncmp(known, why, n) == 0 && known[n] == '\n')) {
+    free(known);
+    return;
+  }
+  free(known);
+  op2_buf text = {0};
+  op2_buf_printf(&text, "%s\n", why);
+  op2_jit_error err;
+  if (!text.failed && op2_kernel_record_write(root, OP2_RECORD_LOADER, k->name, key, text.data,
+                                              text.len, &err) != OP2_OK)
+    op2_jit_diag(jit, 1, "loop '%s': that its object is loaded with dlopen is not kept (%s)",
+                 k->name, err.msg);
+  op2_buf_free(&text);
+}
+
 void op2_jit_c_finish(op2_jit *jit, op2_kernel *k, const op2_generated *gen) {
-  kernel_warnings(jit, k, gen);
-  op2_jit_diag(jit, 2, "kernel '%s': %s %s code in %.2f ms (%s)", k->name,
-               k->origin == OP2_FROM_DISK ? "loaded" : "compiled", tier_words[k->tier], k->load_ms,
-               k->source_path ? k->source_path : "not cached");
+  if (k->dl_handle) {
+    op2_cache_key key;
+    op2_jit_tier_key(k->tier == OP2_TIER_CC    ? &jit->cc
+                     : k->tier == OP2_TIER_CXX ? &jit->cxx
+                                               : &jit->tcc,
+                     gen, &key);
+    op2_jit_note_loader(jit, k, &key);
+  }
+  op2_jit_kernel_warnings(jit, k, gen);
+  /* one short line (the generated source's path at OP2_DIAGS=3, and in op2-cache show) */
+  const char *next = k->job             ? ", optimised queued"
+                     : k->awaiting_peer ? ", optimised by this machine's builder"
+                                        : "";
+  int variant = gen->variant[0] && (k->tier == OP2_TIER_CC || *next);
+  op2_jit_diag(jit, 2, "kernel '%s': %s %s in %.1f ms%s%s%s%s", k->name, tier_words[k->tier],
+               k->origin == OP2_FROM_DISK ? "from the cache" : "compiled", k->load_ms, next,
+               variant ? " (" : "", variant ? gen->variant : "", variant ? ")" : "");
+  op2_jit_diag(jit, 3, "kernel '%s': generated source %s", k->name,
+               k->source_path ? k->source_path : "not kept");
 }
 
 /* One kernel per generated source, and per architecture for the targets whose code is a

@@ -56,6 +56,10 @@ double op2_kernel_upgrade_ms(const op2_kernel *k);    /* first call -> optimised
 double op2_kernel_cc_compile_ms(const op2_kernel *k); /* its optimising compile, or 0 */
 /* An optimised build of this process is queued or running (op2_jit_poll collects it). */
 bool op2_kernel_queued(const op2_kernel *k);
+/* A call of the kernel ran for `seconds`: while its optimised build waits in the queue, that time
+ * on TinyCC code weighs for it from its second call on (the background tier builds the heaviest
+ * kernel next; a kernel called once weighs nothing). */
+void op2_kernel_ran(op2_kernel *k, double seconds);
 /* Its optimised code is still to come: queued here, or awaited from the machine's builder. */
 bool op2_kernel_upgrading(const op2_kernel *k);
 bool op2_kernel_awaiting_peer(const op2_kernel *k);
@@ -90,6 +94,7 @@ typedef struct op2_jit_config {
   int compiler_given;  /* OP2_CC or OP2_CFLAGS set by the user: their failure told at level 0 */
   int compile_timeout; /* OP2_COMPILE_TIMEOUT: seconds a child compiler may run (0: none) */
   int loader_dlopen;   /* OP2_LOADER=dlopen: no direct loader (cache_entry.h) */
+  int build_workers;   /* threads of the background tier: the cores the loops leave (>= 1) */
   char fc[1024];       /* OP2_FC: the Fortran compiler of Fortran kernels' optimised builds */
   char fflags[1024];   /* OP2_FFLAGS: its flags */
   /* where OP2's Fortran modules and MPI's are (':'-separated): the generated loops' USE

@@ -44,6 +44,9 @@ typedef struct op2_kernel {
   char *source_path;     /* generated source in the cache, or NULL */
   void *job;             /* pending background build, or NULL */
   bool awaiting_peer;    /* another process of this machine builds the optimised code */
+  bool cc_failed_before; /* its optimised build failed in an earlier run (build_failures.c) */
+  bool warnings_told;    /* its optimised build's warnings were said (kernel_warnings.c) */
+  long runs;             /* calls that ran it (op2_kernel_ran: its queued build's weight) */
   op2_kernel_peer *peer; /* where and from what, while awaiting_peer */
   /* the fn whose live-constant pointers are set (jit_constants.c) */
   op2_kernel_fn constants_bound;
@@ -102,6 +105,9 @@ struct op2_tier {
   int timeout_s;         /* a run of the compiler longer than this is stopped (0: no limit) */
   const char *src_ext;   /* its source file's extension in a cache entry: "c" when NULL */
   char extra_dirs[4096]; /* gfortran: module directories it is given (':'-separated) */
+  /* its builds also give the warnings check's warnings (cc.c: flags that change no code, outside
+   * the key): the system C compiler's tier, not C++'s */
+  int warn;
   /* Compiles `source` (also written at src_path) into the shared object so_path; says in
    * flags_used the flags the compiler received (the manifest records them: they must be the
    * `flags` the key was made from). */
@@ -113,24 +119,50 @@ static inline const char *op2_tier_src_ext(const op2_tier *t) {
   return t->src_ext ? t->src_ext : "c";
 }
 /* Runs `path` with argv (spawn.c); its stdout and stderr, and why it failed, are appended to
- * *out. 0 when it ran and exited with status 0. With timeout_s > 0 a child still running after
- * that many seconds is killed with its process group, and that is a failure naming it. */
+ * *out. 0 when it ran and exited with status 0, else OP2_SPAWN_* (below). With timeout_s > 0 a
+ * child still running after that many seconds is killed with its process group, and that is a
+ * failure naming it. */
 int op2_spawn_capture(const char *path, char *const argv[], int timeout_s, op2_buf *out);
+/* What op2_spawn_capture returns: 0, REJECTED when the child ran and exited with a non-zero
+ * status (a compiler that rejects its input), BROKEN when it could not be run, was killed, ran
+ * past its time limit or its status was lost. */
+enum { OP2_SPAWN_REJECTED = -1, OP2_SPAWN_BROKEN = -2 };
+/* A private directory for one run of a tool (run_dir.c): TMPDIR/op2-run-XXXXXX, the tool's input
+ * and output inside it; op2_run_dir_close removes it and what the tool left there. Failures are
+ * appended to *why. */
+typedef struct op2_run_dir {
+  char path[OP2_PATH_BUF];
+  int fd;
+} op2_run_dir;
+int op2_run_dir_open(op2_run_dir *d, op2_buf *why);
+/* The path of `file` inside the directory. */
+void op2_run_dir_file(const op2_run_dir *d, const char *file, char *out, size_t len);
+/* Writes a new file `file` (O_EXCL|O_NOFOLLOW) into the directory: 0, else -1. */
+int op2_run_dir_write(const op2_run_dir *d, const char *file, const void *data, size_t len,
+                      op2_buf *why);
+void op2_run_dir_close(op2_run_dir *d);
 /* Finds the compiler `cc` (a name in PATH or a path); -1 when there is none. Each run of it is
  * limited to timeout_s seconds (0: no limit). */
 int op2_cc_tier(const char *cc, const char *flags, int timeout_s, op2_tier *t);
-/* Checks the syntax of the source at src_path with the system compiler `cc`; its messages go to
- * *log (malloc'ed). 0 when it finds no error. */
-int op2_cc_syntax_check(const op2_tier *cc, const char *src_path, char **log);
+/* Checks the syntax of kernel `name`'s generated source with the system compiler `cc` (the source
+ * is written to NAME.c in a private run directory); its messages go to *log (malloc'ed). 0 when
+ * it finds no error. */
+int op2_cc_syntax_check(const op2_tier *cc, const char *name, const char *source, size_t len,
+                        char **log);
 /* The system compiler tier's compile (its `compile`): `cc path, flags, -o so_path, src_path`. */
 int op2_cc_compile(const op2_tier *cc, const char *source, const char *src_path,
                    const char *so_path, char **log, char *flags_used, size_t flags_len);
+/* Whether the compiler's messages `log` name one of the warnings check's flags as an argument
+ * (not as a warning's "[-Wname]" tag): the compiler refused it, and the kernel was not at fault. */
+int op2_cc_refused_warning_flag(const char *log);
 /* The C++ tier (cxx.c): the compiler `cxx` ("off": none) with the optimised tier's flags, for
  * kernels TinyCC rejects; -1 when there is none. */
 int op2_cxx_tier(const char *cxx, const char *flags, int timeout_s, op2_tier *t);
-/* Compiles the source at src_path with `cc` and warnings that point at bugs (implicit function
- * declarations, unused values and results, uninitialised use) to nowhere; messages to *log. */
-int op2_cc_warnings(const op2_tier *cc, const char *src_path, char **log);
+/* Compiles kernel `name`'s generated source with `cc` and the warnings that point at bugs
+ * (implicit function declarations, unused values and results, uninitialised use) in a private run
+ * directory; messages to *log. */
+int op2_cc_warnings(const op2_tier *cc, const char *name, const char *source, size_t len,
+                    char **log);
 void op2_tcc_release(void *tcc_state);
 /* Compiles to a shared object at so_path, or in memory when so_path is NULL. The compiler's
  * messages go to *log (malloc'ed). */
@@ -138,14 +170,28 @@ int op2_tcc_compile(const char *source, const char *so_path, void **tcc_state, o
                     char **log);
 
 /* ---- the on-disk cache (cache.c, cache_entry.c, manifest.c; types in cache_entry.h) ---- */
-/* The warnings check's result of a kernel under ROOT/warnings (warnings_record.c): 0 and the
- * lines it found (malloc'ed, "" for none) when recorded. */
+/* Records about a kernel's build under ROOT/KIND/NAME-KEY16.txt (kernel_records.c; the kinds are
+ * cache_entry.h's OP2_RECORD_*): 0 and the text (malloc'ed) when recorded, -1 when not. */
 struct op2_cache_key;
-int op2_warnings_record_read(const char *root, const char *name, const struct op2_cache_key *key,
-                             char **text);
-/* A record that cannot be written is said at OP2_DIAGS>=1 (the check runs again next time). */
-void op2_warnings_record_write(op2_jit *jit, const char *root, const char *name,
-                               const struct op2_cache_key *key, const char *text, size_t len);
+int op2_kernel_record_read(const char *root, const char *kind, const char *name,
+                           const struct op2_cache_key *key, char **text);
+/* Writes a record whole: OP2_OK, else an OP2_ERR_* code with *why. */
+int op2_kernel_record_write(const char *root, const char *kind, const char *name,
+                            const struct op2_cache_key *key, const char *text, size_t len,
+                            op2_jit_error *why);
+/* An optimised build of kernel `name` by tier t that failed (build_failures.c): said once at every
+ * OP2_DIAGS level (the compiler, its first error line, what runs instead; the whole log at 2),
+ * and recorded under `key` when the compiler rejected the source (`rejected`), so that later
+ * runs do not build it again. */
+void op2_jit_build_failed(op2_jit *jit, const char *name, const op2_tier *t,
+                          const struct op2_cache_key *key, const char *log, int rejected);
+/* 1 when a failed optimised build of `name` is recorded under `key` (then said: the first such
+ * kernel of a run at every level, the others at OP2_DIAGS=1); 0 otherwise. */
+int op2_jit_failed_before(op2_jit *jit, op2_jit_counters *cnt, const char *name,
+                          const struct op2_cache_key *key);
+/* The line of a compiler's messages that says what is wrong (its first error, else its first
+ * line), the generated file's directory left out. */
+void op2_first_error_line(const char *log, char *out, size_t len);
 /* Whether a new build may be stored in `entry`: the cache is on, this process is not a follower
  * of its machine's builder, and the directory is absent or a private one of ours. */
 int op2_jit_may_write(const op2_jit *jit, const char *entry);
@@ -193,8 +239,10 @@ typedef struct op2_build_result {
   op2_kernel_fn fn;
   double compile_ms;
   char *log, *source_path;
-  int not_stored;    /* built, but the cache could not be written (why): built privately instead */
-  int reused;        /* not built: another process stored the entry while we waited for its lock */
+  int not_stored; /* built, but the cache could not be written (why): built privately instead */
+  int reused;     /* not built: another process stored the entry while we waited for its lock */
+  int rejected;   /* the compiler ran and rejected the source (not a timeout, kill or full disk) */
+  int warned;     /* built with the warnings check's flags: log holds the check's messages */
   op2_jit_error why; /* why it failed, or why it was not stored (not_stored) */
 } op2_build_result;
 int op2_build_into_entry(const op2_build_request *req, op2_build_result *res);
@@ -208,11 +256,15 @@ typedef struct op2_bg_job {
   char *source_copy, *signature_copy, *name_copy;
   _Atomic int state;
   _Atomic int cancelled; /* op2_jit_cancel: not built if not started, not stored if running */
+  /* the time its kernel has run TinyCC code so far (op2_kernel_ran): the heaviest is built next */
+  _Atomic unsigned long long weight_ns;
   double submitted_at;
   struct op2_bg_job *next;
 } op2_bg_job;
 typedef struct op2_background op2_background;
-int op2_background_submit(op2_background **bg, op2_bg_job *job);
+/* Queues a job, starting the tier's `nthreads` workers with the first. 0, or -1 when no worker
+ * can be started. */
+int op2_background_submit(op2_background **bg, int nthreads, op2_bg_job *job);
 void op2_background_stop(op2_background **bg);
 
 /* ---- the engine ---- */
@@ -221,8 +273,9 @@ struct op2_jit {
   op2_tier tcc, cc, cxx;
   int cc_usable;
   int cxx_state; /* the C++ tier (cxx.c), set up when first needed: 0 not yet, 1 usable, -1 none */
-  int told_unwritable; /* the warning that the cache cannot be written is given once */
-  int node_follower;   /* another process of this machine builds and stores optimised code */
+  int told_unwritable;    /* the warning that the cache cannot be written is given once */
+  int told_failed_before; /* kernels this run left on TinyCC code for a recorded failure */
+  int node_follower;      /* another process of this machine builds and stores optimised code */
   op2_background *background;
   op2_loaded_objects *loaded; /* the objects this engine loaded: see op2_load_object_fd */
   op2_tier fortran;           /* gfortran, for Fortran kernels' optimised builds (fortran_tier.c) */
@@ -267,14 +320,28 @@ void op2_jit_tier_key(const op2_tier *t, const op2_generated *gen, op2_cache_key
 void op2_jit_prepare_build(const op2_jit *jit, const op2_jit_request *rq, const op2_tier *t,
                            const op2_generated *gen, const char *entry, int may_write,
                            op2_build_request *req);
+/* The warnings check (kernel_warnings.c): from a fresh optimised build's messages (log), said
+ * at OP2_DIAGS=1 and recorded under `key`, whatever the level (log NULL: a build another process
+ * made, whose record is read); */
+void op2_jit_build_warnings(op2_jit *jit, op2_kernel *k, const struct op2_cache_key *key,
+                            const char *log);
+/* and when a C kernel is ready: its record's count, or, when no optimised build brings them and
+ * none was recorded, a check of its own. */
+void op2_jit_kernel_warnings(op2_jit *jit, op2_kernel *k, const op2_generated *gen);
+/* When the kernel's object was loaded with dlopen because the direct loader does not support it:
+ * said at OP2_DIAGS=2 and recorded under ROOT/loader for `key` (the build's), which op2-cache
+ * list shows. */
+void op2_jit_note_loader(op2_jit *jit, const op2_kernel *k, const struct op2_cache_key *key);
 /* Makes a finished build the kernel's code (the previous code object is released). */
 void op2_jit_adopt_build(op2_kernel *k, op2_build_result *res, op2_tier_id tier);
 /* After the kernel runs TinyCC code: its optimised build into `entry` (may_write) queued on the
  * background tier, or, on a follower of its machine's builder, awaited from that builder. */
-void op2_jit_upgrade_later(op2_jit *jit, const op2_jit_request *rq, op2_kernel *k,
-                           const op2_generated *gen, const char *entry, int may_write);
+void op2_jit_upgrade_later(op2_jit *jit, const op2_jit_request *rq, op2_jit_counters *cnt,
+                           op2_kernel *k, const op2_generated *gen, const char *entry,
+                           int may_write);
 /* The same with the compiler of another tier (a Fortran kernel's: gfortran). */
-void op2_jit_upgrade_with(op2_jit *jit, const op2_jit_request *rq, const op2_tier *t, op2_kernel *k,
-                          const op2_generated *gen, const char *entry, int may_write);
+void op2_jit_upgrade_with(op2_jit *jit, const op2_jit_request *rq, op2_jit_counters *cnt,
+                          const op2_tier *t, op2_kernel *k, const op2_generated *gen,
+                          const char *entry, int may_write);
 
 #endif /* OP2_JIT_INTERNAL_H */

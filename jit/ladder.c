@@ -101,7 +101,9 @@ typedef struct walk {
   int cc_may_write;
   char *cxx_log; /* the C++ compiler's messages, once it was tried and failed */
   bool cxx_tried;
-  char *cc_failure; /* the optimising compiler's failure: told unless C++ takes the kernel */
+  char *cc_failure; /* the optimising compiler's messages: told unless C++ takes the kernel */
+  int cc_rejected;  /* it ran and rejected the source (recorded: build_failures.c) */
+  op2_cache_key cc_key;
 } walk;
 
 enum { CLIMB_READY = 0, CLIMB_ABSENT = 1, CLIMB_REJECTED = -1 };
@@ -179,21 +181,23 @@ static int tcc_in_memory(walk *w, char **log) {
 }
 
 /* The optimising compiler's failure, kept until the walk knows whether C++ takes the kernel. */
-static void keep_cc_failure(walk *w, const op2_build_result *res) {
-  op2_buf msg = {0};
-  op2_buf_printf(&msg, "%s", res->why.msg);
-  op2_buf_printf(&msg, "): using TinyCC (OP2_CC=%s OP2_CFLAGS=%s)%s%s", w->jit->cfg.cc,
-                 w->jit->cfg.cflags, res->log && *res->log ? "\n" : "", res->log ? res->log : "");
+static void keep_cc_failure(walk *w, const op2_build_request *req, const op2_build_result *res) {
   free(w->cc_failure);
-  w->cc_failure = msg.data;
+  w->cc_failure = strdup(res->log && *res->log ? res->log : res->why.msg);
+  w->cc_rejected = res->rejected;
+  w->cc_key = req->key;
 }
 
+/* C++ did not take it either: said once and recorded, with C++'s messages after the compiler's. */
 static void tell_cc_failure(walk *w) {
   if (!w->cc_failure) return;
   w->cnt->cc_failures++;
-  if (w->cnt->cc_failures == 1 || w->jit->cfg.diags >= 2)
-    op2_jit_diag(w->jit, w->jit->cfg.compiler_given ? 0 : 1,
-                 "optimising compile of '%s' failed (%s", w->k->name, w->cc_failure);
+  op2_buf log = {0};
+  op2_buf_printf(&log, "%s", w->cc_failure);
+  if (w->cxx_log && *w->cxx_log) op2_buf_printf(&log, "\nnor as C++ (OP2_CXX):\n%s", w->cxx_log);
+  op2_jit_build_failed(w->jit, w->k->name, &w->jit->cc, &w->cc_key,
+                       log.data ? log.data : w->cc_failure, w->cc_rejected);
+  op2_buf_free(&log);
   free(w->cc_failure);
   w->cc_failure = NULL;
 }
@@ -224,6 +228,14 @@ static int climb(walk *w, const rung *r, char **log) {
     w->cc_may_write = may_write;
   }
   if (!r->build) return CLIMB_ABSENT;
+  if (r->tier == OP2_TIER_CC) { /* a build the compiler rejected before is not tried again */
+    op2_cache_key key;
+    op2_jit_tier_key(t, w->gen, &key);
+    if (op2_jit_failed_before(jit, w->cnt, k->name, &key)) {
+      k->cc_failed_before = true;
+      return CLIMB_ABSENT;
+    }
+  }
   if (!r->store || !w->root) may_write = 0;
   k->origin = OP2_FROM_COMPILE;
   if (r->tier == OP2_TIER_TCC && !may_write) return tcc_in_memory(w, log);
@@ -238,9 +250,10 @@ static int climb(walk *w, const rung *r, char **log) {
     k->compile_ms = res.compile_ms;
     if (res.reused) /* another process built it meanwhile */
       w->cnt->disk_hits++, k->origin = OP2_FROM_DISK;
-    else if (r->tier == OP2_TIER_CC)
+    else if (r->tier == OP2_TIER_CC) {
       w->cnt->cc_compiles++, k->cc_compile_ms = res.compile_ms;
-    else if (r->tier == OP2_TIER_CXX)
+      if (res.warned) op2_jit_build_warnings(jit, k, &req.key, res.log ? res.log : "");
+    } else if (r->tier == OP2_TIER_CXX)
       w->cnt->compiles++;
     op2_build_result_clear(&res);
     return CLIMB_READY;
@@ -251,7 +264,7 @@ static int climb(walk *w, const rung *r, char **log) {
     op2_build_result_clear(&res);
     return tcc_in_memory(w, log);
   }
-  if (r->tier == OP2_TIER_CC) keep_cc_failure(w, &res);
+  if (r->tier == OP2_TIER_CC) keep_cc_failure(w, &req, &res);
   if (r->tier == OP2_TIER_TCC) {
     free(k->source_path);
     k->source_path = res.source_path;
@@ -277,9 +290,9 @@ static int compile_failed(walk *w, const char *log) {
    * column. When it accepts the source, or finds the error outside the user's kernel (a missing
    * kernel function shows in the generated wrapper), TinyCC's message stands. */
   char *exact = NULL;
-  if (jit->cc_usable && k->source_path &&
-      op2_cc_syntax_check(&jit->cc, k->source_path, &exact) != 0 && exact &&
-      strstr(exact, "kernel:"))
+  if (jit->cc_usable &&
+      op2_cc_syntax_check(&jit->cc, k->name, gen->source.data, gen->source.len, &exact) != 0 &&
+      exact && strstr(exact, "kernel:"))
     log = exact;
   /* TinyCC in memory says "undefined symbol 'NAME'", dlopen of a built entry "symbol: NAME";
    * the C file's declaration of an inline kernel after it ("'NAME' undeclared") fails first. */
@@ -318,7 +331,8 @@ static int arrived(walk *w, const rung *r) {
     op2_jit_diag(w->jit, 1, "kernel '%s' is C++: compiled as C++ by %s in %.0f ms", k->name,
                  w->jit->cxx.path, k->compile_ms);
   if (r->background && k->tier == OP2_TIER_TCC)
-    op2_jit_upgrade_later(w->jit, w->rq, k, w->gen, w->root ? w->cc_entry : "", w->cc_may_write);
+    op2_jit_upgrade_later(w->jit, w->rq, w->cnt, k, w->gen, w->root ? w->cc_entry : "",
+                          w->cc_may_write);
   return OP2_OK;
 }
 

@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* NVRTC: generated CUDA source to CUBIN (and its PTX) for one architecture, in process. The CUDA
  * driver is not needed for this, so kernels compile and assemble on machines without a GPU. */
-#include <errno.h>
 #include <nvrtc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "jit_cuda.h"
 #include "jit_internal.h"
@@ -115,30 +113,25 @@ int op2_ptxas_resources(const char *log, const char *arch, char *out, size_t len
   return 0;
 }
 
+/* ptxas reads the PTX from, and writes its CUBIN into, a private run directory (run_dir.c): never
+ * /dev/null, which a tool that unlinks its output first would replace for the whole machine. */
 int op2_ptxas_check(const char *ptxas, const char *ptx, size_t len, const char *arch, int timeout_s,
                     char **log) {
-  char path[OP2_PATH_BUF], arch_opt[64];
-  snprintf(path, sizeof path, "%s/op2-ptxas-XXXXXX.ptx", op2_temp_dir());
+  char ptx_path[OP2_PATH_BUF], cubin_path[OP2_PATH_BUF], arch_opt[64];
   op2_buf out = {0};
-  int fd = mkstemps(path, 4);
-  if (fd < 0) {
-    op2_buf_printf(&out, "cannot create %s: %s\n", path, strerror(errno));
-    *log = out.data;
-    return -1;
+  op2_run_dir dir;
+  int rc = OP2_SPAWN_BROKEN;
+  if (op2_run_dir_open(&dir, &out) == 0) {
+    op2_run_dir_file(&dir, "kernel.ptx", ptx_path, sizeof ptx_path);
+    op2_run_dir_file(&dir, "kernel.cubin", cubin_path, sizeof cubin_path);
+    if (op2_run_dir_write(&dir, "kernel.ptx", ptx, len, &out) == 0) {
+      snprintf(arch_opt, sizeof arch_opt, "-arch=%s", arch);
+      /* -v: the log then also says what the kernel uses (op2_ptxas_resources) */
+      char *argv[] = {(char *)ptxas, "-v", arch_opt, ptx_path, "-o", cubin_path, NULL};
+      rc = op2_spawn_capture(ptxas, argv, timeout_s, &out);
+    }
+    op2_run_dir_close(&dir);
   }
-  close(fd);
-  op2_jit_error err;
-  if (op2_write_file_atomic(path, ptx, len, &err) != OP2_OK) {
-    unlink(path);
-    op2_buf_printf(&out, "%s\n", err.msg);
-    *log = out.data;
-    return -1;
-  }
-  snprintf(arch_opt, sizeof arch_opt, "-arch=%s", arch);
-  /* -v: the log then also says what the kernel uses (op2_ptxas_resources) */
-  char *argv[] = {(char *)ptxas, "-v", arch_opt, path, "-o", "/dev/null", NULL};
-  int rc = op2_spawn_capture(ptxas, argv, timeout_s, &out);
-  unlink(path);
   *log = out.data ? out.data : calloc(1, 1);
   return rc;
 }

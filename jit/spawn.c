@@ -85,7 +85,7 @@ int op2_spawn_capture(const char *path, char *const argv[], int timeout_s, op2_b
   int pipefd[2];
   if (pipe2(pipefd, O_CLOEXEC) != 0) {
     op2_buf_printf(out, "cannot create a pipe for the messages of %s: %s\n", path, strerror(errno));
-    return -1;
+    return OP2_SPAWN_BROKEN;
   }
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -104,7 +104,7 @@ int op2_spawn_capture(const char *path, char *const argv[], int timeout_s, op2_b
   if (rc != 0) {
     close(pipefd[0]);
     op2_buf_printf(out, "cannot run %s: %s\n", path, strerror(rc));
-    return -1;
+    return OP2_SPAWN_BROKEN;
   }
   int lost = 0;
   int state = read_until(pipefd[0], pid, timeout_s, out, &lost), timed_out = state == TIMED_OUT;
@@ -117,7 +117,7 @@ int op2_spawn_capture(const char *path, char *const argv[], int timeout_s, op2_b
   if (timed_out) {
     op2_buf_printf(out, "%s did not finish within %d s (OP2_COMPILE_TIMEOUT) and was stopped\n",
                    path, timeout_s);
-    return -1;
+    return OP2_SPAWN_BROKEN;
   }
   if (waited < 0) {
     /* With SIGCHLD ignored the kernel reaps the child itself and its exit status is lost: its
@@ -127,13 +127,14 @@ int op2_spawn_capture(const char *path, char *const argv[], int timeout_s, op2_b
                    err == ECHILD ? " (this process ignores SIGCHLD, so the exit status of its "
                                    "children is lost)"
                                  : "");
-    return -1;
+    return OP2_SPAWN_BROKEN;
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
-  if (WIFSIGNALED(status))
+  if (WIFSIGNALED(status)) {
     op2_buf_printf(out, "%s was killed by signal %d\n", path, WTERMSIG(status));
-  else
-    op2_buf_printf(out, "%s exited with status %d\n", path,
-                   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-  return -1;
+    return OP2_SPAWN_BROKEN;
+  }
+  op2_buf_printf(out, "%s exited with status %d\n", path,
+                 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  return OP2_SPAWN_REJECTED;
 }

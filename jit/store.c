@@ -41,11 +41,28 @@ static int compile_in(const op2_build_request *req, const op2_entry *d, op2_buil
   if (op2_entry_write(d, src, req->source, req->source_len, &res->why) != OP2_OK)
     return NOT_WRITTEN;
   double t0 = op2_wall_seconds();
-  if (req->tier->compile(req->tier, req->source, src_path, tmp_path, &res->log, b->flags,
-                         sizeof b->flags) != 0) {
+  int crc = req->tier->compile(req->tier, req->source, src_path, tmp_path, &res->log, b->flags,
+                               sizeof b->flags);
+  res->warned = req->tier->warn;
+  if (crc == OP2_SPAWN_REJECTED && req->tier->warn && op2_cc_refused_warning_flag(res->log)) {
+    /* A compiler that refuses a warning flag (they are the warnings check's, cc.c) still builds
+     * the kernel: once more without them; the check then has no messages from this build. A
+     * kernel the compiler rejects is not compiled twice. */
+    op2_tier plain = *req->tier;
+    plain.warn = 0;
+    free(res->log); /* the refusal: the second compile's messages are the kernel's */
+    res->log = NULL;
+    unlinkat(d->fd, tmp, 0);
+    crc = plain.compile(&plain, req->source, src_path, tmp_path, &res->log, b->flags,
+                        sizeof b->flags);
+    res->warned = 0;
+  }
+  if (crc != 0) {
     unlinkat(d->fd, tmp, 0);
     op2_jit_error_set(&res->why, OP2_ERR_JIT, "%s failed", req->tier->name);
-    return says_disk_full(res->log) ? NOT_WRITTEN : COMPILER_FAILED;
+    if (says_disk_full(res->log)) return NOT_WRITTEN;
+    res->rejected = crc == OP2_SPAWN_REJECTED;
+    return COMPILER_FAILED;
   }
   res->compile_ms = 1e3 * (op2_wall_seconds() - t0);
   if (req->abandon && atomic_load(req->abandon)) { /* superseded while compiling */

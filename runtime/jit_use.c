@@ -4,6 +4,7 @@
  * here: kernels join the context's table, loop statistics and the context's counters are
  * updated, and a failure jit/ recorded is reported once, with op2_error_at at the file and line
  * where jit/ found it. */
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +21,17 @@ static void diag_sink(int level, const char *msg) {
   op2_diag(level, "%s", msg);
 }
 
+/* The background tier's workers: one per core this process may use that its loops leave spare
+ * (its cores, shared with the other ranks that may run on them, less the backend's threads), at
+ * least one, so the optimised builds finish early in a cold run without taking the loops' cores. */
+static int build_workers(const op2_context *ctx) {
+  cpu_set_t set;
+  int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  int sharers = ctx->mpi.core_sharers > 1 ? ctx->mpi.core_sharers : 1;
+  int spare = cores / sharers - op2_backend_threads(ctx);
+  return spare < 1 ? 1 : spare > 32 ? 32 : spare;
+}
+
 int op2_jit_init(op2_context *ctx) {
   const op2_options *o = &ctx->opt;
   op2_jit_config cfg = {.mode = o->jit_mode,
@@ -31,6 +43,7 @@ int op2_jit_init(op2_context *ctx) {
 
                         .compile_timeout = o->compile_timeout,
                         .loader_dlopen = o->loader_dlopen,
+                        .build_workers = build_workers(ctx),
                         .diag = diag_sink};
   snprintf(cfg.cc, sizeof cfg.cc, "%s", o->cc);
   snprintf(cfg.cflags, sizeof cfg.cflags, "%s", o->cflags);
@@ -73,6 +86,7 @@ static void count(op2_jit_counters *to, const op2_jit_counters *add) {
   to->compiles += add->compiles, to->disk_hits += add->disk_hits;
   to->disk_rejects += add->disk_rejects, to->store_failures += add->store_failures;
   to->cc_compiles += add->cc_compiles, to->cc_failures += add->cc_failures;
+  to->cc_failed_before += add->cc_failed_before, to->cc_dropped += add->cc_dropped;
 }
 
 /* A new kernel for a loop supersedes the kernels of its other shapes (a constant changed): their

@@ -160,12 +160,10 @@ int op2_plan_get_for(op2_context *ctx, const op2_loop *loop, int begin, int end,
     return rc;
   }
   loop->stats->plan_seconds += p->build_seconds;
-  op2_diag(2,
-           "plan for loop '%s' over '%s': %d blocks of %d, %d colours; %s %ld shared elements; "
-           "%.3f ms",
-           loop->name, loop->set->name, p->nblocks, part, p->ncolours,
-           p->owner_threads ? "thread-owned ranges," : "no thread-owned ranges,", p->nshared,
-           1e3 * p->build_seconds);
+  char owned[64] = "";
+  if (p->owner_threads) snprintf(owned, sizeof owned, ", thread-owned, %ld shared", p->nshared);
+  op2_diag(2, "plan '%s' over '%s': %d blocks of %d, %d colours%s, %.2f ms", loop->name,
+           loop->set->name, p->nblocks, part, p->ncolours, owned, 1e3 * p->build_seconds);
   *out = p;
   return OP2_OK;
 }

@@ -223,8 +223,14 @@ void op_timing_output(void) {
   if (ctx->jit.cc_failures)
     printf(
         "  the optimising compiler failed %d times (OP2_CC=%s OP2_CFLAGS=%s): those kernels "
-        "stayed on TinyCC code (OP2_DIAGS=1 shows its messages)\n",
+        "stayed on TinyCC code (OP2_DIAGS=2 shows its messages)\n",
         ctx->jit.cc_failures, ctx->opt.cc, ctx->opt.cflags);
+  if (ctx->jit.cc_failed_before)
+    printf(
+        "  %d kernel%s stayed on TinyCC code: %s optimised build failed in an earlier run "
+        "(op2-cache list shows why; op2-cache retry builds again)\n",
+        ctx->jit.cc_failed_before, ctx->jit.cc_failed_before == 1 ? "" : "s",
+        ctx->jit.cc_failed_before == 1 ? "its" : "their");
 }
 
 int op2_profile_write(op2_context *ctx, const char *path) {
@@ -241,6 +247,7 @@ int op2_profile_write(op2_context *ctx, const char *path) {
   cJSON_AddNumberToObject(root, "cache_entries_refused", ctx->jit.disk_rejects);
   cJSON_AddNumberToObject(root, "optimised_builds", ctx->jit.cc_compiles);
   cJSON_AddNumberToObject(root, "optimised_build_failures", ctx->jit.cc_failures);
+  cJSON_AddNumberToObject(root, "optimised_builds_failed_before", ctx->jit.cc_failed_before);
   cJSON_AddStringToObject(root, "tune", ctx->opt.tune == OP2_TUNE_OFF ? "off" : "on");
   cJSON_AddNumberToObject(root, "tune_records_read", ctx->tune.records_read);
   cJSON_AddNumberToObject(root, "tune_records_written", ctx->tune.records_written);

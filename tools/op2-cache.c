@@ -38,14 +38,21 @@ static const char usage_text[] =
     "                           full key. When several entries match (one loop compiled for\n"
     "                           several argument shapes or by several compilers), they are\n"
     "                           listed and nothing is shown: pick one by hash (exit status 1)\n"
-    "  clear                    removes every entry (and the warnings check's records) and\n"
-    "                           prints how much was freed\n"
+    "                           Then the optimised builds that failed (the compiler rejected\n"
+    "                           the kernel: it runs TinyCC code and is not built again until\n"
+    "                           its source, compiler or flags change): loop, hash, compiler and\n"
+    "                           its first error line\n"
+    "  retry [NAME|HASH]        forgets the failed optimised builds of loop NAME (or with that\n"
+    "                           hash prefix; all when none is given): the next run builds them\n"
+    "                           again\n"
+    "  clear                    removes every entry (and the records beside them: warnings\n"
+    "                           check, failed builds, objects loaded with dlopen) and prints\n"
+    "                           how much was freed\n"
     "  prune --max-size SIZE    removes least recently used entries until the entries take at\n"
     "                           most SIZE bytes; SIZE is a number of bytes with an optional\n"
     "                           suffix K, M, G or T (powers of 1024), e.g. 500K, 10M, 1G\n"
-    "  prune --older-than DAYS  removes entries last used, and warnings check records\n"
-    "                           written, more than DAYS days ago (may be combined with\n"
-    "                           --max-size)\n"
+    "  prune --older-than DAYS  removes entries last used, and records written, more than\n"
+    "                           DAYS days ago (may be combined with --max-size)\n"
     "                           Every prune first removes what builds that were killed left:\n"
     "                           entries without a manifest and temporary files (an entry\n"
     "                           that a running program is building is left alone)\n"
@@ -60,7 +67,8 @@ static const char usage_text[] =
     "files); anything else in the cache\n"
     "directory is left alone. Symbolic links are removed as links, never followed. An\n"
     "entry's last use is its directory's modification time, which programs update on every\n"
-    "load.\n"
+    "load. An entry the library loads with dlopen (its direct loader does not support the\n"
+    "object) says so in its status, with the reason.\n"
     "\n"
     "exit status: 0 done; 1 no entry matched, several did, or something could not be removed;\n"
     "2 usage error, or the cache directory does not exist.\n";
@@ -83,6 +91,7 @@ typedef struct entry {
   int man_ok;
   op2_manifest man;
   char problem[256]; /* why the library would refuse the entry; "" when it verifies */
+  char loader[200];  /* why the library loads it with dlopen (ROOT/loader), or "" */
 } entry;
 
 typedef struct cache {
@@ -301,8 +310,15 @@ static void print_row(FILE *out, const entry *e) {
     snprintf(ms, sizeof ms, "%.1f ms", e->man.compile_ms);
   else
     snprintf(ms, sizeof ms, "-");
-  fprintf(out, ROW_FORMAT, when(&e->used, t), e->name, e->hash, built_by(e, by), size, ms,
-          e->problem[0] ? "BAD: " : "ok", e->problem);
+  char status[300];
+  if (e->problem[0])
+    snprintf(status, sizeof status, "BAD: %s", e->problem);
+  else if (e->loader[0])
+    snprintf(status, sizeof status, "ok, loaded with dlopen: %s", e->loader);
+  else
+    snprintf(status, sizeof status, "ok");
+  fprintf(out, ROW_FORMAT, when(&e->used, t), e->name, e->hash, built_by(e, by), size, ms, status,
+          "");
 }
 
 static const char *json_text(const cJSON *o, const char *name) {
@@ -313,6 +329,70 @@ static const char *json_text(const cJSON *o, const char *name) {
 static double json_number(const cJSON *o, const char *name) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
   return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+/* ---- the records beside the entries: ROOT/KIND/NAME-KEY16.txt (jit/kernel_records.c) ---- */
+
+/* Calls fn for each record of `kind` (regular files named like an entry plus ".txt"; links and
+ * anything else there are not the library's and are left alone) with its directory, file name,
+ * loop name, hash and status. Returns 0, or 1 when the directory cannot be read. */
+typedef int (*record_fn)(const cache *c, int dfd, const char *file, const char *name,
+                         const char *hash, const struct stat *st, void *arg);
+static int each_record(const cache *c, const char *kind, record_fn fn, void *arg) {
+  int dfd = openat(c->fd, kind, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dfd < 0) return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? 0 : 1;
+  DIR *d = fdopendir(dfd);
+  if (!d) return close(dfd), 1;
+  int failed = 0;
+  for (struct dirent *de; (de = readdir(d)) != NULL;) {
+    size_t len = strlen(de->d_name);
+    char base[300], name[256], hash[17];
+    struct stat st;
+    if (len < 5 || len >= sizeof base || strcmp(de->d_name + len - 4, ".txt") != 0) continue;
+    snprintf(base, sizeof base, "%.*s", (int)(len - 4), de->d_name);
+    if (!parse_entry_name(base, name, hash) ||
+        fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+      continue;
+    failed |= fn(c, dfd, de->d_name, name, hash, &st, arg) != 0;
+  }
+  closedir(d);
+  return failed;
+}
+
+/* The first line of a record (at most `len` - 1 bytes), read as the library reads records. */
+static void record_first_line(int dfd, const char *file, char *out, size_t len) {
+  out[0] = '\0';
+  int fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return;
+  ssize_t got = read(fd, out, len - 1);
+  close(fd);
+  out[got > 0 ? got : 0] = '\0';
+  out[strcspn(out, "\n")] = '\0';
+}
+
+static int note_loader(const cache *c, int dfd, const char *file, const char *name,
+                       const char *hash, const struct stat *st, void *arg) {
+  (void)name, (void)hash, (void)st, (void)arg;
+  for (int i = 0; i < c->n; i++)
+    if (strncmp(c->e[i].dir, file, strlen(c->e[i].dir)) == 0 &&
+        strcmp(file + strlen(c->e[i].dir), ".txt") == 0)
+      record_first_line(dfd, file, c->e[i].loader, sizeof c->e[i].loader);
+  return 0;
+}
+
+static int list_failure(const cache *c, int dfd, const char *file, const char *name,
+                        const char *hash, const struct stat *st, void *arg) {
+  (void)st;
+  int *n = arg;
+  char first[600];
+  record_first_line(dfd, file, first, sizeof first);
+  if ((*n)++ == 0)
+    printf(
+        "failed optimised builds (%s/%s; these loops run TinyCC code; 'op2-cache retry' "
+        "builds them again):\n",
+        c->root, OP2_RECORD_FAILURES);
+  printf("  %-20s %-16s  %s\n", name, hash, first[0] ? first : "(unreadable record)");
+  return 0;
 }
 
 /* One line per record under ROOT/tune (runtime/tune.c writes them). Records are read as the
@@ -358,11 +438,14 @@ static int cmd_list(cache *c) {
   long long total = total_bytes(c);
   printf("cache %s: %d entr%s, %lld bytes (%s)\n", c->root, c->n, c->n == 1 ? "y" : "ies", total,
          human(total, h));
+  each_record(c, OP2_RECORD_LOADER, note_loader, NULL);
   if (c->n) print_header(stdout);
   for (int i = 0; i < c->n; i++) print_row(stdout, &c->e[i]);
   if (c->foreign)
     printf("(%d director%s named like entries but holding other files: left out)\n", c->foreign,
            c->foreign == 1 ? "y" : "ies");
+  int failures = 0;
+  each_record(c, OP2_RECORD_FAILURES, list_failure, &failures);
   list_tuning(c);
   return 0;
 }
@@ -491,35 +574,68 @@ static int remove_and_report(const cache *c, const entry *e, int *removed, long 
   return 0;
 }
 
-/* The warnings check's records (ROOT/warnings/NAME-KEY16.txt, OP2_DIAGS >= 1) written before
- * `cutoff` (all when cutoff < 0): regular files only; a link or anything else there is not the
- * library's and is left alone. A removed record only makes the check run once more. */
-static int remove_warning_records(const cache *c, double cutoff) {
-  int dfd = openat(c->fd, "warnings", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (dfd < 0) return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? 0 : 1;
-  DIR *d = fdopendir(dfd);
-  if (!d) return close(dfd), 1;
-  int n = 0, failed = 0;
-  long long bytes = 0;
-  for (struct dirent *de; (de = readdir(d)) != NULL;) {
-    size_t len = strlen(de->d_name);
-    struct stat st;
-    if (len < 5 || strcmp(de->d_name + len - 4, ".txt") != 0 ||
-        fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
-        (cutoff >= 0 && (double)st.st_mtime >= cutoff))
-      continue;
-    if (unlinkat(dfd, de->d_name, 0) != 0) {
-      fprintf(stderr, "op2-cache: cannot remove %s/warnings/%s: %s\n", c->root, de->d_name,
-              strerror(errno));
-      failed = 1;
-      continue;
-    }
-    n++, bytes += st.st_size;
+/* Which records a removal takes: those written before `cutoff` (all when cutoff < 0) whose loop
+ * is `name` or whose hash starts with `hash` (all when both are NULL). */
+typedef struct removal {
+  double cutoff;
+  const char *name, *hash;
+  int n, failed;
+  long long bytes;
+} removal;
+
+static int remove_record(const cache *c, int dfd, const char *file, const char *name,
+                         const char *hash, const struct stat *st, void *arg) {
+  removal *r = arg;
+  if (r->cutoff >= 0 && (double)st->st_mtime >= r->cutoff) return 0;
+  if ((r->name || r->hash) && !(r->name && strcmp(r->name, name) == 0) &&
+      !(r->hash && strncmp(hash, r->hash, strlen(r->hash)) == 0))
+    return 0;
+  if (unlinkat(dfd, file, 0) != 0) {
+    fprintf(stderr, "op2-cache: cannot remove the record %s in %s: %s\n", file, c->root,
+            strerror(errno));
+    return r->failed = 1;
   }
-  closedir(d);
-  char h[24];
-  if (n) printf("removed %d warnings check record%s (%s)\n", n, n == 1 ? "" : "s", human(bytes, h));
+  r->n++, r->bytes += st->st_size;
+  return 0;
+}
+
+/* The records of every kind written before `cutoff` (all when cutoff < 0). A removed warnings
+ * record only makes that check run once more; a removed failure record makes the next run try
+ * that build again; a removed loader record is written again at the next load. */
+static int remove_records(const cache *c, double cutoff) {
+  static const struct {
+    const char *kind, *what;
+  } kinds[] = {{OP2_RECORD_WARNINGS, "warnings check record"},
+               {OP2_RECORD_FAILURES, "failed build record"},
+               {OP2_RECORD_LOADER, "dlopen record"}};
+  int failed = 0;
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+    removal r = {.cutoff = cutoff};
+    failed |= each_record(c, kinds[k].kind, remove_record, &r) | r.failed;
+    char h[24];
+    if (r.n)
+      printf("removed %d %s%s (%s)\n", r.n, kinds[k].what, r.n == 1 ? "" : "s", human(r.bytes, h));
+  }
   return failed;
+}
+
+/* Forgets failed builds, so that the next run builds them again. */
+static int cmd_retry(cache *c, const char *arg) {
+  char lower[40] = "";
+  int is_hash = arg && strlen(arg) <= 16;
+  for (size_t i = 0; is_hash && i <= strlen(arg); i++)
+    lower[i] = (char)tolower((unsigned char)arg[i]);
+  is_hash = is_hash && *lower && is_lower_hex(lower, strlen(lower));
+  removal r = {.cutoff = -1, .name = arg, .hash = is_hash ? lower : NULL};
+  r.failed = each_record(c, OP2_RECORD_FAILURES, remove_record, &r);
+  if (arg && r.n == 0 && !r.failed) {
+    fprintf(stderr, "op2-cache: no failed build in %s/%s matches '%s'\n", c->root,
+            OP2_RECORD_FAILURES, arg);
+    return 1;
+  }
+  printf("forgot %d failed build%s: the next run builds %s again\n", r.n, r.n == 1 ? "" : "s",
+         r.n == 1 ? "it" : "them");
+  return r.failed;
 }
 
 static int cmd_clear(cache *c) {
@@ -527,7 +643,7 @@ static int cmd_clear(cache *c) {
   long long freed = 0;
   char h[24];
   for (int i = 0; i < c->n; i++) failed |= remove_and_report(c, &c->e[i], &removed, &freed) != 0;
-  failed |= remove_warning_records(c, -1);
+  failed |= remove_records(c, -1);
   printf("cleared %s: removed %d entr%s, freed %lld bytes (%s)\n", c->root, removed,
          removed == 1 ? "y" : "ies", freed, human(freed, h));
   return failed ? 1 : 0;
@@ -605,7 +721,7 @@ static int cmd_prune(cache *c, const char *max_size, const char *older_than) {
   failed |= prune_leftovers(c, gone, &removed, &freed, &total);
   if (days >= 0) {
     double cutoff = (double)time(NULL) - days * 86400.0;
-    failed |= remove_warning_records(c, cutoff);
+    failed |= remove_records(c, cutoff);
     for (int i = 0; i < c->n; i++) {
       if (gone[i] || (double)c->e[i].used.tv_sec >= cutoff) continue;
       if (remove_and_report(c, &c->e[i], &removed, &freed) == 0)
@@ -671,16 +787,17 @@ int main(int argc, char **argv) {
       *slot = v;
     } else if (!cmd) {
       cmd = a;
-    } else if (!arg && strcmp(cmd, "show") == 0) {
+    } else if (!arg && (strcmp(cmd, "show") == 0 || strcmp(cmd, "retry") == 0)) {
       arg = a;
     } else {
       return usage_error("unexpected argument '%s'", a);
     }
   }
-  if (!cmd) return usage_error("%s", "missing command (list, show, clear or prune)");
+  if (!cmd) return usage_error("%s", "missing command (list, show, retry, clear or prune)");
   int list = strcmp(cmd, "list") == 0, show = strcmp(cmd, "show") == 0,
-      clear = strcmp(cmd, "clear") == 0, prune = strcmp(cmd, "prune") == 0;
-  if (!list && !show && !clear && !prune) return usage_error("unknown command '%s'", cmd);
+      clear = strcmp(cmd, "clear") == 0, prune = strcmp(cmd, "prune") == 0,
+      retry = strcmp(cmd, "retry") == 0;
+  if (!list && !show && !clear && !prune && !retry) return usage_error("unknown command '%s'", cmd);
   if (show && !arg) return usage_error("%s", "show needs a loop name or hash");
   if (prune && !max_size && !older)
     return usage_error("%s", "prune needs --max-size SIZE or --older-than DAYS");
@@ -702,6 +819,8 @@ int main(int argc, char **argv) {
       rc = cmd_show(&c, arg);
     else if (clear)
       rc = cmd_clear(&c);
+    else if (retry)
+      rc = cmd_retry(&c, arg);
     else
       rc = cmd_prune(&c, max_size, older);
   }

@@ -7,6 +7,7 @@
  *   n=N         nodes = edges = N (default 64)         same keys
  *   datname=S   the name of dat 'x'                    same keys
  *   kernel=alt  other source text for 'spread'         new key for spread
+ *   kernel=broken  'spread' with a syntax error: the run fails at that loop
  *   dim=2       the dim of the dat 'fill' writes        new key for fill
  *   access=rw   OP_RW instead of OP_WRITE in 'init'     new key for init
  *   scale=V     the value of the constant 'scale'      new key for init
@@ -33,6 +34,11 @@ static const char *spread_alt_src =
     "  ab[0] += xa[0];\n"
     "  aa[0] += xb[0];\n"
     "}\n";
+static const char *spread_broken_src =
+    "void spread(const double *xa, const double *xb, double *aa, double *ab) {\n"
+    "  aa[0] += xb[0]\n"
+    "  ab[0] += xa[0];\n"
+    "}\n";
 static const char *fill_src = "void fill(double *v, const int *i) { v[0] = i[0] + 1; }\n";
 static const char *total_src = "void total(const double *a, double *s) { s[0] += a[0]; }\n";
 
@@ -49,6 +55,7 @@ int main(int argc, char **argv) {
   double scale = atof(arg_value(argc, argv, "scale", "2"));
   const char *datname = arg_value(argc, argv, "datname", "x");
   int alt = strcmp(arg_value(argc, argv, "kernel", ""), "alt") == 0;
+  int broken = strcmp(arg_value(argc, argv, "kernel", ""), "broken") == 0;
   op_access init_acc = strcmp(arg_value(argc, argv, "access", ""), "rw") == 0 ? OP_RW : OP_WRITE;
   CHECK(n >= 3 && dim >= 1 && dim <= 4);
 
@@ -66,8 +73,10 @@ int main(int argc, char **argv) {
 
   op_par_loop(init_src, "init", nodes, op_arg_dat(x, -1, OP_ID, 1, "double", init_acc),
               op_arg_idx(-1, OP_ID));
-  op_par_loop(alt ? spread_alt_src : spread_src, "spread", edges,
-              op_arg_dat(x, 0, pedge, 1, "double", OP_READ),
+  op_par_loop(broken ? spread_broken_src
+              : alt  ? spread_alt_src
+                     : spread_src,
+              "spread", edges, op_arg_dat(x, 0, pedge, 1, "double", OP_READ),
               op_arg_dat(x, 1, pedge, 1, "double", OP_READ),
               op_arg_dat(acc, 0, pedge, 1, "double", OP_INC),
               op_arg_dat(acc, 1, pedge, 1, "double", OP_INC));

@@ -68,6 +68,8 @@ static const struct bad_value {
     {"OP2_CC", "", "option OP2_CC: empty compiler name"},
     {"OP2_CXX", "", "option OP2_CXX: empty compiler name (off: none)"},
     {"OP2_CFLAGS", long_value, "option OP2_CFLAGS: value is too long (at most 1023 characters)"},
+    {"OP2_FC", "", "option OP2_FC: empty compiler name"},
+    {"OP2_FFLAGS", long_value, "option OP2_FFLAGS: value is too long (at most 1023 characters)"},
     {"OP2_SIMD", "wide", "option OP2_SIMD=wide: expected off, auto or a lane count in [2, 64]"},
     {"OP2_PROFILE_JSON", long_value,
      "option OP2_PROFILE_JSON: value is too long (at most 4095 characters)"},

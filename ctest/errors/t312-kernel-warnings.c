@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Kernel warnings that point at real bugs are shown at OP2_DIAGS=1, once per loop, at the kernel's
- * own line (kernel:NAME:LINE:COL) and naming the loop; at OP2_DIAGS=0 nothing is said. The check
- * runs once per kernel: a second process with the same cache gets one line per such kernel from
- * the cache's record, and no check. An op_arg_idx argument the kernel takes as `int *` is no
- * "OP_READ but not a pointer to const". A C++ kernel (built by the C++ tier) gets no C compile's
- * nonsense about its C++. A record that cannot be kept is said at OP2_DIAGS=1. Each case runs in a
- * child process whose stderr is captured. */
+ * own line (kernel:NAME:LINE:COL) and naming the loop; at OP2_DIAGS=0 nothing is said. They come
+ * from the kernel's optimised build (each run here waits for its builds), which keeps them in a
+ * record: the first run at OP2_DIAGS=1 after a quiet one that built the kernels says them in
+ * full, a later process gets one line per such kernel from the record, and no check. An op_arg_idx
+ * argument the kernel takes as `int *` is no "OP_READ but not a pointer to const". A C++ kernel
+ * (built by the C++ tier) gets no C compile's nonsense about its C++. A record that cannot be kept
+ * is said at OP2_DIAGS=1. Each case runs in a child process whose stderr is captured. */
 #include "errors_util.h"
+#include "runtime/jit_use.h"
+#include "runtime/op2_impl.h"
 
 /* Line 2: getpid has no declaration in the kernel's file. */
 static const char implicit_src[] =
@@ -53,6 +56,8 @@ static void calls(const void *diags) {
               op_arg_dat(d, -1, OP_ID, 1, "double", OP_WRITE), op_arg_idx(-1, OP_ID));
   op_par_loop("static void cxx_only(double *x) { auto y = x[0] * 1.5; x[0] = y; }\n", "cxx_only", s,
               op_arg_dat(d, -1, OP_ID, 1, "double", OP_RW));
+  test_run_queued();
+  op2_jit_wait_all(op2_ctx()); /* the optimised builds, which bring the warnings */
   op_exit();
 }
 

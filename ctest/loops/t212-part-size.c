@@ -71,7 +71,7 @@ static char *capture_stderr(void (*run)(void *), void *arg) {
 /* The plan line the library printed for `loop`: its part size and colour count. */
 static void plan_of(const char *log, const char *loop, int *part, int *colours) {
   char key[128];
-  snprintf(key, sizeof key, "plan for loop '%s'", loop);
+  snprintf(key, sizeof key, "plan '%s' over", loop);
   const char *p = strstr(log, key);
   if (!p) fprintf(stderr, "no plan diagnostic for loop '%s' in:\n%s\n", loop, log);
   CHECK(p != NULL);
@@ -153,7 +153,7 @@ int main(int argc, char **argv) {
   plan_of(log, "ps_vec", &part, &colours_vec);
   CHECK_EQ_INT(part, PART);
   /* Colours unless the OpenMP plan found thread-owned ranges (then colouring is skipped). */
-  CHECK((colours_inc >= 2 && colours_vec >= 2) || strstr(log, "colours; thread-owned ranges"));
+  CHECK((colours_inc >= 2 && colours_vec >= 2) || strstr(log, "colours, thread-owned"));
   free(log);
 
   rm_mesh_make(&scattered, NE, NN, NC, RM_FULLY_RANDOM, 2120);

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The result of a kernel's warnings check (OP2_DIAGS >= 1: a full compile by the system compiler
- * for each kernel), kept as a record ROOT/warnings/NAME-KEY16.txt keyed like the optimised
- * build (source, compiler identity, flags): the check runs once per kernel, not on every run
- * from a warm cache. A record holds the warning lines found, empty when there were none. Records
- * are written whole (temporary file, rename) in a private directory and read only from one. */
+/* Small records about one kernel's build, kept beside the cache's entries as
+ * ROOT/KIND/NAME-KEY16.txt and keyed like the build they speak of (source, compiler identity,
+ * flags), so that a later run knows without compiling:
+ *   warnings  the warnings check's lines about the kernel (OP2_DIAGS >= 1), empty when none
+ *   failures  an optimised build the compiler rejected (build_failures.c): not tried again until
+ *             the source, compiler or flags change, or `op2-cache retry` removes the record
+ *   loader    a kernel object the direct loader left to dlopen, and why (OP2_DIAGS=2 says it)
+ * Records are written whole (temporary file, rename) in a private directory and read only from
+ * one. A record that cannot be read is as none: the library does what it would do without it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,11 +19,11 @@
 #include "cache_entry.h"
 #include "jit_internal.h"
 
-/* ROOT/warnings opened (created when `create`), or -1 when missing or not private (why not in
+/* ROOT/KIND opened (created when `create`), or -1 when missing or not private (why not in
  * *err). */
-static int open_dir(const char *root, int create, op2_jit_error *err) {
+static int open_dir(const char *root, const char *kind, int create, op2_jit_error *err) {
   char dir[OP2_PATH_BUF];
-  snprintf(dir, sizeof dir, "%s/warnings", root);
+  snprintf(dir, sizeof dir, "%s/%s", root, kind);
   if (create && mkdir(dir, 0700) != 0 && errno != EEXIST)
     return op2_jit_error_set(err, OP2_ERR_IO, "cannot create %s: %s", dir, strerror(errno)), -1;
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -36,12 +40,12 @@ static void record_name(const char *name, const op2_cache_key *key, char *out, s
   snprintf(out, len, "%.200s-%.16s.txt", name, key->hex);
 }
 
-int op2_warnings_record_read(const char *root, const char *name, const op2_cache_key *key,
-                             char **text) {
+int op2_kernel_record_read(const char *root, const char *kind, const char *name,
+                           const op2_cache_key *key, char **text) {
   *text = NULL;
   char file[300];
   op2_jit_error why;
-  int dfd = open_dir(root, 0, &why); /* none yet: the check runs */
+  int dfd = open_dir(root, kind, 0, &why); /* none yet */
   if (dfd < 0) return -1;
   record_name(name, key, file, sizeof file);
   int fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -57,17 +61,15 @@ int op2_warnings_record_read(const char *root, const char *name, const op2_cache
   return ok ? 0 : -1;
 }
 
-void op2_warnings_record_write(op2_jit *jit, const char *root, const char *name,
-                               const op2_cache_key *key, const char *text, size_t len) {
-  op2_jit_error why;
-  int dfd = open_dir(root, 1, &why), rc = OP2_ERR_IO;
+int op2_kernel_record_write(const char *root, const char *kind, const char *name,
+                            const op2_cache_key *key, const char *text, size_t len,
+                            op2_jit_error *why) {
+  int dfd = open_dir(root, kind, 1, why), rc = OP2_ERR_IO;
   if (dfd >= 0) {
     char file[300];
     record_name(name, key, file, sizeof file);
-    rc = op2_write_atomic_at(dfd, file, text, len, &why);
+    rc = op2_write_atomic_at(dfd, file, text, len, why);
     close(dfd);
   }
-  /* no record: the check runs again next time */
-  if (rc != OP2_OK)
-    op2_jit_diag(jit, 1, "loop '%s': the warnings check's result is not kept (%s)", name, why.msg);
+  return rc;
 }
