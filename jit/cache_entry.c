@@ -19,7 +19,7 @@
 
 #include "cache_entry.h"
 #include "elf_load.h"
-#include "file_io.h"
+#include "base/file_io.h"
 
 int op2_cache_private(const struct stat *st, const char *what, op2_jit_error *err) {
   if (st->st_uid != geteuid())

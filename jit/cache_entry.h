@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "jit/desc.h"
-#include "jit/paths.h"
+#include "base/base.h"
+#include "base/base.h"
 
 typedef struct op2_cache_key {
   uint64_t hi, lo;

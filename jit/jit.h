@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "desc.h"
-#include "file_io.h"
+#include "base/base.h"
+#include "base/file_io.h"
 
 /* ---- compiled kernels (opaque) ---- */
 typedef void (*op2_kernel_fn)(void *const *args, const int *const *maps, int begin, int end);

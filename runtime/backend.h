@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "op2.h"
-#include "jit/desc.h"
+#include "base/base.h"
 #include "jit/jit.h"
 #include "runtime/context.h"
 #include "runtime/loop.h"

@@ -3,7 +3,7 @@
 #ifndef OP2_RUNTIME_ERROR_H
 #define OP2_RUNTIME_ERROR_H
 
-#include "jit/desc.h"
+#include "base/base.h"
 
 typedef struct op2_context op2_context;
 

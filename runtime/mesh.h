@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "op2.h"
-#include "jit/desc.h"
+#include "base/base.h"
 
 typedef struct op2_context op2_context;
 

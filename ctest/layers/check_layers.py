@@ -3,7 +3,8 @@
 """The library's layer order, checked from its #include lines.
 
 The folders are layers: include/ (the user API) and templates/ (plain files embedded in generated
-code) below jit/ (loop description -> source text -> compiled kernel, through a request -> result
+code) below base/ (what jit/ and runtime/ share: status codes, the loop description, the failure
+record, buffers, the clock, paths, file I/O), below jit/ (loop description -> source text -> compiled kernel, through a request -> result
 API that knows nothing of the context, loops, statistics or MPI: jit/desc.h, jit/jit.h), below runtime/ (the mesh, plans, execution), with runtime/mpi/, runtime/hdf5/ and
 runtime/cuda/ on top of runtime/. jit/ includes nothing of runtime/. ALLOWED says which folder may
 include from which; anything else is a violation, and so is a cycle between folders. <mpi.h> may be
@@ -38,7 +39,7 @@ import os
 import re
 import sys
 
-LIBRARY_FOLDERS = ["include", "templates", "jit", "runtime", "tools"]
+LIBRARY_FOLDERS = ["include", "templates", "base", "jit", "runtime", "tools"]
 
 # folder -> folders it may include from (besides itself). Subfolders of templates/ and runtime/
 # are layers of their own.
@@ -47,12 +48,13 @@ ALLOWED = {
     "templates": set(),
     "templates/c": set(),
     "templates/cuda": set(),
-    "jit": {"include", "templates", "templates/c", "templates/cuda"},
-    "runtime": {"include", "jit", "templates"},
-    "runtime/mpi": {"include", "jit", "runtime"},
-    "runtime/hdf5": {"include", "runtime", "runtime/mpi"},
-    "runtime/cuda": {"include", "jit", "runtime", "templates/cuda"},
-    "tools": {"include", "jit"},
+    "base": {"include"},
+    "jit": {"include", "templates", "templates/c", "templates/cuda", "base"},
+    "runtime": {"include", "base", "jit", "templates"},
+    "runtime/mpi": {"include", "base", "jit", "runtime"},
+    "runtime/hdf5": {"include", "base", "runtime", "runtime/mpi"},
+    "runtime/cuda": {"include", "base", "jit", "runtime", "templates/cuda"},
+    "tools": {"include", "base", "jit"},
 }
 MPI_FACING = {"runtime/mpi", "runtime/hdf5"}
 # OP2's own MPI header for programs (`op_lib_mpi.h`): OP2's MPI programs rely on it bringing

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jit/desc.h"
+#include "base/base.h"
 
 /* This rank's own failure, in the record at the caller's place (code OP2_ERR_STATE). */
 #define op2_mpi_say(e, ...) op2_jit_error_set((e), OP2_ERR_STATE, __VA_ARGS__)

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "jit/desc.h"
+#include "base/base.h"
 
 /* Caps of what the library reads: kernel headers (a long comment can be large) and the small
  * records (manifests, tuning records, templates). */

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "file_io.h"
+#include "base/file_io.h"
 
 int op2_open_regular(int dirfd, const char *path, int nofollow, struct stat *st,
                      op2_jit_error *why) {

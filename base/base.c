@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "desc.h"
+#include "base/base.h"
 
 static const struct {
   const char *name;

@@ -1,19 +1,32 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* What jit/ and runtime/ share: the words a loop is described in (element types, argument
- * descriptors, declared constants, a loop description), status codes, the failure record a jit
- * call leaves for its caller, counters and a growable text buffer. jit/ knows nothing of the
- * context, loops, statistics or MPI: runtime/ describes a loop in these terms, asks jit/ for its
- * kernel and reports what went wrong (the runtime reaches it through jit/jit.h). */
-#ifndef OP2_JIT_DESC_H
-#define OP2_JIT_DESC_H
+/* The base below jit/ and runtime/ (base/ includes neither): the words a loop is described in
+ * (element types, argument descriptors, declared constants, a loop description), path sizes,
+ * status codes and OP2_CALL, the failure record a jit call leaves for its caller, counters and a
+ * growable text buffer; file I/O is base/file_io.h. jit/ knows nothing of the context, loops,
+ * statistics or MPI: runtime/ describes a loop in these terms and asks jit/ for its kernel. */
+#ifndef OP2_BASE_H
+#define OP2_BASE_H
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "op2.h"
-#include "jit/paths.h"
+
+/* ---- path buffers ---- */
+/* A path as the user gives it (options, output files, the cache root) or as the system resolves
+ * it (realpath): Linux's PATH_MAX, the longest path a system call takes, its NUL included. */
+#define OP2_PATH_MAX 4096
+#if defined(PATH_MAX) && PATH_MAX > OP2_PATH_MAX
+#error "OP2_PATH_MAX is shorter than this system's PATH_MAX"
+#endif
+/* A path the library composes below one of those (a cache entry below the root, a file in the
+ * entry, a record below ROOT/tune/, a template below its directory): room for the names it adds,
+ * so that a root of OP2_PATH_MAX - 1 bytes is never cut short here, before the system says it is
+ * too long. */
+#define OP2_PATH_BUF (OP2_PATH_MAX + 1024)
 
 /* ---- status codes ---- */
 enum {
@@ -134,4 +147,4 @@ void op2_buf_printf(op2_buf *b, const char *fmt, ...) __attribute__((format(prin
 void op2_buf_append(op2_buf *b, const char *s, size_t len);
 void op2_buf_free(op2_buf *b);
 
-#endif /* OP2_JIT_DESC_H */
+#endif /* OP2_BASE_H */

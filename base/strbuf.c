@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit_internal.h"
+#include "base/base.h"
 
 static int reserve(op2_buf *b, size_t extra) {
   if (b->failed) return 0;
