@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Element types as the generated code spells them, a property of descriptors, and the clock jit/
- * and runtime/ time with. */
+/* Element types as the generated code spells them, properties of argument descriptors, the clock
+ * jit/ and runtime/ time with, and the failure record (base.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
@@ -27,6 +27,15 @@ const char *op2_type_name(op2_type t) {
 
 int op2_is_reduction(const op2_arg_desc *d) {
   return d->kind == OP2_ARG_GBL && (d->acc == OP_INC || d->acc == OP_MIN || d->acc == OP_MAX);
+}
+
+int op2_is_indirect_dat(const op2_arg_desc *d) {
+  return d->kind == OP2_ARG_DAT && !d->opt_off && d->map_arity > 0;
+}
+
+void op2_arg_columns(const op2_arg_desc *d, int *lo, int *hi) {
+  *lo = d->idx < 0 ? 0 : d->idx;
+  *hi = d->idx < 0 ? -d->idx : d->idx + 1;
 }
 
 double op2_wall_seconds(void) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* A growable text buffer for code generation. Allocation failure is sticky, so generators can
- * append freely and check once at the end. */
+/* A growable text buffer (code generation, messages, reports). Allocation failure is sticky, so
+ * generators can append freely and check once at the end. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

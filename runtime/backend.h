@@ -107,7 +107,8 @@ static inline int op2_dat_sync_host(op2_context *ctx, op_dat dat) {
 }
 
 /* Global reductions (reduction.c). A partial starts from zero (INC) or the caller's value
- * (MIN, MAX); folding adds it, or keeps the smaller or larger value. op2_is_reduction: desc.h. */
+ * (MIN, MAX); folding adds it, or keeps the smaller or larger value. op2_is_reduction: base/base.h.
+ */
 void op2_reduction_start(const op2_arg_desc *d, void *partial, const void *caller);
 void op2_reduction_fold(const op2_arg_desc *d, void *out, const void *partial);
 /* Per-thread partial buffers set up before and combined after a run. */

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/file_io.h"
 #include "runtime/context.h"
 #include "runtime/error.h"
 #include "runtime/options.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Failures of the MPI helpers that build without the rest of the library (the graph partitioner's
  * files: graph_sym.c, graph_quality.c, ptscotch.c; geometric.c: their tests compile them alone,
- * with jit/desc.c, so they cannot call op2_error): a failure fills the caller's failure record
+ * with base/base.c, so they cannot call op2_error): a failure fills the caller's failure record
  * (op2_jit_error, as jit/'s helpers do), agreed across the ranks, and the library reports it
  * once (op2_error_record). */
 #ifndef OP2_RUNTIME_MPI_STANDALONE_MESSAGE_H
