@@ -82,18 +82,6 @@ int op2_cache_root_usable(const char *root, int create, op2_jit_error *why) {
   return op2_cache_private(&st, root, why);
 }
 
-int op2_cache_default_root(char *out, size_t len) {
-  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-  int n;
-  if (xdg && *xdg)
-    n = snprintf(out, len, "%s/op2", xdg);
-  else if (home && *home)
-    n = snprintf(out, len, "%s/.cache/op2", home);
-  else
-    n = snprintf(out, len, "/tmp/op2-cache-%d", (int)getuid());
-  return n > 0 && (size_t)n < len ? 0 : -1;
-}
-
 const char *op2_temp_dir(void) {
   const char *tmpdir = getenv("TMPDIR");
   return tmpdir && *tmpdir ? tmpdir : "/tmp";
@@ -114,8 +102,4 @@ void op2_cache_entry_dir(const char *root, const char *name, const op2_cache_key
 
 int op2_read_file(const char *path, char **data, size_t *len) {
   return op2_read_regular_file(path, OP2_RECORD_FILE_CAP, data, len, NULL);
-}
-
-int op2_write_file_atomic(const char *path, const void *data, size_t len, op2_jit_error *err) {
-  return op2_write_atomic_at(AT_FDCWD, path, data, len, err);
 }

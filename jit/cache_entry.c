@@ -17,9 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/file_io.h"
 #include "cache_entry.h"
 #include "elf_load.h"
-#include "file_io.h"
 
 int op2_cache_private(const struct stat *st, const char *what, op2_jit_error *err) {
   if (st->st_uid != geteuid())
@@ -196,36 +196,6 @@ int op2_entry_read(const op2_entry *e, const char *file, char **data, size_t *le
                : op2_jit_error_set(err, OP2_ERR_IO, "cannot read %s: %s", file, strerror(errno));
   close(fd);
   return rc;
-}
-
-int op2_write_atomic_at(int dirfd, const char *file, const void *data, size_t len,
-                        op2_jit_error *e) {
-  /* An unpredictable name, created exclusively: a link or file planted at a guessable name
-   * (FILE.tmpPID in a shared directory) is never written through. */
-  char tmp[OP2_PATH_BUF];
-  int fd = op2_temp_create_at(dirfd, file, 0600, tmp, sizeof tmp);
-  if (fd < 0)
-    return op2_jit_error_set(e, OP2_ERR_IO, "cannot create a temporary file for %s: %s", file,
-                             strerror(errno));
-  const char *p = data;
-  size_t left = len;
-  int err = 0;
-  while (left > 0) {
-    ssize_t w = write(fd, p, left);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      err = w < 0 ? errno : ENOSPC;
-      break;
-    }
-    p += w, left -= (size_t)w;
-  }
-  if (close(fd) != 0 && !err) err = errno;
-  if (!err && renameat(dirfd, tmp, dirfd, file) != 0) err = errno;
-  if (err) {
-    unlinkat(dirfd, tmp, 0);
-    return op2_jit_error_set(e, OP2_ERR_IO, "cannot write %s: %s", file, strerror(err));
-  }
-  return OP2_OK;
 }
 
 int op2_entry_write(const op2_entry *e, const char *file, const void *data, size_t len,

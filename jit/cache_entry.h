@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "jit/desc.h"
-#include "jit/paths.h"
+#include "base/base.h"
+#include "base/file_io.h"
 
 typedef struct op2_cache_key {
   uint64_t hi, lo;
@@ -47,9 +47,7 @@ void op2_hash_hex64(const void *data, size_t len, char out[17]);
 void op2_utc_now(char *out, size_t len); /* ISO 8601, for manifests */
 
 /* ---- places ---- */
-/* The default cache root: $XDG_CACHE_HOME/op2, else $HOME/.cache/op2, else /tmp/op2-cache-UID
- * ($OP2_CACHE_DIR is an option and is read by the caller). -1 when it does not fit. */
-int op2_cache_default_root(char *out, size_t len);
+/* (The default cache root, op2_cache_default_root, is base/file_io.h's: the options ask too.) */
 /* Where private build directories and the sources of failed kernels go: $TMPDIR or /tmp. */
 const char *op2_temp_dir(void);
 /* Writes a failed kernel's source to TMPDIR/op2-NAME-HASH16.EXT; the path (malloc'ed) or NULL. */
@@ -116,10 +114,6 @@ int op2_entry_open_file(const op2_entry *e, const char *file, struct stat *st, o
 int op2_read_fd(int fd, char **data, size_t *len);
 int op2_entry_read(const op2_entry *e, const char *file, char **data, size_t *len,
                    op2_jit_error *err);
-/* Writes `file` (relative to dirfd) atomically: FILE.tmpRANDOM (op2_temp_create_at), then rename;
- * no partial file stays on failure. OP2_OK, else OP2_ERR_IO with the reason in *err. */
-int op2_write_atomic_at(int dirfd, const char *file, const void *data, size_t len,
-                        op2_jit_error *err);
 int op2_entry_write(const op2_entry *e, const char *file, const void *data, size_t len,
                     op2_jit_error *err);
 /* Removes the entry's cache files (temporary ones only when `temps_only`) and, unless

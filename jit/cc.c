@@ -11,29 +11,6 @@
 
 #include "jit_internal.h"
 
-/* An executable regular file (a directory passes access(X_OK)). */
-static int is_program(const char *path) {
-  struct stat st;
-  return access(path, X_OK) == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-int op2_find_program(const char *name, char *out, size_t len) {
-  if (!*name) return -1;
-  if (strchr(name, '/')) return realpath(name, out) && is_program(out) ? 0 : -1;
-  const char *path = getenv("PATH");
-  if (!path) path = "/usr/bin:/bin";
-  while (*path) {
-    const char *end = strchr(path, ':');
-    size_t n = end ? (size_t)(end - path) : strlen(path);
-    char candidate[OP2_PATH_BUF];
-    snprintf(candidate, sizeof candidate, "%.*s/%s", (int)n, n ? path : ".", name);
-    if (is_program(candidate) && realpath(candidate, out)) return 0;
-    path += n + (end != NULL);
-  }
-  (void)len;
-  return -1;
-}
-
 static void cpu_identity(char *out, size_t len) {
   char *info;
   size_t n;

@@ -4,7 +4,7 @@
 #ifndef OP2_JIT_CXX_LOWER_H
 #define OP2_JIT_CXX_LOWER_H
 
-#include "desc.h"
+#include "base/base.h"
 
 /* The kernel text `src` with reference parameters of its helper functions made pointers (their
  * uses dereferenced, their call sites passing the address, type-checked), functional casts of

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "jit/desc.h"
+#include "base/base.h"
 
 typedef struct op2_elf_image op2_elf_image;
 

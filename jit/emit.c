@@ -59,15 +59,6 @@ int op2_first_arg_of_map_group(const op2_loop_desc *loop, int group) {
   return -1;
 }
 
-int op2_is_indirect_dat(const op2_arg_desc *d) {
-  return d->kind == OP2_ARG_DAT && !d->opt_off && d->map_arity > 0;
-}
-
-void op2_arg_columns(const op2_arg_desc *d, int *lo, int *hi) {
-  *lo = d->idx < 0 ? 0 : d->idx;
-  *hi = d->idx < 0 ? -d->idx : d->idx + 1;
-}
-
 /* Where an indirect dat argument's data is while an element runs. */
 typedef enum {
   IN_PLACE,     /* global memory, through the map */

@@ -12,8 +12,8 @@
 
 #include <stdint.h>
 
+#include "base/cuda_layout.h"
 #include "jit.h"
-#include "templates/cuda/params.h"
 
 typedef enum op2_emit_strategy {
   OP2_EMIT_C_RANGE,      /* C: the template loops over an element range, data used in place */
@@ -26,55 +26,6 @@ typedef enum op2_emit_strategy {
                             on every lane under `#pragma omp simd`, increments scattered in
                             element order */
 } op2_emit_strategy;
-
-/* ---- how a loop runs on the GPU (emit_cuda.c) ---- */
-typedef enum {
-  OP2_CUDA_DIRECT = 0,  /* no indirect data: one thread per element */
-  OP2_CUDA_ATOMICS = 1, /* one thread per element, indirect increments as atomic adds */
-  OP2_CUDA_GLOBAL = 2,  /* elements coloured, one launch per colour */
-  OP2_CUDA_HIER = 3     /* OP2's blocks, shared-memory staging, thread colours */
-} op2_cuda_strategy;
-const char *op2_cuda_strategy_name(op2_cuda_strategy s);
-
-enum { OP2_STAGE_READ = 1, OP2_STAGE_INC = 2, OP2_STAGE_RW = 3 };
-
-/* Hierarchical staging group: the data one dat reaches from a block, through all of its maps
- * (one staged copy of each element, however many maps reach it). */
-typedef struct op2_cuda_group {
-  int dat_group;
-  int first_arg; /* an argument of the group: its dat, type and dim */
-  int mode;      /* OP2_STAGE_READ, _INC or _RW */
-  int index_of;  /* the group whose staged element list and loc_map rows this one uses: an
-                    earlier group reached through the very same (map, column) pairs stages the
-                    same elements in the same order, so their local indices are one row */
-} op2_cuda_group;
-
-/* A (group, map, map column) triple: one loc_map row of local indices (groups sharing their
- * index rows have no slots of their own: op2_cuda_find_slot answers with their index group's). */
-typedef struct op2_cuda_slot {
-  int group, map_group, col;
-  int arg; /* an argument through this map: its op_map */
-} op2_cuda_slot;
-
-typedef struct op2_cuda_layout {
-  op2_cuda_strategy strategy;
-  int ngroups, nslots, nmap_groups;
-  op2_cuda_group groups[OP2_CUDA_MAX_ARGS];
-  op2_cuda_slot slots[2 * OP2_CUDA_MAX_ARGS];
-  int in_colour;                  /* hierarchical: the kernel runs in its thread colour's turn */
-  int indirect_writes;            /* some dat is written through a map */
-  int nred;                       /* global reductions */
-  int red_rec_bytes;              /* one block's partial record: every reduction, 8-byte aligned */
-  int red_off[OP2_CUDA_MAX_ARGS]; /* per argument: offset in the record (-1: none) */
-  int red_thread_bytes;           /* reduction scratch per thread in shared memory */
-  char why[160];                  /* why the strategy differs from the one asked for, or "" */
-  int max_threads; /* the largest block it is launched with (__launch_bounds__), 0: unbounded */
-} op2_cuda_layout;
-
-/* Chooses the strategy (`asked` < 0: the default) and lays out staging and reductions. */
-int op2_cuda_layout_make(op2_jit *jit, const op2_loop_desc *loop, int asked, op2_cuda_layout *out);
-int op2_cuda_find_group(const op2_cuda_layout *lay, const op2_arg_desc *d);
-int op2_cuda_find_slot(const op2_cuda_layout *lay, int group, int map_group, int col);
 
 /* ---- the emitter (emit.c) ---- */
 typedef struct op2_emitter {
@@ -113,12 +64,9 @@ void op2_emit_inc_add(const op2_emitter *e);
 void op2_emit_cuda_stage(const op2_emitter *e);
 void op2_emit_cuda_reduce(const op2_emitter *e);
 
-/* Shared by the emitter and the layout. */
+/* The first argument of a dat group or of a map group (emit.c). */
 int op2_first_arg_of_dat_group(const op2_loop_desc *loop, int group);
 int op2_first_arg_of_map_group(const op2_loop_desc *loop, int group);
-int op2_is_indirect_dat(const op2_arg_desc *d);
-/* Map columns an argument reaches: [lo, hi). */
-void op2_arg_columns(const op2_arg_desc *d, int *lo, int *hi);
 
 /* ---- whole files (codegen.c) ---- */
 #define OP2_CODEGEN_VERSION 1

@@ -6,7 +6,7 @@
 #define OP2_JIT_FORTRAN_CODEGEN_H
 
 #include "jit_internal.h"
-#include "fortran_unit.h"
+#include "base/fortran_unit.h"
 #include "emit.h"
 
 /* The line between the modules compiled only for their interfaces and the loop module. */

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "fortran_codegen.h"
-#include "fortran_source.h"
+#include "base/fortran_source.h"
 
 enum { MAX_DUMMIES = 64 };
 

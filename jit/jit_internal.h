@@ -66,6 +66,10 @@ int op2_jit_fail_at(op2_jit *jit, const char *file, int line, const char *func, 
 void op2_jit_diag(const op2_jit *jit, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The address of `symbol` in a loaded code object (a shared object's handle, or TinyCC's state)
+ * or NULL; *bytes (if not NULL) its size where the object says, else 0 (jit_constants.c). */
+void *op2_jit_symbol(void *dl_handle, void *tcc_state, const char *symbol, size_t *bytes);
+
 /* ---- templates embedded at build time (templates.c + generated table) ---- */
 /* A malloc'ed copy of template `name` (e.g. "c/loop.c"), or NULL with the failure recorded. */
 char *op2_template_load(op2_jit *jit, const char *name);

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "desc.h"
+#include "base/base.h"
 
 /* Appends to `out` a definition `static void op2_lanes_NAME(...)`: kernel `name` of `source` with
  * every parameter p whose bit is set in `want` (bit i: parameter i) and that is only ever used as

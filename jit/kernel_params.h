@@ -4,7 +4,7 @@
 #ifndef OP2_KERNEL_PARAMS_H
 #define OP2_KERNEL_PARAMS_H
 
-#include "jit.h"
+#include "jit/jit.h"
 
 enum { OP2_PARAMS_MAX = 64 };
 
@@ -21,19 +21,15 @@ typedef struct op2_kernel_param {
 int op2_kernel_params_parse(const char *source, const char *name, op2_kernel_param *out, int *count,
                             op2_jit_error *why);
 
-/* Compares the kernel's parameters with the loop's arguments: OP2_OK, or an OP2_ERR_ARG error
- * naming the loop, the argument (counting from 0, as every loop message does) and the parameter.
- * A declaration that cannot be read is skipped (said at OP2_DIAGS=2). */
-int op2_kernel_params_check(op2_jit *jit, const char *source, const op2_loop_desc *loop);
-/* The same comparison, silent (no failure recorded, no diagnostic): OP2_OK when the check above
- * would pass, OP2_ERR_ARG when it would fail, OP2_ERR_MEM. For a call checked when it is queued
- * (lazy execution): one that fails runs at once, and the check above reports it. */
-int op2_kernel_params_verify(const char *source, const op2_loop_desc *loop);
+/* op2_kernel_params_check (jit.h) compares them with the loop's arguments, counting arguments
+ * from 0 as every loop message does; a declaration that cannot be read is skipped (said at
+ * OP2_DIAGS=2). */
+/* op2_kernel_params_verify (jit.h): the same comparison, silent, for a call checked when it is
+ * queued. */
 
-/* Reading kernel source, shared with kernel_lanes.c. */
-/* The source with comments and the contents of string and character literals blanked, so that
- * neither can be mistaken for code; same length as the source. NULL when out of memory. */
-char *op2_kernel_source_blank(const char *src);
+/* Reading kernel source, shared with kernel_lanes.c; op2_kernel_source_blank (jit.h) blanks
+ * comments and the contents of string and character literals, so that neither can be mistaken
+ * for code. */
 int op2_is_ident_char(char c);
 /* In blanked code: just after the '(' of the definition of `name` (its matching ')' at *close,
  * followed by '{'), or NULL. */

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "op2.h"
-#include "jit/desc.h"
+#include "base/base.h"
 #include "jit/jit.h"
 #include "runtime/context.h"
 #include "runtime/loop.h"
@@ -116,7 +116,7 @@ static inline int op2_dat_sync_host(op2_context *ctx, op_dat dat) {
 
 /* Global reductions (reduction.c). A partial starts from zero (INC) or the caller's value
  * (MIN, MAX, op_arg_info); folding adds it, or keeps the smaller or larger value. op2_is_reduction:
- * desc.h. op2_reduction_fold folds one argument that no op_arg_info travels with (an info
+ * base/base.h. op2_reduction_fold folds one argument that no op_arg_info travels with (an info
  * argument alone is left as it is); op2_reduction_fold_part folds one part's partials of every
  * reduction (part[i], NULL where the part has none) into out[i], each info argument taking the
  * part's value, component by component, where the part's partial of its reduction is strictly

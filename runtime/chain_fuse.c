@@ -18,6 +18,7 @@
 #include "runtime/chain_fuse.h"
 #include "runtime/compiled_kernel.h"
 #include "runtime/mesh.h"
+#include "jit/jit.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -25,7 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit/kernel_params.h"
+static int ident_char(char c) {
+  return isalnum((unsigned char)c) || c == '_';
+}
 
 /* Limits of one fused pass: its name stays a loop name (at most 200 characters), its arguments
  * within what the kernel parameter check reads. */
@@ -82,12 +85,12 @@ static bool file_scope_names(const char *text, char (*names)[64], int *count, in
     if (*p == '}') braces--;
     if (*p == '(') parens++;
     if (*p == ')') parens--;
-    if (!op2_is_ident_char(*p) || isdigit((unsigned char)*p)) {
+    if (!ident_char(*p) || isdigit((unsigned char)*p)) {
       p++;
       continue;
     }
     const char *w = p;
-    while (op2_is_ident_char(*p)) p++;
+    while (ident_char(*p)) p++;
     size_t len = (size_t)(p - w);
     if (braces || parens || len >= 64) continue;
     char word[64];

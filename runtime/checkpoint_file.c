@@ -19,7 +19,7 @@
 #include <xxhash.h>
 
 #include "runtime/checkpoint.h"
-#include "jit/file_io.h"
+#include "base/file_io.h"
 #include "runtime/error.h"
 
 static const char header_magic[16] = "op2jit ckpt v1\n";

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The one error mechanism (error.c); status codes and OP2_CALL are jit/desc.h's. */
+/* The one error mechanism (error.c); status codes and OP2_CALL are base/base.h's. */
 #ifndef OP2_RUNTIME_ERROR_H
 #define OP2_RUNTIME_ERROR_H
 
-#include "jit/desc.h"
+#include "base/base.h"
 
 typedef struct op2_context op2_context;
 
@@ -33,7 +33,7 @@ void op2_error_probe_end(op2_context *ctx);
 /* The function that reported the last error (op2_error's caller), or "" before any. */
 const char *op2_last_error_function(void);
 
-/* OP2_CALL's failure branch in runtime/ (jit/desc.h calls OP2_CALL_FAILED there): at
+/* OP2_CALL's failure branch in runtime/ (base/base.h calls OP2_CALL_FAILED there): at
  * OP2_DIAGS>=3 the caller that propagates a failure is added to the last error's trace, PETSc
  * style, so op_last_error() ends with the chain of callers. Only failures pay for it. */
 void op2_error_trace_at(const char *file, int line, const char *func);

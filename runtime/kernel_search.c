@@ -23,6 +23,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "base/file_io.h"
 #include "runtime/context.h"
 #include "runtime/error.h"
 #include "runtime/options.h"

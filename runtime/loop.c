@@ -23,7 +23,6 @@
 #include "runtime/compiled_kernel.h"
 #include "jit/jit.h"
 #include "runtime/distributed.h"
-#include "jit/kernel_params.h"
 
 /* The identity of one argument as far as shape is concerned: no global data values. */
 typedef struct arg_key {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The mesh as the library owns it: sets (with their halo lists under MPI), maps, dats, and the
  * names and constants a program declares. Users see only op2.h's read-only views (op_*_core);
- * what jit/ shares with runtime/ (types, constants) is in jit/desc.h. */
+ * what jit/ shares with runtime/ (types, constants) is in base/base.h. */
 #ifndef OP2_RUNTIME_MESH_H
 #define OP2_RUNTIME_MESH_H
 
@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "op2.h"
-#include "jit/desc.h"
+#include "base/base.h"
 
 typedef struct op2_context op2_context;
 

@@ -15,7 +15,7 @@
  *   runtime/kernel_source.h  kernels given as functions: their source
  *   runtime/output.h       fetches and profiles
  *   runtime/backend.h      the backend API; runtime/distributed.h what runtime/ asks of MPI
- * What jit/ shares with runtime/ is in jit/desc.h and jit/jit.h. */
+ * What jit/ shares with runtime/ is in base/base.h and jit/jit.h. */
 #ifndef OP2_IMPL_H
 #define OP2_IMPL_H
 

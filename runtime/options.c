@@ -11,10 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file_io.h"
 #include "runtime/error.h"
 #include "runtime/options.h"
 #include "runtime/backend.h"
-#include "jit/cache_entry.h"
 #include "jit/jit.h"
 #include "runtime/checkpoint.h"
 #include "runtime/distributed.h"

@@ -5,7 +5,7 @@
 #define OP2_RUNTIME_OPTIONS_H
 
 #include "jit/jit.h"
-#include "jit/paths.h"
+#include "base/base.h"
 
 /* Under MPI: did each rank declare its block, or every rank the whole mesh? */
 typedef enum { OP2_DECL_AUTO, OP2_DECL_LOCAL, OP2_DECL_REPLICATED } op2_decl_mode;

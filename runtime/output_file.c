@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "runtime/output_file.h"
-#include "jit/file_io.h"
+#include "base/file_io.h"
 
 enum target_kind { TARGET_NEW, TARGET_REGULAR, TARGET_OTHER };
 

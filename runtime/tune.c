@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "base/file_io.h"
 #include "runtime/context.h"
 #include "runtime/error.h"
 #include "runtime/options.h"

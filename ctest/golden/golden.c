@@ -165,7 +165,7 @@ static void check_loop(const char *name) {
   int done[4] = {0};
   for (int asked = OP2_CUDA_ATOMICS; asked <= OP2_CUDA_HIER; asked++) {
     op2_cuda_layout lay;
-    CHECK_EQ_INT(op2_cuda_layout_make(ctx->jit_engine, &d, asked, &lay), OP2_OK);
+    CHECK_EQ_INT(op2_cuda_layout_make(&d, asked, &lay, NULL), OP2_OK);
     if (done[lay.strategy]++) continue;
     lay.max_threads = 256; /* OP2_CUDA_BLOCK_SIZE's default: __launch_bounds__(256) */
     CHECK_EQ_INT(op2_codegen_cuda(ctx->jit_engine, &d, loop->key_blob, &lay, &gen), OP2_OK);

@@ -3,10 +3,13 @@
 """The library's layer order, checked from its #include lines.
 
 The folders are layers: include/ (the user API) and templates/ (plain files embedded in generated
-code) below jit/ (loop description -> source text -> compiled kernel, through a request -> result
-API that knows nothing of the context, loops, statistics or MPI: jit/desc.h, jit/jit.h), below runtime/ (the mesh, plans, execution), with runtime/mpi/, runtime/hdf5/ and
-runtime/cuda/ on top of runtime/. jit/ includes nothing of runtime/. ALLOWED says which folder may
-include from which; anything else is a violation, and so is a cycle between folders. <mpi.h> may be
+code) below base/ (what jit/ and runtime/ share and neither owns: status codes, OP2_CALL, the
+failure record, the loop description, buffers, the clock, paths, file I/O, a loop's CUDA layout),
+below jit/ (loop description -> source text -> compiled kernel, through a request -> result API
+that knows nothing of the context, loops, statistics or MPI: jit/jit.h), below runtime/ (the
+mesh, plans, execution), with runtime/mpi/, runtime/hdf5/ and runtime/cuda/ on top of runtime/.
+base/ includes nothing of jit/ or runtime/; jit/ includes nothing of runtime/. ALLOWED says which
+folder may include from which; anything else is a violation, and so is a cycle between folders. <mpi.h> may be
 included only by the folders in MPI_FACING, so a file elsewhere never depends on MPI, and a file
 elsewhere makes no MPI call either (it asks runtime/mpi/ through runtime/distributed.h).
 
@@ -19,14 +22,14 @@ tests, tools, samples and benchmarks alike (meson gives them the project root as
 directory).
 
 jit/ has a public face (jit/jit.h: config, request -> result, poll/cancel, an opaque kernel read
-through accessors) and private internals (JIT_PRIVATE: the kernel's fields, the engine, tiers,
-builds, the background tier). No file of runtime/ may reach a private header, directly or through
-the jit/ headers it includes. Every target (C, CUDA, cuda-emu) is reached through
+through accessors) and internals (the kernel's fields, the engine, tiers, builds, the background
+tier, the emitter, the cache). A file of runtime/ includes jit/jit.h and no other jit/ header
+(JIT_FACE), and reaches no private header (JIT_PRIVATE) through the headers it includes either. Every target (C, CUDA, cuda-emu) is reached through
 op2_jit_kernel(request): no file of runtime/ calls a code generator or a compiler itself
 (JIT_WORK_CALL_RE).
 
 Only runtime/error.c writes to stderr (and runtime/fault.c's signal handler, with write(2)): any
-other write to stderr in runtime/ or jit/ is a violation (STDERR_WRITE_RE).
+other write to stderr in base/, jit/ or runtime/ is a violation (STDERR_WRITE_RE).
 
 Any violation, folder cycle or file cycle fails the check (issue 9 emptied its list of known exceptions; there
 is none to add).
@@ -38,7 +41,7 @@ import os
 import re
 import sys
 
-LIBRARY_FOLDERS = ["include", "templates", "jit", "runtime", "tools"]
+LIBRARY_FOLDERS = ["include", "templates", "base", "jit", "runtime", "tools"]
 
 # folder -> folders it may include from (besides itself). Subfolders of templates/ and runtime/
 # are layers of their own.
@@ -47,13 +50,14 @@ ALLOWED = {
     "templates": set(),
     "templates/c": set(),
     "templates/cuda": set(),
-    "jit": {"include", "templates", "templates/c", "templates/cuda"},
-    "runtime": {"include", "jit", "templates"},
-    "runtime/mpi": {"include", "jit", "runtime"},
-    "runtime/hdf5": {"include", "runtime", "runtime/mpi"},
-    "runtime/cuda": {"include", "jit", "runtime", "templates/cuda"},
-    "runtime/fortran": {"include", "jit", "runtime"},
-    "tools": {"include", "jit"},
+    "base": {"include", "templates/cuda"},
+    "jit": {"include", "templates", "templates/c", "templates/cuda", "base"},
+    "runtime": {"include", "base", "jit", "templates"},
+    "runtime/mpi": {"include", "base", "jit", "runtime"},
+    "runtime/hdf5": {"include", "base", "runtime", "runtime/mpi"},
+    "runtime/cuda": {"include", "base", "jit", "runtime", "templates/cuda"},
+    "runtime/fortran": {"include", "base", "jit", "runtime"},
+    "tools": {"include", "base", "jit"},
 }
 MPI_FACING = {"runtime/mpi", "runtime/hdf5"}
 # OP2's own MPI header for programs (`op_lib_mpi.h`): OP2's MPI programs rely on it bringing
@@ -66,6 +70,8 @@ C_SUFFIXES = (".c", ".h", ".cu", ".cpp", ".hpp", ".cc")
 # jit/'s internals: runtime/ reaches none of them, not even through another jit/ header.
 JIT_PRIVATE = {"jit/jit_internal.h", "jit/jit_cuda.h"}
 PRIVATE_TO_JIT_FOR = ("runtime",)
+# The one jit/ header a file of runtime/ (any subfolder) names.
+JIT_FACE = "jit/jit.h"
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 # An MPI function called (MPI_Allreduce(...), MPI_Comm_free(...)): constants such as MPI_VERSION
@@ -164,9 +170,9 @@ STDERR_WRITE_RE = re.compile(r"\b(?:v?fprintf|fputs|fputc|fwrite|perror)\s*\([^;
 
 
 def stderr_writes(root):
-    """(file, line) for every write to stderr in runtime/ and jit/ outside STDERR_WRITERS."""
+    """(file, line) for every write to stderr in base/, runtime/, jit/ outside STDERR_WRITERS."""
     for rel in sources(root):
-        if not rel.startswith(("runtime/", "jit/")) or rel in STDERR_WRITERS:
+        if not rel.startswith(("base/", "runtime/", "jit/")) or rel in STDERR_WRITERS:
             continue
         with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
             text = f.read()
@@ -221,6 +227,8 @@ def violations(root):
         graph.setdefault(a, set()).add(b)
         if b not in ALLOWED.get(a, set()):
             found.add(f"{src} -> {dst}")
+        elif b == "jit" and src.startswith("runtime/") and dst != JIT_FACE:
+            found.add(f"{src} -> {dst}: runtime/ includes {JIT_FACE} only of jit/")
     return found, graph
 
 

@@ -13,8 +13,10 @@ Not a test (nothing here fails): a census, so that a count in the docs can be ta
     in runtime/ and jit/ outside runtime/error.c, the one writer (runtime/fault.c's signal handler
     may only use write(2))
   - OP2_CHECK uses, op2_error( calls, OP2_ASSERT sites in runtime/
-  - functions over N lines (default 100) in runtime/, jit/ and tools/, from the line of the name
-    to the closing brace, longest first
+  - functions over N lines (default 100) in runtime/, jit/, base/ and tools/, from the line of
+    the name to the closing brace, longest first
+  - the jit boundary: runtime/'s #include lines of jit/ headers, by header, and jit/jit.h's lines
+(jit/'s figures include base/, the shared layer below jit/ and runtime/.)
 """
 import os
 import re
@@ -86,7 +88,7 @@ def main():
     root = args[0] if args else os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__))))
     runtime = tracked(root, 'runtime/*.c')
-    jit = tracked(root, 'jit/*.c')
+    jit = tracked(root, 'jit/*.c') + tracked(root, 'base/*.c')
     code = runtime + jit
     buffers = message_buffers(root, runtime)
     print('runtime functions taking a message buffer: %d (jit/: %d)' % (
@@ -107,6 +109,14 @@ def main():
     print('functions over %d lines: %d' % (limit, len(longest)))
     for n, f, name in longest:
         print('    %5d  %s  %s' % (n, f, name))
+    jit_includes = {}
+    for f in tracked(root, 'runtime/*.c', 'runtime/*.h'):
+        for m in re.finditer(r'^\s*#\s*include\s*"(jit/[^"]+)"', read(root, f), re.M):
+            jit_includes[m.group(1)] = jit_includes.get(m.group(1), 0) + 1
+    print('runtime/ includes of jit/ headers: %d (%s); jit/jit.h: %d lines' % (
+        sum(jit_includes.values()),
+        ', '.join('%s %d' % kv for kv in sorted(jit_includes.items())) or 'none',
+        read(root, 'jit/jit.h').count('\n')))
     return 0
 
 

@@ -490,6 +490,14 @@ static int build_module(op2_context *ctx, void *arg) {
   return loop_module(ctx, j->st, j->loop, j->lay, (cuda_module **)&j->loop->backend_kernel);
 }
 
+/* The loop's layout (base/cuda_layout.h), a loop the CUDA strategies cannot run reported here. */
+static int layout_make(const op2_loop_desc *d, int asked, op2_cuda_layout *lay) {
+  op2_jit_error err = {0};
+  if (op2_cuda_layout_make(d, asked, lay, &err) != OP2_OK)
+    return op2_error_record(&err, "%s", err.msg);
+  return OP2_OK;
+}
+
 /* One build per machine (runtime/mpi/): its first rank compiles into the disk cache and the
  * others then load that entry. */
 int op2_cuda_prepare(op2_context *ctx, op2_loop *loop) {
@@ -497,7 +505,7 @@ int op2_cuda_prepare(op2_context *ctx, op2_loop *loop) {
   op2_cuda_layout lay;
   op2_loop_desc d;
   op2_loop_describe(ctx, loop, &d);
-  OP2_CALL(op2_jit_report(ctx, op2_cuda_layout_make(ctx->jit_engine, &d, st->asked, &lay)));
+  OP2_CALL(layout_make(&d, st->asked, &lay));
   lay.max_threads = st->block_size;
   module_job job = {st, loop, &lay};
   return op2_mpi_node_build(ctx, build_module, &job);
@@ -526,7 +534,7 @@ static int setup_loop(op2_context *ctx, op2_cuda_state *st, cuda_loop *cl, int b
   double t0 = op2_wall_seconds();
   op2_loop_desc d;
   op2_loop_describe(ctx, loop, &d);
-  OP2_CALL(op2_jit_report(ctx, op2_cuda_layout_make(ctx->jit_engine, &d, st->asked, &cl->lay)));
+  OP2_CALL(layout_make(&d, st->asked, &cl->lay));
   cl->lay.max_threads = st->block_size;
   if (cl->lay.why[0]) op2_diag(1, "cuda backend, loop '%s': %s", loop->name, cl->lay.why);
   cl->mod = loop->backend_kernel; /* prepare built it under the same layout */

@@ -13,8 +13,8 @@
 #include "runtime/loop.h"
 #include "runtime/backend.h"
 #include "runtime/cuda/cuda_options.h"
+#include "base/cuda_layout.h"
 #include "jit/jit.h"
-#include "jit/emit.h"
 #include "templates/cuda/params.h"
 #include "templates/cuda/emu_env.h"
 
@@ -60,7 +60,7 @@ int op2_cu_driver_load(const char *path, op2_cu_api *api, void **handle, op2_jit
  * until op_exit. */
 void op2_cuda_use_driver(const op2_cu_api *api);
 
-/* How a loop runs on the GPU (strategies, layouts, generated sources): jit/emit.h. */
+/* How a loop runs on the GPU (strategies, layouts): base/cuda_layout.h. */
 
 /* Kernels (generated, compiled by NVRTC or as C for the emulator, cached) are asked of
  * op2_jit_kernel (jit/jit.h) with the CUDA targets; jit/jit_cuda.h is jit's own. */

@@ -6,7 +6,7 @@
 #ifndef OP2_CUDA_OPTIONS_H
 #define OP2_CUDA_OPTIONS_H
 
-#include "jit/paths.h"
+#include "base/base.h"
 #include "runtime/options.h"
 
 typedef struct op2_context op2_context;

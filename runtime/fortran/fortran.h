@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "op2.h"
-#include "jit/desc.h"
+#include "base/base.h"
 #include "jit/jit.h"
 
 typedef struct op2_context op2_context;

@@ -18,7 +18,7 @@
 #include "runtime/error.h"
 #include "runtime/loop.h"
 #include "runtime/options.h"
-#include "jit/fortran_unit.h"
+#include "base/fortran_unit.h"
 
 op2_fortran *op2_fortran_state(op2_context *ctx) {
   if (!ctx->fortran && !(ctx->fortran = calloc(1, sizeof *ctx->fortran)))

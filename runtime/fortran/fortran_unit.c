@@ -28,10 +28,10 @@
 #include <unistd.h>
 
 #include "runtime/fortran/fortran.h"
-#include "jit/fortran_source.h"
+#include "base/fortran_source.h"
 #include "runtime/context.h"
 #include "runtime/options.h"
-#include "jit/fortran_unit.h"
+#include "base/fortran_unit.h"
 
 enum { MAX_DIRS = 16, MAX_NAMES = 512, MAX_MODULES = 64, MAX_HOST = 64 };
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file_io.h"
 #include "runtime/hdf5/hdf5_impl.h"
 #include "runtime/context.h"
 #include "runtime/error.h"

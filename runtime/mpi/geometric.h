@@ -8,7 +8,7 @@
 
 #include <mpi.h>
 
-#include "jit/desc.h"
+#include "base/base.h"
 
 /* Splits the points into `nparts` parts: the parts' index range is halved, the points of a range
  * are cut across the longest side of their bounding box at the coordinate that puts the matching

@@ -11,7 +11,7 @@
 
 #include <mpi.h>
 
-#include "jit/desc.h"
+#include "base/base.h"
 #include "runtime/mpi/ptscotch.h"
 
 /* The symmetrised local graph: rows sorted, no duplicates, no self loops, global neighbours. */

@@ -9,7 +9,7 @@
 
 #include <mpi.h>
 
-#include "jit/desc.h"
+#include "base/base.h"
 
 /* Allowed part weight excess over the average, for PT-Scotch's parts and for declared blocks
  * kept instead of them (keep_blocks.c). */

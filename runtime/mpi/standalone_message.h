@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Failures of the MPI helpers that build without the rest of the library (the graph partitioner's
  * files: graph_sym.c, graph_quality.c, ptscotch.c; geometric.c: their tests compile them alone,
- * with jit/desc.c, so they cannot call op2_error): a failure fills the caller's failure record
+ * with base/base.c, so they cannot call op2_error): a failure fills the caller's failure record
  * (op2_jit_error, as jit/'s helpers do), agreed across the ranks, and the library reports it
  * once (op2_error_record). */
 #ifndef OP2_RUNTIME_MPI_STANDALONE_MESSAGE_H
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jit/desc.h"
+#include "base/base.h"
 
 /* This rank's own failure, in the record at the caller's place (code OP2_ERR_STATE). */
 #define op2_mpi_say(e, ...) op2_jit_error_set((e), OP2_ERR_STATE, __VA_ARGS__)

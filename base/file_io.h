@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Reading and creating files safely, for every layer (jit/, runtime/, tools/).
+/* Reading and creating files safely, for every layer (base/, jit/, runtime/, tools/).
  *
  * Reading: a file the library reads (a kernel header, a tuning record, a manifest, a checkpoint)
  * may be anything a user or another user put at its path: a FIFO must not block the read, and a
@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "jit/desc.h"
+#include "base/base.h"
 
 /* Caps of what the library reads: kernel headers (a long comment can be large) and the small
  * records (manifests, tuning records, templates). */
@@ -44,5 +44,21 @@ int op2_temp_create_at(int dirfd, const char *base, mode_t mode, char *name, siz
 /* Whether `suffix` is what op2_temp_create_at puts after `base`: ".tmp" and then letters and
  * digits (a process id in older versions). */
 int op2_is_temp_suffix(const char *suffix);
+
+/* Writes `file` (relative to dirfd) atomically: FILE.tmpRANDOM (op2_temp_create_at), then rename;
+ * no partial file stays on failure. OP2_OK, else OP2_ERR_IO with the reason in *err. */
+int op2_write_atomic_at(int dirfd, const char *file, const void *data, size_t len,
+                        op2_jit_error *err);
+/* Writes a file atomically: temp file in the same directory, then rename. OP2_OK, else
+ * OP2_ERR_IO with the reason in *err (NULL: not wanted). */
+int op2_write_file_atomic(const char *path, const void *data, size_t len, op2_jit_error *err);
+
+/* The default cache root: $XDG_CACHE_HOME/op2, else $HOME/.cache/op2, else /tmp/op2-cache-UID
+ * ($OP2_CACHE_DIR is an option and is read by the caller). -1 when it does not fit. */
+int op2_cache_default_root(char *out, size_t len);
+
+/* A program as the compiler tiers find it: a path (with a '/') or a name searched on PATH; its
+ * resolved path in `out` (PATH_MAX bytes). 0 when it is an executable regular file, else -1. */
+int op2_find_program(const char *name, char *out, size_t len);
 
 #endif /* OP2_FILE_IO_H */

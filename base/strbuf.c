@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* A growable text buffer for code generation. Allocation failure is sticky, so generators can
- * append freely and check once at the end. */
+/* A growable text buffer (code generation, messages, reports). Allocation failure is sticky, so
+ * generators can append freely and check once at the end. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit_internal.h"
+#include "base/base.h"
 
 static int reserve(op2_buf *b, size_t extra) {
   if (b->failed) return 0;

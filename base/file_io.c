@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Bounded reads of regular files and temporary files with unpredictable names (file_io.h). */
+/* Bounded reads of regular files, temporary files with unpredictable names, atomic writes, the
+ * default cache root and programs on PATH (file_io.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "file_io.h"
+#include "base/file_io.h"
 
 int op2_open_regular(int dirfd, const char *path, int nofollow, struct stat *st,
                      op2_jit_error *why) {
@@ -154,4 +155,73 @@ int op2_is_temp_suffix(const char *suffix) {
   for (const char *p = suffix + 4; *p; p++)
     if (!isalnum((unsigned char)*p)) return 0;
   return 1;
+}
+
+int op2_write_atomic_at(int dirfd, const char *file, const void *data, size_t len,
+                        op2_jit_error *e) {
+  /* An unpredictable name, created exclusively: a link or file planted at a guessable name
+   * (FILE.tmpPID in a shared directory) is never written through. */
+  char tmp[OP2_PATH_BUF];
+  int fd = op2_temp_create_at(dirfd, file, 0600, tmp, sizeof tmp);
+  if (fd < 0)
+    return op2_jit_error_set(e, OP2_ERR_IO, "cannot create a temporary file for %s: %s", file,
+                             strerror(errno));
+  const char *p = data;
+  size_t left = len;
+  int err = 0;
+  while (left > 0) {
+    ssize_t w = write(fd, p, left);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      err = w < 0 ? errno : ENOSPC;
+      break;
+    }
+    p += w, left -= (size_t)w;
+  }
+  if (close(fd) != 0 && !err) err = errno;
+  if (!err && renameat(dirfd, tmp, dirfd, file) != 0) err = errno;
+  if (err) {
+    unlinkat(dirfd, tmp, 0);
+    return op2_jit_error_set(e, OP2_ERR_IO, "cannot write %s: %s", file, strerror(err));
+  }
+  return OP2_OK;
+}
+
+int op2_write_file_atomic(const char *path, const void *data, size_t len, op2_jit_error *err) {
+  return op2_write_atomic_at(AT_FDCWD, path, data, len, err);
+}
+
+int op2_cache_default_root(char *out, size_t len) {
+  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  int n;
+  if (xdg && *xdg)
+    n = snprintf(out, len, "%s/op2", xdg);
+  else if (home && *home)
+    n = snprintf(out, len, "%s/.cache/op2", home);
+  else
+    n = snprintf(out, len, "/tmp/op2-cache-%d", (int)getuid());
+  return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* An executable regular file (a directory passes access(X_OK)). */
+static int is_program(const char *path) {
+  struct stat st;
+  return access(path, X_OK) == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int op2_find_program(const char *name, char *out, size_t len) {
+  if (!*name) return -1;
+  if (strchr(name, '/')) return realpath(name, out) && is_program(out) ? 0 : -1;
+  const char *path = getenv("PATH");
+  if (!path) path = "/usr/bin:/bin";
+  while (*path) {
+    const char *end = strchr(path, ':');
+    size_t n = end ? (size_t)(end - path) : strlen(path);
+    char candidate[OP2_PATH_BUF];
+    snprintf(candidate, sizeof candidate, "%.*s/%s", (int)n, n ? path : ".", name);
+    if (is_program(candidate) && realpath(candidate, out)) return 0;
+    path += n + (end != NULL);
+  }
+  (void)len;
+  return -1;
 }

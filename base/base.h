@@ -1,19 +1,34 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* What jit/ and runtime/ share: the words a loop is described in (element types, argument
- * descriptors, declared constants, a loop description), status codes, the failure record a jit
- * call leaves for its caller, counters and a growable text buffer. jit/ knows nothing of the
- * context, loops, statistics or MPI: runtime/ describes a loop in these terms, asks jit/ for its
- * kernel and reports what went wrong (the runtime reaches it through jit/jit.h). */
-#ifndef OP2_JIT_DESC_H
-#define OP2_JIT_DESC_H
+/* The base below jit/ and runtime/: what both layers use and neither owns. Status codes and
+ * OP2_CALL, the failure record a function fills when it cannot report (op2_jit_error), the words a
+ * loop is described in (element types, argument descriptors, declared constants, a loop
+ * description), the clock, path sizes, the counts of kernel builds and a growable text buffer;
+ * file I/O and places are base/file_io.h, a loop's CUDA layout base/cuda_layout.h.
+ * base/ includes nothing of jit/ or runtime/ (t900-layers): runtime/ describes a loop in these
+ * terms and asks jit/ (jit/jit.h) for its kernel. */
+#ifndef OP2_BASE_H
+#define OP2_BASE_H
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "op2.h"
-#include "jit/paths.h"
+
+/* ---- path buffers ---- */
+/* A path as the user gives it (options, output files, the cache root) or as the system resolves
+ * it (realpath): Linux's PATH_MAX, the longest path a system call takes, its NUL included. */
+#define OP2_PATH_MAX 4096
+#if defined(PATH_MAX) && PATH_MAX > OP2_PATH_MAX
+#error "OP2_PATH_MAX is shorter than this system's PATH_MAX"
+#endif
+/* A path the library composes below one of those (a cache entry below the root, a file in the
+ * entry, a record below ROOT/tune/, a template below its directory): room for the names it adds,
+ * so that a root of OP2_PATH_MAX - 1 bytes is never cut short here, before the system says it is
+ * too long. */
+#define OP2_PATH_BUF (OP2_PATH_MAX + 1024)
 
 /* ---- status codes ---- */
 enum {
@@ -25,8 +40,8 @@ enum {
   OP2_ERR_MEM = 5
 };
 /* Early return on failure, so every internal call site stays one line. OP2_CALL_FAILED runs only
- * on the failure branch: nothing in jit/; runtime/error.h makes it add the caller to the error's
- * traceback (OP2_DIAGS>=3). */
+ * on the failure branch: nothing in base/ and jit/; runtime/error.h makes it add the caller to
+ * the error's traceback (OP2_DIAGS>=3). */
 #ifndef OP2_CALL_FAILED
 #define OP2_CALL_FAILED() ((void)0)
 #endif
@@ -39,7 +54,7 @@ enum {
     }                            \
   } while (0)
 
-/* ---- element types (desc.c; runtime/types.c parses OP2's spellings) ---- */
+/* ---- element types (base.c; runtime/types.c parses OP2's spellings) ---- */
 typedef enum {
   OP2_TYPE_DOUBLE,
   OP2_TYPE_FLOAT,
@@ -50,7 +65,7 @@ typedef enum {
 size_t op2_type_size(op2_type t);
 const char *op2_type_name(op2_type t); /* the C spelling */
 
-/* Monotonic wall clock in seconds (desc.c). */
+/* Monotonic wall clock in seconds (base.c). */
 double op2_wall_seconds(void);
 
 /* ---- what the code generator knows of a loop ---- */
@@ -87,6 +102,10 @@ int op2_has_info(const op2_arg_desc *desc, int nargs, int i);
 static inline int op2_info_ref(const op2_arg_desc *d) {
   return d->kind == OP2_ARG_GBL && (int)d->acc == OP2_ACC_INFO && !d->opt_off ? d->info_of : -1;
 }
+/* A dat argument reached through a map (and not switched off). */
+int op2_is_indirect_dat(const op2_arg_desc *d);
+/* Map columns an argument reaches: [lo, hi). */
+void op2_arg_columns(const op2_arg_desc *d, int *lo, int *hi);
 
 /* A declared constant (op_decl_const). jit/ reads name, type, dim, data and live; values and
  * nvalues are the runtime's record of the values it has baked (runtime/const.c). */
@@ -110,9 +129,12 @@ typedef struct op2_loop_desc {
   int nconsts;
 } op2_loop_desc;
 
-/* ---- what a jit call that failed says ---- */
-/* The first failure of a jit call, as its caller reports it (runtime/ with op2_error_at, so the
- * message and, at OP2_DIAGS=2, the file and line are those of the code that found it). */
+/* ---- the failure record ---- */
+/* A failure found by a function that cannot report it (jit/, which has no context; base/'s file
+ * helpers; the runtime's helpers whose callers name the call), as its caller reports it once
+ * (runtime/error.h's op2_error_record, or op2_error_at for a jit call's failure), so the message
+ * and, at OP2_DIAGS=2, the file and line are those of the code that found it. The name is the
+ * jit layer's, where it began. */
 typedef struct op2_jit_error {
   int code; /* OP2_OK: nothing to report */
   const char *file;
@@ -122,7 +144,8 @@ typedef struct op2_jit_error {
 } op2_jit_error;
 
 /* Fills *e (when e is not NULL) with the code, the place and the message, and returns the code:
- * how jit/'s helpers fail, instead of writing into a caller's `why` buffer or to stderr. */
+ * how helpers that cannot report fail, instead of writing into a caller's `why` buffer or to
+ * stderr. */
 int op2_jit_error_set_at(op2_jit_error *e, const char *file, int line, const char *func, int code,
                          const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 #define op2_jit_error_set(e, ...) \
@@ -143,7 +166,7 @@ typedef struct op2_jit_counters {
   int cc_dropped;       /* optimised builds not started before exit (a later run makes them) */
 } op2_jit_counters;
 
-/* ---- a growable text buffer (strbuf.c) ---- */
+/* ---- a growable text buffer (strbuf.c): failure is sticky, checked once at the end ---- */
 typedef struct op2_buf {
   char *data;
   size_t len, cap;
@@ -153,4 +176,4 @@ void op2_buf_printf(op2_buf *b, const char *fmt, ...) __attribute__((format(prin
 void op2_buf_append(op2_buf *b, const char *s, size_t len);
 void op2_buf_free(op2_buf *b);
 
-#endif /* OP2_JIT_DESC_H */
+#endif /* OP2_BASE_H */

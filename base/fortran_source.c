@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit/fortran_source.h"
-#include "jit/file_io.h"
+#include "base/fortran_source.h"
+#include "base/file_io.h"
 
 void op2_fsource_free(op2_fsource *s) {
   for (int i = 0; i < s->nstmts; i++) free(s->stmts[i].norm);

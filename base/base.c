@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Element types as the generated code spells them, a property of descriptors, and the clock jit/
- * and runtime/ time with. */
+/* Element types as the generated code spells them, properties of argument descriptors, the clock
+ * jit/ and runtime/ time with, and the failure record (base.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
 
-#include "desc.h"
+#include "base/base.h"
 
 static const struct {
   const char *name;
@@ -35,6 +35,15 @@ int op2_has_info(const op2_arg_desc *desc, int nargs, int i) {
     if (desc[j].kind == OP2_ARG_GBL && (int)desc[j].acc == OP2_ACC_INFO && desc[j].info_of == i)
       return 1;
   return 0;
+}
+
+int op2_is_indirect_dat(const op2_arg_desc *d) {
+  return d->kind == OP2_ARG_DAT && !d->opt_off && d->map_arity > 0;
+}
+
+void op2_arg_columns(const op2_arg_desc *d, int *lo, int *hi) {
+  *lo = d->idx < 0 ? 0 : d->idx;
+  *hi = d->idx < 0 ? -d->idx : d->idx + 1;
 }
 
 double op2_wall_seconds(void) {
