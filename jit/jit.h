@@ -52,6 +52,15 @@ int op2_kernel_constants(const op2_kernel *k, op2_const *const **out);
 typedef enum { OP2_CACHE_OFF, OP2_CACHE_READONLY, OP2_CACHE_ON } op2_cache_mode;
 typedef enum { OP2_JIT_TCC, OP2_JIT_CC, OP2_JIT_TIERED } op2_jit_mode;
 
+/* How kernel objects are loaded (OP2_LOADER): every object is checked by the direct loader
+ * first; then dlopen for the first OP2_DIRECT_AFTER objects and the direct loader after them
+ * (auto), the direct loader (direct), or dlopen (dlopen). dlopen is always used for an object
+ * that needs glibc's loader. */
+typedef enum { OP2_LOADER_AUTO, OP2_LOADER_DIRECT, OP2_LOADER_DLOPEN } op2_loader_mode;
+/* dlopen's cost per load grows with the objects loaded before; past this many the direct
+ * loader's constant cost is the smaller (docs/CACHE.md, "Loading"). */
+enum { OP2_DIRECT_AFTER = 256 };
+
 /* What the engine is made from (runtime/ fills it from the user's options). */
 typedef struct op2_jit_config {
   op2_jit_mode mode;
@@ -67,7 +76,7 @@ typedef struct op2_jit_config {
   int diags;                      /* OP2_DIAGS: which diagnostics are worth formatting */
   int compiler_given;  /* OP2_CC or OP2_CFLAGS set by the user: their failure told at level 0 */
   int compile_timeout; /* OP2_COMPILE_TIMEOUT: seconds a child compiler may run (0: none) */
-  int loader_dlopen;   /* OP2_LOADER=dlopen: no direct loader (cache_entry.h) */
+  int loader;          /* OP2_LOADER: an op2_loader_mode (cache_entry.h) */
   /* Prints one diagnostic of `level` (the caller decides who speaks, e.g. one rank): jit/ never
    * writes to stderr itself. */
   void (*diag)(int level, const char *msg);
@@ -155,9 +164,9 @@ int op2_jit_load_node_build(op2_jit *jit, op2_kernel *k, int stored);
 bool op2_kernel_constants_bound(const op2_kernel *k);
 /* Points k's current code at the values of the live constants it reads; once per code object. */
 void op2_jit_bind_constants(op2_kernel *k, op2_const *const *consts, int nconsts);
-/* The address of `symbol` in a loaded code object (a shared object's handle, or TinyCC's state)
- * or NULL; *bytes (if not NULL) its size where the object says, else 0. */
-void *op2_jit_symbol(void *dl_handle, void *tcc_state, const char *symbol, size_t *bytes);
+/* The address of `symbol` in a loaded code object (an op2_object) or NULL; *bytes (if not NULL)
+ * its size where the object says, else 0. */
+void *op2_jit_symbol(void *dl_handle, const char *symbol, size_t *bytes);
 
 /* ---- what the options and the tuner share with jit/ ---- */
 /* The cache root this run may use (created if needed), or NULL: cache off, or the directory is

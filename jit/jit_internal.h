@@ -25,7 +25,6 @@ typedef struct op2_kernel {
   op2_kernel_fn fn; /* what calls run now; swapped only between calls */
   op2_tier_id tier; /* which compiler produced fn */
   void *dl_handle;  /* shared object holding fn, or NULL */
-  void *tcc_state;  /* in-memory TinyCC code holding fn, or NULL */
   op2_kernel_origin origin;
   double compile_ms;     /* compile time this process spent for the first tier, 0 from disk */
   double load_ms;        /* time from request to callable function */
@@ -112,11 +111,13 @@ int op2_cxx_tier(const char *cxx, const char *flags, int timeout_s, op2_tier *t)
 /* Compiles the source at src_path with `cc` and warnings that point at bugs (implicit function
  * declarations, unused values and results, uninitialised use) to nowhere; messages to *log. */
 int op2_cc_warnings(const op2_tier *cc, const char *src_path, char **log);
-void op2_tcc_release(void *tcc_state);
-/* Compiles to a shared object at so_path, or in memory when so_path is NULL. The compiler's
- * messages go to *log (malloc'ed). */
-int op2_tcc_compile(const char *source, const char *so_path, void **tcc_state, op2_kernel_fn *fn,
-                    char **log);
+/* Compiles to a shared object at so_path (with a non-executable PT_GNU_STACK header). The
+ * compiler's messages go to *log (malloc'ed). */
+int op2_tcc_compile(const char *source, const char *so_path, char **log);
+/* The same into a file in memory (no disk), loaded at once through `known` (op2_load_object_fd):
+ * *handle an op2_object, *fn its op2_loop. */
+int op2_tcc_compile_memory(const char *source, op2_loaded_objects *known, void **handle,
+                           op2_kernel_fn *fn, char **log);
 
 /* ---- the on-disk cache (cache.c, cache_entry.c, manifest.c; types in cache_entry.h) ---- */
 /* The warnings check's result of a kernel under ROOT/warnings (warnings_record.c): 0 and the

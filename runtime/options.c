@@ -82,8 +82,9 @@ static int parse_cache(op2_options *opt, const char *name, const char *value) {
 }
 
 static int parse_loader(op2_options *opt, const char *name, const char *value) {
-  static const op2_option_choice loaders[] = {{"direct", 0}, {"dlopen", 1}};
-  return OP2_OPTION_CHOOSE(name, value, loaders, &opt->loader_dlopen);
+  static const op2_option_choice loaders[] = {
+      {"auto", OP2_LOADER_AUTO}, {"direct", OP2_LOADER_DIRECT}, {"dlopen", OP2_LOADER_DLOPEN}};
+  return OP2_OPTION_CHOOSE(name, value, loaders, &opt->loader);
 }
 
 static int parse_jit(op2_options *opt, const char *name, const char *value) {

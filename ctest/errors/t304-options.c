@@ -64,7 +64,7 @@ static const struct bad_value {
     {"OP2_CACHE_DIR", "", "option OP2_CACHE_DIR: path is empty or too long"},
     {"OP2_TEMPLATE_DIR", "", "option OP2_TEMPLATE_DIR: path is empty or too long"},
     {"OP2_JIT", "fast", "option OP2_JIT=fast: expected tcc, cc or tiered"},
-    {"OP2_LOADER", "ld.so", "option OP2_LOADER=ld.so: expected direct or dlopen"},
+    {"OP2_LOADER", "ld.so", "option OP2_LOADER=ld.so: expected auto, direct or dlopen"},
     {"OP2_CC", "", "option OP2_CC: empty compiler name"},
     {"OP2_CXX", "", "option OP2_CXX: empty compiler name (off: none)"},
     {"OP2_CFLAGS", long_value, "option OP2_CFLAGS: value is too long (at most 1023 characters)"},
