@@ -11,10 +11,11 @@
  * section headers, the dynamic section, the dynamic symbols and their names, the relocations,
  * the hash and version tables, the init and fini arrays, the GOT. Code is never changed: its bytes
  * are what the manifest's hash guards, and no loader can tell good code from bad; nor is the
- * symbol a relocation names (a call slot moved onto another function is another program, not a
- * malformed one: only the hash can tell). The objects are TinyCC's, the system compiler's and
- * (when there is one) the C++ compiler's, the last sound but glibc's to load, so that mutations
- * of it reach dlopen after the direct loader's check. */
+ * symbol a relocation names, nor is an addend moved by a few bytes (a call slot or a pointer moved
+ * onto another function, 16-byte aligned, is another program, not a malformed one: only the hash
+ * can tell; a flipped bit or a wild value is structure). The objects are TinyCC's, the system
+ * compiler's and (when there is one) the C++ compiler's, the last sound but glibc's to load, so
+ * that mutations of it reach dlopen after the direct loader's check. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -148,7 +149,10 @@ static void mutate(const object *o, char *copy, char *what, size_t whatlen) {
                                         0xff00, 0x7fffffff, 0xffffffff, UINT64_MAX, 1ull << 40};
     uint64_t old = 0, v;
     memcpy(&old, copy + at, width);
-    switch (rnd() % 4) {
+    int addend = strncmp(r->name, ".rela", 5) == 0 && (at - r->at) % sizeof(Elf64_Rela) >= 16;
+    int choice = (int)(rnd() % 4);
+    if (addend && (choice == 1 || choice == 2)) choice = 3; /* addends: specials and random */
+    switch (choice) {
       case 0:
         v = specials[rnd() % (sizeof specials / sizeof *specials)];
         break;
