@@ -443,12 +443,13 @@ static void read_symtab(op2_elf_image *m) {
 
 int op2_elf_check_symtab(op2_elf_image *m, op2_jit_error *why) {
   read_symtab(m);
-  if (!m->symtab) return 0;
   for (size_t i = 1; i < m->nsyms; i++) {
     const Elf64_Sym *s = &m->syms[i];
     if (s->st_shndx == SHN_UNDEF || ELF64_ST_BIND(s->st_info) == STB_LOCAL) continue;
     const char *name = m->str + s->st_name;
-    for (size_t k = 1; k < m->nsymtab; k++) {
+    /* glibc calls an IFUNC while loading: only one the linker's own table confirms */
+    int confirm = ELF64_ST_TYPE(s->st_info) == STT_GNU_IFUNC, confirmed = 0;
+    for (size_t k = 1; m->symtab && k < m->nsymtab; k++) {
       const Elf64_Sym *t = &m->symtab[k];
       if (ELF64_ST_BIND(t->st_info) == STB_LOCAL || t->st_shndx == SHN_UNDEF ||
           t->st_name >= m->symstrsz || strcmp(m->symstr + t->st_name, name) != 0)
@@ -456,8 +457,11 @@ int op2_elf_check_symtab(op2_elf_image *m, op2_jit_error *why) {
       if (t->st_value != s->st_value || t->st_size != s->st_size ||
           ELF64_ST_TYPE(t->st_info) != ELF64_ST_TYPE(s->st_info))
         return op2_elf_refuse(why, "symbol '%s' disagrees with its copy in .symtab", name);
+      confirmed = 1;
       break;
     }
+    if (confirm && !confirmed)
+      return op2_elf_refuse(why, "IFUNC '%s' is not in the object's .symtab", name);
   }
   return 0;
 }
