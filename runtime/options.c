@@ -492,7 +492,7 @@ static int read_core_options(op2_options *opt, int argc, char **argv, int diags)
            "-O3 -march=native -ffp-contract=off -fno-semantic-interposition -fPIC -shared");
   opt->simd = -1;
   opt->partition_keep = 0.01;
-  opt->mpi_timeout = 3600;
+  opt->mpi_timeout = 600;
   opt->huge_pages = 1;
   opt->compile_timeout = 300;
   opt->lazy = 1; /* lazy execution is the library's behaviour; OP2_LAZY=off: each call at once */

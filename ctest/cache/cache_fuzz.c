@@ -11,11 +11,11 @@
  * section headers, the dynamic section, the dynamic symbols and their names, the relocations,
  * the hash and version tables, the init and fini arrays, the GOT. Code is never changed: its bytes
  * are what the manifest's hash guards, and no loader can tell good code from bad; nor is the
- * symbol a relocation names, nor is an addend moved by a few bytes (a call slot or a pointer moved
- * onto another function, 16-byte aligned, is another program, not a malformed one: only the hash
- * can tell; a flipped bit or a wild value is structure). The objects are TinyCC's, the system
- * compiler's and (when there is one) the C++ compiler's, the last sound but glibc's to load, so
- * that mutations of it reach dlopen after the direct loader's check. */
+ * symbol a relocation names, nor a symbol's name, nor is an addend moved by a few bytes (a call
+ * slot or a pointer moved onto another function, 16-byte aligned, is another program, not a
+ * malformed one: only the hash can tell; a flipped bit or a wild value is structure). The objects
+ * are TinyCC's, the system compiler's and (when there is one) the C++ compiler's, the last sound
+ * but glibc's to load, so that mutations of it reach dlopen after the direct loader's check. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -116,11 +116,15 @@ static int read_object(const char *label, const char *path, object *o) {
   return 0;
 }
 
-/* Whether bytes [at, at+n) of region r touch a relocation's symbol index (r_info's upper half). */
+/* Whether bytes [at, at+n) of region r touch which symbol a relocation names (r_info's upper
+ * half) or which name a dynamic symbol has (st_name: moved by a few bytes it names the end of
+ * another name, "__cxa_atexit" becoming "exit", a real function): the program a hash guards. */
 static int touches_symbol_index(const region *r, size_t at, size_t n) {
-  if (strncmp(r->name, ".rela", 5) != 0) return 0;
-  for (size_t b = at; b < at + n; b++)
-    if ((b - r->at) % sizeof(Elf64_Rela) >= 12 && (b - r->at) % sizeof(Elf64_Rela) < 16) return 1;
+  int rela = strncmp(r->name, ".rela", 5) == 0, dynsym = strcmp(r->name, ".dynsym") == 0;
+  for (size_t b = at; b < at + n && b >= r->at; b++) {
+    size_t in = (b - r->at) % (rela ? sizeof(Elf64_Rela) : sizeof(Elf64_Sym));
+    if ((rela && in >= 12 && in < 16) || (dynsym && in < 4)) return 1;
+  }
   return 0;
 }
 
