@@ -200,13 +200,14 @@ static void expand(search *s, op2_buf *out, const char *text, size_t len, const 
     size_t nlen;
     const char *name = quoted_include(p, &nlen);
     char *inc_real = NULL, *inc = NULL;
+    int unreadable = 0;
     if (name && nlen < OP2_PATH_MAX && depth < MAX_DEPTH) {
       snprintf(path, sizeof path, "%s%s%.*s", name[0] == '/' ? "" : dir, name[0] == '/' ? "" : "/",
                (int)nlen, name);
       inc_real = realpath(path, NULL);
       if (inc_real && !seen(s, inc_real)) {
         mark_seen(s, inc_real);
-        inc = read_text(inc_real);
+        if (!(inc = read_text(inc_real))) unreadable = errno;
       }
     }
     if (inc) {
@@ -214,6 +215,10 @@ static void expand(search *s, op2_buf *out, const char *text, size_t len, const 
                name[0] != '/' && *shown_dir ? "/" : "", (int)nlen, name);
       expand(s, out, inc, strlen(inc), inc_real, inc_shown, depth + 1);
       line_directive(out, line + 1, shown);
+    } else if (unreadable) { /* said where the compiler stops, not dropped without a word */
+      int plain = !memchr(name, '\'', nlen) && !memchr(name, '\\', nlen);
+      op2_buf_printf(out, "#error the included file %.*s was skipped: %s\n", plain ? (int)nlen : 0,
+                     name, op2_kernel_file_failure(unreadable));
     } else if (inc_real || (name && op2_header(name, nlen))) {
       op2_buf_append(out, "\n", 1); /* already in the text, or OP2's own header */
     } else {
