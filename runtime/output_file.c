@@ -15,14 +15,33 @@
 #include "runtime/output_file.h"
 #include "jit/file_io.h"
 
-enum target_kind { TARGET_NEW, TARGET_REGULAR, TARGET_OTHER };
+/* TARGET_OWN: a link led to a name of one of this process's descriptors (/dev/stdout, ...). */
+enum target_kind { TARGET_NEW, TARGET_REGULAR, TARGET_OTHER, TARGET_OWN };
+
+/* The descriptor a name of this process's own descriptors means (/dev/stdout, /dev/stderr,
+ * /dev/fd/N, /proc/self/fd/N), else -1. Such an output is written to that descriptor: reopening
+ * the file it leads to would start at its beginning (a redirected log overwritten), and
+ * replacing that file would cut the descriptor off from it. */
+static int own_descriptor(const char *path) {
+  if (strcmp(path, "/dev/stdout") == 0) return STDOUT_FILENO;
+  if (strcmp(path, "/dev/stderr") == 0) return STDERR_FILENO;
+  const char *num = strncmp(path, "/dev/fd/", 8) == 0          ? path + 8
+                    : strncmp(path, "/proc/self/fd/", 14) == 0 ? path + 14
+                                                               : NULL;
+  if (!num || !*num) return -1;
+  char *end;
+  long fd = strtol(num, &end, 10);
+  return *end || fd < 0 || fd > INT_MAX ? -1 : (int)fd;
+}
 
 /* What `path` names, into `out` and *kind (its status in *st unless new), following symbolic
  * links at its last component by hand, one at a time, each read through the descriptor its
  * status was taken from: a link is followed only when it belongs to this user or to root, so a
  * link another user planted (or swapped in while we look) in a directory others may write never
  * leads our output to a file of theirs choosing. A device or FIFO keeps its path (opened as the
- * user asked); a regular file or a new name is the one to create or rename over. Directories on
+ * user asked); a regular file or a new name is the one to create or rename over; a name of one of
+ * this process's descriptors stops the walk (TARGET_OWN, `out` that name): /proc/self/fd/N reads
+ * "pipe:[N]" or the redirected file, neither of which may be opened again by name. Directories on
  * the way are the kernel's to resolve. */
 static int resolve(const char *path, char *out, size_t len, struct stat *st, int *kind, char *why,
                    size_t whylen) {
@@ -31,6 +50,7 @@ static int resolve(const char *path, char *out, size_t len, struct stat *st, int
     return errno = ENAMETOOLONG, -1;
   }
   for (int hops = 0; hops < 40; hops++) {
+    if (hops > 0 && own_descriptor(out) >= 0) return *kind = TARGET_OWN, 0;
     int fd = open(out, O_PATH | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
       if (errno == ENOENT) return *kind = TARGET_NEW, 0;
@@ -137,28 +157,19 @@ static int open_special(const char *target, const char *it, char *why, size_t wh
   }
 }
 
-/* The descriptor a name of this process's own descriptors means (/dev/stdout, /dev/stderr,
- * /dev/fd/N, /proc/self/fd/N), else -1. Such an output is written to that descriptor: reopening
- * the file it leads to would start at its beginning (a redirected log overwritten), and
- * replacing that file would cut the descriptor off from it. */
-static int own_descriptor(const char *path) {
-  if (strcmp(path, "/dev/stdout") == 0) return STDOUT_FILENO;
-  if (strcmp(path, "/dev/stderr") == 0) return STDERR_FILENO;
-  const char *num = strncmp(path, "/dev/fd/", 8) == 0          ? path + 8
-                    : strncmp(path, "/proc/self/fd/", 14) == 0 ? path + 14
-                                                               : NULL;
-  if (!num || !*num) return -1;
-  char *end;
-  long fd = strtol(num, &end, 10);
-  return *end || fd < 0 || fd > INT_MAX ? -1 : (int)fd;
-}
-
 static int output_open(op2_output *o, const char *path, int regular_only, char *why,
                        size_t whylen) {
   memset(o, 0, sizeof *o);
   o->dirfd = -1;
   snprintf(o->path, sizeof o->path, "%s", path);
   int own = own_descriptor(path);
+  char target[OP2_PATH_MAX];
+  struct stat st;
+  int kind = TARGET_NEW;
+  if (own < 0) {
+    if (resolve(path, target, sizeof target, &st, &kind, why, whylen) != 0) return -1;
+    if (kind == TARGET_OWN) own = own_descriptor(target);
+  }
   if (own >= 0 && regular_only) {
     snprintf(why, whylen, "it is not a regular file (descriptor %d of this process)", own);
     return errno = EINVAL, -1;
@@ -179,10 +190,6 @@ static int output_open(op2_output *o, const char *path, int regular_only, char *
     }
     return 0;
   }
-  char target[OP2_PATH_MAX];
-  struct stat st;
-  int kind;
-  if (resolve(path, target, sizeof target, &st, &kind, why, whylen) != 0) return -1;
   int fd = -1;
   /* What the messages call the file: "it", or where the links lead. */
   char it[OP2_PATH_MAX + 8];
