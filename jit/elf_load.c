@@ -524,9 +524,9 @@ static int relocations_apart(const op2_elf_image *m, const op2_elf_dynamic *d, o
   qsort(ends, k, sizeof *ends, cmp_u64);
   for (size_t i = 1; i < k; i++)
     if (ends[i] / 2 - ends[i - 1] / 2 < (ends[i - 1] & 1 ? 16u : 8u)) {
+      unsigned long long at = (unsigned long long)(ends[i] / 2);
       free(ends);
-      return refuse(why, "two relocations write the same bytes (at 0x%llx)",
-                    (unsigned long long)(ends[i] / 2));
+      return refuse(why, "two relocations write the same bytes (at 0x%llx)", at);
     }
   free(ends);
   return 0;
