@@ -258,7 +258,7 @@ static void refuses_malformed(const char *path, int has_init_array) {
   char *orig = read_whole(path, &len), *d = malloc(len);
   CHECK(d != NULL);
   memcpy(d, orig, len);
-  Elf64_Phdr *p = ee_phdr(d, len, PT_LOAD, PF_W);
+  ee_phdr_t *p = ee_phdr(d, len, PT_LOAD, PF_W);
   CHECK(p != NULL);
   p->p_flags |= PF_X;
   refused_everywhere("a writable segment made executable", d, len, "writable and executable");
@@ -285,9 +285,9 @@ static void refuses_malformed(const char *path, int has_init_array) {
 
   if (has_init_array) {
     memcpy(d, orig, len);
-    Elf64_Shdr *ia = ee_section(d, len, ".init_array", NULL);
+    ee_shdr *ia = ee_section(d, len, ".init_array", NULL);
     CHECK(ia != NULL);
-    Elf64_Rela *r = ee_rela_at(d, len, ia->sh_addr);
+    ee_rela *r = ee_rela_at(d, len, ia->sh_addr);
     CHECK(r && ELF64_R_TYPE(r->r_info) == R_X86_64_RELATIVE);
     r->r_addend += 1;
     refused_everywhere("an init entry moved by a byte", d, len, "not a function");

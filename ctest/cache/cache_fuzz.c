@@ -96,7 +96,7 @@ static void find_regions(object *o) {
       ".fini_array",       ".got",           ".got.plt",  ".note.gnu.property",
       ".note.gnu.build-id"};
   for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
-    Elf64_Shdr *sh = ee_section(o->data, o->len, tables[i], NULL);
+    ee_shdr *sh = ee_section(o->data, o->len, tables[i], NULL);
     if (sh && sh->sh_type != SHT_NOBITS) add_region(o, tables[i], sh->sh_offset, sh->sh_size);
   }
 }
