@@ -7,7 +7,11 @@
  * loader whose cost per kernel is constant shows a ratio near 1; Hydra-sized programs load
  * thousands.
  *
- * usage: kernel_loads [N [CACHE_PARENT_DIR]]      (the cache is removed afterwards) */
+ * With BLOCK, it also prints the mean CPU time per kernel of each block of BLOCK kernels, to see
+ * where a loader's cost starts to grow (OP2_LOADER=dlopen against direct: where the default
+ * OP2_LOADER=auto hands over to the direct loader, docs/CACHE.md).
+ *
+ * usage: kernel_loads [N [CACHE_PARENT_DIR [BLOCK]]]      (the cache is removed afterwards) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +58,8 @@ static double mean_ms(const double *v, int from, int to) {
 
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 3000;
-  const char *parent = argc > 2 ? argv[2] : getenv("TMPDIR");
+  const char *parent = argc > 2 && *argv[2] ? argv[2] : getenv("TMPDIR");
+  int block = argc > 3 ? atoi(argv[3]) : 0;
   if (n < 1) return fprintf(stderr, "usage: %s [N [CACHE_PARENT_DIR]]\n", argv[0]), 2;
   char dir[4096];
   snprintf(dir, sizeof dir, "%s/op2-kernel-loads-XXXXXX", parent && *parent ? parent : "/tmp");
@@ -84,6 +89,9 @@ int main(int argc, char **argv) {
       "kernel loads: %d kernels, cold run %.2f s, warm run %.2f s; warm first call per kernel: "
       "first %d %.3f ms, last %d %.3f ms (x%.2f); CPU first %.3f ms, last %.3f ms (x%.2f)\n",
       n, cold, warm, w, first, w, last, last / first, cfirst, clast, clast / cfirst);
+  for (int b = 0; block > 0 && b < n; b += block)
+    printf("kernels %d-%d: CPU %.3f ms per kernel\n", b + 1, b + block < n ? b + block : n,
+           mean_ms(cpu, b, b + block < n ? b + block : n));
   free(cost), free(cpu);
   char cmd[4200];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/file_io.h"
+#include "jit.h"
 #include "cache_entry.h"
 #include "elf_load.h"
 
@@ -435,34 +437,97 @@ static int dlopen_fd(op2_loaded_objects *known, int fd, const char *what, const 
   return OP2_OK;
 }
 
-/* The direct loader first: its cost does not grow with the objects loaded before (glibc's
- * dlopen walks their list, twice here); dlopen for whatever it does not understand. */
+/* Says at `level` how an object was loaded (the engine's diagnostics), when it has a voice. */
+static void loader_note(op2_loaded_objects *known, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void loader_note(op2_loaded_objects *known, int level, const char *fmt, ...) {
+  if (!known || !known->diag) return;
+  char msg[1200];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  known->diag(known->diag_ctx, level, msg);
+}
+
+/* Whether this load goes to the direct loader (OP2_LOADER): under auto, once dlopen's cost has
+ * grown with the objects loaded before (said once). */
+static int direct_now(op2_loaded_objects *known) {
+  if (!known) return 0;
+  pthread_mutex_lock(&known->lock);
+  int direct = known->loader == OP2_LOADER_DIRECT ||
+               (known->loader == OP2_LOADER_AUTO && known->loads >= known->direct_after);
+  int engaged = known->loader == OP2_LOADER_AUTO && known->loads == known->direct_after;
+  pthread_mutex_unlock(&known->lock);
+  if (engaged)
+    loader_note(known, 2,
+                "%d kernel objects loaded with dlopen, whose cost grows with each: the direct "
+                "loader loads the rest (OP2_LOADER=auto; they are not in gdb's or dladdr's view)",
+                known->direct_after);
+  return direct;
+}
+
+static void count_load(op2_loaded_objects *known) {
+  if (!known) return;
+  pthread_mutex_lock(&known->lock);
+  known->loads++;
+  pthread_mutex_unlock(&known->lock);
+}
+
+/* The needed libraries of an object checked without an engine's table: opened each time
+ * (they stay loaded: kernels may call into them). */
+static void *needed_untabled(void *ctx, const char *name) {
+  (void)ctx;
+  return dlopen(name, RTLD_NOW | RTLD_LOCAL);
+}
+
+/* Every object is checked by the direct loader before anything loads it: a malformed one is
+ * refused here and never handed to dlopen, which trusts what it reads and crashes on it. The
+ * direct loader then loads it when engaged (OP2_LOADER=direct, or auto past OP2_DIRECT_AFTER
+ * objects) unless it needs glibc's loader; dlopen loads the rest, never an object without a
+ * PT_GNU_STACK header (glibc would make every thread's stack executable: the direct loader takes
+ * it when it can). */
 int op2_load_object_fd(op2_loaded_objects *known, int fd, const char *what, const char *symbol,
                        void **handle, void **sym, op2_jit_error *err) {
-  op2_jit_error direct_why = {.code = OP2_OK};
-  if (known && known->direct) {
-    op2_elf_image *img = NULL;
-    if (op2_elf_load(fd, op2_loaded_objects_needed, known, &img, &direct_why) == OP2_OK) {
-      void *s = op2_elf_symbol(img, symbol, NULL);
-      op2_object *o = s ? op2_object_wrap(NULL, img) : NULL;
-      if (!o) {
-        op2_elf_unload(img);
-        return op2_jit_error_set(err, s ? OP2_ERR_MEM : OP2_ERR_IO,
-                                 s ? "cannot load %s: out of memory" : "%s has no %s symbol", what,
-                                 symbol);
-      }
-      *handle = o, *sym = s;
-      return OP2_OK;
-    }
+  op2_elf_needed_fn needed = known ? op2_loaded_objects_needed : needed_untabled;
+  int direct = direct_now(known);
+  op2_elf_verdict v;
+  op2_elf_image *img = NULL;
+  op2_jit_error why = {.code = OP2_OK};
+  if (op2_elf_load(fd, needed, known, direct ? &img : NULL, &v, &why) != OP2_OK)
+    return op2_jit_error_set(err, OP2_ERR_JIT, "%s is malformed, not loaded: %s", what, why.msg);
+  if (!img && !v.glibc_only && v.no_stack_note) {
+    loader_note(known, 2,
+                "%s: loaded by the direct loader: it has no PT_GNU_STACK header, and dlopen "
+                "would make the stack executable",
+                what);
+    if (op2_elf_load(fd, needed, known, &img, &v, &why) != OP2_OK)
+      return op2_jit_error_set(err, OP2_ERR_JIT, "%s is malformed, not loaded: %s", what, why.msg);
   }
+  if (img) {
+    void *s = op2_elf_symbol(img, symbol, NULL);
+    op2_object *o = s ? op2_object_wrap(NULL, img) : NULL;
+    if (!o) {
+      op2_elf_unload(img);
+      return op2_jit_error_set(err, s ? OP2_ERR_MEM : OP2_ERR_IO,
+                               s ? "cannot load %s: out of memory" : "%s has no %s symbol", what,
+                               symbol);
+    }
+    count_load(known);
+    *handle = o, *sym = s;
+    return OP2_OK;
+  }
+  if (v.no_stack_note)
+    return op2_jit_error_set(err, OP2_ERR_JIT,
+                             "%s is not loaded: it needs glibc's loader (%s) but has no "
+                             "PT_GNU_STACK header, and glibc would make every thread's stack "
+                             "executable",
+                             what, v.reason);
+  if (direct) loader_note(known, 2, "%s: loaded with dlopen: %s", what, v.reason);
   void *dl = NULL, *s = NULL;
   int rc = dlopen_fd(known, fd, what, symbol, &dl, &s, err);
-  if (rc != OP2_OK) {
-    size_t n = err ? strlen(err->msg) : 0;
-    if (err && direct_why.code != OP2_OK && n < sizeof err->msg)
-      snprintf(err->msg + n, sizeof err->msg - n, " (the direct loader: %s)", direct_why.msg);
-    return rc;
-  }
+  if (rc != OP2_OK) return rc;
+  count_load(known);
   op2_object *o = op2_object_wrap(dl, NULL);
   if (!o) {
     dlclose(dl);
@@ -470,7 +535,7 @@ int op2_load_object_fd(op2_loaded_objects *known, int fd, const char *what, cons
   }
   /* the direct loader's reason, for the kernel's diagnostics and its record (no slow path is
    * silent: each dlopen makes the next one dearer) */
-  if (direct_why.code != OP2_OK) op2_object_set_dlopen_why(o, direct_why.msg);
+  if (direct) op2_object_set_dlopen_why(o, v.reason);
   *handle = o, *sym = s;
   return OP2_OK;
 }

@@ -162,8 +162,14 @@ typedef struct op2_loaded_objects {
   pthread_mutex_t lock;
   op2_loaded_object *v;
   int n, cap;
-  unsigned serial; /* of the next load's name (op2_load_object_fd) */
-  int direct;      /* 1: the direct loader first (elf_load.h); 0: dlopen only (OP2_LOADER) */
+  unsigned serial;  /* of the next load's name (op2_load_object_fd) */
+  int loader;       /* OP2_LOADER: an op2_loader_mode (jit.h) */
+  int direct_after; /* under OP2_LOADER=auto, the objects loaded with dlopen before the direct
+                     * loader takes over (OP2_DIRECT_AFTER; tests lower it) */
+  int loads;        /* objects loaded so far, by either loader */
+  /* Says how an object was loaded when not as the mode implies (at OP2_DIAGS=2), or NULL. */
+  void (*diag)(void *ctx, int level, const char *msg);
+  void *diag_ctx;
   struct op2_needed_library {
     char *name;
     void *dl;

@@ -19,6 +19,11 @@
 
 #include "jit_internal.h"
 
+/* What the loader says of an object (op2_loaded_objects.diag), in the engine's voice. */
+static void loader_diag(void *ctx, int level, const char *msg) {
+  op2_jit_diag(ctx, level, "%s", msg);
+}
+
 int op2_jit_create(const op2_jit_config *cfg, op2_jit **out) {
   op2_jit *jit = calloc(1, sizeof *jit);
   *out = jit;
@@ -26,7 +31,9 @@ int op2_jit_create(const op2_jit_config *cfg, op2_jit **out) {
   jit->cfg = *cfg;
   if (!(jit->loaded = malloc(sizeof *jit->loaded))) return free(jit), *out = NULL, OP2_ERR_MEM;
   op2_loaded_objects_init(jit->loaded);
-  jit->loaded->direct = !cfg->loader_dlopen;
+  jit->loaded->loader = cfg->loader;
+  jit->loaded->diag = loader_diag;
+  jit->loaded->diag_ctx = jit;
   op2_tcc_tier(&jit->tcc);
   if (cfg->mode != OP2_JIT_TCC) {
     jit->cc_usable = op2_cc_tier(cfg->cc, cfg->cflags, cfg->compile_timeout, &jit->cc) == 0;
@@ -135,7 +142,7 @@ const char *op2_kernel_ptx(const op2_kernel *k) {
   return k->ptx;
 }
 void *op2_kernel_symbol(const op2_kernel *k, const char *symbol, size_t *bytes) {
-  return op2_jit_symbol(k->dl_handle, k->tcc_state, symbol, bytes);
+  return op2_jit_symbol(k->dl_handle, symbol, bytes);
 }
 int op2_kernel_constants(const op2_kernel *k, op2_const *const **out) {
   *out = k->consts;
@@ -145,7 +152,6 @@ int op2_kernel_constants(const op2_kernel *k, op2_const *const **out) {
 void op2_kernel_free(op2_kernel *k) {
   if (!k) return;
   op2_object_close(k->dl_handle);
-  op2_tcc_release(k->tcc_state);
   free(k->name);
   free(k->source_path);
   free(k->image), free(k->ptx), free(k->consts);
@@ -274,8 +280,6 @@ void op2_jit_prepare_build(const op2_jit *jit, const op2_jit_request *rq, const 
 
 void op2_jit_adopt_build(op2_kernel *k, op2_build_result *res, op2_tier_id tier) {
   op2_object_close(k->dl_handle);
-  op2_tcc_release(k->tcc_state);
-  k->tcc_state = NULL;
   k->dl_handle = res->handle;
   k->fn = res->fn;
   k->tier = tier;

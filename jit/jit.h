@@ -41,7 +41,11 @@ int op2_kernel_constants(const op2_kernel *k, op2_const *const **out);
 /* ---- the engine ---- */
 typedef enum { OP2_CACHE_OFF, OP2_CACHE_READONLY, OP2_CACHE_ON } op2_cache_mode;
 typedef enum { OP2_JIT_TCC, OP2_JIT_CC, OP2_JIT_TIERED } op2_jit_mode;
-typedef struct op2_jit_config { /* runtime/ fills it from the user's options */
+/* OP2_LOADER: every object checked by the direct loader first; then dlopen for the first
+ * OP2_DIRECT_AFTER objects, the direct loader past them (auto), or one of them for all. */
+typedef enum { OP2_LOADER_AUTO, OP2_LOADER_DIRECT, OP2_LOADER_DLOPEN } op2_loader_mode;
+enum { OP2_DIRECT_AFTER = 256 }; /* where dlopen's growing cost passes the direct loader's */
+typedef struct op2_jit_config {  /* runtime/ fills it from the user's options */
   op2_jit_mode mode;
   char cc[1024], cflags[1024], cxx[1024]; /* optimising compiler, its flags; C++ one, or "off" */
   int simd, simd_width; /* OP2_SIMD (0 off, -1 auto, else lanes); lanes used (0: scalar) */
@@ -51,7 +55,7 @@ typedef struct op2_jit_config { /* runtime/ fills it from the user's options */
   int diags;                       /* OP2_DIAGS: which diagnostics are worth formatting */
   int compiler_given;  /* OP2_CC or OP2_CFLAGS set by the user: their failure told at level 0 */
   int compile_timeout; /* OP2_COMPILE_TIMEOUT: seconds a child compiler may run (0: none) */
-  int loader_dlopen;   /* OP2_LOADER=dlopen: no direct loader */
+  int loader;          /* OP2_LOADER: an op2_loader_mode */
   int build_workers;   /* threads of the background tier: the cores the loops leave (>= 1) */
   char fc[1024], fflags[1024]; /* OP2_FC, OP2_FFLAGS: Fortran kernels' optimised builds */
   char fortran_moddirs[4096];  /* OP2's and MPI's Fortran modules (':'-separated) */

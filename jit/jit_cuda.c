@@ -174,7 +174,6 @@ int op2_cuda_obtain_cubin(op2_jit *jit, op2_jit_counters *cnt, const char *ptxas
 
 void op2_cuda_emu_build_release(op2_cuda_emu_build *b) {
   op2_object_close(b->dl_handle);
-  op2_tcc_release(b->tcc_state);
   memset(b, 0, sizeof *b);
 }
 
@@ -239,7 +238,8 @@ static int emu_attempt(op2_jit *jit, op2_jit_counters *cnt, const char *name,
   int keep = root && op2_jit_may_write(jit, entry);
   if (!keep && strcmp(tier->name, "tcc") == 0) { /* TinyCC needs no files */
     double t0 = op2_wall_seconds();
-    int rc = op2_tcc_compile(src->data, NULL, &out->tcc_state, &out->entry, log);
+    int rc = op2_tcc_compile_memory(src->data, jit->loaded, &out->dl_handle, &out->entry, log);
+    out->tcc_memory = rc == OP2_OK;
     out->compile_ms = 1e3 * (op2_wall_seconds() - t0);
     if (rc != OP2_OK && !*log) *log = strdup("");
     return rc == OP2_OK ? 0 : 1;
@@ -369,8 +369,8 @@ int op2_cuda_emu_target_obtain(op2_jit *jit, const op2_jit_request *rq, op2_jit_
   op2_cuda_emu_build b;
   OP2_CALL(op2_cuda_obtain_emu(jit, cnt, k->name, gen, jit->cfg.mode == OP2_JIT_TCC, &b));
   k->fn = b.entry;
-  k->dl_handle = b.dl_handle, k->tcc_state = b.tcc_state;
-  k->tier = b.tcc_state ? OP2_TIER_TCC : OP2_TIER_CC;
+  k->dl_handle = b.dl_handle;
+  k->tier = b.tcc_memory ? OP2_TIER_TCC : OP2_TIER_CC;
   k->origin = b.from_disk ? OP2_FROM_DISK : OP2_FROM_COMPILE;
   k->compile_ms = b.compile_ms;
   return OP2_OK;

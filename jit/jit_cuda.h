@@ -52,7 +52,8 @@ void op2_cuda_binary_clear(op2_cuda_binary *b);
  * OP2_JIT=tcc) through the same cache. *entry is its op2_loop. */
 typedef struct op2_cuda_emu_build {
   op2_kernel_fn entry;
-  void *dl_handle, *tcc_state;
+  void *dl_handle;
+  int tcc_memory; /* built by TinyCC into memory (no cache entry) */
   int from_disk;
   double compile_ms;
 } op2_cuda_emu_build;

@@ -34,7 +34,6 @@ typedef struct op2_kernel {
   const struct op2_tier *upgrade_tier; /* the compiler of its optimised build (C or Fortran) */
   op2_tier_id tier;                    /* which compiler produced fn */
   void *dl_handle;                     /* shared object holding fn, or NULL */
-  void *tcc_state;                     /* in-memory TinyCC code holding fn, or NULL */
   op2_kernel_origin origin;
   double compile_ms;     /* compile time this process spent for the first tier, 0 from disk */
   double load_ms;        /* time from request to callable function */
@@ -66,9 +65,9 @@ int op2_jit_fail_at(op2_jit *jit, const char *file, int line, const char *func, 
 void op2_jit_diag(const op2_jit *jit, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* The address of `symbol` in a loaded code object (a shared object's handle, or TinyCC's state)
+/* The address of `symbol` in a loaded code object (an op2_object: every object, TinyCC's too)
  * or NULL; *bytes (if not NULL) its size where the object says, else 0 (jit_constants.c). */
-void *op2_jit_symbol(void *dl_handle, void *tcc_state, const char *symbol, size_t *bytes);
+void *op2_jit_symbol(void *dl_handle, const char *symbol, size_t *bytes);
 
 /* ---- templates embedded at build time (templates.c + generated table) ---- */
 /* A malloc'ed copy of template `name` (e.g. "c/loop.c"), or NULL with the failure recorded. */
@@ -167,11 +166,13 @@ int op2_cxx_tier(const char *cxx, const char *flags, int timeout_s, op2_tier *t)
  * directory; messages to *log. */
 int op2_cc_warnings(const op2_tier *cc, const char *name, const char *source, size_t len,
                     char **log);
-void op2_tcc_release(void *tcc_state);
-/* Compiles to a shared object at so_path, or in memory when so_path is NULL. The compiler's
- * messages go to *log (malloc'ed). */
-int op2_tcc_compile(const char *source, const char *so_path, void **tcc_state, op2_kernel_fn *fn,
-                    char **log);
+/* Compiles to a shared object at so_path (with a non-executable PT_GNU_STACK header). The
+ * compiler's messages go to *log (malloc'ed). */
+int op2_tcc_compile(const char *source, const char *so_path, char **log);
+/* The same into a file in memory (no disk), loaded at once through `known` (op2_load_object_fd):
+ * *handle an op2_object, *fn its op2_loop. */
+int op2_tcc_compile_memory(const char *source, op2_loaded_objects *known, void **handle,
+                           op2_kernel_fn *fn, char **log);
 
 /* ---- the on-disk cache (cache.c, cache_entry.c, manifest.c; types in cache_entry.h) ---- */
 /* Records about a kernel's build under ROOT/KIND/NAME-KEY16.txt (kernel_records.c; the kinds are

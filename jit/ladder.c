@@ -161,10 +161,14 @@ static int load_from_disk(walk *w, const op2_tier *t, char *entry, size_t entry_
 static int tcc_in_memory(walk *w, char **log) {
   op2_kernel *k = w->k;
   double t0 = op2_wall_seconds();
-  if (op2_tcc_compile(w->gen->source.data, NULL, &k->tcc_state, &k->fn, log) != OP2_OK) {
+  void *handle = NULL;
+  op2_kernel_fn fn = NULL;
+  if (op2_tcc_compile_memory(w->gen->source.data, w->jit->loaded, &handle, &fn, log) != OP2_OK) {
     if (!*log) *log = strdup("");
     return CLIMB_REJECTED;
   }
+  op2_object_close(k->dl_handle);
+  k->dl_handle = handle, k->fn = fn;
   k->tier = OP2_TIER_TCC;
   k->origin = OP2_FROM_COMPILE;
   k->compile_ms = 1e3 * (op2_wall_seconds() - t0);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jit/jit.h"
+
 #include "cache_entry.h"
 
 void op2_loaded_objects_init(op2_loaded_objects *t) {
@@ -12,7 +14,11 @@ void op2_loaded_objects_init(op2_loaded_objects *t) {
   t->v = NULL;
   t->n = t->cap = 0;
   t->serial = 0;
-  t->direct = 1;
+  t->loader = OP2_LOADER_AUTO;
+  t->direct_after = OP2_DIRECT_AFTER;
+  t->loads = 0;
+  t->diag = NULL;
+  t->diag_ctx = NULL;
   t->needed = NULL;
   t->nneeded = 0;
 }

@@ -69,9 +69,13 @@ int op2_checkpoint_before_read(op2_context *ctx, op_dat dat);
 /* Checkpoints start with a user block of this many bytes that HDF5 skips: a header with the
  * file's length and the xxHash of everything after the block. */
 enum { OP2_CKPT_HEADER_BYTES = 512 };
-/* Rank 0: fills the header of the complete file `tmp`, flushes it to disk, renames it to `file`
- * and flushes the directory. */
-int op2_ckpt_seal(const char *tmp, const char *file);
+/* Rank 0: writes the header block and then `image` (the HDF5 file built in memory with a user
+ * block of OP2_CKPT_HEADER_BYTES, which HDF5 leaves out of its image) through `out`
+ * (op2_output_open_regular of `file`: a temporary file beside the target), flushes it to disk,
+ * renames it over the target and flushes the directory; removes dead runs' temporary files
+ * there. An error names `file`. */
+struct op2_output;
+int op2_ckpt_write(const char *file, struct op2_output *out, const char *image, size_t len);
 /* Reads `file` whole and checks its header, length and checksum; a file that fails any check is
  * an error naming it. *exists is 0 (and OP2_OK returned) when there is no file at all. */
 int op2_ckpt_load_verified(const char *file, char **image, size_t *len, int *exists);
@@ -80,9 +84,9 @@ int op2_ckpt_load_verified(const char *file, char **image, size_t *len, int *exi
 int op2_ckpt_header_check(const char *file, op2_jit_error *why);
 
 /* ---- contents in HDF5 (hdf5/hdf5_checkpoint.c); collective under MPI ---- */
-/* Writes every set, map, dat and constant in OP2's layout plus `blob` (dataset "op2_checkpoint")
- * to a temporary file with an unpredictable name beside the file `file`'s links lead to (a device
- * or FIFO is refused), then rank 0 seals and renames it over that file. */
+/* Writes every set, map, dat and constant in OP2's layout plus `blob` (dataset "op2_checkpoint"):
+ * rank 0 builds the file in memory from the gathered rows, seals it and writes it whole over the
+ * file `file`'s links lead to (op2_ckpt_write; a device or FIFO is refused). */
 int op2_h5_checkpoint_save(const char *file, const char *blob, size_t blob_len);
 /* Every rank reads and verifies `file` and takes its log blob; *exists 0: there is none. */
 int op2_h5_checkpoint_load(const char *file, char **image, size_t *len, char **blob,

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Durable checkpoint files. The HDF5 file starts with a user block (HDF5 skips it and finds its
  * superblock after it) whose header records the file's length and the xxHash of every byte after
- * the block. A checkpoint is written to a temporary file beside the target (an unpredictable
- * name, created exclusively: output_file.h), sealed, flushed to disk and renamed over the target,
- * and the directory is flushed: a process killed at any moment leaves the previous checkpoint
- * whole. A file whose header, length or checksum is wrong is refused, never loaded. */
+ * the block. A checkpoint is built in memory, sealed there, written through a temporary file
+ * beside the target (an unpredictable name, created exclusively, never reopened by name:
+ * output_file.h), flushed to disk and renamed over the target, and the directory is flushed: a
+ * process killed at any moment leaves the previous checkpoint whole. A file whose header, length
+ * or checksum is wrong is refused, never loaded. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include <xxhash.h>
 
 #include "runtime/checkpoint.h"
+#include "runtime/output_file.h"
 #include "base/file_io.h"
 #include "runtime/error.h"
 
@@ -40,65 +42,14 @@ static int read_all(int fd, char *buf, size_t len, off_t at) {
   return 0;
 }
 
-static int write_all(int fd, const char *buf, size_t len, off_t at) {
-  while (len) {
-    ssize_t n = pwrite(fd, buf, len, at);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return -1;
-    buf += n, len -= (size_t)n, at += n;
-  }
-  return 0;
-}
-
-static uint64_t hash_fd(int fd, off_t from, off_t to, int *failed) {
-  XXH3_state_t st;
-  XXH3_64bits_reset(&st);
-  size_t cap = 1 << 20;
-  char *buf = malloc(cap);
-  *failed = buf == NULL;
-  for (off_t at = from; !*failed && at < to;) {
-    size_t n = (size_t)(to - at) < cap ? (size_t)(to - at) : cap;
-    if (read_all(fd, buf, n, at) != 0)
-      *failed = 1;
-    else
-      XXH3_64bits_update(&st, buf, n);
-    at += (off_t)n;
-  }
-  free(buf);
-  return XXH3_64bits_digest(&st);
-}
-
-/* The directory holding `file`, flushed so that a rename in it survives a crash. */
-static int sync_directory(const char *file) {
-  char dir[OP2_PATH_MAX];
-  snprintf(dir, sizeof dir, "%s", file);
-  char *slash = strrchr(dir, '/');
-  if (!slash)
-    snprintf(dir, sizeof dir, ".");
-  else if (slash == dir)
-    dir[1] = '\0';
-  else
-    *slash = '\0';
-  int fd = open(dir, O_RDONLY | O_DIRECTORY);
-  if (fd < 0) return -1;
-  int rc = fsync(fd);
-  close(fd);
-  return rc;
-}
-
 /* A run killed while writing leaves its temporary file (FILE.tmp and random characters, so that
  * no other user can plant a link at its name). Once a checkpoint is in place, such files of ours
  * beside it that nobody has written to for an hour are removed: a checkpoint being written is
  * written to all along, so only a dead run's file is that old. */
 enum { STALE_SECONDS = 3600 };
 
-static void remove_stale_temps(const char *file) {
-  const char *slash = strrchr(file, '/');
-  const char *base = slash ? slash + 1 : file;
-  char dir[OP2_PATH_MAX];
-  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - file) + (slash == file) : 1,
-           slash ? file : ".");
-  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+static void remove_stale_temps(int dirfd, const char *base) {
+  int dfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0); /* closedir closes it */
   DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
   if (!d) {
     if (dfd >= 0) close(dfd);
@@ -117,34 +68,30 @@ static void remove_stale_temps(const char *file) {
   closedir(d);
 }
 
-int op2_ckpt_seal(const char *tmp, const char *file) {
-  int fd = open(tmp, O_RDWR);
-  if (fd < 0)
-    return op2_error(OP2_ERR_IO, "checkpoint %s: cannot open %s to seal it: %s", file, tmp,
-                     strerror(errno));
-  struct stat st;
-  int failed = fstat(fd, &st) != 0 || st.st_size < OP2_CKPT_HEADER_BYTES;
-  header h = {.file_bytes = failed ? 0 : (uint64_t)st.st_size};
+int op2_ckpt_write(const char *file, op2_output *out, const char *image, size_t len) {
+  op2_jit_error why;
+  /* the user block: the header, then zeros */
+  char block[OP2_CKPT_HEADER_BYTES] = {0};
+  header h = {.file_bytes = (uint64_t)(OP2_CKPT_HEADER_BYTES + len),
+              .hash = XXH3_64bits(image, len)};
   memcpy(h.magic, header_magic, sizeof h.magic);
-  if (!failed) h.hash = hash_fd(fd, OP2_CKPT_HEADER_BYTES, st.st_size, &failed);
-  if (!failed) failed = write_all(fd, (const char *)&h, sizeof h, 0) != 0 || fsync(fd) != 0;
-  int err = errno;
-  close(fd);
-  if (failed) {
-    unlink(tmp);
-    return op2_error(OP2_ERR_IO, "checkpoint %s: cannot seal and flush %s: %s", file, tmp,
-                     strerror(err));
+  memcpy(block, &h, sizeof h);
+  /* the target's directory, kept for what follows the rename */
+  int dirfd = out->dirfd >= 0 ? fcntl(out->dirfd, F_DUPFD_CLOEXEC, 0) : -1;
+  char base[sizeof out->base];
+  snprintf(base, sizeof base, "%s", out->base);
+  int failed = fwrite(block, 1, sizeof block, out->f) != sizeof block ||
+               fwrite(image, 1, len, out->f) != len;
+  if (op2_output_close(out, failed, &why) != 0) {
+    if (dirfd >= 0) close(dirfd);
+    return op2_error(OP2_ERR_IO, "checkpoint %s: %s", file, why.msg);
   }
-  if (rename(tmp, file) != 0) {
-    err = errno;
-    unlink(tmp);
-    return op2_error(OP2_ERR_IO, "checkpoint %s: cannot rename %s to it: %s", file, tmp,
-                     strerror(err));
-  }
-  remove_stale_temps(file);
-  if (sync_directory(file) != 0)
+  int synced = dirfd >= 0 && fsync(dirfd) == 0;
+  int err = dirfd >= 0 ? errno : EBADF;
+  if (dirfd >= 0) remove_stale_temps(dirfd, base), close(dirfd);
+  if (!synced)
     return op2_error(OP2_ERR_IO, "checkpoint %s: cannot flush its directory: %s", file,
-                     strerror(errno));
+                     strerror(err));
   return OP2_OK;
 }
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runtime/context.h"
 #include "runtime/error.h"
@@ -141,6 +142,11 @@ void op2_error_final(const char *fmt, ...) {
   va_start(ap, fmt);
   say("error: ", fmt, ap);
   va_end(ap);
+}
+
+void op2_error_signal_safe(const char *const *parts, int n) {
+  for (int i = 0; i < n; i++)
+    if (parts[i]) (void)!write(STDERR_FILENO, parts[i], strlen(parts[i]));
 }
 
 void op_set_error_handler(op_error_handler handler, void *user_data) {

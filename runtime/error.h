@@ -51,5 +51,8 @@ void op2_diag(int level, const char *fmt, ...) __attribute__((format(printf, 2, 
  * context is touched); the caller then ends the process its own way (_exit, MPI_Abort, exit,
  * abort). */
 void op2_error_final(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same from a signal handler, where nothing may be formatted or allocated: the `n` pieces of
+ * text, already made, written to stderr with write(2) one after the other. */
+void op2_error_signal_safe(const char *const *parts, int n);
 
 #endif /* OP2_RUNTIME_ERROR_H */

@@ -42,7 +42,7 @@ int op2_jit_init(op2_context *ctx) {
                         .compiler_given = o->compiler_given,
 
                         .compile_timeout = o->compile_timeout,
-                        .loader_dlopen = o->loader_dlopen,
+                        .loader = o->loader,
                         .build_workers = build_workers(ctx),
                         .diag = diag_sink};
   snprintf(cfg.cc, sizeof cfg.cc, "%s", o->cc);

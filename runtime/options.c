@@ -82,8 +82,9 @@ static int parse_cache(op2_options *opt, const char *name, const char *value) {
 }
 
 static int parse_loader(op2_options *opt, const char *name, const char *value) {
-  static const op2_option_choice loaders[] = {{"direct", 0}, {"dlopen", 1}};
-  return OP2_OPTION_CHOOSE(name, value, loaders, &opt->loader_dlopen);
+  static const op2_option_choice loaders[] = {
+      {"auto", OP2_LOADER_AUTO}, {"direct", OP2_LOADER_DIRECT}, {"dlopen", OP2_LOADER_DLOPEN}};
+  return OP2_OPTION_CHOOSE(name, value, loaders, &opt->loader);
 }
 
 static int parse_jit(op2_options *opt, const char *name, const char *value) {
@@ -502,7 +503,7 @@ static int read_core_options(op2_options *opt, int argc, char **argv, int diags)
            "-O3 -march=native -ffp-contract=off -fno-semantic-interposition -fPIC -shared");
   opt->simd = -1;
   opt->partition_keep = 0.01;
-  opt->mpi_timeout = 3600;
+  opt->mpi_timeout = 600;
   opt->huge_pages = 1;
   opt->compile_timeout = 300;
   opt->lazy = 1; /* lazy execution is the library's behaviour; OP2_LAZY=off: each call at once */

@@ -47,7 +47,7 @@ typedef struct op2_options {
   int maps_base_index;   /* OP2's argv entry OP_MAPS_BASE_INDEX=1: map values count from 1 */
 
   int compile_timeout;    /* OP2_COMPILE_TIMEOUT: seconds a child compiler may run (0: none) */
-  int loader_dlopen;      /* OP2_LOADER=dlopen: kernel objects through glibc only (gdb, perf) */
+  int loader;             /* OP2_LOADER: an op2_loader_mode (auto, direct, dlopen) */
   char kernel_path[8192]; /* OP2_KERNEL_PATH: where op_kernel_file looks, ':'-separated */
   char fault[64];         /* testing aid: "STEP:RANK" fails STEP on RANK (runtime/mpi/agree.c) */
   double mpi_timeout;     /* OP2_MPI_TIMEOUT: longest wait in an agreement, seconds; 0 none */

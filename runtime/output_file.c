@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,50 +15,72 @@
 #include "runtime/output_file.h"
 #include "base/file_io.h"
 
-enum target_kind { TARGET_NEW, TARGET_REGULAR, TARGET_OTHER };
+/* TARGET_OWN: a link led to a name of one of this process's descriptors (/dev/stdout, ...). */
+enum target_kind { TARGET_NEW, TARGET_REGULAR, TARGET_OTHER, TARGET_OWN };
 
-/* What `path` names, with symbolic links followed, into `out` and *kind (its status in *st
- * unless new). A device or FIFO keeps the path as given (the kernel follows the links when it is
- * opened, /proc/self/fd/N included); a regular file gets its real path, the one to rename over; a
- * link to nothing is followed by hand to the new file it names. */
+/* The descriptor a name of this process's own descriptors means (/dev/stdout, /dev/stderr,
+ * /dev/fd/N, /proc/self/fd/N), else -1. Such an output is written to that descriptor: reopening
+ * the file it leads to would start at its beginning (a redirected log overwritten), and
+ * replacing that file would cut the descriptor off from it. */
+static int own_descriptor(const char *path) {
+  if (strcmp(path, "/dev/stdout") == 0) return STDOUT_FILENO;
+  if (strcmp(path, "/dev/stderr") == 0) return STDERR_FILENO;
+  const char *num = strncmp(path, "/dev/fd/", 8) == 0          ? path + 8
+                    : strncmp(path, "/proc/self/fd/", 14) == 0 ? path + 14
+                                                               : NULL;
+  if (!num || !*num) return -1;
+  char *end;
+  long fd = strtol(num, &end, 10);
+  return *end || fd < 0 || fd > INT_MAX ? -1 : (int)fd;
+}
+
+/* What `path` names, into `out` and *kind (its status in *st unless new), following symbolic
+ * links at its last component by hand, one at a time, each read through the descriptor its
+ * status was taken from: a link is followed only when it belongs to this user or to root, so a
+ * link another user planted (or swapped in while we look) in a directory others may write never
+ * leads our output to a file of theirs choosing. A device or FIFO keeps its path (opened as the
+ * user asked); a regular file or a new name is the one to create or rename over; a name of one of
+ * this process's descriptors stops the walk (TARGET_OWN, `out` that name): /proc/self/fd/N reads
+ * "pipe:[N]" or the redirected file, neither of which may be opened again by name. Directories on
+ * the way are the kernel's to resolve. */
 static int resolve(const char *path, char *out, size_t len, struct stat *st, int *kind,
                    op2_jit_error *why) {
   if ((size_t)snprintf(out, len, "%s", path) >= len) {
     op2_jit_error_set(why, OP2_ERR_IO, "%s: the path is too long", path);
     return errno = ENAMETOOLONG, -1;
   }
-  if (stat(path, st) == 0) {
-    *kind = S_ISREG(st->st_mode) ? TARGET_REGULAR : TARGET_OTHER;
-    struct stat lst;
-    if (*kind == TARGET_OTHER || (lstat(path, &lst) == 0 && !S_ISLNK(lst.st_mode))) return 0;
-    char real[OP2_PATH_MAX];
-    if (!realpath(path, real) || (size_t)snprintf(out, len, "%s", real) >= len) {
-      int err = errno;
-      op2_jit_error_set(why, OP2_ERR_IO, "%s: cannot resolve its links: %s", path, strerror(err));
-      return errno = err, -1;
-    }
-    return 0;
-  }
-  if (errno != ENOENT) {
-    int err = errno;
-    op2_jit_error_set(why, OP2_ERR_IO, "%s: %s", path, strerror(err));
-    return errno = err, -1;
-  }
   for (int hops = 0; hops < 40; hops++) {
-    if (lstat(out, st) != 0) {
+    if (hops > 0 && own_descriptor(out) >= 0) return *kind = TARGET_OWN, 0;
+    int fd = open(out, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
       if (errno == ENOENT) return *kind = TARGET_NEW, 0;
       int err = errno;
       op2_jit_error_set(why, OP2_ERR_IO, "%s: %s", out, strerror(err));
       return errno = err, -1;
     }
-    if (!S_ISLNK(st->st_mode)) { /* it appeared meanwhile */
+    if (fstat(fd, st) != 0) {
+      int err = errno;
+      close(fd);
+      op2_jit_error_set(why, OP2_ERR_IO, "%s: %s", out, strerror(err));
+      return errno = err, -1;
+    }
+    if (!S_ISLNK(st->st_mode)) {
+      close(fd);
       *kind = S_ISREG(st->st_mode) ? TARGET_REGULAR : TARGET_OTHER;
       return 0;
     }
+    if (st->st_uid != geteuid() && st->st_uid != 0) {
+      close(fd);
+      op2_jit_error_set(why, OP2_ERR_IO,
+                        "%s is a symbolic link that belongs to another user (uid %u): not followed",
+                        out, (unsigned)st->st_uid);
+      return errno = EPERM, -1;
+    }
     char link[OP2_PATH_MAX];
-    ssize_t n = readlink(out, link, sizeof link - 1);
+    ssize_t n = readlinkat(fd, "", link, sizeof link - 1);
+    int err = errno;
+    close(fd);
     if (n < 0) {
-      int err = errno;
       op2_jit_error_set(why, OP2_ERR_IO, "%s: cannot read the link: %s", out, strerror(err));
       return errno = err, -1;
     }
@@ -75,6 +98,16 @@ static int resolve(const char *path, char *out, size_t len, struct stat *st, int
   }
   op2_jit_error_set(why, OP2_ERR_IO, "%s: too many levels of symbolic links", path);
   return errno = ELOOP, -1;
+}
+
+/* What a non-regular file is, for messages. */
+static const char *kind_of(mode_t mode) {
+  return S_ISDIR(mode)    ? "directory"
+         : S_ISFIFO(mode) ? "FIFO"
+         : S_ISCHR(mode)  ? "character device"
+         : S_ISBLK(mode)  ? "block device"
+         : S_ISSOCK(mode) ? "socket"
+                          : "special file";
 }
 
 /* The directory part of `target` opened, its last component into `base`. */
@@ -124,27 +157,23 @@ static int open_special(const char *target, const char *it, op2_jit_error *why) 
   }
 }
 
-/* The descriptor a name of this process's own descriptors means (/dev/stdout, /dev/stderr,
- * /dev/fd/N, /proc/self/fd/N), else -1. Such an output is written to that descriptor: reopening
- * the file it leads to would start at its beginning (a redirected log overwritten), and
- * replacing that file would cut the descriptor off from it. */
-static int own_descriptor(const char *path) {
-  if (strcmp(path, "/dev/stdout") == 0) return STDOUT_FILENO;
-  if (strcmp(path, "/dev/stderr") == 0) return STDERR_FILENO;
-  const char *num = strncmp(path, "/dev/fd/", 8) == 0          ? path + 8
-                    : strncmp(path, "/proc/self/fd/", 14) == 0 ? path + 14
-                                                               : NULL;
-  if (!num || !*num) return -1;
-  char *end;
-  long fd = strtol(num, &end, 10);
-  return *end || fd < 0 || fd > INT_MAX ? -1 : (int)fd;
-}
-
-static int output_open(op2_output *o, const char *path, op2_jit_error *why) {
+static int output_open(op2_output *o, const char *path, int regular_only, op2_jit_error *why) {
   memset(o, 0, sizeof *o);
   o->dirfd = -1;
   snprintf(o->path, sizeof o->path, "%s", path);
   int own = own_descriptor(path);
+  char target[OP2_PATH_MAX];
+  struct stat st;
+  int kind = TARGET_NEW;
+  if (own < 0) {
+    if (resolve(path, target, sizeof target, &st, &kind, why) != 0) return -1;
+    if (kind == TARGET_OWN) own = own_descriptor(target);
+  }
+  if (own >= 0 && regular_only) {
+    op2_jit_error_set(why, OP2_ERR_IO, "it is not a regular file (descriptor %d of this process)",
+                      own);
+    return errno = EINVAL, -1;
+  }
   if (own >= 0) {
     fflush(NULL); /* what the program printed before comes first */
     int fd = fcntl(own, F_DUPFD_CLOEXEC, 0);
@@ -161,14 +190,14 @@ static int output_open(op2_output *o, const char *path, op2_jit_error *why) {
     }
     return 0;
   }
-  char target[OP2_PATH_MAX];
-  struct stat st;
-  int kind;
-  if (resolve(path, target, sizeof target, &st, &kind, why) != 0) return -1;
   int fd = -1;
   /* What the messages call the file: "it", or where the links lead. */
   char it[OP2_PATH_MAX + 8];
   snprintf(it, sizeof it, "%s", strcmp(target, path) == 0 ? "it" : target);
+  if (kind == TARGET_OTHER && regular_only) {
+    op2_jit_error_set(why, OP2_ERR_IO, "%s is not a regular file (a %s)", it, kind_of(st.st_mode));
+    return errno = EINVAL, -1;
+  }
   if (kind == TARGET_OTHER) {
     if (S_ISDIR(st.st_mode)) {
       op2_jit_error_set(why, OP2_ERR_IO, "%s is a directory", it);
@@ -189,6 +218,9 @@ static int output_open(op2_output *o, const char *path, op2_jit_error *why) {
     /* A new file gets the usual mode (0666 less the umask); a replaced one keeps its mode. */
     fd = op2_temp_create_at(o->dirfd, o->base, 0666, o->tmp, sizeof o->tmp);
     if (fd >= 0 && kind == TARGET_REGULAR) (void)fchmod(fd, st.st_mode & 0777);
+    struct stat mine;
+    if (fd >= 0 && fstat(fd, &mine) == 0) o->tmp_dev = mine.st_dev, o->tmp_ino = mine.st_ino;
+    o->replaces = kind == TARGET_REGULAR;
     if (fd < 0) {
       int err = errno;
       op2_jit_error_set(why, OP2_ERR_IO, "cannot create a temporary file beside %s: %s", it,
@@ -208,7 +240,7 @@ static int output_open(op2_output *o, const char *path, op2_jit_error *why) {
 }
 
 int op2_output_open(op2_output *o, const char *path, op2_jit_error *why) {
-  if (output_open(o, path, why) == 0) return 0;
+  if (output_open(o, path, 0, why) == 0) return 0;
   int err = errno;
   if (why) { /* the file first, then what is wrong with it; the place stays the finder's */
     char detail[sizeof why->msg];
@@ -216,6 +248,21 @@ int op2_output_open(op2_output *o, const char *path, op2_jit_error *why) {
     snprintf(why->msg, sizeof why->msg, "cannot write %s: %.1900s", path, detail);
   }
   return errno = err, -1;
+}
+
+int op2_output_open_regular(op2_output *o, const char *path, op2_jit_error *why) {
+  return output_open(o, path, 1, why);
+}
+
+int op2_output_read_target(const op2_output *o, char **bytes, size_t *len, op2_jit_error *why) {
+  *bytes = NULL, *len = 0;
+  if (!o->replaces) return 0;
+  /* the name as the directory holds it now: a link swapped in since is not followed */
+  op2_jit_error err = {.code = 0};
+  if (op2_read_regular_at(o->dirfd, o->base, 1, SIZE_MAX / 2, bytes, len, &err) == 0) return 0;
+  int e = errno;
+  op2_jit_error_set(why, OP2_ERR_IO, "cannot read %s: %s", o->path, err.msg);
+  return errno = e, -1;
 }
 
 int op2_output_close(op2_output *o, int failed, op2_jit_error *why) {
@@ -229,50 +276,23 @@ int op2_output_close(op2_output *o, int failed, op2_jit_error *why) {
     o->f = NULL;
   }
   if (o->tmp[0]) {
+    /* the name still ours: in a directory others may write, it could have been swapped */
+    struct stat named;
+    if (!err && !failed &&
+        (fstatat(o->dirfd, o->tmp, &named, AT_SYMLINK_NOFOLLOW) != 0 || o->tmp_ino == 0 ||
+         named.st_ino != o->tmp_ino || named.st_dev != o->tmp_dev))
+      err = EAGAIN;
     if (!err && !failed && renameat(o->dirfd, o->tmp, o->dirfd, o->base) != 0) err = errno;
     if (err || failed) unlinkat(o->dirfd, o->tmp, 0);
     o->tmp[0] = '\0';
   }
   if (o->dirfd >= 0) close(o->dirfd), o->dirfd = -1;
-  if (err) op2_jit_error_set(why, OP2_ERR_IO, "cannot write %s: %s", o->path, strerror(err));
+  if (err == EAGAIN)
+    op2_jit_error_set(why, OP2_ERR_IO,
+                      "cannot write %s: its temporary file was replaced while it was written",
+                      o->path);
+  else if (err)
+    op2_jit_error_set(why, OP2_ERR_IO, "cannot write %s: %s", o->path, strerror(err));
   if (err || failed) return errno = err ? err : EIO, -1;
-  return 0;
-}
-
-int op2_output_target(const char *path, char *target, size_t len, op2_jit_error *why) {
-  struct stat st;
-  int kind;
-  if (resolve(path, target, len, &st, &kind, why) != 0) return -1;
-  if (kind != TARGET_OTHER) return 0;
-  op2_jit_error_set(
-      why, OP2_ERR_IO,
-      "%s is not a regular file (a %s): an HDF5 file can only be written to a regular file", target,
-      S_ISDIR(st.st_mode)    ? "directory"
-      : S_ISFIFO(st.st_mode) ? "FIFO"
-      : S_ISCHR(st.st_mode)  ? "character device"
-      : S_ISBLK(st.st_mode)  ? "block device"
-                             : "special file");
-  return errno = EINVAL, -1;
-}
-
-int op2_output_temp(const char *target, char *tmp, size_t len) {
-  char base[1024], name[1100];
-  int dirfd = open_directory(target, base, sizeof base, NULL);
-  if (dirfd < 0) return -1;
-  int fd = op2_temp_create_at(dirfd, base, 0666, name, sizeof name);
-  int err = errno;
-  close(dirfd);
-  if (fd < 0) return errno = err, -1;
-  close(fd);
-  const char *slash = strrchr(target, '/');
-  int n = slash ? snprintf(tmp, len, "%.*s/%s", (int)(slash - target), target, name)
-                : snprintf(tmp, len, "%s", name);
-  if (n < 0 || (size_t)n >= len) {
-    /* cannot name it to the caller: remove it again */
-    char full[OP2_PATH_MAX];
-    snprintf(full, sizeof full, "%.*s%s", slash ? (int)(slash - target + 1) : 0, target, name);
-    unlink(full);
-    return errno = ENAMETOOLONG, -1;
-  }
   return 0;
 }

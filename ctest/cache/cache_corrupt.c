@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Damaged entries: after each kind of damage to the entry of loop 'spread', the next process
  * refuses that entry (and only it), compiles the kernel again, computes the same results as
- * before, and leaves a sound entry in the same place that a third process loads. */
+ * before, and leaves a sound entry in the same place that a third process loads. The
+ * malformed-so cases damage the object's structure and rewrite the manifest's hash to match, as
+ * someone who can write the cache could: the loaders' own checks must refuse it (before, the
+ * loaders called the object's initialiser into its ELF header and the process died). */
 #include "cache_test.h"
+#include "elf_edit.h"
+#include "jit/cache_entry.h"
 
 static char *file_of(const char *entry, const char *suffix) {
   return ct_str("%s/spread%s", entry, suffix);
@@ -93,10 +98,32 @@ static void so_symlink(const char *entry) {
   CHECK(symlink(outside, so) == 0);
 }
 
+/* The object's weak reference __gmon_start__, which its initialiser calls when it resolves to
+ * something, made "defined" at 0 in .text; the manifest's hash rewritten to match. */
+static void malformed_so(const char *entry) {
+  char *so = file_of(entry, ".so");
+  size_t len;
+  char *data = ct_read(so, &len);
+  int text = 0;
+  CHECK(ee_section(data, len, ".text", &text) != NULL);
+  ee_dynsym(data, len, "__gmon_start__")->st_shndx = (Elf64_Section)text;
+  ct_write(so, data, len);
+  char hash[17], *path = ct_str("%s/manifest.json", entry);
+  op2_hash_hex64(data, len, hash);
+  size_t mlen;
+  char *text_m = ct_read(path, &mlen);
+  char *p = strstr(text_m, "\"binary_xxh3\"");
+  CHECK(p && (p = strchr(p + 13, '"')) != NULL && strlen(p) > 17);
+  memcpy(p + 1, hash, 16);
+  ct_write(path, text_m, mlen);
+}
+
 static void stray_temp_file(const char *entry) {
   /* Not damage: a crashed writer's leftover must not stop the entry from loading. */
   ct_write(file_of(entry, ".so.tmp99999"), "partial", 7);
 }
+
+static const char *const *case_env; /* the damaged entry's run: under which loader */
 
 static void run_case(const char *name, void (*damage)(const char *), int refused) {
   if (!ct_want(name)) return;
@@ -106,7 +133,7 @@ static void run_case(const char *name, void (*damage)(const char *), int refused
   char *entry = ct_entry_of(root, "spread");
   damage(entry);
 
-  ct_counts second = ct_prog(root, NULL, NULL);
+  ct_counts second = ct_prog_env(root, NULL, case_env, NULL);
   CHECK(strcmp(first.result, second.result) == 0);
   if (refused)
     CT_EXPECT(second, 1, CT_NKERNELS - 1, 1);
@@ -135,6 +162,14 @@ int main(int argc, char **argv) {
   run_case("modified-source", modified_source, 1);
   run_case("so-symlink", so_symlink, 1);
   run_case("stray-temp-file", stray_temp_file, 0);
+  static const char *const direct[] = {"OP2_LOADER=direct", NULL};
+  static const char *const dlopen_only[] = {"OP2_LOADER=dlopen", NULL};
+  run_case("malformed-so", malformed_so, 1); /* OP2_LOADER=auto: dlopen, after the check */
+  case_env = direct;
+  run_case("malformed-so-direct", malformed_so, 1);
+  case_env = dlopen_only;
+  run_case("malformed-so-dlopen", malformed_so, 1);
+  case_env = NULL;
   ct_cleanup();
   return 0;
 }

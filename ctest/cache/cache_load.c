@@ -20,7 +20,7 @@ static char *build(const char *dir, const char *tag, int value) {
            "void op2_loop(void *const *a, const int *const *m, int b, int e) {"
            " (void)m, (void)b, (void)e; *(int *)a[0] = %d; }\n",
            value);
-  CHECK(op2_tcc_compile(src, path, NULL, NULL, &log) == OP2_OK);
+  CHECK(op2_tcc_compile(src, path, &log) == OP2_OK);
   free(log);
   return path;
 }

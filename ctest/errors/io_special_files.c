@@ -10,7 +10,8 @@
  *   - a FIFO stays a FIFO and its reader receives exactly what a regular file would hold (a FIFO
  *     nobody reads is refused with a message, not waited on forever);
  *   - the XDMF beside a dump, as a link or a FIFO, is written through;
- *   - /dev/stdout redirected to a file gets the text where the program's output stands;
+ *   - /dev/stdout, or a link to it, with stdout redirected to a file gets the text where the
+ *     program's output stands, and with stdout a pipe sends it down the pipe;
  *   - no temporary file is left behind.
  * Usage: io_special_files (scratch directories under TMPDIR). */
 #include <errno.h>
@@ -225,9 +226,10 @@ static void declare(void) {
   run_loop();
 }
 
-/* /dev/stdout with stdout redirected to a file (as `prog > log`): the text goes into the log
- * after what the program printed before, the log is not replaced or rewound. */
-static void check_stdout(void) {
+/* stdout redirected to a file (as `prog > log`), written through `name` (/dev/stdout, or a link
+ * of the user's that leads to it): the text goes into the log after what the program printed
+ * before, the log is not replaced or rewound. */
+static void stdout_to_log(const char *name) {
   char log[4200];
   path_in(log, sizeof log, "log");
   bytes want_txt;
@@ -239,7 +241,7 @@ static void check_stdout(void) {
   CHECK(fstat(fd, &before) == 0);
   close(fd);
   printf("before\n");
-  w_txt("/dev/stdout");
+  w_txt(name);
   printf("after\n");
   fflush(stdout);
   CHECK(dup2(saved, STDOUT_FILENO) >= 0);
@@ -251,6 +253,45 @@ static void check_stdout(void) {
   CHECK(memcmp(got.data + 7, want_txt.data, want_txt.len) == 0);
   CHECK(memcmp(got.data + 7 + want_txt.len, "after\n", 6) == 0);
   CHECK(unlink(log) == 0);
+}
+
+/* stdout a pipe (as `prog | less`), written through `name`: the reader gets the text (the link
+ * /proc/self/fd/1 reads "pipe:[N]", no file to follow it to). */
+static void stdout_to_pipe(const char *name) {
+  bytes want_txt;
+  reference(&writers[0], &want_txt);
+  CHECK(want_txt.len < 65536); /* fits in the pipe: read after the write returns */
+  fflush(stdout);
+  int saved = dup(STDOUT_FILENO), p[2];
+  CHECK(saved >= 0 && pipe(p) == 0 && dup2(p[1], STDOUT_FILENO) >= 0);
+  close(p[1]);
+  w_txt(name);
+  fflush(stdout);
+  CHECK(dup2(saved, STDOUT_FILENO) >= 0); /* the last writer closed: the reader sees the end */
+  close(saved);
+  got.len = 0;
+  for (ssize_t n; (n = read(p[0], got.data + got.len, sizeof got.data - got.len)) > 0;)
+    got.len += (size_t)n;
+  close(p[0]);
+  CHECK_EQ_INT(got.len, want_txt.len);
+  CHECK(memcmp(got.data, want_txt.data, got.len) == 0);
+}
+
+/* /dev/stdout itself, and links of the user's to it and to /dev/fd/1: written to descriptor 1. */
+static void check_stdout(void) {
+  char link[4200], fd_link[4200];
+  path_in(link, sizeof link, "out-link");
+  path_in(fd_link, sizeof fd_link, "fd-link");
+  CHECK(symlink("/dev/stdout", link) == 0 && symlink("/dev/fd/1", fd_link) == 0);
+  stdout_to_log("/dev/stdout");
+  stdout_to_log(link);
+  stdout_to_log(fd_link);
+  stdout_to_pipe("/dev/stdout");
+  stdout_to_pipe(link);
+  stdout_to_pipe(fd_link);
+  struct stat st;
+  CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+  CHECK(unlink(link) == 0 && unlink(fd_link) == 0);
 }
 
 /* The XDMF description beside a dump, NAME.h5.xdmf, as a link and as a FIFO. */

@@ -64,7 +64,7 @@ static const struct bad_value {
     {"OP2_CACHE_DIR", "", "option OP2_CACHE_DIR: path is empty or too long"},
     {"OP2_TEMPLATE_DIR", "", "option OP2_TEMPLATE_DIR: path is empty or too long"},
     {"OP2_JIT", "fast", "option OP2_JIT=fast: expected tcc, cc or tiered"},
-    {"OP2_LOADER", "ld.so", "option OP2_LOADER=ld.so: expected direct or dlopen"},
+    {"OP2_LOADER", "ld.so", "option OP2_LOADER=ld.so: expected auto, direct or dlopen"},
     {"OP2_CC", "", "option OP2_CC: empty compiler name"},
     {"OP2_CXX", "", "option OP2_CXX: empty compiler name (off: none)"},
     {"OP2_CFLAGS", long_value, "option OP2_CFLAGS: value is too long (at most 1023 characters)"},
@@ -267,6 +267,9 @@ int main(int argc, char **argv) {
             "option OP2_CUDA_EMU_VERIFY=sm_80 compute_90: 'compute_90' is not", NULL);
   env_fails("OP2_CUDA_STRATEGY", "", "option OP2_CUDA_STRATEGY=: expected auto, atomics", NULL);
   env_fails("OP2_CUDA_EMU_SECTORS", "", "option OP2_CUDA_EMU_SECTORS=: expected on or off", NULL);
+  /* at op_init, not at the first loop that would run it */
+  env_fails("OP2_CUDA_PTXAS", "/nonexistent/ptxas",
+            "option OP2_CUDA_PTXAS=/nonexistent/ptxas: no executable program there", NULL);
   /* Good CUDA values are taken as given (the seq backend uses none of them). */
   char *cuda_argv[] = {prog,
                        "OP2_CUDA_DEVICE=3",
@@ -274,7 +277,7 @@ int main(int argc, char **argv) {
                        "OP2_CUDA_BLOCK_SIZE=1024",
                        "OP2_CUDA_STRATEGY=global",
                        "OP2_CUDA_EMU_VERIFY=sm_80, sm_100f",
-                       "OP2_CUDA_PTXAS=/nonexistent/ptxas",
+                       "OP2_CUDA_PTXAS=true", /* a program found on PATH */
                        "OP2_CUDA_DRIVER=/nonexistent/libcuda.so.1",
                        "OP2_CUDA_EMU_SECTORS=on",
                        "OP2_PTSCOTCH_CHECK=on",
@@ -288,7 +291,7 @@ int main(int argc, char **argv) {
   CHECK_EQ_INT(c->block_size, 1024);
   CHECK_EQ_INT(c->strategy, OP2_CUDA_ASK_GLOBAL);
   CHECK(!strcmp(c->emu_verify, "sm_80, sm_100f"));
-  CHECK(!strcmp(c->ptxas, "/nonexistent/ptxas"));
+  CHECK(!strcmp(c->ptxas, "true"));
   CHECK(!strcmp(c->driver, "/nonexistent/libcuda.so.1"));
   CHECK(c->emu_sectors && o->ptscotch_check);
   op_exit();

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/file_io.h"
 #include "runtime/cuda/cuda_options.h"
 #include "runtime/context.h"
 #include "runtime/error.h"
@@ -85,6 +86,13 @@ static int parse_emu_verify(void *values, const char *name, const char *value) {
 static int parse_ptxas(void *values, const char *name, const char *value) {
   op2_cuda_options *o = values;
   if (!*value) return op2_error(OP2_ERR_ARG, "option %s: empty path to ptxas", name);
+  /* checked here, not at the first loop that would run it */
+  char found[OP2_PATH_MAX];
+  if (op2_find_program(value, found, sizeof found) != 0)
+    return op2_error(OP2_ERR_ARG,
+                     "option %s=%s: no executable program there (a path to ptxas, or a name "
+                     "found on PATH)",
+                     name, value);
   return op2_option_text(o->ptxas, sizeof o->ptxas, name, value);
 }
 

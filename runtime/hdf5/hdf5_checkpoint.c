@@ -64,48 +64,6 @@ static int write_table(const out_file *o, const char *name, op2_type type, int d
             : op2_error(OP2_ERR_IO, "checkpoint %s: cannot write dataset '%s'", o->file, name);
 }
 
-/* Rank 0 receives every rank's block of a table in the user's order (the blocks of
- * op2_h5_dat_block are the uniform ones), so that it alone writes the file: one gather per table
- * instead of the dozens of collective calls parallel HDF5 makes, each a wait for every rank,
- * which a loaded machine makes slow. */
-static int to_root(const out_file *o, const char *name, long rows, size_t row_bytes, long count,
-                   void **values) {
-  int p = op2_h5_ranks(NULL);
-  if (p == 1) return OP2_OK;
-  size_t total = (size_t)rows * row_bytes;
-  char *all = NULL;
-  int *counts = NULL, *displs = NULL, status = OP2_OK;
-  if (total > (size_t)INT_MAX)
-    status = op2_error(OP2_ERR_ARG, "checkpoint %s: '%s' exceeds 2 GiB, too large to gather",
-                       o->file, name);
-  else if (o->rank == 0) {
-    all = malloc(total + 1);
-    counts = malloc(sizeof(int) * 2 * (size_t)p);
-    if (!all || !counts)
-      status = op2_error(OP2_ERR_MEM, "checkpoint %s: out of memory for '%s'", o->file, name);
-    else
-      for (int q = 0, at = 0; q < p; q++) {
-        long n = op2_block_begin(rows, q + 1, p) - op2_block_begin(rows, q, p);
-        displs = counts + p;
-        counts[q] = (int)((size_t)n * row_bytes);
-        displs[q] = at;
-        at += counts[q];
-      }
-  }
-  status = op2_h5_agree(status);
-  if (status == OP2_OK)
-    MPI_Gatherv(*values, (int)((size_t)count * row_bytes), MPI_BYTE, all, counts, displs, MPI_BYTE,
-                0, op2_h5_comm());
-  free(counts);
-  if (status == OP2_OK && o->rank == 0) {
-    free(*values);
-    *values = all;
-  } else {
-    free(all);
-  }
-  return status;
-}
-
 /* Every rank gathers; rank 0 writes while its file is healthy (*written tells). */
 static int write_contents(const out_file *o, const char *blob, size_t blob_len) {
   op2_context *ctx = op2_ctx();
@@ -128,7 +86,8 @@ static int write_contents(const out_file *o, const char *blob, size_t blob_len) 
     int *values = NULL;
     int rc = op2_h5_agree(op2_h5_map_block(m, &first, &count, &values));
     if (rc == OP2_OK)
-      rc = to_root(o, m->name, rows, sizeof(int) * (size_t)m->dim, count, (void **)&values);
+      rc = op2_h5_gather_root("checkpoint", m->name, rows, sizeof(int) * (size_t)m->dim, count,
+                              (void **)&values);
     if (rc == OP2_OK && root && written == OP2_OK)
       written = write_table(o, m->name, OP2_TYPE_INT, m->dim, rows, (int)rows, 10, values);
     free(values);
@@ -139,7 +98,8 @@ static int write_contents(const out_file *o, const char *blob, size_t blob_len) 
     long first = 0, count = 0, rows = d->set->global_size;
     void *values = NULL;
     int rc = op2_h5_agree(op2_h5_dat_block(d, &first, &count, &values));
-    if (rc == OP2_OK) rc = to_root(o, d->decl_name, rows, d->elem_bytes, count, &values);
+    if (rc == OP2_OK)
+      rc = op2_h5_gather_root("checkpoint", d->decl_name, rows, d->elem_bytes, count, &values);
     if (rc == OP2_OK && root && written == OP2_OK)
       written = write_table(o, d->decl_name, d->type, d->dim, rows, (int)d->elem_bytes, 0, values);
     free(values);
@@ -177,26 +137,28 @@ static int reserved_name_used(const char *file) {
              : OP2_OK;
 }
 
-/* Rank 0 creates and writes the file; every rank takes part in the gathers. */
-static int write_file(const char *file, const char *tmp, const char *blob, size_t blob_len) {
+/* Rank 0 builds the file in memory (its bytes into *image); every rank takes part in the
+ * gathers. */
+static int write_file(const char *file, char **image, size_t *len, const char *blob,
+                      size_t blob_len) {
   OP2_CALL(op2_h5_check_names("op_checkpoint", file));
   OP2_CALL(reserved_name_used(file));
   out_file o = {.file = file, .fid = -1};
   op2_h5_ranks(&o.rank);
   int rc = OP2_OK;
   if (o.rank == 0) {
-    hid_t fapl = op2_h5_fapl(0), fcpl = H5Pcreate(H5P_FILE_CREATE);
-    if (fapl >= 0 && fcpl >= 0 && H5Pset_userblock(fcpl, OP2_CKPT_HEADER_BYTES) >= 0)
-      o.fid = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl);
-    op2_h5_plist_close(fapl);
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    if (fcpl >= 0 && H5Pset_userblock(fcpl, OP2_CKPT_HEADER_BYTES) >= 0)
+      o.fid = op2_h5_image_create(fcpl);
     if (fcpl >= 0) H5Pclose(fcpl);
     if (o.fid < 0)
-      rc = op2_error(OP2_ERR_IO, "checkpoint %s: cannot create the temporary file %s", file, tmp);
+      rc = op2_error(OP2_ERR_IO, "checkpoint %s: HDF5 cannot make the file in memory", file);
   }
   int written = write_contents(&o, blob, blob_len);
   if (rc == OP2_OK) rc = written;
-  if (o.fid >= 0 && H5Fclose(o.fid) < 0 && rc == OP2_OK)
-    rc = op2_error(OP2_ERR_IO, "checkpoint %s: closing %s failed", file, tmp);
+  if (o.fid >= 0 && rc == OP2_OK && op2_h5_image_take(o.fid, image, len) != 0)
+    rc = op2_error(OP2_ERR_IO, "checkpoint %s: HDF5 cannot finish the file in memory", file);
+  if (o.fid >= 0) H5Fclose(o.fid);
   return op2_h5_agree(rc);
 }
 
@@ -213,63 +175,53 @@ void op2_h5_checkpoint_bcast_int(int *v) {
 
 int op2_h5_checkpoint_save(const char *file, const char *blob, size_t blob_len) {
   OP2_CALL(op2_h5_settle_mesh()); /* the sets' global sizes, as for a dump */
-  char *tmp = malloc(OP2_PATH_MAX), *target = malloc(OP2_PATH_MAX);
-  int rc = op2_h5_agree_alloc(tmp && target, "checkpoint", file);
+  /* Rank 0 opens the target first (the file the name's links lead to; a device or FIFO cannot
+   * hold a checkpoint): a temporary file with an unpredictable name beside it, created
+   * exclusively, written through its descriptor and renamed; nothing is opened by name again. */
+  int rank = 0, parallel = op2_h5_ranks(&rank) > 1;
+  op2_output *out = rank == 0 ? malloc(sizeof *out) : NULL;
+  int rc = op2_h5_agree_alloc(rank != 0 || out, "checkpoint", file);
   if (rc != OP2_OK) {
-    free(tmp), free(target);
+    free(out);
     return rc;
   }
-  /* Rank 0 writes: the file the name's links lead to (a device or FIFO cannot hold a
-   * checkpoint), through a temporary file beside it with an unpredictable name, created
-   * exclusively (op2_output_temp): a link planted at a guessable name is never written through. */
-  int rank = 0, parallel = op2_h5_ranks(&rank) > 1;
   op2_jit_error why;
-  tmp[0] = target[0] = '\0';
-  if (rank == 0) {
-    if (op2_output_target(file, target, OP2_PATH_MAX, &why) != 0)
-      rc = op2_error_record(&why, "checkpoint %s: %s", file, why.msg);
-    else if (op2_output_temp(target, tmp, OP2_PATH_MAX) != 0)
-      rc = op2_error(OP2_ERR_IO, "checkpoint %s: cannot create a temporary file beside it: %s",
-                     file, strerror(errno));
+  if (rank == 0 && op2_output_open_regular(out, file, &why) != 0) {
+    rc = op2_error(OP2_ERR_IO, "checkpoint %s: %s", file, why.msg);
+    free(out), out = NULL;
   }
   int agreed = op2_h5_agree(rc);
   if (agreed != OP2_OK) {
+    if (out) op2_output_close(out, 1, &why);
+    free(out);
     if (rc == OP2_OK && !op2_h5_out_of_step())
       agreed = op2_error(OP2_ERR_IO, "checkpoint %s: failed on rank 0", file);
-    free(tmp), free(target);
     return rc != OP2_OK ? rc : agreed;
   }
+  char *image = NULL;
+  size_t len = 0;
   op2_h5_quiet quiet;
   op2_h5_quiet_begin(&quiet);
-  rc = write_file(file, tmp, blob, blob_len);
+  rc = write_file(file, &image, &len, blob, blob_len);
   op2_h5_quiet_end(&quiet);
-  if (rank == 0) rc = rc == OP2_OK ? op2_ckpt_seal(tmp, target) : (unlink(tmp), rc);
+  if (rank == 0) {
+    if (rc == OP2_OK)
+      rc = op2_ckpt_write(file, out, image, len);
+    else
+      op2_output_close(out, 1, &why);
+  }
+  free(image);
+  free(out);
   if (parallel) {
     int code = rc;
     MPI_Bcast(&code, 1, MPI_INT, 0, op2_h5_comm());
     if (code != OP2_OK && rank != 0 && rc == OP2_OK)
       rc = op2_error(code, "checkpoint %s: failed on rank 0 (see its message)", file);
   }
-  free(tmp), free(target);
   return rc;
 }
 
 /* ---- reading a verified image ---- */
-
-static hid_t open_image(const char *file, const char *image, size_t len) {
-  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), fid = -1;
-  /* The core driver reads from the image (copied), never from the disk; it refuses a name that
-   * exists, and nothing can exist below a regular file. */
-  size_t n = strlen(file) + 16;
-  char *name = malloc(n);
-  if (name) snprintf(name, n, "%s/op2-image", file);
-  if (name && fapl >= 0 && H5Pset_fapl_core(fapl, 1 << 20, 0) >= 0 &&
-      H5Pset_file_image(fapl, (void *)image, len) >= 0)
-    fid = H5Fopen(name, H5F_ACC_RDONLY, fapl);
-  if (fapl >= 0) H5Pclose(fapl);
-  free(name);
-  return fid;
-}
 
 /* Reads dataset `name` whole into a new buffer after checking its shape and element type. */
 static int read_dataset(const char *file, hid_t fid, const char *what, const char *name,
@@ -351,7 +303,7 @@ int op2_h5_checkpoint_load(const char *file, char **image, size_t *len, char **b
   if (rc == OP2_OK && *exists) {
     op2_h5_quiet quiet;
     op2_h5_quiet_begin(&quiet);
-    hid_t fid = open_image(file, *image, *len);
+    hid_t fid = op2_h5_image_open(*image, *len, 0);
     rc = fid >= 0 ? read_blob(file, fid, blob, blob_len)
                   : op2_error(OP2_ERR_IO, "checkpoint %s: HDF5 cannot open it", file);
     if (fid >= 0) H5Fclose(fid);
@@ -399,7 +351,7 @@ int op2_h5_checkpoint_restore(const char *file, const char *image, size_t len) {
     OP2_CALL(op2_mpi_distribute(ctx, NULL, NULL, NULL));
   op2_h5_quiet quiet;
   op2_h5_quiet_begin(&quiet);
-  hid_t fid = open_image(file, image, len);
+  hid_t fid = op2_h5_image_open(image, len, 0);
   int rc = fid >= 0 ? OP2_OK : op2_error(OP2_ERR_IO, "checkpoint %s: HDF5 cannot open it", file);
   for (int i = 0; rc == OP2_OK && i < ctx->dats.count; i++)
     rc = restore_dat(file, fid, ctx->dats.items[i]);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Pieces the HDF5 reader and writer share: ranks, property lists, types, attributes. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,8 @@
 #include "runtime/context.h"
 #include "runtime/mpi_state.h"
 #include "runtime/mesh.h"
+#include "runtime/distributed.h"
+#include "runtime/error.h"
 
 int op2_h5_ranks(int *rank) {
   const op2_context *ctx = op2_ctx();
@@ -55,6 +58,46 @@ void op2_h5_quiet_begin(op2_h5_quiet *q) {
 
 void op2_h5_quiet_end(const op2_h5_quiet *q) {
   H5Eset_auto2(H5E_DEFAULT, q->func, q->data);
+}
+
+int op2_h5_gather_root(const char *what, const char *name, long rows, size_t row_bytes, long count,
+                       void **values) {
+  int rank = 0, p = op2_h5_ranks(&rank);
+  if (p == 1) return OP2_OK;
+  char *all = NULL;
+  int *counts = NULL, *displs = NULL, status = OP2_OK;
+  MPI_Datatype row = MPI_DATATYPE_NULL;
+  /* counted in rows, so that a table past 2 GiB still gathers (rows fit an int: OP2's layout) */
+  if (rows > INT_MAX || row_bytes > INT_MAX ||
+      MPI_Type_contiguous((int)row_bytes, MPI_BYTE, &row) != MPI_SUCCESS ||
+      MPI_Type_commit(&row) != MPI_SUCCESS)
+    status = op2_error(OP2_ERR_ARG, "%s: '%s' cannot be gathered (%ld rows of %zu bytes)", what,
+                       name, rows, row_bytes);
+  else if (rank == 0) {
+    all = malloc((size_t)rows * row_bytes + 1);
+    counts = malloc(sizeof(int) * 2 * (size_t)p);
+    if (!all || !counts)
+      status = op2_error(OP2_ERR_MEM, "%s: out of memory for '%s'", what, name);
+    else
+      for (int q = 0, at = 0; q < p; q++) {
+        displs = counts + p;
+        counts[q] = (int)(op2_block_begin(rows, q + 1, p) - op2_block_begin(rows, q, p));
+        displs[q] = at;
+        at += counts[q];
+      }
+  }
+  status = op2_h5_agree(status);
+  if (status == OP2_OK)
+    MPI_Gatherv(*values, (int)count, row, all, counts, displs, row, 0, op2_h5_comm());
+  if (row != MPI_DATATYPE_NULL) MPI_Type_free(&row);
+  free(counts);
+  if (status == OP2_OK && rank == 0) {
+    free(*values);
+    *values = all;
+  } else {
+    free(all);
+  }
+  return status;
 }
 
 hid_t op2_h5_fapl(int parallel) {

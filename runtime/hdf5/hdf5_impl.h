@@ -43,8 +43,23 @@ typedef struct op2_h5_quiet {
 void op2_h5_quiet_begin(op2_h5_quiet *q);
 void op2_h5_quiet_end(const op2_h5_quiet *q);
 
-/* File access: MPI-IO when `parallel`, else sec2; never file locks. Transfers: collective when
- * `parallel`, else H5P_DEFAULT. Close with op2_h5_plist_close. */
+/* Rank 0 receives every rank's block of a [rows, row_bytes] table in the user's order (the
+ * blocks of op2_h5_dat_block): *values becomes the whole table there, so that rank 0 alone
+ * writes the file (one gather per table instead of parallel HDF5's many collective calls).
+ * Collective; an error names `what` and `name`. */
+int op2_h5_gather_root(const char *what, const char *name, long rows, size_t row_bytes, long count,
+                       void **values);
+
+/* Files in memory (hdf5_image.c): every file the library writes is built with these and written
+ * whole through output_file.h, so HDF5 opens no path. A new file (fcpl: H5P_DEFAULT or a user
+ * block), a copy of an existing file's bytes (writable or not), and a file's bytes (flushed,
+ * malloc'ed; 0 or -1). */
+hid_t op2_h5_image_create(hid_t fcpl);
+hid_t op2_h5_image_open(const void *image, size_t len, int writable);
+int op2_h5_image_take(hid_t fid, char **bytes, size_t *len);
+
+/* File access for reading: MPI-IO when `parallel`, else sec2; never file locks. Transfers:
+ * collective when `parallel`, else H5P_DEFAULT. Close with op2_h5_plist_close. */
 hid_t op2_h5_fapl(int parallel);
 hid_t op2_h5_dxpl(int parallel);
 void op2_h5_plist_close(hid_t plist);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Writing the mesh in OP2's HDF5 layout (see hdf5_impl.h), in the user's original global order
- * whatever renumbering or partitioning happened since. A dump goes to a temporary file next to
- * the target that is renamed over it only once complete, so a failed dump leaves the target as
- * it was (absent or the previous version). */
+ * whatever renumbering or partitioning happened since. Every rank's rows are gathered to rank 0,
+ * which builds the file in memory and writes it whole through a temporary file next to the
+ * target, renamed over it only once complete (output_file.h): a failed dump leaves the target as
+ * it was (absent or the previous version), and HDF5 never opens a path another user could
+ * redirect. */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -89,12 +91,20 @@ int op2_h5_map_block(op_map map, long *first, long *count, int **values) {
   return OP2_OK;
 }
 
-/* ---- one open output file ---- */
+/* ---- one output file, built in memory by rank 0 ---- */
 
+/* Rank 0 builds the file in memory (hdf5_image.c) from tables gathered to it and writes it whole
+ * through its own descriptor (op2_output: a temporary file beside the target, renamed over it
+ * once complete), so HDF5 opens no path and a failed write leaves the target as it was. The other
+ * ranks send their rows; after each of rank 0's steps every rank learns its outcome and reports
+ * rank 0's reason itself. */
 typedef struct sink {
   const char *fn, *file;
-  int parallel, rank;
-  hid_t fid, dxpl, lcpl;
+  int rank;
+  hid_t fid, lcpl;   /* rank 0 only */
+  op2_output out;    /* rank 0 only: where the file's bytes go */
+  int out_open;      /* rank 0 only */
+  char detail[1024]; /* rank 0: why its step failed, reported by every rank */
 } sink;
 
 static int sink_fail(const sink *k, int code, const char *fmt, ...)
@@ -108,11 +118,31 @@ static int sink_fail(const sink *k, int code, const char *fmt, ...) {
   return op2_error(code, "%s: file %s: %s", k->fn, k->file, detail);
 }
 
+/* A step every rank took: the worst status, a rank that did not fail told that another did. */
 static int sink_agree(const sink *k, int status) {
   int worst = op2_h5_agree(status);
   if (worst != OP2_OK && status == OP2_OK && !op2_h5_out_of_step())
     return sink_fail(k, worst, "failed on another rank (see its message)");
   return worst;
+}
+
+/* Rank 0's failure in a step only it takes: recorded, reported by r0_verdict. */
+static int r0_fail(sink *k, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int r0_fail(sink *k, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(k->detail, sizeof k->detail, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+/* The outcome of a step only rank 0 took, on every rank, each reporting rank 0's reason. */
+static int r0_verdict(sink *k, int status) {
+  int worst = op2_h5_agree(status);
+  if (worst == OP2_OK || op2_h5_out_of_step()) return worst;
+  if (op2_h5_ranks(NULL) > 1)
+    MPI_Bcast(k->detail, (int)sizeof k->detail, MPI_CHAR, 0, op2_h5_comm());
+  return sink_fail(k, worst, "%s", k->detail);
 }
 
 /* A dataset of [rows] (ndims 1) or [rows, cols], created with any missing parent groups so that
@@ -127,24 +157,28 @@ static hid_t create_dataset(const sink *k, const char *name, hid_t ftype, int nd
   return dset;
 }
 
-static int write_set(const sink *k, op_set set) {
-  if (set->global_size > INT_MAX) /* the same on every rank: none creates the dataset */
+static int write_set(sink *k, op_set set) {
+  if (set->global_size > INT_MAX) /* the same on every rank */
     return sink_fail(k, OP2_ERR_ARG,
                      "set '%s' has %ld elements; OP2's layout keeps a set's size as an int",
                      set->name, set->global_size);
-  hid_t dset = create_dataset(k, set->name, H5T_STD_I32LE, 1, 1, 1);
-  int size = (int)set->global_size;
-  int ok = dset >= 0 &&
-           op2_h5_write_rows(dset, 1, 0, k->rank == 0, 1, H5T_NATIVE_INT, &size, k->dxpl) == OP2_OK;
-  if (dset >= 0) H5Dclose(dset);
-  return ok ? OP2_OK : sink_fail(k, OP2_ERR_IO, "cannot write set '%s'", set->name);
+  int status = OP2_OK;
+  if (k->rank == 0) {
+    hid_t dset = create_dataset(k, set->name, H5T_STD_I32LE, 1, 1, 1);
+    int size = (int)set->global_size;
+    if (dset < 0 ||
+        op2_h5_write_rows(dset, 1, 0, 1, 1, H5T_NATIVE_INT, &size, H5P_DEFAULT) != OP2_OK)
+      status = r0_fail(k, OP2_ERR_IO, "cannot write set '%s'", set->name);
+    if (dset >= 0) H5Dclose(dset);
+  }
+  return r0_verdict(k, status);
 }
 
-/* The rows were gathered before the collective create, so that a gather failure cannot leave
- * other ranks waiting in HDF5. */
-static int write_table(const sink *k, const char *what, const char *name, op2_type type,
-                       const char *type_attr, int dim, long global_rows, int size_attr, long first,
-                       long count, const void *values) {
+/* A whole [global_rows, dim] table, on rank 0 (its values gathered there). */
+static int write_table(sink *k, const char *what, const char *name, op2_type type,
+                       const char *type_attr, int dim, long global_rows, int size_attr,
+                       const void *values) {
+  if (k->rank != 0) return OP2_OK;
   hid_t dset =
       create_dataset(k, name, op2_h5_file_type(type), 2, (hsize_t)global_rows, (hsize_t)dim);
   /* OP2 stores map types in 10-byte strings; dats get their type as declared ("double:soa"
@@ -153,21 +187,23 @@ static int write_table(const sink *k, const char *what, const char *name, op2_ty
            op2_h5_put_int_attr(dset, "size", size_attr) == OP2_OK &&
            op2_h5_put_str_attr(dset, "type", type_attr ? type_attr : op2_type_name(type),
                                strcmp(what, "map") == 0 ? 10 : 0) == OP2_OK &&
-           op2_h5_write_rows(dset, 2, (hsize_t)first, (hsize_t)count, (hsize_t)dim,
-                             op2_h5_mem_type(type), values, k->dxpl) == OP2_OK;
+           op2_h5_write_rows(dset, 2, 0, (hsize_t)global_rows, (hsize_t)dim, op2_h5_mem_type(type),
+                             values, H5P_DEFAULT) == OP2_OK;
   if (dset >= 0) H5Dclose(dset);
-  return ok ? OP2_OK : sink_fail(k, OP2_ERR_IO, "cannot write %s '%s'", what, name);
+  return ok ? OP2_OK : r0_fail(k, OP2_ERR_IO, "cannot write %s '%s'", what, name);
 }
 
-static int write_map(const sink *k, op_map map) {
-  long first = 0, count = 0;
+static int write_map(sink *k, op_map map) {
+  long first = 0, count = 0, rows = map->from->global_size;
   int *values = NULL;
   int status = sink_agree(k, op2_h5_map_block(map, &first, &count, &values));
-  long rows = map->from->global_size;
+  if (status == OP2_OK)
+    status = op2_h5_gather_root(k->fn, map->name, rows, sizeof(int) * (size_t)map->dim, count,
+                                (void **)&values);
   /* OP2 puts the row count in a map's `size` attribute. */
   if (status == OP2_OK)
-    status = write_table(k, "map", map->name, OP2_TYPE_INT, NULL, map->dim, rows, (int)rows, first,
-                         count, values);
+    status = r0_verdict(
+        k, write_table(k, "map", map->name, OP2_TYPE_INT, NULL, map->dim, rows, (int)rows, values));
   free(values);
   return status;
 }
@@ -182,58 +218,36 @@ static int named(const char *fn, op_dat dat) {
   return OP2_OK;
 }
 
-static int write_dat(const sink *k, op_dat dat) {
-  long first = 0, count = 0;
+static int write_dat(sink *k, op_dat dat) {
+  long first = 0, count = 0, rows = dat->set->global_size;
   void *values = NULL;
   int status = named(k->fn, dat);
   if (status == OP2_OK) status = op2_h5_dat_block(dat, &first, &count, &values);
   status = sink_agree(k, status);
+  if (status == OP2_OK)
+    status = op2_h5_gather_root(k->fn, dat->name, rows, dat->elem_bytes, count, &values);
   /* ...and the bytes of one element in a dat's. */
   if (status == OP2_OK)
-    status = write_table(k, "dat", dat->name, dat->type, dat->type_name, dat->dim,
-                         dat->set->global_size, (int)dat->elem_bytes, first, count, values);
+    status = r0_verdict(k, write_table(k, "dat", dat->name, dat->type, dat->type_name, dat->dim,
+                                       rows, (int)dat->elem_bytes, values));
   free(values);
   return status;
 }
 
-static int write_const(const sink *k, const op2_const *c) {
+static int write_const(sink *k, const op2_const *c) {
+  if (k->rank != 0) return OP2_OK;
   hid_t dset = create_dataset(k, c->name, op2_h5_file_type(c->type), 1, (hsize_t)c->dim, 1);
   int ok = dset >= 0 && op2_h5_put_int_attr(dset, "dim", c->dim) == OP2_OK &&
            op2_h5_put_str_attr(dset, "type", op2_type_name(c->type), 0) == OP2_OK &&
-           op2_h5_write_rows(dset, 1, 0, k->rank == 0 ? (hsize_t)c->dim : 0, 1,
-                             op2_h5_mem_type(c->type), c->data, k->dxpl) == OP2_OK;
+           op2_h5_write_rows(dset, 1, 0, (hsize_t)c->dim, 1, op2_h5_mem_type(c->type), c->data,
+                             H5P_DEFAULT) == OP2_OK;
   if (dset >= 0) H5Dclose(dset);
-  return ok ? OP2_OK : sink_fail(k, OP2_ERR_IO, "cannot write constant '%s'", c->name);
+  return ok ? OP2_OK : r0_fail(k, OP2_ERR_IO, "cannot write constant '%s'", c->name);
 }
 
-static int sink_open(sink *k, const char *fn, const char *file, const char *path, int create) {
-  int nranks = op2_h5_ranks(&k->rank);
-  k->fn = fn;
-  k->file = file;
-  k->parallel = nranks > 1;
-  k->fid = -1;
-  k->dxpl = op2_h5_dxpl(k->parallel);
-  k->lcpl = H5Pcreate(H5P_LINK_CREATE);
-  if (k->lcpl >= 0) H5Pset_create_intermediate_group(k->lcpl, 1);
-  hid_t fapl = op2_h5_fapl(k->parallel);
-  if (fapl >= 0 && k->dxpl >= 0 && k->lcpl >= 0)
-    k->fid = create ? H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)
-                    : H5Fopen(path, H5F_ACC_RDWR, fapl);
-  op2_h5_plist_close(fapl);
-  return k->fid >= 0 ? OP2_OK : OP2_ERR_IO;
-}
-
-/* Closing is collective under MPI and flushes: only a closed file is complete. */
-static int sink_close(sink *k) {
-  int ok = k->fid < 0 || H5Fclose(k->fid) >= 0;
-  op2_h5_plist_close(k->dxpl);
-  if (k->lcpl >= 0) H5Pclose(k->lcpl);
-  k->fid = k->dxpl = k->lcpl = -1;
-  return ok ? OP2_OK : OP2_ERR_IO;
-}
-
-/* Why a file cannot be created at path, as well as the C library can tell. */
-static const char *create_problem(const char *path, char *buf, size_t len) {
+/* Why a file cannot be created at path: its directory's problem as the C library tells it, or
+ * else what opening it said. */
+static const char *create_problem(const char *path, char *buf, size_t len, const char *said) {
   snprintf(buf, len, "%s", path);
   char *slash = strrchr(buf, '/');
   const char *dir = slash ? (slash == buf ? "/" : (*slash = '\0', buf)) : ".";
@@ -248,67 +262,72 @@ static const char *create_problem(const char *path, char *buf, size_t len) {
   if (err)
     snprintf(buf, len, "its directory is unusable: %s", strerror(err));
   else
-    snprintf(buf, len, "HDF5 could not create it");
+    snprintf(buf, len, "%s", said);
   return buf;
 }
 
-/* Where `file` is written, decided by rank 0 and the same on every rank: the file its links lead
- * to (an existing device or FIFO is refused: HDF5 writes only regular files), whether that
- * exists, and when it does not (or `replace`) a new temporary file beside it with an unpredictable
- * name (op2_output_temp: created with O_EXCL|O_NOFOLLOW, so nothing planted at a guessable name is
- * written through). OP2_OK, or an error reported by rank 0 and agreed by every rank. */
-typedef struct target_plan {
-  int code, exists;
-  char target[OP2_PATH_MAX], tmp[OP2_PATH_MAX];
-  char message[2048]; /* rank 0's reason, reported by every rank */
-} target_plan;
-
-static int plan_target(const char *fn, const char *file, int replace, target_plan *t) {
-  memset(t, 0, sizeof *t);
-  int rank = 0, nranks = op2_h5_ranks(&rank);
-  if (rank == 0) {
+/* Rank 0 opens the target (a regular file or a new name; its temporary file beside it) and
+ * the file in memory: a copy of the target's bytes when `keep_old` and it exists, else a new
+ * file. */
+static int sink_open(sink *k, const char *fn, const char *file, int keep_old) {
+  memset(k, 0, sizeof *k);
+  k->fn = fn, k->file = file;
+  k->fid = k->lcpl = -1;
+  op2_h5_ranks(&k->rank);
+  /* every rank has entered the call (none failed before it) before rank 0 touches the file */
+  int status = sink_agree(k, OP2_OK);
+  if (status != OP2_OK) return status;
+  if (k->rank == 0) {
     op2_jit_error why;
-    int err = 0;
-    if (op2_output_target(file, t->target, sizeof t->target, &why) != 0) {
-      err = errno;
-      t->target[0] = '\0';
-      if (err == EINVAL) /* an existing file that is not regular */
-        snprintf(t->message, sizeof t->message, "%s: file %s: %s", fn, file, why.msg);
-    } else if ((!(t->exists = access(t->target, F_OK) == 0) || replace) &&
-               op2_output_temp(t->target, t->tmp, sizeof t->tmp) != 0) {
-      err = errno;
+    char problem[1200];
+    char *old = NULL;
+    size_t len = 0;
+    if (op2_output_open_regular(&k->out, file, &why) != 0) {
+      if (errno == EINVAL || errno == EPERM) /* not a regular file; another user's link */
+        status = r0_fail(k, OP2_ERR_IO, "%s", why.msg);
+      else
+        status = r0_fail(k, OP2_ERR_IO, "cannot create %s.tmp* beside it: %s", file,
+                         create_problem(file, problem, sizeof problem, why.msg));
+    } else if ((k->out_open = 1, keep_old) &&
+               op2_output_read_target(&k->out, &old, &len, &why) != 0) {
+      status = r0_fail(k, OP2_ERR_IO, "%s", why.msg);
+    } else if (old && (k->fid = op2_h5_image_open(old, len, 1)) < 0) {
+      status = r0_fail(k, OP2_ERR_IO, "exists but cannot be opened as HDF5 for writing");
+    } else if (!old && (k->fid = op2_h5_image_create(H5P_DEFAULT)) < 0) {
+      status = r0_fail(k, OP2_ERR_IO, "HDF5 cannot make a file in memory");
+    } else if ((k->lcpl = H5Pcreate(H5P_LINK_CREATE)) < 0 ||
+               H5Pset_create_intermediate_group(k->lcpl, 1) < 0) {
+      status = r0_fail(k, OP2_ERR_MEM, "out of HDF5 property lists");
     }
-    if (err && !t->message[0]) { /* the directory is missing, not one, or not writable */
-      const char *near = t->target[0] ? t->target : file;
-      snprintf(t->message, sizeof t->message, "%s: file %s: cannot create %s.tmp* beside it: %s",
-               fn, file, near, create_problem(near, why.msg, sizeof why.msg));
-    }
-    if (err) t->code = OP2_ERR_IO;
+    free(old);
   }
-  if (nranks > 1) MPI_Bcast(t, (int)sizeof *t, MPI_BYTE, 0, op2_h5_comm());
-  if (t->code != OP2_OK) op2_error(t->code, "%s", t->message);
-  return t->code;
+  return r0_verdict(k, status);
 }
 
-/* Rank 0 renames (or removes, on failure) once every rank has closed the file; the result is
- * everyone's. */
-static int finish_temporary(const sink *k, const char *tmp, const char *target, int status) {
-  if (k->parallel) MPI_Barrier(op2_h5_comm());
-  int result = status;
+/* Rank 0 writes the file's bytes to the target, or after a failure (`status`) leaves the
+ * target as it was; every rank gets the outcome of the writing (a failure before it was
+ * reported already). */
+static int sink_close(sink *k, int status) {
+  int wrote = OP2_OK;
   if (k->rank == 0) {
-    if (status == OP2_OK && rename(tmp, target) != 0) {
-      int err = errno;
-      result = sink_fail(k, OP2_ERR_IO, "cannot rename %s to it: %s", tmp, strerror(err));
+    char *bytes = NULL;
+    size_t len = 0;
+    if (status == OP2_OK && op2_h5_image_take(k->fid, &bytes, &len) != 0)
+      wrote = r0_fail(k, OP2_ERR_IO, "HDF5 cannot finish the file in memory");
+    if (k->fid >= 0) H5Fclose(k->fid);
+    if (k->lcpl >= 0) H5Pclose(k->lcpl);
+    k->fid = k->lcpl = -1;
+    if (k->out_open) {
+      op2_jit_error why;
+      int failed = status != OP2_OK || wrote != OP2_OK || fwrite(bytes, 1, len, k->out.f) != len;
+      if (op2_output_close(&k->out, failed, &why) != 0 && status == OP2_OK && wrote == OP2_OK)
+        wrote = r0_fail(k, OP2_ERR_IO, "%s", why.msg);
+      k->out_open = 0;
     }
-    if (result != OP2_OK) unlink(tmp);
+    free(bytes);
   }
-  if (k->parallel) {
-    int code = k->rank == 0 ? result : OP2_OK;
-    MPI_Bcast(&code, 1, MPI_INT, 0, op2_h5_comm());
-    if (code != OP2_OK && k->rank != 0 && status == OP2_OK)
-      result = sink_fail(k, code, "failed on rank 0 (see its message)");
-  }
-  return result;
+  if (status != OP2_OK) return status;
+  return r0_verdict(k, wrote);
 }
 
 /* HDF5 keeps one object per name: two mesh objects with the same name cannot both be dumped. */
@@ -338,49 +357,24 @@ int op2_h5_check_names(const char *fn, const char *file) {
   return OP2_OK;
 }
 
-static int dump_contents(const sink *k) {
+static int dump_contents(sink *k) {
   op2_context *ctx = op2_ctx();
-  for (int i = 0; i < ctx->sets.count; i++)
-    OP2_CALL(sink_agree(k, write_set(k, ctx->sets.items[i])));
+  for (int i = 0; i < ctx->sets.count; i++) OP2_CALL(write_set(k, ctx->sets.items[i]));
   for (int i = 0; i < ctx->maps.count; i++) OP2_CALL(write_map(k, ctx->maps.items[i]));
   for (int i = 0; i < ctx->dats.count; i++) OP2_CALL(write_dat(k, ctx->dats.items[i]));
   /* Not in OP2's dump; written so that op_get_const_hdf5 can restore a run from the file. */
   for (int i = 0; i < ctx->consts.count; i++)
-    OP2_CALL(sink_agree(k, write_const(k, ctx->consts.items[i])));
+    OP2_CALL(r0_verdict(k, write_const(k, ctx->consts.items[i])));
   return OP2_OK;
 }
 
 static void dump(const char *file) {
   const char *fn = "op_dump_to_hdf5";
   if (op2_h5_check_names(fn, file) != OP2_OK || op2_h5_settle_mesh() != OP2_OK) return;
-  target_plan *plan = malloc(sizeof *plan);
-  if (op2_h5_agree_alloc(plan != NULL, fn, file) != OP2_OK) {
-    free(plan);
-    return;
-  }
-  if (plan_target(fn, file, 1, plan) != OP2_OK) {
-    free(plan);
-    return;
-  }
-  char *tmp = plan->tmp;
   sink k;
-  int status = sink_open(&k, fn, file, tmp, 1);
-  if (op2_h5_agree(status) != OP2_OK) {
-    char why[4096];
-    sink_close(&k);
-    unlink(tmp);
-    sink_fail(&k, OP2_ERR_IO, "cannot create %s: %s", tmp, create_problem(tmp, why, sizeof why));
-    free(plan);
-    return;
-  }
-  status = dump_contents(&k);
-  int closed = sink_close(&k);
-  if (status == OP2_OK)
-    status =
-        sink_agree(&k, closed == OP2_OK ? OP2_OK : sink_fail(&k, OP2_ERR_IO, "closing failed"));
-  status = finish_temporary(&k, tmp, plan->target, status);
-  free(plan);
-  if (status != OP2_OK) return;
+  int status = sink_open(&k, fn, file, 0);
+  if (status == OP2_OK) status = dump_contents(&k);
+  if (sink_close(&k, status) != OP2_OK || status != OP2_OK) return;
 
   /* The description only once the data it points at is in place. */
   size_t len = strlen(file) + 8;
@@ -394,7 +388,7 @@ static void dump(const char *file) {
       status = op2_h5_write_xdmf(file, xdmf, &written);
     }
   }
-  if (k.parallel) MPI_Bcast(&status, 1, MPI_INT, 0, op2_h5_comm());
+  if (op2_h5_ranks(NULL) > 1) MPI_Bcast(&status, 1, MPI_INT, 0, op2_h5_comm());
   if (status != OP2_OK && k.rank != 0)
     sink_fail(&k, status, "writing its XDMF description failed on rank 0 (see its message)");
   if (status == OP2_OK && !written)
@@ -426,81 +420,58 @@ typedef struct item {
   const op2_const *constant; /* ... or a constant */
 } item;
 
-static int write_item(const sink *k, const item *it, const char *name) {
+static int write_item(sink *k, const item *it, const char *name) {
   if (it->constant) {
     op2_const c = *it->constant;
     c.name = (char *)name;
     return write_const(k, &c);
   }
   return write_table(k, "dat", name, it->dat->type, it->dat->type_name, it->dat->dim,
-                     it->dat->set->global_size, (int)it->dat->elem_bytes, it->first, it->count,
-                     it->values);
+                     it->dat->set->global_size, (int)it->dat->elem_bytes, it->values);
 }
 
 static void put(const char *fn, const char *file, const item *it);
 
 static void fetch(op_dat dat, const char *file, const char *fn, const char *path) {
-  sink k = {.fn = fn, .file = file, .fid = -1, .dxpl = -1, .lcpl = -1};
+  sink k = {.fn = fn, .file = file, .fid = -1, .lcpl = -1};
   /* OP2's path form names the dataset itself ("group/p_q"); its groups are created. */
   item it = {.name = path && *path ? path : dat->name, .dat = dat};
   int status = path && *path ? OP2_OK : named(fn, dat);
-  /* The values first: a gather that fails must not have touched the file. */
+  /* The values first, all on rank 0: a gather that fails must not have touched the file. */
   if (status == OP2_OK) status = op2_h5_dat_block(dat, &it.first, &it.count, &it.values);
-  if (sink_agree(&k, status) == OP2_OK) put(fn, file, &it);
+  if (sink_agree(&k, status) == OP2_OK &&
+      op2_h5_gather_root(fn, dat->name, dat->set->global_size, dat->elem_bytes, it.count,
+                         &it.values) == OP2_OK)
+    put(fn, file, &it);
   free(it.values);
 }
 
-/* Writes one item into `file`: a new file is written under a temporary name and renamed; into an
- * existing one the dataset is written under a staging name and then moved over the old one, so
- * a failed write leaves the earlier values in place. Collective under MPI. */
+/* Writes one item into `file` (its values on rank 0): a new file, or a copy of the existing one
+ * with the dataset written under a staging name and then moved over the old one; the whole file
+ * then replaces the target, so a failed write leaves the earlier file in place. Collective under
+ * MPI (rank 0 does the work). */
 static void put(const char *fn, const char *file, const item *it) {
-  sink k = {.fn = fn, .file = file, .fid = -1, .dxpl = -1, .lcpl = -1};
-  /* Rank 0 decides, so that every rank takes the same (collective) path. */
-  target_plan *plan = malloc(sizeof *plan);
-  size_t len = strlen(it->name) + 16;
-  char *staged = malloc(len);
-  if (op2_h5_agree_alloc(plan && staged, fn, file) != OP2_OK) {
-    free(plan), free(staged);
-    return;
-  }
-  if (plan_target(fn, file, 0, plan) != OP2_OK) {
-    free(plan), free(staged);
-    return;
-  }
-  int exists = plan->exists;
-  char *tmp = exists ? NULL : plan->tmp;
-  int status = sink_open(&k, fn, file, exists ? plan->target : tmp, !exists);
-  if (op2_h5_agree(status) != OP2_OK) {
-    char why[4096];
-    sink_close(&k);
-    if (exists) {
-      sink_fail(&k, OP2_ERR_IO, "exists but cannot be opened as HDF5 for writing");
-    } else {
-      unlink(tmp);
-      sink_fail(&k, OP2_ERR_IO, "cannot create %s: %s", tmp, create_problem(tmp, why, sizeof why));
+  sink k;
+  int opened = sink_open(&k, fn, file, 1), status = opened; /* agreed: the same on every rank */
+  if (opened == OP2_OK && k.rank == 0) {
+    int exists = k.out.replaces;
+    size_t len = strlen(it->name) + 16;
+    char *staged = malloc(len);
+    if (!staged) status = r0_fail(&k, OP2_ERR_MEM, "out of memory");
+    if (staged) snprintf(staged, len, "%s%s", it->name, exists ? "~op2new" : "");
+    if (staged && exists && op2_h5_path_exists(k.fid, staged) > 0)
+      H5Ldelete(k.fid, staged, H5P_DEFAULT);
+    if (status == OP2_OK) status = write_item(&k, it, staged);
+    if (exists && status == OP2_OK) {
+      int there = op2_h5_path_exists(k.fid, it->name);
+      if (there < 0 || (there > 0 && H5Ldelete(k.fid, it->name, H5P_DEFAULT) < 0) ||
+          H5Lmove(k.fid, staged, k.fid, it->name, k.lcpl, H5P_DEFAULT) < 0)
+        status = r0_fail(&k, OP2_ERR_IO, "cannot replace its dataset '%s'", it->name);
     }
-    free(plan), free(staged);
-    return;
+    free(staged);
   }
-  snprintf(staged, len, "%s%s", it->name, exists ? "~op2new" : "");
-  if (exists && op2_h5_path_exists(k.fid, staged) > 0) H5Ldelete(k.fid, staged, H5P_DEFAULT);
-  status = sink_agree(&k, write_item(&k, it, staged));
-  if (exists && status == OP2_OK) {
-    int there = op2_h5_path_exists(k.fid, it->name);
-    if (there < 0 || (there > 0 && H5Ldelete(k.fid, it->name, H5P_DEFAULT) < 0) ||
-        H5Lmove(k.fid, staged, k.fid, it->name, k.lcpl, H5P_DEFAULT) < 0)
-      status = sink_fail(&k, OP2_ERR_IO, "cannot replace its dataset '%s'", it->name);
-    status = sink_agree(&k, status);
-  } else if (exists) {
-    H5Ldelete(k.fid, staged, H5P_DEFAULT);
-  }
-  int closed = sink_close(&k);
-  if (status == OP2_OK)
-    status =
-        sink_agree(&k, closed == OP2_OK ? OP2_OK : sink_fail(&k, OP2_ERR_IO, "closing failed"));
-  if (!exists) finish_temporary(&k, tmp, plan->target, status);
-  free(plan);
-  free(staged);
+  if (opened == OP2_OK) status = r0_verdict(&k, status);
+  sink_close(&k, status);
 }
 
 static void fetch_data_hdf5_file(op_dat dat, const char *file_name) {

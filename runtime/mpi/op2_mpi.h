@@ -5,6 +5,7 @@
 #define OP2_MPI_H
 
 #include <mpi.h>
+#include <signal.h>
 #include <stdatomic.h>
 
 #include "runtime/context.h"
@@ -26,6 +27,11 @@ struct op2_mpi_comms {
   pthread_t watch_thread;
   pthread_mutex_t watch_lock;
   pthread_cond_t watch_wake;
+  /* When the launcher ends this rank (SIGTERM: another rank failed, timed out or exited), a
+   * line saying so, written by the handler (watchdog.c); the handler it replaced. */
+  char term_note[200];
+  int term_note_len, term_installed;
+  struct sigaction term_old;
 };
 
 /* The watch thread (watchdog.c): started by op2_mpi_init, stopped by op2_mpi_finalize. An

@@ -7,8 +7,12 @@
  * wait (two relaxed atomic stores a call), the thread looks once a second. The pending
  * collective cannot be withdrawn, so nothing but ending the process is safe; the thread makes no
  * MPI call (MPI_THREAD_FUNNELED): the launcher ends the job when the rank exits without
- * MPI_Finalize. */
+ * MPI_Finalize. The launcher then ends the other ranks (SIGTERM): each says so, naming itself and
+ * the call it waited in, if any, so that every rank of the job reports, not only the one whose
+ * wait ran out. */
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,8 +51,41 @@ static void *watch(void *arg) {
   return NULL;
 }
 
+/* Async-signal-safe: the note formatted at start, the call from the waiting stamp, write(2). */
+static void ended_by_launcher(int sig) {
+  op2_context *ctx = op2_ctx();
+  struct op2_mpi_comms *c = ctx ? ctx->mpi.comms : NULL;
+  if (c && c->term_note_len > 0) {
+    const char *what = atomic_load_explicit(&c->wait_what, memory_order_relaxed);
+    int waiting = what && atomic_load_explicit(&c->wait_since_ns, memory_order_relaxed);
+    const char *parts[] = {c->term_note, waiting ? " while it waited in " : "", waiting ? what : "",
+                           "\n"};
+    op2_error_signal_safe(parts, 4);
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+/* Only where the program left SIGTERM alone. */
+static void note_when_ended(op2_context *ctx, struct op2_mpi_comms *c) {
+  if (sigaction(SIGTERM, NULL, &c->term_old) != 0 || c->term_old.sa_handler != SIG_DFL ||
+      (c->term_old.sa_flags & SA_SIGINFO))
+    return;
+  int n = snprintf(c->term_note, sizeof c->term_note,
+                   "op2: error: rank %d was ended by the launcher (SIGTERM): another rank failed "
+                   "or ended the job (see its message)",
+                   ctx->mpi.rank);
+  c->term_note_len = n > 0 && (size_t)n < sizeof c->term_note ? n : 0;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = ended_by_launcher;
+  sigemptyset(&sa.sa_mask);
+  c->term_installed = sigaction(SIGTERM, &sa, NULL) == 0;
+}
+
 int op2_mpi_watchdog_start(op2_context *ctx) {
   struct op2_mpi_comms *c = ctx->mpi.comms;
+  if (ctx->mpi.size >= 2) note_when_ended(ctx, c);
   if (ctx->mpi.size < 2 || ctx->opt.mpi_timeout <= 0) return OP2_OK;
   pthread_condattr_t attr;
   int rc = pthread_condattr_init(&attr);
@@ -69,6 +106,7 @@ int op2_mpi_watchdog_start(op2_context *ctx) {
 
 void op2_mpi_watchdog_stop(op2_context *ctx) {
   struct op2_mpi_comms *c = ctx->mpi.comms;
+  if (c && c->term_installed) sigaction(SIGTERM, &c->term_old, NULL), c->term_installed = 0;
   if (!c || !c->watching) return;
   pthread_mutex_lock(&c->watch_lock);
   c->watch_stop = 1;

@@ -104,8 +104,14 @@ int main(int argc, char **argv) {
   airfoil_mesh_handles h;
   double ncell;
   size_t len = strlen(argv[1]);
-  int rc = len > 3 && strcmp(argv[1] + len - 3, ".h5") == 0 ? declare_from_hdf5(argv[1], &h, &ncell)
-                                                            : declare_from_dat(argv[1], &h, &ncell);
+  int hdf5 = len > 3 && strcmp(argv[1] + len - 3, ".h5") == 0;
+  char err[1024];
+  if (!airfoil_mesh_same_kind(argv[1], hdf5, err, sizeof err)) { /* every rank says so */
+    fprintf(stderr, "airfoil: %s\n", err);
+    op_exit();
+    return 1;
+  }
+  int rc = hdf5 ? declare_from_hdf5(argv[1], &h, &ncell) : declare_from_dat(argv[1], &h, &ncell);
   if (rc != 0) {
     op_exit();
     return 1;

@@ -16,4 +16,11 @@
  * as one process reading it alone would say. Collective when MPI is running. */
 int airfoil_mesh_read_block(const char *path, airfoil_mesh_part *b, char *err, size_t errlen);
 
+/* Whether every rank was given a mesh of the same kind (`hdf5`: OP2's HDF5 layout, else
+ * new_grid.dat). Checked before either reader starts: the .dat reader agrees on its faults with
+ * an MPI call of its own, which a rank reading HDF5 (in the library's collective calls) would
+ * never join, and both would wait forever. 1 when they agree; 0 with err set on every rank.
+ * Collective when MPI is running: every rank calls it first, whatever its mesh. */
+int airfoil_mesh_same_kind(const char *path, int hdf5, char *err, size_t errlen);
+
 #endif
