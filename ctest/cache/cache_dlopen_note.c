@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* A kernel object the direct loader leaves to dlopen (here: one with thread-local storage, built
- * by the system compiler) is no silent slow path either: OP2_DIAGS=2 says so, naming the reason,
- * once per run, and the cache keeps a record of it that `op2-cache list` shows in the entry's
- * status. Run as `cache_dlopen_note PROG TOOL` like the other cache tests; the program it runs is
- * itself (`--program`). */
+/* A kernel object the direct loader (OP2_LOADER=direct; auto uses it past 256 objects) leaves
+ * to dlopen (here: one with thread-local storage, built by the system compiler) is no silent slow
+ * path either: OP2_DIAGS=2 says so, naming the reason, once per run, and the cache keeps a record
+ * of it that `op2-cache list` shows in the entry's status. Run as `cache_dlopen_note PROG TOOL`
+ * like the other cache tests; the program it runs is itself (`--program`). */
 #include "cache_test.h"
 
 /* (the count keeps the variable: a kernel's x[0] is never over a million) */
@@ -38,8 +38,8 @@ int main(int argc, char **argv) {
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   CHECK(n > 0);
   self[n] = '\0';
-  const char *env[] = {ct_str("OP2_CACHE_DIR=%s", root), "OP2_JIT=cc", "OP2_DIAGS=2", "OP2_LOADER",
-                       NULL};
+  const char *env[] = {ct_str("OP2_CACHE_DIR=%s", root), "OP2_JIT=cc", "OP2_DIAGS=2",
+                       "OP2_LOADER=direct", NULL};
   const char *args[] = {"--program", NULL};
   const char *said = "kernel 'tls_kernel': loaded with dlopen, not the direct loader (";
   for (int run = 0; run < 2; run++) { /* built, then from the cache */
