@@ -45,6 +45,7 @@ program t1003
   call op_par_loop_2(add, nodes, op_arg_dat(p_s, -1, OP_ID, 1, "real(8)", OP_READ), &
       op_arg_gbl(sum_all, 1, "real(8)", OP_INC))
   call op_exit()
+  deallocate(ends, v)
   ! each node's value spread, half to itself and half to the next: the sum is the values' sum
   if (abs(sum_all - 0.5_8 * total * (total + 1)) > 1.0e-9_8) then
     print *, "t1003: rank ", rank, " sum ", sum_all

@@ -227,6 +227,7 @@ char *op2_program_source_files(const char *object) {
   if (!object || !object[0] || !symtab_read(object, &t)) return NULL;
   size_t cap = 256, len = 0;
   char *out = malloc(cap);
+  if (out) out[0] = '\0'; /* strstr reads it before the first name is added */
   for (size_t i = 0; out && i < t.nsyms; i++) {
     if (ELF64_ST_TYPE(t.syms[i].st_info) != STT_FILE) continue;
     const char *name = sym_name(&t, &t.syms[i]);
@@ -243,7 +244,6 @@ char *op2_program_source_files(const char *object) {
     out[len++] = '\n';
     out[len] = '\0';
   }
-  if (out && !len) out[0] = '\0';
   symtab_free(&t);
   return out;
 }

@@ -117,6 +117,7 @@ program jacobi_f
   if (root) write (*, "(A, ES24.15, A, ES10.3)") " steepest difference ", steepest, &
       ", largest difference from the plain fluxes and iterations: ", worst
   call op_exit()
+  deallocate(ends, u, b, w, f, f_plain, u_plain, du_plain)
   if (worst > 1.0e-12_8) stop 1
 
 contains

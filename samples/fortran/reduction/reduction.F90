@@ -171,6 +171,7 @@ program reduction_f
   if (op_is_root() == 1) write (*, "(A, I0, A, ES22.15, A, I0)") " cells ", count, " area ", &
       sums(1) / scale, " largest at ", where
   call op_exit()
+  deallocate(xy, tri, tags, labels, weights, mass, area, mass_plain, area_plain)
   if (bad /= 0) stop 1
 
 contains
