@@ -12,8 +12,7 @@
 
 /* ---- compiled kernels (opaque) ---- */
 typedef enum { OP2_FROM_COMPILE, OP2_FROM_DISK } op2_kernel_origin;
-/* The compiler that made its code: TinyCC, the optimising C compiler, C++ (kernels C rejects); a
- * Fortran kernel's first tier (its procedure by address) counts as TCC, gfortran's build as CC. */
+/* Which compiler made its code (a Fortran procedure by address: TCC; gfortran's build: CC). */
 typedef enum { OP2_TIER_TCC = 0, OP2_TIER_CC = 1, OP2_TIER_CXX = 2 } op2_tier_id;
 enum { OP2_NTIERS = 3 };
 typedef struct op2_kernel op2_kernel;
@@ -41,8 +40,7 @@ int op2_kernel_constants(const op2_kernel *k, op2_const *const **out);
 /* ---- the engine ---- */
 typedef enum { OP2_CACHE_OFF, OP2_CACHE_READONLY, OP2_CACHE_ON } op2_cache_mode;
 typedef enum { OP2_JIT_TCC, OP2_JIT_CC, OP2_JIT_TIERED } op2_jit_mode;
-/* OP2_LOADER: every object checked by the direct loader first; then dlopen for the first
- * OP2_DIRECT_AFTER objects, the direct loader past them (auto), or one of them for all. */
+/* OP2_LOADER: objects checked first; dlopen up to OP2_DIRECT_AFTER, then direct (auto). */
 typedef enum { OP2_LOADER_AUTO, OP2_LOADER_DIRECT, OP2_LOADER_DLOPEN } op2_loader_mode;
 enum { OP2_DIRECT_AFTER = 256 }; /* where dlopen's growing cost passes the direct loader's */
 typedef struct op2_jit_config {  /* runtime/ fills it from the user's options */
@@ -62,14 +60,12 @@ typedef struct op2_jit_config {  /* runtime/ fills it from the user's options */
   void (*diag)(int level, const char *msg); /* the caller speaks: jit/ never writes to stderr */
 } op2_jit_config;
 typedef struct op2_jit op2_jit;
-/* Finds the compilers, so a loop's first call pays only for its own kernel. OP2_ERR_MEM. */
-int op2_jit_create(const op2_jit_config *cfg, op2_jit **out);
+int op2_jit_create(const op2_jit_config *cfg, op2_jit **out); /* finds the compilers first */
 void op2_jit_destroy(op2_jit *jit); /* stops the background tier; op2_jit_shutdown first */
 /* A failed call's record (message, file, line; OP2_OK: none since the clear), reported once. */
 const op2_jit_error *op2_jit_failure(const op2_jit *jit);
 void op2_jit_failure_clear(op2_jit *jit);
-/* The cache root this run may use (created if needed), or NULL (why said with OP2_DIAGS). */
-const char *op2_jit_cache_root(op2_jit *jit);
+const char *op2_jit_cache_root(op2_jit *jit); /* created if needed; NULL: said, none */
 /* ---- request -> result ---- */
 /* targets.c's rows: C (tier ladder), .cu (NVRTC), .cu as C (emulator), a program's procedure. */
 typedef enum {
