@@ -57,13 +57,19 @@ static bool travels_with(const op2_arg_desc *desc, int j, int ref) {
   return j == ref || ((int)desc[j].acc == OP2_ACC_INFO && desc[j].info_of == ref);
 }
 
-/* A record per rank: the reduction's partial, then its infos' in argument order, as bytes. */
+/* A value's bytes in a record, rounded up to 8 so that every value in it stays aligned. */
+static size_t field_bytes(const op2_arg_desc *d) {
+  return ((size_t)d->dim * op2_type_size(d->type) + 7) & ~(size_t)7;
+}
+
+/* A record per rank: the reduction's partial, then its infos' in argument order, each at an
+ * 8-byte boundary (a double after an int info is read in place), as bytes. */
 int op2_mpi_reduce_info(op2_context *ctx, const op2_arg_desc *desc, int nargs, int ref,
                         void *const *caller, void *const *mine) {
   size_t rec = 0, p = (size_t)ctx->mpi.size;
   for (int j = 0; j < nargs; j++)
-    if (travels_with(desc, j, ref)) rec += (size_t)desc[j].dim * op2_type_size(desc[j].type);
-  char *all = malloc(rec * (p + 1));
+    if (travels_with(desc, j, ref)) rec += field_bytes(&desc[j]);
+  char *all = calloc(p + 1, rec);
   void **part = calloc((size_t)nargs, sizeof *part);
   int rc = all && part && caller && mine
                ? OP2_OK
@@ -73,9 +79,8 @@ int op2_mpi_reduce_info(op2_context *ctx, const op2_arg_desc *desc, int nargs, i
     char *at = all + rec * p; /* this rank's record, after the gathered ones */
     for (int j = 0; j < nargs; j++) {
       if (!travels_with(desc, j, ref)) continue;
-      size_t n = (size_t)desc[j].dim * op2_type_size(desc[j].type);
-      memcpy(at, mine[j], n);
-      at += n;
+      memcpy(at, mine[j], (size_t)desc[j].dim * op2_type_size(desc[j].type));
+      at += field_bytes(&desc[j]);
     }
     rc = OP2_MPI(
         MPI_Allgather(all + rec * p, (int)rec, MPI_BYTE, all, (int)rec, MPI_BYTE, op2_comm(ctx)));
@@ -86,7 +91,7 @@ int op2_mpi_reduce_info(op2_context *ctx, const op2_arg_desc *desc, int nargs, i
       part[j] = NULL;
       if (!travels_with(desc, j, ref)) continue;
       part[j] = at;
-      at += (size_t)desc[j].dim * op2_type_size(desc[j].type);
+      at += field_bytes(&desc[j]);
     }
     op2_reduction_fold_part(desc, nargs, caller, part);
   }
