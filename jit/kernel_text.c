@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cxx_lower.h"
+#include "cxx_prune.h"
 #include "jit.h"
 #include "jit/jit_internal.h"
 
@@ -101,6 +102,10 @@ static const char *c_header_for(const char *name, size_t len) {
   for (size_t i = 0; i < sizeof map / sizeof *map; i++)
     if (word_is(name, len, map[i][0])) return map[i][1];
   return NULL;
+}
+
+static int has_c_form(const char *name, size_t len) {
+  return c_header_for(name, len) != NULL;
 }
 
 /* At p, a preprocessor line `#include <NAME>` naming a header in c_header_for: its replacement,
@@ -326,8 +331,10 @@ void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewri
   int depth = 0, line_start = 1, renamed, linkage = 0;
   int at_decl = 1;               /* at file scope, where a declaration starts */
   const char *directive_end = 0; /* inside a preprocessor directive until there */
-  /* C++ that has a C form (cxx_lower.c) first: the rewrites below apply to its result */
-  op2_buf lowered = {0};
+  /* C++ that the kernel does not use left out (cxx_prune.c), then C++ that has a C form lowered
+   * (cxx_lower.c): the rewrites below apply to the result */
+  op2_buf pruned = {0}, lowered = {0};
+  if (rewrite_std && loop && op2_cxx_prune(src, loop->name, has_c_form, &pruned)) src = pruned.data;
   if (rewrite_std && op2_cxx_lower(src, loop ? loop->name : NULL, &lowered) && !lowered.failed)
     src = lowered.data;
   /* C's inline for every target: the CUDA file is C for the emulator too */
@@ -396,4 +403,5 @@ void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewri
   if (!out->data) op2_buf_append(out, "", 0);
   free(macros);
   op2_buf_free(&lowered);
+  op2_buf_free(&pruned);
 }

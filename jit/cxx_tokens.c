@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The tokens of a kernel text (cxx_tokens.h). */
+#include "cxx_tokens.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+int op2_ident_char(char c) {
+  return isalnum((unsigned char)c) || c == '_';
+}
+
+int op2_tok_is(const op2_tok *t, const char *s) {
+  return (int)strlen(s) == t->len && strncmp(t->p, s, (size_t)t->len) == 0;
+}
+
+int op2_tok_is_word(const op2_tok *t, const char *s) {
+  return t->kind == T_IDENT && op2_tok_is(t, s);
+}
+
+/* C++ words that no C text may hold. `auto` is C++'s deduced type, which C (and TinyCC,
+ * silently) reads as an int. */
+static const char *const cxx_only[] = {
+    "template", "typename", "class",    "namespace",    "operator",         "this",
+    "new",      "delete",   "virtual",  "auto",         "decltype",         "constexpr",
+    "using",    "friend",   "mutable",  "static_cast",  "reinterpret_cast", "const_cast",
+    "throw",    "try",      "catch",    "dynamic_cast", "explicit",         "nullptr",
+    "typeid",   "alignof",  "noexcept", "static_assert"};
+
+int op2_tok_cxx_only(const op2_tok *t) {
+  for (size_t i = 0; i < sizeof cxx_only / sizeof *cxx_only; i++)
+    if (op2_tok_is_word(t, cxx_only[i])) return 1;
+  return 0;
+}
+
+static int push(op2_toks *T, const char *p, int len, op2_tkind kind) {
+  if (T->n == T->cap) {
+    int cap = T->cap ? 2 * T->cap : 256;
+    op2_tok *t = realloc(T->t, (size_t)cap * sizeof *t);
+    if (!t) return -1;
+    T->t = t, T->cap = cap;
+  }
+  T->t[T->n++] = (op2_tok){.p = p, .len = len, .kind = kind};
+  return 0;
+}
+
+static const char *const punct3[] = {"...", "<<=", ">>="};
+static const char *const punct2[] = {"&&", "||", "->", "::", "++", "--", "<<",
+                                     ">>", "<=", ">=", "==", "!=", "+=", "-=",
+                                     "*=", "/=", "%=", "&=", "|=", "^=", "##"};
+
+int op2_tokenize(op2_toks *T, const char *src) {
+  int line_start = 1;
+  for (const char *p = src; *p;) {
+    const char *q = p;
+    op2_tkind kind;
+    if (isspace((unsigned char)*p)) {
+      while (isspace((unsigned char)*q)) {
+        if (*q == '\n') line_start = 1;
+        q++;
+      }
+      if (push(T, p, (int)(q - p), T_SPACE)) return -1;
+      p = q;
+      continue;
+    }
+    if (p[0] == '/' && p[1] == '/') {
+      q = p + strcspn(p, "\n"), kind = T_COMMENT;
+    } else if (p[0] == '/' && p[1] == '*') {
+      const char *e = strstr(p + 2, "*/");
+      q = e ? e + 2 : p + strlen(p), kind = T_COMMENT;
+    } else if (*p == '#' && line_start) { /* the directive, with its continuation lines */
+      while (*q && !(*q == '\n' && q[-1] != '\\')) q++;
+      kind = T_PP;
+    } else if (*p == '"' || *p == '\'') {
+      char quote = *q++;
+      while (*q && *q != quote && *q != '\n') q += (*q == '\\' && q[1]) ? 2 : 1;
+      if (*q != quote) return -1; /* unterminated: not understood */
+      q++, kind = T_LIT;
+    } else if (isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))) {
+      while (op2_ident_char(*q) || *q == '.' || ((*q == '+' || *q == '-') && strchr("eEpP", q[-1])))
+        q++;
+      kind = T_NUM;
+    } else if (op2_ident_char(*p)) {
+      while (op2_ident_char(*q)) q++;
+      if (*q == '"' || *q == '\'') return -1; /* L"", u8"", R"(...)": not understood */
+      kind = T_IDENT;
+    } else {
+      size_t len = 1;
+      for (size_t i = 0; i < sizeof punct3 / sizeof *punct3 && len == 1; i++)
+        if (strncmp(p, punct3[i], 3) == 0) len = 3;
+      for (size_t i = 0; i < sizeof punct2 / sizeof *punct2 && len == 1; i++)
+        if (strncmp(p, punct2[i], 2) == 0) len = 2;
+      q = p + len, kind = T_PUNCT;
+    }
+    line_start = 0;
+    if (push(T, p, (int)(q - p), kind)) return -1;
+    p = q;
+  }
+  return 0;
+}
+
+int op2_tok_next_code(const op2_toks *T, int i) {
+  for (i++; i < T->n; i++)
+    if (T->t[i].kind > T_PP) return i;
+  return T->n;
+}
+
+int op2_tok_prev_code(const op2_toks *T, int i) {
+  for (i--; i >= 0; i--)
+    if (T->t[i].kind > T_PP) return i;
+  return -1;
+}
+
+int op2_tok_closing(const op2_toks *T, int i, int *pp) {
+  int depth = 0;
+  for (int j = i; j < T->n; j++) {
+    const op2_tok *t = &T->t[j];
+    if (t->kind == T_PP && pp) *pp = 1;
+    if (t->kind != T_PUNCT) continue;
+    if (op2_tok_is(t, "(") || op2_tok_is(t, "[") || op2_tok_is(t, "{")) depth++;
+    if ((op2_tok_is(t, ")") || op2_tok_is(t, "]") || op2_tok_is(t, "}")) && --depth == 0) return j;
+  }
+  return -1;
+}
