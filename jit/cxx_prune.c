@@ -69,8 +69,12 @@ static int words_add(words *w, const char *p, int len) {
   return 0;
 }
 
-/* Every identifier of a preprocessor line (a macro's name and body, a condition). */
+static int directive_is(const op2_tok *t, const char *name);
+
+/* Every identifier of a preprocessor line (a macro's name and body, a condition); not a file's
+ * name (#line, #include). */
 static int add_pp_words(words *w, const op2_tok *t) {
+  if (directive_is(t, "line") || directive_is(t, "include")) return 0;
   for (const char *p = t->p, *e = t->p + t->len; p < e;) {
     if (!op2_ident_char(*p)) {
       p++;
@@ -181,6 +185,13 @@ static int add_name(prune *P, item *it, const op2_tok *t) {
   return 0;
 }
 
+/* The token before i that is not space or a comment (a literal counts, unlike prev_code). */
+static int before(const op2_toks *T, int i) {
+  for (i--; i >= 0; i--)
+    if (T->t[i].kind != T_SPACE && T->t[i].kind != T_COMMENT) return i;
+  return -1;
+}
+
 /* The file-scope items. -1 when the braces do not balance or memory ran out. */
 static int split(prune *P) {
   const op2_toks *T = &P->T;
@@ -191,14 +202,15 @@ static int split(prune *P) {
     if (b < 0) b = i, body = op2_tok_is_word(t, "namespace");
     if (t->kind != T_PUNCT) continue;
     if (op2_tok_is(t, "{") && depth == 0) {
-      int prev = op2_tok_prev_code(T, i), ext = prev >= 0 ? op2_tok_prev_code(T, prev) : -1;
-      if (prev >= 0 && T->t[prev].kind == T_LIT && ext >= b && ext >= 0 &&
+      int lit = before(T, i), ext = lit >= 0 ? before(T, lit) : -1;
+      if (lit >= 0 && T->t[lit].kind == T_LIT && ext >= b &&
           op2_tok_is_word(&T->t[ext], "extern")) { /* extern "C" {: its contents stay items */
         linkage++;
         if (new_item(P, b, i, 1)) return -1;
         b = -1;
         continue;
       }
+      int prev = op2_tok_prev_code(T, i);
       body |= prev >= 0 && op2_tok_is(&T->t[prev], ")");
     }
     if (op2_tok_is(t, "}") && depth == 0) {

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+// A kernel whose header includes the program's C++ header for nothing the kernel calls
+// (edge_flux_kernel.h, as MG-CFD's flux.h includes config.h): the kernel is C, so it runs on
+// TinyCC's code at once and its optimised build goes to the background, with the C++ compiler
+// switched off too (OP2_CXX=off in one run). Results equal to g++'s build of the same kernel.
+#include "op_seq.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "edge_flux_kernel.h"
+
+#define CHECK(cond)                                                                 \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
+      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      std::exit(1);                                                                 \
+    }                                                                               \
+  } while (0)
+
+int main(int argc, char **argv) {
+  op_init(argc, argv, 0);
+  const int n = 96;
+  std::vector<double> q(3 * n), w(n), flux(n, 0.25), want(n, 0.25);
+  for (int i = 0; i < n; i++) {
+    q[3 * i] = 0.5 + 0.125 * (i % 11);
+    q[3 * i + 1] = 0.3 * (i % 7) - 1.0;
+    q[3 * i + 2] = 0.1 * (i % 5);
+    w[i] = 1.0 + 0.01 * i;
+  }
+  op_set set = op_decl_set(n, "edges");
+  op_dat pq = op_decl_dat(set, 3, "double", q.data(), "q");
+  op_dat pw = op_decl_dat(set, 1, "double", w.data(), "w");
+  op_dat pf = op_decl_dat(set, 1, "double", flux.data(), "flux");
+  for (int it = 0; it < 2; it++)
+    op_par_loop(edge_flux_kernel, "edge_flux_kernel", set,
+                op_arg_dat(pq, -1, OP_ID, 3, "double", OP_READ),
+                op_arg_dat(pw, -1, OP_ID, 1, "double", OP_READ),
+                op_arg_dat(pf, -1, OP_ID, 1, "double", OP_RW));
+  op_fetch_data(pf, flux.data());
+  for (int i = 0; i < n; i++) {
+    for (int it = 0; it < 2; it++) edge_flux_kernel(&q[3 * i], &w[i], &want[i]);
+    CHECK(flux[i] == want[i]);
+  }
+  CHECK(face_name(Wall) == "wall");
+  op_printf("kernel with an unused C++ header: passed\n");
+  op_exit();
+  return 0;
+}
