@@ -88,8 +88,9 @@ int op2_kernel_needs_cxx(const char *src);
 /* The kernel text as the generated file holds it (kernel_text.c): `extern` declarations of the
  * loop's constants blanked, C++ standard headers dropped or replaced by C ones, file-scope
  * `inline` functions without a storage class made `static` (every target: the emulator builds
- * the CUDA file as C) and, with rewrite_std (C targets), C++ with a C form lowered and `std::`
- * calls the prelude provides in C (sqrt, min, ...) without the namespace.
+ * the CUDA file as C) and, with rewrite_std (C targets), the C++ the kernel does not reach left
+ * out (when the rest is C), C++ with a C form lowered and `std::` calls the prelude provides in C
+ * (sqrt, min, ...) without the namespace.
  * Lines are kept. Appended to `out` (check out->failed). */
 void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewrite_std,
                            op2_buf *out);
