@@ -326,6 +326,41 @@ static int linkage_brace(const char *src, const char *p) {
   return p - src >= 6 && strncmp(p - 6, "extern", 6) == 0 && (p - 6 == src || !ident_char(p[-7]));
 }
 
+/* The C tiers' copy of what the kernel reaches in the calling file's context (prune below). */
+static const char context_part[] =
+    "#ifndef OP2_CXX_TIER /* op2: what the kernel reaches of the calling file, for C */\n";
+
+/* The kernel text without the C++ its kernel does not reach (cxx_prune.c). A kernel found
+ * through its calling file is pruned with that file's context before it, as OP2 compiles it
+ * there (MG-CFD's validation.h uses the NVAR of the const.h its calling file includes): what the
+ * kernel reaches of the context goes before the kernel text under #ifndef OP2_CXX_TIER (the C++
+ * tier compiles the whole context). Otherwise, or when the context holds C++ the kernel reaches,
+ * the kernel text alone. 1 when `out` holds the pruned text. */
+static int prune(const char *src, const char *kernel, op2_buf *out) {
+  op2_buf context = {0}, both = {0}, pruned = {0};
+  size_t skip = op2_kernel_context(src, &context);
+  int done = 0;
+  if (skip && strncmp(src + skip, context_part, sizeof context_part - 1) != 0) {
+    op2_buf_printf(&both, "%s\n%s", context.data, src + skip);
+    if (!both.failed && op2_cxx_prune(both.data, kernel, has_c_form, &pruned)) {
+      /* the pruned text has the lines of the two parts: the context's first */
+      const char *at = pruned.data;
+      for (const char *c = context.data; *c && at; c++)
+        if (*c == '\n') at = strchr(at, '\n'), at = at ? at + 1 : NULL;
+      at = at ? strchr(at, '\n') : NULL;
+      if (at) {
+        op2_buf_append(out, src, skip);
+        op2_buf_printf(out, "%s%.*s\n#endif\n%s", context_part, (int)(at - pruned.data),
+                       pruned.data, at + 1);
+        done = !out->failed;
+      }
+    }
+  }
+  if (!done && !out->failed) done = op2_cxx_prune(src, kernel, has_c_form, out);
+  op2_buf_free(&context), op2_buf_free(&both), op2_buf_free(&pruned);
+  return done;
+}
+
 void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewrite_std,
                            op2_buf *out) {
   int depth = 0, line_start = 1, renamed, linkage = 0;
@@ -334,7 +369,7 @@ void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewri
   /* C++ that the kernel does not use left out (cxx_prune.c), then C++ that has a C form lowered
    * (cxx_lower.c): the rewrites below apply to the result */
   op2_buf pruned = {0}, lowered = {0};
-  if (rewrite_std && loop && op2_cxx_prune(src, loop->name, has_c_form, &pruned)) src = pruned.data;
+  if (rewrite_std && loop && prune(src, loop->name, &pruned)) src = pruned.data;
   if (rewrite_std && op2_cxx_lower(src, loop ? loop->name : NULL, &lowered) && !lowered.failed)
     src = lowered.data;
   /* C's inline for every target: the CUDA file is C for the emulator too */
