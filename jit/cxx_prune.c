@@ -82,7 +82,13 @@ static int add_pp_words(words *w, const op2_tok *t) {
     }
     const char *q = p;
     while (q < e && op2_ident_char(*q)) q++;
-    if (words_add(w, p, (int)(q - p))) return -1;
+    if ((q - p == 13 && strncmp(p, "__has_include", 13) == 0) ||
+        (q - p == 18 && strncmp(p, "__has_include_next", 18) == 0)) {
+      q = memchr(q, ')', (size_t)(e - q)); /* a header's name, not a name of the program */
+      if (!q) return 0;
+    } else if (words_add(w, p, (int)(q - p))) {
+      return -1;
+    }
     p = q;
   }
   return 0;
@@ -258,6 +264,10 @@ static int declare(prune *P, item *it) {
       it->always = 1; /* the text's macro invoked at file scope */
     if (depth == 0 && n && n->kind != T_IDENT && words_has(&P->object_macros, t->p, t->len))
       it->always = 1;
+    int prev = op2_tok_prev_code(T, j);
+    if (prev >= 0 && op2_tok_is(&T->t[prev], "::"))
+      continue; /* a qualified name is declared elsewhere (and is C++: kept, it stops the pruning)
+                 */
     int enumerator = is_enum && depth == 1 && n &&
                      (op2_tok_is(n, ",") || op2_tok_is(n, "=") || op2_tok_is(n, "}"));
     if (((depth == 0 && n && ends_declarator(n)) || enumerator) && !keyword(t) &&
