@@ -9,13 +9,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(cond)                                                                 \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::exit(1);                                                                 \
-    }                                                                               \
-  } while (0)
+#include "cxx_check.h"
 
 static const char *scale_src =
     "void scale(const double *f, const double *x, double *y) { y[0] = f[0] * x[0] + alpha; }\n";

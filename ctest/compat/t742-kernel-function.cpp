@@ -14,13 +14,7 @@
 #include "fn_scale.h"
 #include "kernels/axpy.h"
 
-#define CHECK(cond)                                                                 \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::exit(1);                                                                 \
-    }                                                                               \
-  } while (0)
+#include "cxx_check.h"
 
 // Defined here, in the calling file, as OP2's min sample does: read from this file when no
 // header holds it ("caller-dir" runs where __FILE__ resolves).

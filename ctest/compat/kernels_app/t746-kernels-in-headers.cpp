@@ -17,13 +17,7 @@ double ff[2] = {0.75, 2.5};
 #include "user_types.h"  // the kernels use it, and do not include it
 #include "kernels.h"
 
-#define CHECK(cond)                                                                 \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::exit(1);                                                                 \
-    }                                                                               \
-  } while (0)
+#include "cxx_check.h"
 
 int main(int argc, char **argv) {
   op_init(argc, argv, 1);

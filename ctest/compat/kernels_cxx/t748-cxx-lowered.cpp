@@ -17,13 +17,7 @@
 #include "flow.h"
 #include "flow_cxx.h"
 
-#define CHECK(cond)                                                                 \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::exit(1);                                                                 \
-    }                                                                               \
-  } while (0)
+#include "cxx_check.h"
 
 // stderr into a file while the loops run: the OP2_DIAGS=1 report of each kernel's tier
 static int saved_fd = -1;

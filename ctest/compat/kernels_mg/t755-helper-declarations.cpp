@@ -15,13 +15,7 @@
 
 #include "step.h"
 
-#define CHECK(cond)                                                                 \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::exit(1);                                                                 \
-    }                                                                               \
-  } while (0)
+#include "cxx_check.h"
 
 // What a call prints on stream `fd`, read back.
 static std::string captured(int fd, void (*call)(void *), void *arg) {

@@ -11,13 +11,7 @@
 
 #include "blend_kernel.h"
 
-#define CHECK(cond)                                                                 \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::exit(1);                                                                 \
-    }                                                                               \
-  } while (0)
+#include "cxx_check.h"
 
 int main(int argc, char **argv) {
   op_init(argc, argv, 0);

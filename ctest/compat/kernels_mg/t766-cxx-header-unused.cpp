@@ -15,13 +15,7 @@
 #include "edge_flux_kernel.h"
 #include "t766_validation.h"
 
-#define CHECK(cond)                                                                 \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::exit(1);                                                                 \
-    }                                                                               \
-  } while (0)
+#include "cxx_check.h"
 
 int main(int argc, char **argv) {
   op_init(argc, argv, 0);
