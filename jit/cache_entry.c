@@ -523,7 +523,6 @@ int op2_load_object_fd(op2_loaded_objects *known, int fd, const char *what, cons
                              "PT_GNU_STACK header, and glibc would make every thread's stack "
                              "executable",
                              what, v.reason);
-  if (direct) loader_note(known, 2, "%s: loaded with dlopen: %s", what, v.reason);
   void *dl = NULL, *s = NULL;
   int rc = dlopen_fd(known, fd, what, symbol, &dl, &s, err);
   if (rc != OP2_OK) return rc;
@@ -533,8 +532,9 @@ int op2_load_object_fd(op2_loaded_objects *known, int fd, const char *what, cons
     dlclose(dl);
     return op2_jit_error_set(err, OP2_ERR_MEM, "cannot load %s: out of memory", what);
   }
-  /* the direct loader's reason, for the kernel's diagnostics and its record (no slow path is
-   * silent: each dlopen makes the next one dearer) */
+  /* the direct loader's reason, for the kernel's diagnostics and its record, said there once per
+   * kernel (jit.c's op2_jit_note_loader; no slow path is silent: each dlopen makes the next one
+   * dearer) */
   if (direct) op2_object_set_dlopen_why(o, v.reason);
   *handle = o, *sym = s;
   return OP2_OK;

@@ -394,8 +394,9 @@ int main(void) {
     CHECK_EQ_INT(op2_load_object_fd(&known, fd, tls_so, "op2_loop", &handle, &sym, &load_why),
                  OP2_OK);
     CHECK(op2_object_dl(handle) != NULL);
-    CHECK_CONTAINS(notes, "[2] ");
-    CHECK_CONTAINS(notes, "loaded with dlopen: it has thread-local storage");
+    /* the reason is the kernel's, said once by the engine (cache-dlopen-note), not here too */
+    CHECK_CONTAINS(op2_object_dlopen_why(handle), "thread-local storage");
+    CHECK(strstr(notes, "loaded with dlopen") == NULL);
     int out = 0;
     void *args[1] = {&out};
     ((loop_fn)sym)(args, NULL, 0, 5);

@@ -47,6 +47,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "---- run %d (exit %d):\n%s", run + 1, out.status, out.text);
     CHECK_EQ_INT(out.status, 0);
     CHECK_EQ_INT(count(out.text, said), 1);
+    CHECK_EQ_INT(count(out.text, "loaded with dlopen"), 1); /* said once, not by the loader too */
     CHECK_CONTAINS(strstr(out.text, said), "thread-local");
   }
   const char *list_args[] = {"--dir", root, "list", NULL};
