@@ -467,6 +467,45 @@ static int c_loop(op2_jit *jit, const op2_loop_desc *loop, const op2_fortran_uni
   return rc;
 }
 
+/* The generated file's head: the loop and kernel, the signature, the map base, the include
+ * directories and the interfaces of the modules the loop uses, up to the loop marker. */
+static void file_header(op2_buf *b, const op2_loop_desc *loop, const op2_fortran_unit *u,
+                        const op2_buf *signature, int map_base) {
+  op2_buf_printf(b, "! op2jit: loop %s, Fortran kernel %s%s%s (%s, line %d)\n", loop->name,
+                 u->kind == 'm' ? u->module : "", u->kind == 'm' ? "::" : "", u->procedure, u->file,
+                 u->line);
+  for (const char *line = signature->data; line && *line;) {
+    const char *eol = strchr(line, '\n');
+    size_t len = eol ? (size_t)(eol - line) : strlen(line);
+    op2_buf_printf(b, "! %.*s\n", (int)len, line);
+    line += len + (eol != NULL);
+  }
+  op2_buf_printf(b, "! map values count from %d\n", map_base);
+  for (const char *d = u->include_dirs; d && *d;) { /* where include files are looked for */
+    const char *end = strchr(d, ':');
+    size_t len = end ? (size_t)(end - d) : strlen(d);
+    op2_buf_printf(b, "!op2jit:include %.*s\n", (int)len, d);
+    d += len + (end != NULL);
+  }
+  if (u->interfaces[0])
+    op2_buf_printf(b, "! ---- the modules the loop uses, for their interfaces only ----\n%s",
+                   u->interfaces);
+  op2_buf_printf(b, "%s\n", OP2_FORTRAN_LOOP_MARKER);
+}
+
+/* The C part of a loop run by C's SIMD loop: the C compiler's command line, which the tier runs
+ * on it (without -shared), then the C file. */
+static void c_part(const op2_jit *jit, const op2_generated *cgen, op2_buf *cpart) {
+  op2_buf_printf(cpart, "%s %s", OP2_FORTRAN_C_MARKER, jit->cfg.cc);
+  char flags[sizeof jit->cfg.cflags];
+  snprintf(flags, sizeof flags, "%s", jit->cfg.cflags);
+  for (char *save = NULL, *tok = strtok_r(flags, " \t", &save); tok;
+       tok = strtok_r(NULL, " \t", &save))
+    if (strcmp(tok, "-shared") != 0) op2_buf_printf(cpart, " %s", tok);
+  op2_buf_printf(cpart, "\n");
+  op2_buf_append(cpart, cgen->source.data, cgen->source.len);
+}
+
 int op2_codegen_fortran(op2_jit *jit, const op2_loop_desc *loop, const op2_fortran_unit *u,
                         int map_base, op2_generated *out) {
   memset(out, 0, sizeof *out);
@@ -487,15 +526,7 @@ int op2_codegen_fortran(op2_jit *jit, const op2_loop_desc *loop, const op2_fortr
   bool in_c = crc == OP2_OK;
   if (in_c) {
     op2_buf_printf(&out->signature, "variant c-simd\n");
-    /* the C compiler's command line, which the tier runs on the C part (without -shared) */
-    op2_buf_printf(&cpart, "%s %s", OP2_FORTRAN_C_MARKER, jit->cfg.cc);
-    char flags[sizeof jit->cfg.cflags];
-    snprintf(flags, sizeof flags, "%s", jit->cfg.cflags);
-    for (char *save = NULL, *tok = strtok_r(flags, " \t", &save); tok;
-         tok = strtok_r(NULL, " \t", &save))
-      if (strcmp(tok, "-shared") != 0) op2_buf_printf(&cpart, " %s", tok);
-    op2_buf_printf(&cpart, "\n");
-    op2_buf_append(&cpart, cgen.source.data, cgen.source.len);
+    c_part(jit, &cgen, &cpart);
     if (jit->cfg.mode != OP2_JIT_TCC)
       op2_jit_diag(jit, 2,
                    "loop '%s': the optimised tier runs C's loop in groups of %d lanes around "
@@ -532,26 +563,7 @@ int op2_codegen_fortran(op2_jit *jit, const op2_loop_desc *loop, const op2_fortr
     }
   }
   op2_buf *b = &out->source;
-  op2_buf_printf(b, "! op2jit: loop %s, Fortran kernel %s%s%s (%s, line %d)\n", loop->name,
-                 u->kind == 'm' ? u->module : "", u->kind == 'm' ? "::" : "", u->procedure, u->file,
-                 u->line);
-  for (const char *line = out->signature.data; line && *line;) {
-    const char *eol = strchr(line, '\n');
-    size_t len = eol ? (size_t)(eol - line) : strlen(line);
-    op2_buf_printf(b, "! %.*s\n", (int)len, line);
-    line += len + (eol != NULL);
-  }
-  op2_buf_printf(b, "! map values count from %d\n", map_base);
-  for (const char *d = u->include_dirs; d && *d;) { /* where include files are looked for */
-    const char *end = strchr(d, ':');
-    size_t len = end ? (size_t)(end - d) : strlen(d);
-    op2_buf_printf(b, "!op2jit:include %.*s\n", (int)len, d);
-    d += len + (end != NULL);
-  }
-  if (u->interfaces[0])
-    op2_buf_printf(b, "! ---- the modules the loop uses, for their interfaces only ----\n%s",
-                   u->interfaces);
-  op2_buf_printf(b, "%s\n", OP2_FORTRAN_LOOP_MARKER);
+  file_header(b, loop, u, &out->signature, map_base);
   if (in_c) {
     op2_buf_printf(b,
                    "! elements in groups of lanes (OP2_SIMD) by the C loop after %s, which "
