@@ -13,6 +13,7 @@
 #include "jit/elf_image.h"
 
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,139 +186,106 @@ static int string_tag(const op2_elf_dynamic *d, uint64_t off, const char *what,
   return off < d->strsz ? 0 : refuse(why, "its %s lies outside its string table", what);
 }
 
-static int read_dynamic(op2_elf_image *m, uint64_t dyn, uint64_t dynsz, op2_elf_dynamic *d,
-                        op2_jit_error *why) {
-  if (!op2_elf_segment_of(m, dyn, dynsz) || dynsz % sizeof(Elf64_Dyn) != 0)
-    return refuse(why, "its dynamic section is out of bounds");
-  memset(d, 0, sizeof *d);
-  const Elf64_Dyn *e = op2_elf_at(m, dyn);
-  size_t n = dynsz / sizeof *e;
-  uint64_t flags = 0, soname = 0, paths[2] = {0, 0};
-  int has_soname = 0, npaths = 0;
-  uint64_t seen = 0; /* which of the tags below 64 appear */
-  for (size_t i = 0; i < n && e[i].d_tag != DT_NULL; i++) {
-    uint64_t v = e[i].d_un.d_val;
-    if (e[i].d_tag >= 0 && e[i].d_tag < 64) seen |= (uint64_t)1 << e[i].d_tag;
-    switch (e[i].d_tag) {
-      case DT_NEEDED:
-        if (d->nneeded == OP2_ELF_MAX_NEEDED)
-          return refuse(why, "more than %d needed libraries", OP2_ELF_MAX_NEEDED);
-        d->needed[d->nneeded++] = v;
-        break;
-      case DT_STRTAB:
-        d->strtab = v;
-        break;
-      case DT_STRSZ:
-        d->strsz = v;
-        break;
-      case DT_SYMTAB:
-        d->symtab = v;
-        break;
-      case DT_SYMENT:
-        d->syment = v;
-        break;
-      case DT_HASH:
-        d->hash = v;
-        break;
-      case DT_GNU_HASH:
-        d->gnu_hash = v;
-        break;
-      case DT_RELA:
-        d->rela = v;
-        break;
-      case DT_RELASZ:
-        d->relasz = v;
-        break;
-      case DT_RELAENT:
-        d->relaent = v;
-        break;
-      case DT_RELACOUNT:
-        d->relacount = v;
-        break;
-      case DT_JMPREL:
-        d->jmprel = v;
-        break;
-      case DT_PLTRELSZ:
-        d->pltrelsz = v;
-        break;
-      case DT_PLTREL:
-        d->pltrel = v;
-        break;
-      case DT_PLTGOT:
-        d->pltgot = v;
-        break;
-      case DT_INIT:
-        d->init = v, d->has_init = 1;
-        break;
-      case DT_FINI:
-        d->fini = v, d->has_fini = 1;
-        break;
-      case DT_INIT_ARRAY:
-        d->init_array = v;
-        break;
-      case DT_INIT_ARRAYSZ:
-        d->init_arraysz = v;
-        break;
-      case DT_FINI_ARRAY:
-        d->fini_array = v;
-        break;
-      case DT_FINI_ARRAYSZ:
-        d->fini_arraysz = v;
-        break;
-      case DT_VERSYM:
-        d->versym = v, d->has_versym = 1;
-        break;
-      case DT_VERNEED:
-        d->verneed = v, d->has_verneed = 1;
-        break;
-      case DT_VERNEEDNUM:
-        d->verneednum = v;
-        break;
-      case DT_VERDEF:
-        d->verdef = v, d->has_verdef = 1;
-        break;
-      case DT_VERDEFNUM:
-        d->verdefnum = v;
-        break;
-      case DT_FLAGS:
-        flags = v;
-        break;
-      case DT_SONAME:
-        soname = v, has_soname = 1;
-        break;
-      case DT_RPATH:
-      case DT_RUNPATH: /* how glibc finds the needed libraries; the direct loader has its own way */
-        if (npaths < 2) paths[npaths++] = v;
-        op2_elf_needs_glibc(m, "it has a library search path");
-        break;
-      case DT_SYMBOLIC:
-        op2_elf_needs_glibc(m, "it binds its symbols to itself first (DT_SYMBOLIC)");
-        break;
-      case DT_TEXTREL: /* code made writable while it is relocated: never */
-        return refuse(why, "it has text relocations");
-      /* what needs nothing done, or what ld.so does only for others' benefit */
-      case DT_DEBUG:
-      case DT_BIND_NOW:
-      case DT_FLAGS_1:
-      case DT_GNU_PRELINKED:
-        break;
-      default:
-        return refuse(why, "dynamic tag 0x%llx is not understood", (unsigned long long)e[i].d_tag);
-    }
+/* Where a dynamic tag's value goes: the field, and the flag saying the tag appeared (glibc uses
+ * the value whatever it is), or -1. */
+typedef struct stored_tag {
+  int64_t tag;
+  size_t at;
+  ptrdiff_t seen_at;
+} stored_tag;
+#define TAG(t, f) \
+  { t, offsetof(op2_elf_dynamic, f), -1 }
+#define TAG_SEEN(t, f, s) \
+  { t, offsetof(op2_elf_dynamic, f), offsetof(op2_elf_dynamic, s) }
+static const stored_tag stored_tags[] = {TAG(DT_STRTAB, strtab),
+                                         TAG(DT_STRSZ, strsz),
+                                         TAG(DT_SYMTAB, symtab),
+                                         TAG(DT_SYMENT, syment),
+                                         TAG(DT_HASH, hash),
+                                         TAG(DT_GNU_HASH, gnu_hash),
+                                         TAG(DT_RELA, rela),
+                                         TAG(DT_RELASZ, relasz),
+                                         TAG(DT_RELAENT, relaent),
+                                         TAG(DT_RELACOUNT, relacount),
+                                         TAG(DT_JMPREL, jmprel),
+                                         TAG(DT_PLTRELSZ, pltrelsz),
+                                         TAG(DT_PLTREL, pltrel),
+                                         TAG(DT_PLTGOT, pltgot),
+                                         TAG_SEEN(DT_INIT, init, has_init),
+                                         TAG_SEEN(DT_FINI, fini, has_fini),
+                                         TAG(DT_INIT_ARRAY, init_array),
+                                         TAG(DT_INIT_ARRAYSZ, init_arraysz),
+                                         TAG(DT_FINI_ARRAY, fini_array),
+                                         TAG(DT_FINI_ARRAYSZ, fini_arraysz),
+                                         TAG_SEEN(DT_VERSYM, versym, has_versym),
+                                         TAG_SEEN(DT_VERNEED, verneed, has_verneed),
+                                         TAG(DT_VERNEEDNUM, verneednum),
+                                         TAG_SEEN(DT_VERDEF, verdef, has_verdef),
+                                         TAG(DT_VERDEFNUM, verdefnum)};
+#undef TAG
+#undef TAG_SEEN
+
+/* The tags read apart from the stored ones: the object's flags, its name, its search paths. */
+typedef struct other_tags {
+  uint64_t seen; /* which of the tags below 64 appear */
+  uint64_t flags, soname, paths[2];
+  int has_soname, npaths;
+} other_tags;
+
+/* One dynamic tag that is not simply stored: 0, or refused. */
+static int other_tag(op2_elf_image *m, const Elf64_Dyn *e, op2_elf_dynamic *d, other_tags *o,
+                     op2_jit_error *why) {
+  uint64_t v = e->d_un.d_val;
+  switch (e->d_tag) {
+    case DT_NEEDED:
+      if (d->nneeded == OP2_ELF_MAX_NEEDED)
+        return refuse(why, "more than %d needed libraries", OP2_ELF_MAX_NEEDED);
+      d->needed[d->nneeded++] = v;
+      return 0;
+    case DT_FLAGS:
+      o->flags = v;
+      return 0;
+    case DT_SONAME:
+      o->soname = v, o->has_soname = 1;
+      return 0;
+    case DT_RPATH:
+    case DT_RUNPATH: /* how glibc finds the needed libraries; the direct loader has its own way */
+      if (o->npaths < 2) o->paths[o->npaths++] = v;
+      op2_elf_needs_glibc(m, "it has a library search path");
+      return 0;
+    case DT_SYMBOLIC:
+      op2_elf_needs_glibc(m, "it binds its symbols to itself first (DT_SYMBOLIC)");
+      return 0;
+    case DT_TEXTREL: /* code made writable while it is relocated: never */
+      return refuse(why, "it has text relocations");
+    /* what needs nothing done, or what ld.so does only for others' benefit */
+    case DT_DEBUG:
+    case DT_BIND_NOW:
+    case DT_FLAGS_1:
+    case DT_GNU_PRELINKED:
+      return 0;
+    default:
+      return refuse(why, "dynamic tag 0x%llx is not understood", (unsigned long long)e->d_tag);
   }
+}
+
+/* The tables' sizes, kinds and places, as glibc would read them. */
+static int check_tables(op2_elf_image *m, uint64_t dyn, const op2_elf_dynamic *d,
+                        const other_tags *o, op2_jit_error *why) {
   /* glibc reads a table's size and entry size through pointers that are NULL when absent */
   static const int pairs[][3] = {{DT_RELA, DT_RELASZ, DT_RELAENT},
                                  {DT_JMPREL, DT_PLTRELSZ, DT_PLTREL},
                                  {DT_INIT_ARRAY, DT_INIT_ARRAYSZ, DT_INIT_ARRAYSZ},
                                  {DT_FINI_ARRAY, DT_FINI_ARRAYSZ, DT_FINI_ARRAYSZ}};
+  uint64_t seen = o->seen;
   for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
     if ((seen >> pairs[i][0] & 1) && (!(seen >> pairs[i][1] & 1) || !(seen >> pairs[i][2] & 1)))
       return refuse(why, "dynamic tag %d comes without its size", pairs[i][0]);
   if ((d->has_verneed || d->has_verdef) && !d->has_versym) /* glibc reads it, unchecked */
     return refuse(why, "versions without a version table");
-  if (flags & DF_TEXTREL) return refuse(why, "it has text relocations");
-  if (flags & DF_STATIC_TLS) op2_elf_needs_glibc(m, "it has static thread-local storage");
-  if (flags & DF_SYMBOLIC)
+  if (o->flags & DF_TEXTREL) return refuse(why, "it has text relocations");
+  if (o->flags & DF_STATIC_TLS) op2_elf_needs_glibc(m, "it has static thread-local storage");
+  if (o->flags & DF_SYMBOLIC)
     op2_elf_needs_glibc(m, "it binds its symbols to itself first (DF_SYMBOLIC)");
   if (!d->strtab || !d->symtab || (!d->hash && !d->gnu_hash))
     return refuse(why, "no symbol, string or hash table");
@@ -351,9 +319,32 @@ static int read_dynamic(op2_elf_image *m, uint64_t dyn, uint64_t dynsz, op2_elf_
   }
   if (d->strsz == 0 || d->strsz >= OP2_ELF_MAX_SPAN)
     return refuse(why, "its string table is out of bounds");
-  if (has_soname && string_tag(d, soname, "name", why) != 0) return OP2_ERR_JIT;
-  for (int i = 0; i < npaths; i++)
-    if (string_tag(d, paths[i], "library search path", why) != 0) return OP2_ERR_JIT;
+  return 0;
+}
+
+static int read_dynamic(op2_elf_image *m, uint64_t dyn, uint64_t dynsz, op2_elf_dynamic *d,
+                        op2_jit_error *why) {
+  if (!op2_elf_segment_of(m, dyn, dynsz) || dynsz % sizeof(Elf64_Dyn) != 0)
+    return refuse(why, "its dynamic section is out of bounds");
+  memset(d, 0, sizeof *d);
+  const Elf64_Dyn *e = op2_elf_at(m, dyn);
+  size_t n = dynsz / sizeof *e;
+  other_tags o = {0};
+  for (size_t i = 0; i < n && e[i].d_tag != DT_NULL; i++) {
+    if (e[i].d_tag >= 0 && e[i].d_tag < 64) o.seen |= (uint64_t)1 << e[i].d_tag;
+    size_t k = 0;
+    while (k < sizeof stored_tags / sizeof *stored_tags && stored_tags[k].tag != e[i].d_tag) k++;
+    if (k == sizeof stored_tags / sizeof *stored_tags) {
+      if (other_tag(m, &e[i], d, &o, why) != 0) return OP2_ERR_JIT;
+      continue;
+    }
+    memcpy((char *)d + stored_tags[k].at, &e[i].d_un.d_val, sizeof(uint64_t));
+    if (stored_tags[k].seen_at >= 0) *(int *)(void *)((char *)d + stored_tags[k].seen_at) = 1;
+  }
+  if (check_tables(m, dyn, d, &o, why) != 0) return OP2_ERR_JIT;
+  if (o.has_soname && string_tag(d, o.soname, "name", why) != 0) return OP2_ERR_JIT;
+  for (int i = 0; i < o.npaths; i++)
+    if (string_tag(d, o.paths[i], "library search path", why) != 0) return OP2_ERR_JIT;
   return 0;
 }
 
