@@ -116,10 +116,11 @@ void op2_symbol_containing(const void *addr, char *name, size_t len);
 int op2_fortran_type_of(const char *s, size_t n, op2_type *t);
 
 /* The optimised tier's inputs for kernel k, from the program's sources (fortran_unit.c):
- * OP2_OK with *out, else why they cannot be made. */
+ * OP2_OK with *out, else `failure` says why they cannot be made (not an error of the program's:
+ * the caller says it as a note). */
 struct op2_fortran_unit;
 int op2_fortran_unit_make(op2_context *ctx, op2_fortran_kernel *k, struct op2_fortran_unit **out,
-                          char *why, size_t whylen);
+                          op2_jit_error *failure);
 void op2_fortran_unit_free(struct op2_fortran_unit *u);
 
 /* The context's Fortran state, made on first use (NULL when out of memory: reported). */

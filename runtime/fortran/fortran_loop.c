@@ -134,17 +134,17 @@ struct op2_compiled_request {
 static void find_unit(op2_context *ctx, op2_fortran_kernel *k) {
   if (k->source_looked || ctx->opt.jit_mode == OP2_JIT_TCC) return;
   k->source_looked = true;
-  char why[1024] = "";
-  if (op2_fortran_unit_make(ctx, k, &k->unit, why, sizeof why) == OP2_OK) {
+  op2_jit_error failure = {.code = OP2_OK};
+  if (op2_fortran_unit_make(ctx, k, &k->unit, &failure) == OP2_OK) {
     op2_diag(2, "Fortran kernel %s: its source is %s, line %d", k->identity, k->unit->file,
              k->unit->line);
     return;
   }
-  k->no_unit_why = strdup(why);
+  k->no_unit_why = strdup(failure.msg);
   op2_diag(1,
            "Fortran kernel %s: no optimised build (%s); the program's procedure runs by its "
            "address",
-           k->identity, why);
+           k->identity, failure.msg);
 }
 
 /* The record a loop text names (its number after the prefix). */

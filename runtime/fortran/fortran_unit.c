@@ -661,14 +661,13 @@ static bool internal_names(search *s, const op2_fsource *f, const op2_funit *pro
 }
 
 int op2_fortran_unit_make(op2_context *ctx, op2_fortran_kernel *k, op2_fortran_unit **out,
-                          char *why, size_t whylen) {
+                          op2_jit_error *failure) {
   *out = NULL;
   search *s = calloc(1, sizeof *s);
   op2_fortran_unit *u = calloc(1, sizeof *u);
   if (!s || !u) {
     free(s), free(u);
-    snprintf(why, whylen, "out of memory");
-    return OP2_ERR_MEM;
+    return op2_jit_error_set(failure, OP2_ERR_MEM, "out of memory");
   }
   s->ctx = ctx, s->k = k;
   find_dirs(s);
@@ -692,7 +691,7 @@ int op2_fortran_unit_make(op2_context *ctx, op2_fortran_kernel *k, op2_fortran_u
     if (!u->context || !u->interfaces || !u->include_dirs) ok = fail(s, "out of memory");
   }
   if (!ok && !s->why[0]) fail(s, "its source could not be read");
-  if (!ok) snprintf(why, whylen, "%s", s->why);
+  if (!ok) op2_jit_error_set(failure, OP2_ERR_ARG, "%s", s->why);
   free(ctx_text.s), free(m.source.s), free(dirs.s);
   for (int i = 0; i < s->nfiles; i++) op2_fsource_free(&s->files[i]);
   free(s->files), free(s->program_files), free(s);
