@@ -367,9 +367,14 @@ void op2_chain_flush(op2_context *ctx, const char *why) {
   run(ctx, c);
 }
 
+bool op2_chain_lazy(const op2_context *ctx) {
+  return ctx->opt.lazy == OP2_LAZY_ON ||
+         (ctx->opt.lazy == OP2_LAZY_AUTO && (ctx->mpi.size > 1 || ctx->opt.fuse));
+}
+
 bool op2_chain_defer(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
                      op_set set, int nargs, const op_arg *args, const void *call_site) {
-  if (!ctx->opt.lazy) return false;
+  if (!op2_chain_lazy(ctx)) return false;
   struct op2_chain *c = chain_of(ctx);
   if (!c) return false; /* out of memory: eager, as without the option */
   if (c->running >= 0) return false;

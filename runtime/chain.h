@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Lazy execution (OP2_LAZY=on): op_par_loop records its call in the context's chain and returns;
- * the chain runs, call by call and in order, when something needs its results. Each call is run
- * by op_par_loop itself, so halo exchanges, reductions, checkpoints and statistics stay exactly
- * those of the eager run. */
+/* Lazy execution (OP2_LAZY=on, and by default where it pays): op_par_loop records its call in the
+ * context's chain and returns; the chain runs, call by call and in order, when something needs its
+ * results. Each call is run by op_par_loop itself, so halo exchanges, reductions, checkpoints and
+ * statistics stay exactly those of the eager run. */
 #ifndef OP2_CHAIN_H
 #define OP2_CHAIN_H
 
@@ -12,6 +12,13 @@
 #include "op2.h"
 
 typedef struct op2_context op2_context;
+
+/* Whether op_par_loop queues calls: OP2_LAZY=on, or by default (auto) where queuing buys
+ * something: on more than one MPI rank (the chain's halo exchanges travel in groups:
+ * chain_mpi.c) or with OP2_FUSE=on (direct loops fused: chain_fuse.c). On one process without
+ * fusion a queued call only costs its copy and lets the program see a dat's data member before
+ * the call has run, so calls run at once there, as OP2 runs them (docs/PERFORMANCE.md). */
+bool op2_chain_lazy(const op2_context *ctx);
 
 /* op_par_loop's hook, before anything else of the call. True: the call was queued and
  * op_par_loop returns at once. False: it runs now, after every queued call has run (lazy

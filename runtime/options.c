@@ -344,7 +344,9 @@ static int parse_compile_timeout(op2_options *opt, const char *name, const char 
 
 /* Lazy execution (runtime/chain.c): op_par_loop queues its call; off runs each call at once. */
 static int parse_lazy(op2_options *opt, const char *name, const char *value) {
-  return OP2_OPTION_CHOOSE(name, value, op2_option_on_off, &opt->lazy);
+  static const op2_option_choice choices[] = {
+      {"off", OP2_LAZY_OFF}, {"on", OP2_LAZY_ON}, {"auto", OP2_LAZY_AUTO}};
+  return OP2_OPTION_CHOOSE(name, value, choices, &opt->lazy);
 }
 
 /* The most op_par_loop calls queued before the chain runs. */
@@ -506,7 +508,7 @@ static int read_core_options(op2_options *opt, int argc, char **argv, int diags)
   opt->mpi_timeout = 600;
   opt->huge_pages = 1;
   opt->compile_timeout = 300;
-  opt->lazy = 1; /* lazy execution is the library's behaviour; OP2_LAZY=off: each call at once */
+  opt->lazy = OP2_LAZY_AUTO; /* queued where it pays: chain.c's op2_chain_lazy */
   opt->lazy_chain = 64;
   OP2_CALL(default_cache_dir(opt));
   for (int i = 0; i < NOPTIONS; i++) {

@@ -54,7 +54,7 @@ typedef struct op2_options {
   long long test_id_base; /* testing aid, OP2_TEST_ID_BASE: under MPI global ids start here */
   int tune;               /* op2_tune_mode */
   int compiler_given;     /* OP2_CC or OP2_CFLAGS set: their first failure is always told */
-  int lazy;               /* OP2_LAZY: op_par_loop queues its call (runtime/chain.c) */
+  int lazy;               /* OP2_LAZY: OP2_LAZY_* (whether op_par_loop queues its call: chain.c) */
   int lazy_chain;         /* OP2_LAZY_CHAIN: the most calls queued before the chain runs */
   int fuse;               /* OP2_FUSE: consecutive direct loops on one set run fused */
 } op2_options;
@@ -103,6 +103,9 @@ int op2_option_choose(const char *name, const char *value, const op2_option_choi
 #define OP2_OPTION_CHOOSE(name, value, choices, out) \
   op2_option_choose(name, value, choices, (int)(sizeof choices / sizeof choices[0]), out)
 extern const op2_option_choice op2_option_on_off[2];
+
+/* OP2_LAZY: queue calls always, never, or where it pays (op2_chain_lazy). */
+enum { OP2_LAZY_OFF, OP2_LAZY_ON, OP2_LAZY_AUTO };
 
 /* The user's options: defaults, then the environment, then argv entries OP2_NAME=value: the
  * core's into `opt`, every backend's (whatever the backend) into `backend` (NULL: checked, then

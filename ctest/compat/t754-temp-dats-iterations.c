@@ -10,6 +10,7 @@
  * dropped: once an iteration's temporaries are freed, no run is held. A temporary freed from
  * the error handler while a queued call that uses it has not run is refused. */
 #include "test.h"
+#include "runtime/chain.h"
 #include "runtime/op2_impl.h"
 #ifdef OP2_TEST_CUDA
 #include "runtime/cuda/cuda.h"
@@ -171,7 +172,7 @@ int main(int argc, char **argv) {
   to_free = tmp;
   int before = errors;
   op_fetch_data(tmp, got);
-  if (op2_ctx()->opt.lazy) { /* eagerly the handler ran at the first call, with nothing set */
+  if (op2_chain_lazy(op2_ctx())) { /* eagerly the handler ran at the first call, with nothing set */
     CHECK_EQ_INT(errors - before, 2);
     CHECK_EQ_INT(free_rc, -1);
     CHECK_CONTAINS(op_last_error(),

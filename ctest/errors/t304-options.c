@@ -104,7 +104,7 @@ static const struct bad_value {
     {"OP2_TUNE", "auto", "option OP2_TUNE=auto: expected off, on or reset"},
     {"OP2_COMPILE_TIMEOUT", "-1",
      "option OP2_COMPILE_TIMEOUT=-1: expected an integer in [0, 86400]"},
-    {"OP2_LAZY", "yes", "option OP2_LAZY=yes: expected on or off"},
+    {"OP2_LAZY", "yes", "option OP2_LAZY=yes: expected off, on or auto"},
     {"OP2_LAZY_CHAIN", "0", "option OP2_LAZY_CHAIN=0: expected an integer in [1, 1000000]"},
     {"OP2_FUSE", "all", "option OP2_FUSE=all: expected on or off"},
     {"OP2_TEST_ID_BASE", "-1", "option OP2_TEST_ID_BASE=-1: expected an integer in [0, 2^62]"},

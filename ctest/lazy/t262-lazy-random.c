@@ -164,8 +164,9 @@ int main(int argc, char **argv) {
     return 0;
   }
   run(&values, "OP2_LAZY=off", NULL, 0, &eager);
-  const char *env = getenv("OP2_LAZY"); /* the default is the environment's, else on */
-  run(&values, NULL, NULL, !(env && !strcmp(env, "off")), &dflt);
+  /* the default is the environment's, else auto: at once on one process without fusion */
+  const char *env = getenv("OP2_LAZY");
+  run(&values, NULL, NULL, env && !strcmp(env, "on"), &dflt);
   run(&values, "OP2_LAZY=on", NULL, 1, &lazy);
   run(&values, "OP2_LAZY=on", "OP2_LAZY_CHAIN=3", 1, &bounded);
   run(&values, "OP2_LAZY=on", "OP2_FUSE=on", 1, &fused);

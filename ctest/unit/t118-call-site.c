@@ -15,6 +15,7 @@
  * is found again by the next call there and compared (a copy is never trusted: the next call in
  * that place may be another kernel). */
 #include "test.h"
+#include "runtime/chain.h"
 #include "runtime/op2_impl.h"
 
 enum { N = 100, M = 30 };
@@ -50,7 +51,7 @@ static const op2_loop_site *site_of(const op2_loop_sites *sites, const char *nam
 int main(int argc, char **argv) {
   op_init(argc, argv, 0);
   test_catch_errors();
-  bool lazy = op2_ctx()->opt.lazy;
+  bool lazy = op2_chain_lazy(op2_ctx());
   op2_loop_sites *sites = &op2_ctx()->loop_sites;
   op_set s = op_decl_set(N, "s"), coarse = op_decl_set(M, "coarse");
   op_dat x = op_decl_dat(s, 1, "double", NULL, "x");
