@@ -35,12 +35,11 @@
 enum { OP2_CHAIN_GBL_MAX = 1 << 20 };
 
 typedef struct op2_chain_call {
-  const char *kernel, *name; /* into buf, or the caller's when read-only */
-  op_set set;
-  int nargs;
-  op_arg *args; /* into buf; OP_READ globals point at their copies in buf, types as kernel */
+  /* kernel and name: into buf, or the caller's when read-only; args: into buf, OP_READ globals
+   * pointing at their copies in buf, types as kernel; site: the caller's return address. Its
+   * origin and kernel_kept are set when it is replayed (the slot moves as the chain grows). */
+  op2_loop_call call;
   op2_call_origin origin; /* the caller's pointers and the loop its site led to (or NULL) */
-  const void *site;       /* the caller's return address */
   unsigned long seq;
   char *buf;
   size_t cap;
@@ -90,8 +89,10 @@ static bool has_reduction(int nargs, const op_arg *args) {
 
 /* NULL when the call's arguments let it be queued, else why it runs now (op2_chain_defer adds
  * the other reasons: a reduction, a kernel that prints, ...). */
-static const char *why_now(const char *kernel, const char *name, int nargs, const op_arg *args) {
-  if (!kernel || !name || nargs < 1 || op2_args_untrusted(nargs, args))
+static const char *why_now(const op2_loop_call *call) {
+  int nargs = call->nargs;
+  const op_arg *args = call->args;
+  if (!call->kernel || !call->name || nargs < 1 || op2_args_untrusted(nargs, args))
     return "a call whose arguments are checked at once";
   for (int i = 0; i < nargs; i++)
     if (args[i].kind == OP2_ARG_GBL && args[i].opt && !gbl_bytes(&args[i]))
@@ -113,12 +114,12 @@ static bool kernel_prints(const char *kernel) {
   return false;
 }
 
-static int first_use_of_maps(const char *name, int nargs, const op_arg *args) {
-  for (int i = 0; i < nargs; i++)
-    if (args[i].map && !args[i].map->built) { /* rare: the first call naming a map */
+static int first_use_of_maps(const op2_loop_call *call) {
+  for (int i = 0; i < call->nargs; i++)
+    if (call->args[i].map && !call->args[i].map->built) { /* rare: the first call naming a map */
       char use[160];
-      snprintf(use, sizeof use, "op_par_loop '%.120s'", name);
-      return op2_loop_maps_check(nargs, args, use, true);
+      snprintf(use, sizeof use, "op_par_loop '%.120s'", call->name);
+      return op2_loop_maps_check(call->nargs, call->args, use, true);
     }
   return OP2_OK;
 }
@@ -155,22 +156,22 @@ typedef struct keep {
  * its own checks report it, with OP2_LAZY=off's message). A site that passed is remembered
  * as checked until its first replay gives it a loop; one with a loop was checked when the loop
  * was made. */
-static bool look_up(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
-                    op_set set, int nargs, const op_arg *args, keep *k) {
-  const op2_loop_site *s = op2_loop_site_lookup(ctx, kernel, name, set, nargs, args);
-  k->origin = (op2_call_origin){.kernel = kernel,
-                                .name = name,
-                                .kernel_kept = kernel_kept,
+static bool look_up(op2_context *ctx, const op2_loop_call *call, keep *k) {
+  const op2_loop_site *s = op2_loop_site_lookup(ctx, call);
+  k->origin = (op2_call_origin){.kernel = call->kernel,
+                                .name = call->name,
+                                .kernel_kept = call->kernel_kept,
                                 .loop = s ? s->loop : NULL,
                                 .epoch = ctx->loop_sites.epoch};
   /* a site's fixed text is its pointers' (site_matches); without a site, asked once now */
   k->text = s ? s->text_fixed
-              : (kernel_kept || op2_loop_text_fixed(ctx, kernel)) && op2_loop_text_fixed(ctx, name);
+              : (call->kernel_kept || op2_loop_text_fixed(ctx, call->kernel)) &&
+                    op2_loop_text_fixed(ctx, call->name);
   k->types_fixed = s && s->types_fixed;
   if (s) return true;
   ctx->loop_sites.checks++;
-  if (!op2_loop_checks_pass(ctx, kernel, name, set, nargs, args)) return false;
-  op2_loop_site_remember_checked(ctx, kernel, name, k->text, set, nargs, args);
+  if (!op2_loop_checks_pass(ctx, call)) return false;
+  op2_loop_site_remember_checked(ctx, call, k->text);
   k->origin.epoch = ctx->loop_sites.epoch; /* remembering may have cleared the sites */
   return true;
 }
@@ -192,8 +193,11 @@ static bool prints(const keep *k, const char *kernel) {
 }
 
 /* Copies the call into the chain's next slot; false when out of memory (the call runs now). */
-static bool record(op2_context *ctx, struct op2_chain *c, const char *kernel, const char *name,
-                   op_set set, int nargs, const op_arg *args, const void *site, const keep *k) {
+static bool record(op2_context *ctx, struct op2_chain *c, const op2_loop_call *call,
+                   const keep *k) {
+  const char *kernel = call->kernel, *name = call->name;
+  int nargs = call->nargs;
+  const op_arg *args = call->args;
   if (c->count == c->cap) {
     int cap = c->cap ? 2 * c->cap : 16;
     op2_chain_call *calls = realloc(c->calls, (size_t)cap * sizeof *calls);
@@ -218,8 +222,8 @@ static bool record(op2_context *ctx, struct op2_chain *c, const char *kernel, co
     q->buf = buf, q->cap = need;
   }
   char *p = q->buf;
-  q->args = (op_arg *)p;
-  memcpy(q->args, args, (size_t)nargs * sizeof *args);
+  op_arg *copy = (op_arg *)p;
+  memcpy(copy, args, (size_t)nargs * sizeof *args);
   p += round16((size_t)nargs * sizeof(op_arg));
   /* the fields are read from the caller's arguments, not from the copy just written: a load of
    * one field of that wide copy waited for it (half of this function's time, 1-element loop) */
@@ -228,7 +232,7 @@ static bool record(op2_context *ctx, struct op2_chain *c, const char *kernel, co
     /* a reduction keeps the caller's variable: the chain runs before op_par_loop returns */
     if (a->kind == OP2_ARG_GBL && a->opt && !is_reduction(a)) {
       size_t bytes = gbl_bytes(a);
-      q->args[i].data = memcpy(p, a->data, bytes);
+      copy[i].data = memcpy(p, a->data, bytes);
       p += round16(bytes);
     }
   }
@@ -236,15 +240,16 @@ static bool record(op2_context *ctx, struct op2_chain *c, const char *kernel, co
     const char *type = args[i].type;
     if (!type || keep_type(ctx, k, i, type)) continue;
     size_t len = strlen(type) + 1;
-    q->args[i].type = memcpy(p, type, len);
+    copy[i].type = memcpy(p, type, len);
     p += len;
   }
-  q->kernel = k->text ? kernel : memcpy(p, kernel, klen);
-  q->name = k->text ? name : memcpy(p + klen, name, nlen);
-  q->set = set;
-  q->nargs = nargs;
+  q->call = (op2_loop_call){.kernel = k->text ? kernel : memcpy(p, kernel, klen),
+                            .name = k->text ? name : memcpy(p + klen, name, nlen),
+                            .set = call->set,
+                            .nargs = nargs,
+                            .args = copy,
+                            .site = call->site};
   q->origin = k->origin;
-  q->site = site;
   q->seq = c->calls_made;
   c->count++;
   return true;
@@ -254,22 +259,16 @@ static bool record(op2_context *ctx, struct op2_chain *c, const char *kernel, co
  * at the next FUSE_WINDOW calls. */
 enum { FUSE_WINDOW = 16 };
 static int fuse_span(const struct op2_chain *c, int i) {
-  op2_fuse_part parts[FUSE_WINDOW];
+  op2_loop_call parts[FUSE_WINDOW];
   int n = c->count - i < FUSE_WINDOW ? c->count - i : FUSE_WINDOW;
-  for (int k = 0; k < n; k++) {
-    const op2_chain_call *q = &c->calls[i + k];
-    parts[k] = (op2_fuse_part){q->kernel, q->name, q->set, q->nargs, q->args};
-  }
+  for (int k = 0; k < n; k++) parts[k] = c->calls[i + k].call;
   return op2_fuse_span(parts, n);
 }
 
 /* Runs calls[i..i+k) as one fused loop; false when the fused call cannot be made. */
 static bool run_fused(const struct op2_chain *c, int i, int k) {
-  op2_fuse_part parts[FUSE_WINDOW];
-  for (int j = 0; j < k; j++) {
-    const op2_chain_call *q = &c->calls[i + j];
-    parts[j] = (op2_fuse_part){q->kernel, q->name, q->set, q->nargs, q->args};
-  }
+  op2_loop_call parts[FUSE_WINDOW];
+  for (int j = 0; j < k; j++) parts[j] = c->calls[i + j].call;
   op2_fused f;
   if (op2_fuse_build(parts, k, &f) != OP2_OK) return false;
   op_par_loop_args(f.kernel, f.name, parts[0].set, f.nargs, f.args);
@@ -279,7 +278,11 @@ static bool run_fused(const struct op2_chain *c, int i, int k) {
 
 /* A queued call, run: through op_par_loop's steps with its copies and the loop it carries. */
 static void replay(op2_context *ctx, const op2_chain_call *q) {
-  op2_par_loop_replay(ctx, q->kernel, q->name, q->set, q->nargs, q->args, &q->origin);
+  op2_loop_call call = q->call;
+  call.origin = &q->origin;
+  /* the library's own text only while the call runs from it, not from the chain's copy */
+  call.kernel_kept = q->origin.kernel_kept && call.kernel == q->origin.kernel;
+  op2_par_loop(ctx, &call);
 }
 
 static void chain_release(struct op2_chain *c) {
@@ -297,7 +300,7 @@ bool op2_chain_capture(op2_context *ctx, const op2_exec *exec) {
   struct op2_chain *c = ctx->chain;
   if (!c || !c->capturing || c->running < 0) return false;
   op2_chain_call *q = &c->calls[c->running];
-  int n = exec->loop->nargs; /* q->nargs: the buffers were sized for it */
+  int n = exec->loop->nargs; /* q->call.nargs: the buffers were sized for it */
   const op2_loop *loop = exec->loop;
   memcpy(q->ptrs, exec->arg_ptrs, (size_t)n * sizeof *q->ptrs);
   memcpy(q->maps, exec->map_ptrs, (size_t)n * sizeof *q->maps);
@@ -316,13 +319,14 @@ static bool capture_buffers(struct op2_chain *c) {
   for (int i = 0; i < c->count; i++) {
     op2_chain_call *q = &c->calls[i];
     q->captured = false;
-    if (q->nargs <= q->ptrs_cap) continue;
-    void **ptrs = realloc(q->ptrs, (size_t)q->nargs * sizeof *ptrs);
+    int nargs = q->call.nargs;
+    if (nargs <= q->ptrs_cap) continue;
+    void **ptrs = realloc(q->ptrs, (size_t)nargs * sizeof *ptrs);
     if (ptrs) q->ptrs = ptrs;
-    const int **maps = realloc(q->maps, (size_t)q->nargs * sizeof *maps);
+    const int **maps = realloc(q->maps, (size_t)nargs * sizeof *maps);
     if (maps) q->maps = maps;
     if (!ptrs || !maps) return false;
-    q->ptrs_cap = q->nargs;
+    q->ptrs_cap = nargs;
   }
   return true;
 }
@@ -372,26 +376,26 @@ bool op2_chain_lazy(const op2_context *ctx) {
          (ctx->opt.lazy == OP2_LAZY_AUTO && (ctx->mpi.size > 1 || ctx->opt.fuse));
 }
 
-bool op2_chain_defer(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
-                     op_set set, int nargs, const op_arg *args, const void *call_site) {
+bool op2_chain_defer(op2_context *ctx, const op2_loop_call *call) {
   if (!op2_chain_lazy(ctx)) return false;
   struct op2_chain *c = chain_of(ctx);
   if (!c) return false; /* out of memory: eager, as without the option */
   if (c->running >= 0) return false;
   c->calls_made++;
-  const char *why = why_now(kernel, name, nargs, args);
+  const char *why = why_now(call);
   if (!why && reshapes_mesh(ctx)) why = "the first loop, which distributes or renumbers the mesh";
   keep k = {0};
-  if (!why && !look_up(ctx, kernel, kernel_kept, name, set, nargs, args, &k))
+  if (!why && !look_up(ctx, call, &k))
     why = "a call that fails op_par_loop's checks (refused at the call, as eagerly)";
   /* A map's values as the program has written them are taken at its first call, not when the
    * queued call runs: a later write is then refused, not silently run (map_values.c). A call
    * whose map is refused does nothing, as one that fails validation. */
-  if (!why && first_use_of_maps(name, nargs, args) != OP2_OK) return true;
-  if (!why && prints(&k, kernel)) why = "a kernel that prints (its output stays in call order)";
+  if (!why && first_use_of_maps(call) != OP2_OK) return true;
+  if (!why && prints(&k, call->kernel))
+    why = "a kernel that prints (its output stays in call order)";
   /* a reduction's value is the program's when op_par_loop returns: it runs after the chain */
-  if (!why && has_reduction(nargs, args)) why = "a global reduction";
-  if (!why && record(ctx, c, kernel, name, set, nargs, args, call_site, &k)) {
+  if (!why && has_reduction(call->nargs, call->args)) why = "a global reduction";
+  if (!why && record(ctx, c, call, &k)) {
     if (c->count >= ctx->opt.lazy_chain) {
       snprintf(c->why, sizeof c->why, "the chain's bound (OP2_LAZY_CHAIN=%d)", ctx->opt.lazy_chain);
       run(ctx, c);
@@ -399,7 +403,7 @@ bool op2_chain_defer(op2_context *ctx, const char *kernel, bool kernel_kept, con
     return true;
   }
   if (c->count) {
-    snprintf(c->why, sizeof c->why, "op_par_loop '%.80s' (%s)", name ? name : "(null)",
+    snprintf(c->why, sizeof c->why, "op_par_loop '%.80s' (%s)", call->name ? call->name : "(null)",
              why ? why : "out of memory to queue it");
     run(ctx, c);
   }
@@ -428,8 +432,8 @@ size_t op2_chain_error_note(const op2_context *ctx, char *buf, size_t len) {
   char where[600] = "";
   Dl_info info;
   /* The return address is just past the call: one byte back is inside it, for addr2line. */
-  const char *at = (const char *)q->site - 1;
-  if (q->site && dladdr(at, &info) && info.dli_fname) {
+  const char *at = (const char *)q->call.site - 1;
+  if (q->call.site && dladdr(at, &info) && info.dli_fname) {
     size_t n = (size_t)snprintf(where, sizeof where, " from %s+%#lx", info.dli_fname,
                                 (unsigned long)(at - (const char *)info.dli_fbase));
     if (info.dli_sname && n < sizeof where)
@@ -449,8 +453,9 @@ bool op2_chain_will_use(const op2_context *ctx, op_dat dat) {
   const struct op2_chain *c = ctx->chain;
   if (!c || c->running < 0) return false;
   for (int i = c->running; i < c->count; i++) /* the calls running and those after them */
-    for (int a = 0; a < c->calls[i].nargs; a++)
-      if (c->calls[i].args[a].kind == OP2_ARG_DAT && c->calls[i].args[a].dat == dat) return true;
+    for (int a = 0; a < c->calls[i].call.nargs; a++)
+      if (c->calls[i].call.args[a].kind == OP2_ARG_DAT && c->calls[i].call.args[a].dat == dat)
+        return true;
   return false;
 }
 
@@ -471,9 +476,8 @@ int op2_chain_length(const struct op2_chain *c) {
   return c->count;
 }
 
-void op2_chain_call_of(const struct op2_chain *c, int i, op2_chain_loop *out) {
-  const op2_chain_call *q = &c->calls[i];
-  *out = (op2_chain_loop){q->name, q->set, q->nargs, q->args};
+void op2_chain_call_of(const struct op2_chain *c, int i, op2_loop_call *out) {
+  *out = c->calls[i].call;
 }
 
 bool op2_chain_capture_ready(struct op2_chain *c) {

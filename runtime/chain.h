@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "op2.h"
+#include "runtime/loop_call.h"
 
 typedef struct op2_context op2_context;
 
@@ -23,11 +24,10 @@ bool op2_chain_lazy(const op2_context *ctx);
 /* op_par_loop's hook, before anything else of the call. True: the call was queued and
  * op_par_loop returns at once. False: it runs now, after every queued call has run (lazy
  * execution is off, the loop has a global reduction, the arguments need checking now, the chain
- * is running this call, or the error handler called op_par_loop while it ran). `kernel_kept`: the
- * library holds the text until op_exit (a kernel header's). `call_site` is the caller's return
- * address, named in messages about the call. */
-bool op2_chain_defer(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
-                     op_set set, int nargs, const op_arg *args, const void *call_site);
+ * is running this call, or the error handler called op_par_loop while it ran). The call's
+ * kernel_kept: the library holds the text until op_exit (a kernel header's); its site: the
+ * caller's return address, named in messages about the call. */
+bool op2_chain_defer(op2_context *ctx, const op2_loop_call *call);
 
 /* Runs every queued call, in order, before `why` (the public call that needs their results,
  * named in the messages of a queued call's errors). Nothing when nothing is queued or the chain
@@ -58,8 +58,8 @@ bool op2_chain_capture(op2_context *ctx, const op2_exec *exec);
 
 /* par_loop.c: the statistics, checkpoint log and tuning of a call the chain ran (captured). */
 typedef struct op2_loop op2_loop;
-void op2_par_loop_record(op2_context *ctx, op2_loop *loop, double seconds, op_set set, int nargs,
-                         const op_arg *args);
+void op2_par_loop_record(op2_context *ctx, op2_loop *loop, double seconds,
+                         const op2_loop_call *call);
 
 /* op_free_dat_temp: whether a queued call that has not finished running uses `dat` (the chain
  * is running: the program's error handler frees the dat while a queued call failed). */

@@ -38,7 +38,7 @@ static bool plain_type(const char *type, op2_type *t) {
   return type && !strchr(type, ':') && op2_type_parse(type, t) == OP2_OK;
 }
 
-static bool direct_args(const op2_fuse_part *p) {
+static bool direct_args(const op2_loop_call *p) {
   if (p->nargs < 1) return false;
   for (int i = 0; i < p->nargs; i++) {
     const op_arg *a = &p->args[i];
@@ -107,11 +107,11 @@ static bool file_scope_names(const char *text, char (*names)[64], int *count, in
   return ok;
 }
 
-static bool same_text(const op2_fuse_part *a, const op2_fuse_part *b) {
+static bool same_text(const op2_loop_call *a, const op2_loop_call *b) {
   return strcmp(a->name, b->name) == 0 && strcmp(a->kernel, b->kernel) == 0;
 }
 
-int op2_fuse_span(const op2_fuse_part *parts, int n) {
+int op2_fuse_span(const op2_loop_call *parts, int n) {
   if (n < 2 || !direct_args(&parts[0]) || !plain_text(parts[0].kernel)) return 1;
   char(*seen)[64] = malloc(FUSE_NAMES_MAX * sizeof *seen);
   int nseen = 0, more = 0;
@@ -122,7 +122,7 @@ int op2_fuse_span(const op2_fuse_part *parts, int n) {
   size_t name_len = strlen("fused_") + strlen(parts[0].name);
   int nargs = parts[0].nargs, k = 1;
   for (; k < n; k++) {
-    const op2_fuse_part *p = &parts[k];
+    const op2_loop_call *p = &parts[k];
     name_len += 1 + strlen(p->name);
     nargs += p->nargs;
     if (p->set != parts[0].set || name_len > FUSE_NAME_MAX || nargs > FUSE_ARGS_MAX ||
@@ -168,7 +168,7 @@ static bool add(text *t, const char *fmt, ...) {
   }
 }
 
-int op2_fuse_build(const op2_fuse_part *parts, int k, op2_fused *out) {
+int op2_fuse_build(const op2_loop_call *parts, int k, op2_fused *out) {
   memset(out, 0, sizeof *out);
   text src = {0}, name = {0};
   int *alias = calloc((size_t)k, sizeof *alias);

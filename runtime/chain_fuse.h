@@ -10,14 +10,7 @@
 #include <stdbool.h>
 
 #include "op2.h"
-
-/* One queued call, as fusion sees it. */
-typedef struct op2_fuse_part {
-  const char *kernel, *name;
-  op_set set;
-  int nargs;
-  const op_arg *args;
-} op2_fuse_part;
+#include "runtime/loop_call.h"
 
 /* The fused call: kernel text, loop name ("fused_" and the loops' names) and arguments (each
  * call's, in order), malloc'ed. */
@@ -32,11 +25,11 @@ typedef struct op2_fused {
  * calls are direct (every argument a dat without a map, or an OP_READ global, with plain types),
  * on one set, with kernel texts that declare no file-scope name another of them declares (the
  * same text twice is one text) and hold no preprocessor line but #line. */
-int op2_fuse_span(const op2_fuse_part *parts, int n);
+int op2_fuse_span(const op2_loop_call *parts, int n);
 
 /* The fused call of parts[0..k); OP2_OK or OP2_ERR_MEM (nothing reported: the calls then run one
  * by one). */
-int op2_fuse_build(const op2_fuse_part *parts, int k, op2_fused *out);
+int op2_fuse_build(const op2_loop_call *parts, int k, op2_fused *out);
 void op2_fused_free(op2_fused *f);
 
 #endif /* OP2_CHAIN_FUSE_H */

@@ -45,7 +45,7 @@ struct op2_chain_mpi {
 typedef struct plan {
   int ncalls;
   const op2_exec **execs; /* the captured calls, in order */
-  op2_chain_loop *calls;
+  op2_loop_call *calls;
   request *req;
   int nreq;
   group *groups;
@@ -170,8 +170,7 @@ static int run_call(op2_context *ctx, op2_chain_mpi *st, plan *p, int k, bool *f
   rc = op2_mpi_step_end(ctx, rc);
   for (int g = 0; g < p->ngroups; g++)
     if (p->groups[g].post == k) failed[g] = rc != OP2_OK;
-  if (rc == OP2_OK && !stale)
-    op2_par_loop_record(ctx, loop, seconds, p->calls[k].set, p->calls[k].nargs, args);
+  if (rc == OP2_OK && !stale) op2_par_loop_record(ctx, loop, seconds, &p->calls[k]);
   return rc;
 }
 
@@ -180,7 +179,7 @@ static int run_call(op2_context *ctx, op2_chain_mpi *st, plan *p, int k, bool *f
  * when a call that runs at once ended it; a reason that is no call is given as the chain's). */
 static void next_call(const struct op2_chain *c, int last, char *out, size_t cap) {
   const char *why = op2_chain_why(c);
-  op2_chain_loop q;
+  op2_loop_call q;
   if (last < op2_chain_length(c)) {
     op2_chain_call_of(c, last, &q);
     snprintf(out, cap, "op_par_loop '%.200s'", q.name);
@@ -247,7 +246,7 @@ static int run_part(op2_context *ctx, struct op2_chain *c, op2_chain_mpi *st, in
   return OP2_CHAIN_RAN;
 }
 
-static bool has_reduction(const op2_chain_loop *q) {
+static bool has_reduction(const op2_loop_call *q) {
   for (int i = 0; i < q->nargs; i++)
     if (q->args[i].kind == OP2_ARG_GBL && q->args[i].opt && q->args[i].acc != OP_READ) return true;
   return false;
@@ -264,7 +263,7 @@ int op2_chain_mpi_run(op2_context *ctx, struct op2_chain *c, op2_chain_mpi **sta
   int n = op2_chain_length(c);
   for (int i = 0; i < n;) {
     int e = i;
-    op2_chain_loop q;
+    op2_loop_call q;
     while (e < n && (op2_chain_call_of(c, e, &q), !has_reduction(&q))) e++;
     if (e > i && run_part(ctx, c, *state, i, e) == OP2_CHAIN_FREED) return OP2_CHAIN_FREED;
     /* a reduction's value is the program's when its call returns: it runs alone */

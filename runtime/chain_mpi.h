@@ -13,19 +13,12 @@
 #include <stdbool.h>
 
 #include "op2.h"
+#include "runtime/loop_call.h"
 
 typedef struct op2_context op2_context;
 typedef struct op2_exec op2_exec;
 struct op2_chain;
 typedef struct op2_chain_mpi op2_chain_mpi;
-
-/* One queued call as the plan sees it: its set and arguments (access modes, maps, dats). */
-typedef struct op2_chain_loop {
-  const char *name;
-  op_set set;
-  int nargs;
-  const op_arg *args;
-} op2_chain_loop;
 
 /* What running a chain did. */
 enum { OP2_CHAIN_NOT_RUN, OP2_CHAIN_RAN, OP2_CHAIN_FREED };
@@ -39,7 +32,8 @@ void op2_chain_mpi_free(op2_chain_mpi *state);
 
 /* chain.c: the calls as this file runs them. */
 int op2_chain_length(const struct op2_chain *c);
-void op2_chain_call_of(const struct op2_chain *c, int i, op2_chain_loop *out);
+/* Queued call i (the plan reads its name, set and arguments: access modes, maps, dats). */
+void op2_chain_call_of(const struct op2_chain *c, int i, op2_loop_call *out);
 /* Every call's capture buffers (before the first capture); false when out of memory. */
 bool op2_chain_capture_ready(struct op2_chain *c);
 /* Call i through op_par_loop: run now, or (capture) handed back bound and ready in *exec (NULL:

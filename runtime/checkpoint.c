@@ -220,8 +220,7 @@ void op_checkpoint(void) {
   op2_mpi_step_end(ctx, rc);
 }
 
-int op2_checkpoint_before_loop(op2_context *ctx, const char *name, op_set set, int nargs,
-                               const op_arg *args, int *skip) {
+int op2_checkpoint_before_loop(op2_context *ctx, const op2_loop_call *call, int *skip) {
   *skip = 0;
   if (!ctx->checkpoint && !ctx->opt.restart[0]) return OP2_OK;
   op2_checkpoint *ck = state(ctx);
@@ -229,21 +228,21 @@ int op2_checkpoint_before_loop(op2_context *ctx, const char *name, op_set set, i
   OP2_CALL(restart_from_option(ctx, ck));
   OP2_CALL(checkpoint_point(ctx, ck, 0));
   if (!ck->restoring) return OP2_OK;
-  uint64_t hash = op2_ckpt_loop_hash(name, set, nargs, args);
-  OP2_CALL(
-      op2_ckpt_log_replay(&ck->saved, ck->position, ck->restore_file, name, hash, nargs, args));
-  OP2_CALL(op2_ckpt_log_append(&ck->log, name, hash, nargs, args));
+  const char *name = call->name;
+  uint64_t hash = op2_ckpt_loop_hash(name, call->set, call->nargs, call->args);
+  OP2_CALL(op2_ckpt_log_replay(&ck->saved, ck->position, ck->restore_file, name, hash, call->nargs,
+                               call->args));
+  OP2_CALL(op2_ckpt_log_append(&ck->log, name, hash, call->nargs, call->args));
   ck->position++;
   *skip = 1;
   return OP2_OK;
 }
 
-int op2_checkpoint_after_loop(op2_context *ctx, const char *name, op_set set, int nargs,
-                              const op_arg *args) {
+int op2_checkpoint_after_loop(op2_context *ctx, const op2_loop_call *call) {
   op2_checkpoint *ck = ctx->checkpoint;
   if (!ck) return OP2_OK;
-  OP2_CALL(
-      op2_ckpt_log_append(&ck->log, name, op2_ckpt_loop_hash(name, set, nargs, args), nargs, args));
+  uint64_t hash = op2_ckpt_loop_hash(call->name, call->set, call->nargs, call->args);
+  OP2_CALL(op2_ckpt_log_append(&ck->log, call->name, hash, call->nargs, call->args));
   ck->position++;
   return OP2_OK;
 }

@@ -14,6 +14,7 @@
 #include "runtime/context.h"
 #include "runtime/mesh.h"
 #include "runtime/backend.h"
+#include "runtime/loop_call.h"
 
 /* ---- the log of loop calls (checkpoint_log.c) ---- */
 typedef struct op2_ckpt_log {
@@ -121,10 +122,8 @@ typedef struct op2_checkpoint {
 
 /* par_loop.c: before a loop call (*skip = 1: do not run it, its reductions hold their logged
  * values) and after a call that ran. Cheap when checkpointing is off. */
-int op2_checkpoint_before_loop(op2_context *ctx, const char *name, op_set set, int nargs,
-                               const op_arg *args, int *skip);
-int op2_checkpoint_after_loop(op2_context *ctx, const char *name, op_set set, int nargs,
-                              const op_arg *args);
+int op2_checkpoint_before_loop(op2_context *ctx, const op2_loop_call *call, int *skip);
+int op2_checkpoint_after_loop(op2_context *ctx, const op2_loop_call *call);
 void op2_checkpoint_free(op2_context *ctx); /* op_exit */
 
 #endif

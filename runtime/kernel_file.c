@@ -168,7 +168,12 @@ void op_par_loop_header(const char *caller_file, const char *name, op_set set, i
     return;
   }
   const char *source = header_source(ctx, caller_file, name);
-  if (source)
-    op2_par_loop(ctx, source, true, name, set, nargs, args,
-                 __builtin_return_address(0)); /* kept until op_exit */
+  if (source) /* kept until op_exit */
+    op2_par_loop(ctx, &(op2_loop_call){.kernel = source,
+                                       .kernel_kept = true,
+                                       .name = name,
+                                       .set = set,
+                                       .nargs = nargs,
+                                       .args = args,
+                                       .site = __builtin_return_address(0)});
 }

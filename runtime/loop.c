@@ -59,15 +59,15 @@ bool op2_loop_same_type(const op2_loop *l, int arg, const char *type) {
   return memcmp(mine, key + offsetof(arg_key, type), sizeof mine) == 0;
 }
 
-static uint64_t shape_hash(const op2_context *ctx, const char *kernel, const char *name, op_set set,
-                           int nargs, const arg_key *keys) {
+/* keys: one per argument (none when nargs < 1: create_loop's checks refuse the call) */
+static uint64_t shape_hash(const op2_context *ctx, const op2_loop_call *call, const arg_key *keys) {
   XXH3_state_t st;
   XXH3_64bits_reset(&st);
-  XXH3_64bits_update(&st, kernel, strlen(kernel) + 1);
-  XXH3_64bits_update(&st, name, strlen(name) + 1);
-  XXH3_64bits_update(&st, &set, sizeof set);
+  XXH3_64bits_update(&st, call->kernel, strlen(call->kernel) + 1);
+  XXH3_64bits_update(&st, call->name, strlen(call->name) + 1);
+  XXH3_64bits_update(&st, &call->set, sizeof call->set);
   XXH3_64bits_update(&st, &ctx->const_generation, sizeof ctx->const_generation);
-  XXH3_64bits_update(&st, keys, (size_t)nargs * sizeof *keys);
+  XXH3_64bits_update(&st, keys, (size_t)(call->nargs > 0 ? call->nargs : 0) * sizeof *keys);
   return XXH3_64bits_digest(&st);
 }
 
@@ -117,19 +117,20 @@ static int describe_args(const char *name, int nargs, const op_arg *args, op2_ar
   return OP2_OK;
 }
 
-bool op2_loop_checks_pass(op2_context *ctx, const char *kernel, const char *name, op_set set,
-                          int nargs, const op_arg *args) {
+bool op2_loop_checks_pass(op2_context *ctx, const op2_loop_call *call) {
+  const char *name = call->name;
+  int nargs = call->nargs;
   op2_error_probe_begin(ctx);
-  int rc = op2_validate_loop(kernel, name, set, nargs, args);
+  int rc = op2_validate_loop(call);
   op2_arg_desc small[16];
   op2_arg_desc *desc = rc != OP2_OK  ? NULL
                        : nargs <= 16 ? small
                                      : malloc((size_t)nargs * sizeof *desc);
-  if (rc == OP2_OK) rc = desc ? describe_args(name, nargs, args, desc) : OP2_ERR_MEM;
+  if (rc == OP2_OK) rc = desc ? describe_args(name, nargs, call->args, desc) : OP2_ERR_MEM;
   op2_error_probe_end(ctx);
   if (rc == OP2_OK) {
     op2_loop_desc d = {.name = name, .nargs = nargs, .desc = desc};
-    rc = op2_kernel_params_verify(kernel, &d);
+    rc = op2_kernel_params_verify(call->kernel, &d);
   }
   if (desc != small) free(desc);
   return rc == OP2_OK; /* out of memory too: the call runs at once, and reports it there */
@@ -194,10 +195,13 @@ static void make_rank_key(op2_loop *loop, const uint64_t source[2]) {
   loop->rank_key[0] = h.high64, loop->rank_key[1] = h.low64;
 }
 
-static int create_loop(op2_context *ctx, const char *kernel, const char *name, op_set set,
-                       int nargs, const op_arg *args, uint64_t hash, const arg_key *keys,
-                       op2_loop **out) {
-  OP2_CALL(op2_validate_loop(kernel, name, set, nargs, args));
+static int create_loop(op2_context *ctx, const op2_loop_call *call, uint64_t hash,
+                       const arg_key *keys, op2_loop **out) {
+  const char *kernel = call->kernel, *name = call->name;
+  op_set set = call->set;
+  int nargs = call->nargs;
+  const op_arg *args = call->args;
+  OP2_CALL(op2_validate_loop(call));
   char use[160];
   snprintf(use, sizeof use, "op_par_loop '%.120s'", name);
   OP2_CALL(op2_loop_maps_check(nargs, args, use, false)); /* the program may write them */
@@ -385,15 +389,16 @@ static void free_superseded(op2_context *ctx, const op2_loop *fresh) {
   }
 }
 
-int op2_loop_lookup(op2_context *ctx, const char *kernel, const char *name, op_set set, int nargs,
-                    const op_arg *args, op2_loop **out) {
-  if (!kernel || !name || op2_args_untrusted(nargs, args))
-    return op2_validate_loop(kernel, name, set, nargs, args);
+int op2_loop_lookup(op2_context *ctx, const op2_loop_call *call, op2_loop **out) {
+  const char *kernel = call->kernel, *name = call->name;
+  op_set set = call->set;
+  int nargs = call->nargs;
+  if (!kernel || !name || op2_args_untrusted(nargs, call->args)) return op2_validate_loop(call);
   arg_key small[16];
   arg_key *keys = nargs <= 16 ? small : malloc((size_t)nargs * sizeof *keys);
   if (!keys) return op2_error(OP2_ERR_MEM, "op_par_loop '%s': out of memory", name);
-  make_arg_keys(nargs > 0 ? nargs : 0, args, keys);
-  uint64_t hash = shape_hash(ctx, kernel, name, set, nargs > 0 ? nargs : 0, keys);
+  make_arg_keys(nargs > 0 ? nargs : 0, call->args, keys);
+  uint64_t hash = shape_hash(ctx, call, keys);
   size_t klen = strlen(kernel) + 1;
   int rc = loops_index_sync(ctx);
   *out = NULL;
@@ -408,7 +413,7 @@ int op2_loop_lookup(op2_context *ctx, const char *kernel, const char *name, op_s
       *out = l;
   }
   if (rc == OP2_OK && !*out) {
-    rc = create_loop(ctx, kernel, name, set, nargs, args, hash, keys, out);
+    rc = create_loop(ctx, call, hash, keys, out);
     if (rc == OP2_OK) free_superseded(ctx, *out);
   }
   if (keys != small) free(keys);

@@ -11,6 +11,7 @@
 #include "op2.h"
 #include "jit/jit.h"
 #include "runtime/index.h"
+#include "runtime/loop_call.h"
 #include "runtime/loop_site.h"
 #include "runtime/tune.h"
 
@@ -91,18 +92,15 @@ typedef struct op2_loop {
 /* validate.c: every check of the call's arguments against its set, dats and maps (the loop
  * name, kernel text, set, argument kinds, dims, types, access modes, map columns and sets),
  * and OP2_FAULT's injected failure of the step "validate" (not while probing: error.h). */
-int op2_validate_loop(const char *kernel, const char *name, op_set set, int nargs,
-                      const op_arg *args);
+int op2_validate_loop(const op2_loop_call *call);
 /* Whether a new loop shape's first call would pass the checks made before anything is built
  * (op2_validate_loop, then the kernel's parameters against the arguments), without reporting:
  * a call that would not is run at once, whose own checks report it (chain.c). */
-bool op2_loop_checks_pass(op2_context *ctx, const char *kernel, const char *name, op_set set,
-                          int nargs, const op_arg *args);
+bool op2_loop_checks_pass(op2_context *ctx, const op2_loop_call *call);
 /* Whether an argument array is missing or holds a value no op_arg_* call made: cheap enough
  * for every call, before anything reads the arguments. */
 bool op2_args_untrusted(int nargs, const op_arg *args);
-int op2_loop_lookup(op2_context *ctx, const char *kernel, const char *name, op_set set, int nargs,
-                    const op_arg *args, op2_loop **out);
+int op2_loop_lookup(op2_context *ctx, const op2_loop_call *call, op2_loop **out);
 void op2_loop_free(op2_loop *loop);
 /* Drops the loop indexes; the next lookup rebuilds them from ctx->loops (renumber, op_exit). */
 void op2_loops_index_reset(op2_context *ctx);
@@ -111,42 +109,24 @@ bool op2_loop_same_text(const op2_loop *l, const char *kernel, const char *name)
 bool op2_loop_same_type(const op2_loop *l, int arg, const char *type);
 /* Call sites (loop_site.c): the loop of a call seen before, or NULL; remembered after a lookup;
  * forgotten whenever a loop is freed (they point at loops). */
-op2_loop *op2_loop_site_find(op2_context *ctx, const char *kernel, const char *name, op_set set,
-                             int nargs, const op_arg *args);
+op2_loop *op2_loop_site_find(op2_context *ctx, const op2_loop_call *call);
 /* The same, with the site itself (whether its strings are trusted by pointer; a NULL loop: a
  * site checked when queued, not run yet); valid until the next call that changes the sites. */
-const op2_loop_site *op2_loop_site_lookup(op2_context *ctx, const char *kernel, const char *name,
-                                          op_set set, int nargs, const op_arg *args);
+const op2_loop_site *op2_loop_site_lookup(op2_context *ctx, const op2_loop_call *call);
 /* Whether a string lies in a read-only segment (as a site's fixed texts do): it cannot change
  * while its object stays loaded, so a queued call may keep its pointer (chain.c). */
 bool op2_loop_text_fixed(op2_context *ctx, const char *s);
-void op2_loop_site_remember(op2_context *ctx, const char *kernel, bool kernel_kept,
-                            const char *name, op_set set, int nargs, const op_arg *args,
-                            op2_loop *loop);
+/* The site of `call` (its pointers; its kernel_kept), leading to `loop`. */
+void op2_loop_site_remember(op2_context *ctx, const op2_loop_call *call, op2_loop *loop);
 /* A queued call that passed op2_loop_checks_pass, its site having no loop yet: remembered as
  * checked (found by op2_loop_site_lookup with a NULL loop), so the site's calls queued before
  * its first replay are not checked again. Only a site whose kernel, name (text_fixed) and type
  * strings are read-only; a later op2_loop_site_remember gives it its loop. */
-void op2_loop_site_remember_checked(op2_context *ctx, const char *kernel, const char *name,
-                                    bool text_fixed, op_set set, int nargs, const op_arg *args);
-/* op_par_loop after op_init; kernel_kept: the library holds the text, unchanged until op_exit;
- * call_site: the program's call, named in messages about a queued call (OP2_LAZY). */
-void op2_par_loop(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
-                  op_set set, int nargs, const op_arg *args, const void *call_site);
-/* A queued call, as the program made it (chain.c): its kernel and name pointers, under which a
- * loop found at its replay is remembered (so that the site's next call finds it when queued),
- * and the loop its site led to when it was queued, if any: valid while the sites' epoch is
- * `epoch` (no loop freed since) and the constants' generation is the loop's. */
-typedef struct op2_call_origin {
-  const char *kernel, *name;
-  bool kernel_kept;
-  op2_loop *loop;
-  unsigned long epoch;
-} op2_call_origin;
-/* The chain runs a queued call: op2_par_loop with the call's copies, without queueing it again,
+void op2_loop_site_remember_checked(op2_context *ctx, const op2_loop_call *call, bool text_fixed);
+/* op_par_loop after op_init (loop_call.h: the call's fields). A call with an origin is the
+ * chain's replay of a queued call (chain.c): with the call's copies, without queueing it again,
  * and with the loop it carries instead of a lookup. */
-void op2_par_loop_replay(op2_context *ctx, const char *kernel, const char *name, op_set set,
-                         int nargs, const op_arg *args, const op2_call_origin *origin);
+void op2_par_loop(op2_context *ctx, const op2_loop_call *call);
 void op2_loop_sites_clear(op2_context *ctx);
 /* op_free_dat_temp: forgets the sites whose calls pass `dat` (checked ones too), keeping the
  * others, so that the program's other loops are neither looked up nor checked again. */

@@ -31,10 +31,11 @@ static uint64_t mix(uint64_t h, uint64_t v) {
   return h ^ (h >> 29);
 }
 
-static uint64_t site_key(const char *kernel, const char *name, op_set set, int nargs,
-                         const op_arg *args) {
-  uint64_t h = mix(mix(mix((uintptr_t)kernel, (uintptr_t)name), (uintptr_t)set), (unsigned)nargs);
-  for (int i = 0; i < nargs; i++)
+static uint64_t site_key(const op2_loop_call *call) {
+  const op_arg *args = call->args;
+  uint64_t h = mix(mix(mix((uintptr_t)call->kernel, (uintptr_t)call->name), (uintptr_t)call->set),
+                   (unsigned)call->nargs);
+  for (int i = 0; i < call->nargs; i++)
     h = mix(mix(h, (uintptr_t)args[i].dat ^ (uintptr_t)args[i].map),
             (uint64_t)args[i].acc << 32 ^ (uint32_t)args[i].idx);
   return h ? h : 1; /* 0 marks an empty slot */
@@ -48,41 +49,42 @@ static bool same_arg(const op_arg *a, const op_arg *b) {
 }
 
 /* A site checked when queued: its strings are read-only, so pointers decide. */
-static bool checked_matches(const op2_loop_site *s, const char *kernel, const char *name,
-                            op_set set, int nargs, const op_arg *args) {
-  if (s->kernel != kernel || s->name != name || s->set != set || s->nargs != nargs) return false;
-  for (int i = 0; i < nargs; i++)
+static bool checked_matches(const op2_loop_site *s, const op2_loop_call *call) {
+  const op_arg *args = call->args;
+  if (s->kernel != call->kernel || s->name != call->name || s->set != call->set ||
+      s->nargs != call->nargs)
+    return false;
+  for (int i = 0; i < call->nargs; i++)
     if (!same_arg(&args[i], &s->checked[i]) || args[i].type != s->checked[i].type) return false;
   return true;
 }
 
-static bool site_matches(op2_context *ctx, const op2_loop_site *s, const char *kernel,
-                         const char *name, op_set set, int nargs, const op_arg *args) {
+static bool site_matches(op2_context *ctx, const op2_loop_site *s, const op2_loop_call *call) {
   const op2_loop *l = s->loop;
-  if (!l) return checked_matches(s, kernel, name, set, nargs, args);
-  if (s->kernel != kernel || s->name != name || s->set != set || l->nargs != nargs ||
-      l->const_generation != ctx->const_generation)
+  if (!l) return checked_matches(s, call);
+  int nargs = call->nargs;
+  if (s->kernel != call->kernel || s->name != call->name || s->set != call->set ||
+      l->nargs != nargs || l->const_generation != ctx->const_generation)
     return false;
   for (int i = 0; i < nargs; i++) {
-    const op_arg *a = &args[i], *mine = &l->args[i];
+    const op_arg *a = &call->args[i], *mine = &l->args[i];
     if (!same_arg(a, mine)) return false;
     if (!(s->types_fixed && a->type == mine->type) && !op2_loop_same_type(l, i, a->type))
       return false;
   }
   if (s->text_fixed) return true;
   ctx->loop_sites.compares++;
-  return op2_loop_same_text(l, kernel, name);
+  return op2_loop_same_text(l, call->kernel, call->name);
 }
 
-const op2_loop_site *op2_loop_site_lookup(op2_context *ctx, const char *kernel, const char *name,
-                                          op_set set, int nargs, const op_arg *args) {
+const op2_loop_site *op2_loop_site_lookup(op2_context *ctx, const op2_loop_call *call) {
   op2_loop_sites *t = &ctx->loop_sites;
-  if (!t->cap || !kernel || !name || nargs < 1 || !args) return NULL;
-  uint64_t key = site_key(kernel, name, set, nargs, args);
+  if (!t->cap || !call->kernel || !call->name || call->nargs < 1 || !call->args) return NULL;
+  uint64_t key = site_key(call);
   for (size_t i = key & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
     const op2_loop_site *s = &t->slots[i];
     if (!s->key) break;
-    if (s->key == key && site_matches(ctx, s, kernel, name, set, nargs, args)) {
+    if (s->key == key && site_matches(ctx, s, call)) {
       if (s->loop)
         t->hits++;
       else
@@ -94,9 +96,8 @@ const op2_loop_site *op2_loop_site_lookup(op2_context *ctx, const char *kernel, 
   return NULL;
 }
 
-op2_loop *op2_loop_site_find(op2_context *ctx, const char *kernel, const char *name, op_set set,
-                             int nargs, const op_arg *args) {
-  const op2_loop_site *s = op2_loop_site_lookup(ctx, kernel, name, set, nargs, args);
+op2_loop *op2_loop_site_find(op2_context *ctx, const op2_loop_call *call) {
+  const op2_loop_site *s = op2_loop_site_lookup(ctx, call);
   return s ? s->loop : NULL;
 }
 
@@ -168,10 +169,11 @@ static bool grow(op2_context *ctx) {
   return true;
 }
 
-/* The slot of the site (key, kernel, name, set): its own, or a free one (counted as used), its
- * arguments copy of a checked site released; NULL when the table cannot grow. */
-static op2_loop_site *slot_for(op2_context *ctx, uint64_t key, const char *kernel, const char *name,
-                               op_set set) {
+/* The slot of the site (key, the call's kernel, name, set): its own, or a free one (counted as
+ * used), its arguments copy of a checked site released; NULL when the table cannot grow. */
+static op2_loop_site *slot_for(op2_context *ctx, uint64_t key, const op2_loop_call *call) {
+  const char *kernel = call->kernel, *name = call->name;
+  op_set set = call->set;
   op2_loop_sites *t = &ctx->loop_sites;
   if (2 * (t->used + 1) > t->cap && !grow(ctx)) return NULL; /* out of memory */
   if (!t->objects) dl_iterate_phdr(count_object, &t->objects);
@@ -185,48 +187,48 @@ static op2_loop_site *slot_for(op2_context *ctx, uint64_t key, const char *kerne
   return &t->slots[i];
 }
 
-void op2_loop_site_remember(op2_context *ctx, const char *kernel, bool kernel_kept,
-                            const char *name, op_set set, int nargs, const op_arg *args,
-                            op2_loop *loop) {
+void op2_loop_site_remember(op2_context *ctx, const op2_loop_call *call, op2_loop *loop) {
   op2_loop_sites *t = &ctx->loop_sites;
-  if (!kernel || !name || nargs < 1 || !args) return;
-  uint64_t key = site_key(kernel, name, set, nargs, args);
-  op2_loop_site *s = slot_for(ctx, key, kernel, name, set);
+  if (!call->kernel || !call->name || call->nargs < 1 || !call->args) return;
+  uint64_t key = site_key(call);
+  op2_loop_site *s = slot_for(ctx, key, call);
   if (!s) return; /* out of memory: calls take the search */
   bool types_fixed = true;
-  for (int a = 0; a < nargs && types_fixed; a++)
+  for (int a = 0; a < call->nargs && types_fixed; a++)
     types_fixed = read_only_text(t, loop->args[a].type);
   *s = (op2_loop_site){
       .key = key,
-      .kernel = kernel,
-      .name = name,
-      .set = set,
+      .kernel = call->kernel,
+      .name = call->name,
+      .set = call->set,
       .loop = loop,
-      .text_fixed = (kernel_kept || read_only_text(t, kernel)) && read_only_text(t, name),
+      .text_fixed =
+          (call->kernel_kept || read_only_text(t, call->kernel)) && read_only_text(t, call->name),
       .types_fixed = types_fixed,
   };
 }
 
-void op2_loop_site_remember_checked(op2_context *ctx, const char *kernel, const char *name,
-                                    bool text_fixed, op_set set, int nargs, const op_arg *args) {
+void op2_loop_site_remember_checked(op2_context *ctx, const op2_loop_call *call, bool text_fixed) {
   op2_loop_sites *t = &ctx->loop_sites;
-  if (!text_fixed || !kernel || !name || nargs < 1 || !args) return;
+  int nargs = call->nargs;
+  const op_arg *args = call->args;
+  if (!text_fixed || !call->kernel || !call->name || nargs < 1 || !args) return;
   if (!t->objects) dl_iterate_phdr(count_object, &t->objects);
   for (int a = 0; a < nargs; a++) /* a buffer's type may change: such calls are checked again */
     if (!read_only_text(t, args[a].type)) return;
   op_arg *checked = malloc((size_t)nargs * sizeof *checked);
   if (!checked) return; /* out of memory: the next call is checked again */
   memcpy(checked, args, (size_t)nargs * sizeof *checked);
-  uint64_t key = site_key(kernel, name, set, nargs, args);
-  op2_loop_site *s = slot_for(ctx, key, kernel, name, set);
+  uint64_t key = site_key(call);
+  op2_loop_site *s = slot_for(ctx, key, call);
   if (!s) {
     free(checked);
     return;
   }
   *s = (op2_loop_site){.key = key,
-                       .kernel = kernel,
-                       .name = name,
-                       .set = set,
+                       .kernel = call->kernel,
+                       .name = call->name,
+                       .set = call->set,
                        .checked = checked,
                        .nargs = nargs,
                        .text_fixed = true,

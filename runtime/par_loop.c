@@ -175,15 +175,16 @@ static void begin_step(op2_context *ctx, const op2_loop *loop, const char *name)
  * the loop is looked up by its text (or built) and remembered for the site: a queued call's
  * under the program's pointers, not those of the chain's copy, so that the site's next call
  * finds it when it is queued. */
-static int search_loop(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
-                       op_set set, int nargs, const op_arg *args, const op2_call_origin *origin,
-                       op2_loop **loop) {
+static int search_loop(op2_context *ctx, const op2_loop_call *call, op2_loop **loop) {
   if (ctx->mpi.size > 1 && !ctx->mpi_distributed)
     OP2_CALL(op2_mpi_distribute(ctx, NULL, NULL, NULL));
   OP2_CALL(op2_renumber_once(ctx));
-  OP2_CALL(op2_loop_lookup(ctx, kernel, name, set, nargs, args, loop));
-  if (origin) kernel = origin->kernel, kernel_kept = origin->kernel_kept, name = origin->name;
-  op2_loop_site_remember(ctx, kernel, kernel_kept, name, set, nargs, args, *loop);
+  OP2_CALL(op2_loop_lookup(ctx, call, loop));
+  op2_loop_call site = *call;
+  const op2_call_origin *origin = call->origin;
+  if (origin)
+    site.kernel = origin->kernel, site.kernel_kept = origin->kernel_kept, site.name = origin->name;
+  op2_loop_site_remember(ctx, &site, *loop);
   return OP2_OK;
 }
 
@@ -199,23 +200,22 @@ static op2_loop *carried_loop(const op2_context *ctx, const op2_call_origin *ori
 
 /* The call's loop: a call site seen before finds it without reading the kernel text, and a
  * queued call without even looking (the loop it carries). */
-static int find_loop(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
-                     op_set set, int nargs, const op_arg *args, const op2_call_origin *origin,
-                     op2_loop **loop) {
+static int find_loop(op2_context *ctx, const op2_loop_call *call, op2_loop **loop) {
   int mpi = ctx->mpi.size > 1;
   if (mpi && !ctx->mpi_distributed)
     *loop = NULL;
-  else if (!(*loop = carried_loop(ctx, origin)))
-    *loop = op2_loop_site_find(ctx, kernel, name, set, nargs, args);
-  if (mpi) begin_step(ctx, *loop, name);
-  return *loop ? OP2_OK
-               : search_loop(ctx, kernel, kernel_kept, name, set, nargs, args, origin, loop);
+  else if (!(*loop = carried_loop(ctx, call->origin)))
+    *loop = op2_loop_site_find(ctx, call);
+  if (mpi) begin_step(ctx, *loop, call->name);
+  return *loop ? OP2_OK : search_loop(ctx, call, loop);
 }
 
 /* This call's data for the kernel: an idx argument gets the original-index table of the set it
  * indexes (NULL: identity). */
-static int bind_data(call_data *cd, const op2_loop *loop, op_set set, const op_arg *args) {
+static int bind_data(call_data *cd, const op2_loop *loop, const op2_loop_call *call) {
   int nargs = loop->nargs;
+  op_set set = call->set;
+  const op_arg *args = call->args;
   cd->ptrs = nargs <= 32 ? cd->small_ptrs : malloc((size_t)nargs * sizeof *cd->ptrs);
   cd->maps = nargs <= 32 ? cd->small_maps : malloc((size_t)nargs * sizeof *cd->maps);
   if (!cd->ptrs || !cd->maps)
@@ -244,8 +244,7 @@ static void release_data(call_data *cd) {
 /* The code to run, ready: a finished optimised build swapped in (between calls only), live
  * constants bound, the ranks agreed on the loop (MPI: also after a failure, which every rank
  * learns there), the backend's own kernel prepared, tuning trials set up. */
-static int ready_code(op2_context *ctx, op2_loop *loop, const char *kernel, const char *name,
-                      int rc) {
+static int ready_code(op2_context *ctx, op2_loop *loop, const op2_loop_call *call, int rc) {
   int mpi = ctx->mpi.size > 1;
   op2_kernel *k = rc == OP2_OK ? loop->kernel : NULL; /* NULL: the backend generates its code */
   if (mpi && rc == OP2_OK) rc = op2_mpi_node_progress(ctx);
@@ -253,10 +252,10 @@ static int ready_code(op2_context *ctx, op2_loop *loop, const char *kernel, cons
   /* Live constants: the code now in use reads them through pointers set once per code object. */
   if (rc == OP2_OK && k && !op2_kernel_constants_bound(k))
     op2_jit_bind_constants(k, (op2_const *const *)ctx->consts.items, ctx->consts.count);
-  if (mpi) rc = op2_mpi_agree_loop(ctx, rc, loop, name);
+  if (mpi) rc = op2_mpi_agree_loop(ctx, rc, loop, call->name);
   if (rc == OP2_OK && !loop->prepared) rc = prepare(ctx, loop);
   if (rc == OP2_OK && ctx->opt.tune != OP2_TUNE_OFF && !loop->tune_done)
-    rc = op2_tune_before(ctx, loop, kernel, k);
+    rc = op2_tune_before(ctx, loop, call->kernel, k);
   return rc;
 }
 
@@ -270,8 +269,8 @@ static int run_call(op2_context *ctx, op2_exec *exec, const op_arg *args, int rc
 }
 
 /* A call that ran: the loop's statistics, the checkpoint's log, tuning's measurement. */
-static void record_call(op2_context *ctx, op2_loop *loop, double seconds, op_set set, int nargs,
-                        const op_arg *args) {
+static void record_call(op2_context *ctx, op2_loop *loop, double seconds,
+                        const op2_loop_call *call) {
   op2_loop_stats *st = loop->stats;
   st->calls++;
   if (loop->kernel) {
@@ -280,37 +279,33 @@ static void record_call(op2_context *ctx, op2_loop *loop, double seconds, op_set
   }
   st->seconds += seconds;
   st->bytes += loop->bytes_per_call;
-  op2_checkpoint_after_loop(ctx, loop->name, set, nargs, args);
+  op2_checkpoint_after_loop(ctx, call);
   if (loop->tune) (void)op2_tune_after(ctx, loop, seconds); /* a failure is reported there */
 }
 
-void op2_par_loop_record(op2_context *ctx, op2_loop *loop, double seconds, op_set set, int nargs,
-                         const op_arg *args) {
-  record_call(ctx, loop, seconds, set, nargs, args);
+void op2_par_loop_record(op2_context *ctx, op2_loop *loop, double seconds,
+                         const op2_loop_call *call) {
+  record_call(ctx, loop, seconds, call);
 }
 
 /* Under MPI a call is one collective step: every rank checks the call and agrees that every
  * rank has the same loop before any message moves (op2_mpi_agree_loop), and every rank learns
  * at the end whether every rank succeeded (run_distributed), so a failure on one rank is an
  * error on every rank, never a wait. */
-static void par_loop(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
-                     op_set set, int nargs, const op_arg *args, const void *call_site,
-                     const op2_call_origin *origin) {
+void op2_par_loop(op2_context *ctx, const op2_loop_call *call) {
   /* the renumbering before the first call is queued, so that the first chain runs on the mesh
    * the later ones see (a restart renumbers after the calls it replays, in find_loop) */
   if (!ctx->opt.restart[0] && op2_renumber_once(ctx) != OP2_OK) return;
-  /* OP2_LAZY: queued (runtime/chain.c), run later through this function (a replay: `origin`);
-   * before the checkpoint hook, which counts the call when it runs */
-  if (!origin && op2_chain_defer(ctx, kernel, kernel_kept, name, set, nargs, args, call_site))
-    return;
+  /* OP2_LAZY: queued (runtime/chain.c), run later through this function (a replay: its
+   * origin); before the checkpoint hook, which counts the call when it runs */
+  if (!call->origin && op2_chain_defer(ctx, call)) return;
   int replayed; /* restarting: the call is before the checkpoint and its results are logged */
-  if (op2_checkpoint_before_loop(ctx, name, set, nargs, args, &replayed) != OP2_OK || replayed)
-    return;
+  if (op2_checkpoint_before_loop(ctx, call, &replayed) != OP2_OK || replayed) return;
   op2_loop *loop;
   call_data data = {0};
-  int rc = find_loop(ctx, kernel, kernel_kept, name, set, nargs, args, origin, &loop);
-  if (rc == OP2_OK) rc = bind_data(&data, loop, set, args);
-  rc = ready_code(ctx, loop, kernel, name, rc);
+  int rc = find_loop(ctx, call, &loop);
+  if (rc == OP2_OK) rc = bind_data(&data, loop, call);
+  rc = ready_code(ctx, loop, call, rc);
   op2_exec exec = {.loop = loop, .arg_ptrs = data.ptrs, .map_ptrs = data.maps};
   /* under MPI the chain keeps the call, bound and ready, and runs it with its exchanges planned
    * for the chain as a whole (chain_mpi.c) */
@@ -319,26 +314,15 @@ static void par_loop(op2_context *ctx, const char *kernel, bool kernel_kept, con
     return;
   }
   double t0 = op2_wall_seconds();
-  rc = run_call(ctx, &exec, args, rc);
+  rc = run_call(ctx, &exec, call->args, rc);
   if (rc == OP2_OK) {
     double seconds = op2_wall_seconds() - t0;
-    record_call(ctx, loop, seconds, set, nargs, args);
+    record_call(ctx, loop, seconds, call);
     /* the start-up report's "first calls": the run alone (its plan included); the lookup, the
      * compile and any distribution the call triggered are phases of their own */
     if (loop->stats->calls == 1) loop->stats->first_call_seconds = seconds;
   }
   release_data(&data);
-}
-
-void op2_par_loop(op2_context *ctx, const char *kernel, bool kernel_kept, const char *name,
-                  op_set set, int nargs, const op_arg *args, const void *call_site) {
-  par_loop(ctx, kernel, kernel_kept, name, set, nargs, args, call_site, NULL);
-}
-
-void op2_par_loop_replay(op2_context *ctx, const char *kernel, const char *name, op_set set,
-                         int nargs, const op_arg *args, const op2_call_origin *origin) {
-  par_loop(ctx, kernel, origin->kernel_kept && kernel == origin->kernel, name, set, nargs, args,
-           NULL, origin);
 }
 
 void op_par_loop_args(const char *kernel, const char *name, op_set set, int nargs,
@@ -347,5 +331,10 @@ void op_par_loop_args(const char *kernel, const char *name, op_set set, int narg
   if (!ctx->initialised)
     (void)op2_require_init("op_par_loop");
   else
-    op2_par_loop(ctx, kernel, false, name, set, nargs, args, __builtin_return_address(0));
+    op2_par_loop(ctx, &(op2_loop_call){.kernel = kernel,
+                                       .name = name,
+                                       .set = set,
+                                       .nargs = nargs,
+                                       .args = args,
+                                       .site = __builtin_return_address(0)});
 }

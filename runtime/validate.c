@@ -120,8 +120,11 @@ bool op2_args_untrusted(int nargs, const op_arg *args) {
   return false;
 }
 
-int op2_validate_loop(const char *kernel, const char *name, op_set set, int nargs,
-                      const op_arg *args) {
+int op2_validate_loop(const op2_loop_call *call) {
+  const char *kernel = call->kernel, *name = call->name;
+  op_set set = call->set;
+  int nargs = call->nargs;
+  const op_arg *args = call->args;
   if (!op2_is_identifier(name) || strlen(name) > 200)
     return op2_error(OP2_ERR_ARG,
                      "op_par_loop: loop name '%.200s' is not a C identifier of at "

@@ -16,6 +16,8 @@ Not a test (nothing here fails): a census, so that a count in the docs can be ta
   - functions over N lines (default 100) in runtime/, jit/, base/ and tools/, from the line of
     the name to the closing brace, longest first
   - the jit boundary: runtime/'s #include lines of jit/ headers, by header, and jit/jit.h's lines
+  - functions taking 8 or more parameters in runtime/, jit/ and base/ (definitions in .c files),
+    and those taking 6 or more on an op_par_loop call's path (CALL_PATH's files), most first
 (jit/'s figures include base/, the shared layer below jit/ and runtime/.)
 """
 import os
@@ -41,6 +43,27 @@ COMMA_RETURN = re.compile(r'return (snprintf|op2_mpi_say)\(\w*(why|err|msg|reaso
                           r'(?:[^;]|\n)*?\),\s*[-\w]+;')
 STDERR = re.compile(r'\b(v?fprintf\(stderr|fputs\([^;]*,\s*stderr\)|fputc\([^;]*,\s*stderr\)|'
                     r'write\(STDERR_FILENO)')
+
+
+# A definition whose parameters may hold one level of parentheses (a function pointer's).
+PARAMETERS = re.compile(r'^[A-Za-z_][\w \*]*?\b(\w+)\(((?:[^;{()]|\([^()]*\))*)\)\s*\{', re.M)
+# The files an op_par_loop call passes through, from the public call to the loop's run.
+CALL_PATH = ['runtime/par_loop.c', 'runtime/chain.c', 'runtime/chain_fuse.c', 'runtime/chain_mpi.c',
+             'runtime/loop_site.c', 'runtime/loop.c', 'runtime/validate.c', 'runtime/checkpoint.c',
+             'runtime/checkpoint_log.c', 'runtime/kernel_file.c', 'runtime/fortran/fortran_loop.c']
+
+
+def parameter_counts(root, files):
+    out = []
+    for f in files:
+        for m in PARAMETERS.finditer(read(root, f)):
+            params = ' '.join(m.group(2).split())
+            depth, n = 0, 0 if params in ('', 'void') else 1
+            for ch in params:
+                depth += {'(': 1, ')': -1}.get(ch, 0)
+                n += ch == ',' and depth == 0
+            out.append((n, f, m.group(1)))
+    return sorted(out, key=lambda t: (-t[0], t[1], t[2]))
 
 
 def message_buffers(root, files):
@@ -117,6 +140,15 @@ def main():
         sum(jit_includes.values()),
         ', '.join('%s %d' % kv for kv in sorted(jit_includes.items())) or 'none',
         read(root, 'jit/jit.h').count('\n')))
+    counts = parameter_counts(root, code)
+    wide = [t for t in counts if t[0] >= 8]
+    print('functions taking 8 or more parameters (runtime/, jit/, base/): %d' % len(wide))
+    for n, f, name in wide:
+        print('    %5d  %s  %s' % (n, f, name))
+    path = [t for t in counts if t[0] >= 6 and t[1] in CALL_PATH]
+    print('functions taking 6 or more parameters on the call path: %d' % len(path))
+    for n, f, name in path:
+        print('    %5d  %s  %s' % (n, f, name))
     return 0
 
 

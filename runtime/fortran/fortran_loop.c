@@ -119,7 +119,13 @@ void op2_fortran_par_loop(void (*kernel)(void), op_set set, int nargs, const op_
               OP2_FORTRAN_MAX_ARGS);
     return;
   }
-  op2_par_loop(ctx, k->text, true, k->name, set, nargs, args, (const void *)kernel);
+  op2_par_loop(ctx, &(op2_loop_call){.kernel = k->text,
+                                     .kernel_kept = true,
+                                     .name = k->name,
+                                     .set = set,
+                                     .nargs = nargs,
+                                     .args = args,
+                                     .site = (const void *)kernel});
 }
 
 /* ---- the Fortran target's request (runtime/compiled_kernel.h) ---- */
