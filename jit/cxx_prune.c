@@ -318,9 +318,12 @@ static int reach(prune *P, const char *kernel) {
   return 1;
 }
 
-/* Blanks (newlines kept) in place of a left-out part. */
+/* A left-out part: its newlines only, so that lines keep their numbers and the later passes over
+ * the text (which run on every load of the kernel) do not read its bytes again. An item starts at
+ * a code token and ends at ';' or '}', so no two kept words join. */
 static void blank(op2_buf *out, const op2_tok *t) {
-  for (int k = 0; k < t->len; k++) op2_buf_append(out, t->p[k] == '\n' ? "\n" : " ", 1);
+  for (int k = 0; k < t->len; k++)
+    if (t->p[k] == '\n') op2_buf_append(out, "\n", 1);
 }
 
 /* A preprocessor line inside a left-out item stays when it is a condition or a macro (its
