@@ -2,16 +2,16 @@
 /* The tokens of a kernel text (cxx_tokens.h). */
 #include "cxx_tokens.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-int op2_ident_char(char c) {
-  return isalnum((unsigned char)c) || c == '_';
+int op2_ident_char(char c) { /* ASCII, as C's identifiers here: no locale lookup per byte */
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
 int op2_tok_is(const op2_tok *t, const char *s) {
-  return (int)strlen(s) == t->len && strncmp(t->p, s, (size_t)t->len) == 0;
+  if (t->len < 1 || t->p[0] != s[0]) return 0; /* most comparisons end here: no strlen */
+  return (int)strlen(s) == t->len && memcmp(t->p, s, (size_t)t->len) == 0;
 }
 
 int op2_tok_is_word(const op2_tok *t, const char *s) {
@@ -28,9 +28,15 @@ static const char *const cxx_only[] = {
     "typeid",   "alignof",  "noexcept", "static_assert"};
 
 int op2_tok_cxx_only(const op2_tok *t) {
+  if (t->kind != T_IDENT || t->len < 3 || t->len > 16 || t->p[0] < 'a' || t->p[0] > 'v')
+    return 0; /* every word of the list: 3 to 16 lowercase letters, a to v first */
   for (size_t i = 0; i < sizeof cxx_only / sizeof *cxx_only; i++)
-    if (op2_tok_is_word(t, cxx_only[i])) return 1;
+    if (cxx_only[i][0] == t->p[0] && op2_tok_is(t, cxx_only[i])) return 1;
   return 0;
+}
+
+static int space(char c) {
+  return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
 }
 
 static int push(op2_toks *T, const char *p, int len, op2_tkind kind) {
@@ -54,8 +60,8 @@ int op2_tokenize(op2_toks *T, const char *src) {
   for (const char *p = src; *p;) {
     const char *q = p;
     op2_tkind kind;
-    if (isspace((unsigned char)*p)) {
-      while (isspace((unsigned char)*q)) {
+    if (space(*p)) {
+      while (space(*q)) {
         if (*q == '\n') line_start = 1;
         q++;
       }
@@ -76,7 +82,7 @@ int op2_tokenize(op2_toks *T, const char *src) {
       while (*q && *q != quote && *q != '\n') q += (*q == '\\' && q[1]) ? 2 : 1;
       if (*q != quote) return -1; /* unterminated: not understood */
       q++, kind = T_LIT;
-    } else if (isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))) {
+    } else if ((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9')) {
       while (op2_ident_char(*q) || *q == '.' || ((*q == '+' || *q == '-') && strchr("eEpP", q[-1])))
         q++;
       kind = T_NUM;

@@ -294,6 +294,17 @@ static int needs_static(const macro_table *t, const char *p) {
   return *p == '(' && cls == WORD_INLINE;
 }
 
+/* One character onto `b` without a call per character (the kernel text is copied byte by byte,
+ * on every load of a kernel, warm or not). */
+static inline void put_char(op2_buf *b, char c) {
+  if (!b->failed && b->len + 2 <= b->cap) {
+    b->data[b->len++] = c;
+    b->data[b->len] = '\0';
+  } else {
+    op2_buf_append(b, &c, 1);
+  }
+}
+
 /* The calling file's context of a kernel found through it (runtime/kernel_search.c): one comment
  * at the start of the text, from the marker to the first end of comment, its text escaped ('@'
  * before a character means that character: "@@", "*@/", "/@*"). */
@@ -303,9 +314,13 @@ size_t op2_kernel_context(const char *text, op2_buf *context) {
   if (strncmp(text, context_mark, sizeof context_mark - 1) != 0) return 0;
   const char *body = strchr(text, '\n'), *end = strstr(text, "*/");
   if (!body || !end || end < body) return 0;
-  for (const char *p = body + 1; p < end; p++) {
-    if (*p == '@' && p + 1 < end) p++;
+  for (const char *p = body + 1; p < end;) { /* runs between escapes, appended whole */
+    const char *at = memchr(p, '@', (size_t)(end - p)), *stop = at ? at : end;
+    op2_buf_append(context, p, (size_t)(stop - p));
+    if (!at) break;
+    p = at + 1 < end ? at + 1 : at; /* '@' before a character means that character */
     op2_buf_append(context, p, 1);
+    p++;
   }
   if (!context->data) op2_buf_append(context, "", 0);
   end += 2;
@@ -399,7 +414,7 @@ void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewri
     if (depth == 0 && code && strncmp(p, "extern", 6) == 0 && !ident_char(p[6]) &&
         (p == src || !ident_char(p[-1])) && (end = extern_constant_decl(loop, p)) != NULL) {
       /* blanked: the constant is defined before the kernel; its lines stay */
-      for (; p < end; p++) op2_buf_append(out, *p == '\n' ? "\n" : " ", 1);
+      for (; p < end; p++) put_char(out, *p == '\n' ? '\n' : ' ');
       at_decl = 1;
       continue;
     }
@@ -430,7 +445,7 @@ void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewri
       line_start = 1;
     else if (!isspace((unsigned char)*p))
       line_start = 0;
-    op2_buf_append(out, p, 1);
+    put_char(out, *p);
     p++;
   }
   /* the header's guard (and any conditional around the kernel) closed after the kernel */
