@@ -81,9 +81,9 @@ static size_t gbl_bytes(const op_arg *a) {
   return bytes <= OP2_CHAIN_GBL_MAX ? bytes : 0;
 }
 
-static bool has_reduction(int nargs, const op_arg *args) {
-  for (int i = 0; i < nargs; i++)
-    if (is_reduction(&args[i])) return true;
+bool op2_call_has_reduction(const op2_loop_call *call) {
+  for (int i = 0; i < call->nargs; i++)
+    if (is_reduction(&call->args[i])) return true;
   return false;
 }
 
@@ -394,7 +394,7 @@ bool op2_chain_defer(op2_context *ctx, const op2_loop_call *call) {
   if (!why && prints(&k, call->kernel))
     why = "a kernel that prints (its output stays in call order)";
   /* a reduction's value is the program's when op_par_loop returns: it runs after the chain */
-  if (!why && has_reduction(call->nargs, call->args)) why = "a global reduction";
+  if (!why && op2_call_has_reduction(call)) why = "a global reduction";
   if (!why && record(ctx, c, call, &k)) {
     if (c->count >= ctx->opt.lazy_chain) {
       snprintf(c->why, sizeof c->why, "the chain's bound (OP2_LAZY_CHAIN=%d)", ctx->opt.lazy_chain);

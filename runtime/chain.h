@@ -21,6 +21,10 @@ typedef struct op2_context op2_context;
  * the call has run, so calls run at once there, as OP2 runs them (docs/PERFORMANCE.md). */
 bool op2_chain_lazy(const op2_context *ctx);
 
+/* Whether the call has a global reduction (OP_INC, OP_MIN, OP_MAX on a global): its value is the
+ * program's when op_par_loop returns, so the chain runs before it (here and under MPI). */
+bool op2_call_has_reduction(const op2_loop_call *call);
+
 /* op_par_loop's hook, before anything else of the call. True: the call was queued and
  * op_par_loop returns at once. False: it runs now, after every queued call has run (lazy
  * execution is off, the loop has a global reduction, the arguments need checking now, the chain

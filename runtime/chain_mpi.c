@@ -246,12 +246,6 @@ static int run_part(op2_context *ctx, struct op2_chain *c, op2_chain_mpi *st, in
   return OP2_CHAIN_RAN;
 }
 
-static bool has_reduction(const op2_loop_call *q) {
-  for (int i = 0; i < q->nargs; i++)
-    if (q->args[i].kind == OP2_ARG_GBL && q->args[i].opt && q->args[i].acc != OP_READ) return true;
-  return false;
-}
-
 int op2_chain_mpi_run(op2_context *ctx, struct op2_chain *c, op2_chain_mpi **state) {
   /* backends with their own code (CUDA) queue their phases and exchange on the device; a
    * checkpoint logs and tuning times each call as it runs alone */
@@ -264,7 +258,7 @@ int op2_chain_mpi_run(op2_context *ctx, struct op2_chain *c, op2_chain_mpi **sta
   for (int i = 0; i < n;) {
     int e = i;
     op2_loop_call q;
-    while (e < n && (op2_chain_call_of(c, e, &q), !has_reduction(&q))) e++;
+    while (e < n && (op2_chain_call_of(c, e, &q), !op2_call_has_reduction(&q))) e++;
     if (e > i && run_part(ctx, c, *state, i, e) == OP2_CHAIN_FREED) return OP2_CHAIN_FREED;
     /* a reduction's value is the program's when its call returns: it runs alone */
     if (e < n && op2_chain_call_run(ctx, c, e, false, NULL) == OP2_CHAIN_FREED)
