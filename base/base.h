@@ -174,6 +174,15 @@ typedef struct op2_buf {
 } op2_buf;
 void op2_buf_printf(op2_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void op2_buf_append(op2_buf *b, const char *s, size_t len);
+/* One character, inline: for texts copied byte by byte on every kernel load (kernel_text.c). */
+static inline void op2_buf_putc(op2_buf *b, char c) {
+  if (!b->failed && b->len + 2 <= b->cap) {
+    b->data[b->len++] = c;
+    b->data[b->len] = '\0';
+  } else {
+    op2_buf_append(b, &c, 1);
+  }
+}
 void op2_buf_free(op2_buf *b);
 
 #endif /* OP2_BASE_H */

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "cxx_tokens.h"
 
@@ -34,9 +35,7 @@ typedef struct words {
 } words;
 
 static uint64_t word_hash(const char *p, int len) {
-  uint64_t h = 1469598103934665603ull;
-  for (int i = 0; i < len; i++) h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
-  return h;
+  return XXH3_64bits(p, (size_t)len);
 }
 
 static int words_has(const words *w, const char *p, int len) {
@@ -323,7 +322,7 @@ static int reach(prune *P, const char *kernel) {
  * a code token and ends at ';' or '}', so no two kept words join. */
 static void blank(op2_buf *out, const op2_tok *t) {
   for (int k = 0; k < t->len; k++)
-    if (t->p[k] == '\n') op2_buf_append(out, "\n", 1);
+    if (t->p[k] == '\n') op2_buf_putc(out, '\n');
 }
 
 /* A preprocessor line inside a left-out item stays when it is a condition or a macro (its

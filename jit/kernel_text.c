@@ -294,17 +294,6 @@ static int needs_static(const macro_table *t, const char *p) {
   return *p == '(' && cls == WORD_INLINE;
 }
 
-/* One character onto `b` without a call per character (the kernel text is copied byte by byte,
- * on every load of a kernel, warm or not). */
-static inline void put_char(op2_buf *b, char c) {
-  if (!b->failed && b->len + 2 <= b->cap) {
-    b->data[b->len++] = c;
-    b->data[b->len] = '\0';
-  } else {
-    op2_buf_append(b, &c, 1);
-  }
-}
-
 /* The calling file's context of a kernel found through it (runtime/kernel_search.c): one comment
  * at the start of the text, from the marker to the first end of comment, its text escaped ('@'
  * before a character means that character: "@@", "*@/", "/@*"). */
@@ -355,7 +344,11 @@ static int prune(const char *src, const char *kernel, op2_buf *out) {
   op2_buf context = {0}, both = {0}, pruned = {0};
   size_t skip = op2_kernel_context(src, &context);
   int done = 0;
-  if (skip && strncmp(src + skip, context_part, sizeof context_part - 1) != 0) {
+  if (skip && strncmp(src + skip, context_part, sizeof context_part - 1) == 0) {
+    op2_buf_free(&context);
+    return 0; /* pruned already: the generated file's text goes through twice */
+  }
+  if (skip) {
     op2_buf_printf(&both, "%s\n%s", context.data, src + skip);
     if (!both.failed && op2_cxx_prune(both.data, kernel, has_c_form, &pruned)) {
       /* the pruned text has the lines of the two parts: the context's first */
@@ -414,7 +407,7 @@ void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewri
     if (depth == 0 && code && strncmp(p, "extern", 6) == 0 && !ident_char(p[6]) &&
         (p == src || !ident_char(p[-1])) && (end = extern_constant_decl(loop, p)) != NULL) {
       /* blanked: the constant is defined before the kernel; its lines stay */
-      for (; p < end; p++) put_char(out, *p == '\n' ? '\n' : ' ');
+      for (; p < end; p++) op2_buf_putc(out, *p == '\n' ? '\n' : ' ');
       at_decl = 1;
       continue;
     }
@@ -445,7 +438,7 @@ void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewri
       line_start = 1;
     else if (!isspace((unsigned char)*p))
       line_start = 0;
-    put_char(out, *p);
+    op2_buf_putc(out, *p);
     p++;
   }
   /* the header's guard (and any conditional around the kernel) closed after the kernel */
