@@ -28,13 +28,7 @@ int t754_reports = 0;
 #include "host_io.h"
 #include "texts.h"  // relies on <sstream>, user_types.h and const.h above
 
-#define CHECK(cond)                                                                 \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::exit(1);                                                                 \
-    }                                                                               \
-  } while (0)
+#include "cxx_check.h"
 
 static void keep_going(const char *, void *) {}
 
