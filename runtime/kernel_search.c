@@ -488,8 +488,9 @@ const char *op2_kernel_text_body(const char *kernel) {
  * validation.h uses NVAR from the const.h that euler3d.cpp includes first, and utils.h
  * std::ostringstream from its <sstream>). Its angle includes come first, each where the
  * compiler has it (__has_include: a program's <mpi.h> or <papi.h> is not the kernel's concern);
- * a quoted include found nowhere is left out. TinyCC, the optimising C compiler and NVRTC
- * compile the kernel's own headers only. */
+ * a quoted include found nowhere is left out. NVRTC compiles the kernel's own headers only;
+ * TinyCC and the optimising C compiler get what the kernel reaches of this context
+ * (jit/kernel_text.c, jit/cxx_prune.c). */
 static void caller_context(search *s, op2_buf *out, const char *text, const char *real,
                            const char *shown, int upto) {
   op2_buf kept = {0}, angle = {0}; /* its directives line for line; its angle includes */
