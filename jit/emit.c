@@ -522,10 +522,20 @@ uint64_t op2_simd_lanes_wanted(const op2_loop_desc *loop) {
   return want;
 }
 
-/* A component-major argument whose element rows (2 or 4 doubles) templates/c/loop_simd.c moves
- * to and from its lane array whole: op2_rows_to_lanes_D, op2_lanes_to_rows_D, op2_add_row_D. */
+/* A component-major argument whose element rows (2 to ROWS_MOVED_MAX doubles)
+ * templates/c/loop_simd.c moves to and from its lane array whole: op2_rows_to_lanes_D,
+ * op2_lanes_to_rows_D and op2_add_row_D for rows of 2 and 4, the _n functions (taking the
+ * length) for the others. */
+enum { ROWS_MOVED_MAX = 16 };
 static int moved_by_rows(const op2_emitter *e, const op2_arg_desc *d, int i) {
-  return is_component_major(e, i) && d->type == OP2_TYPE_DOUBLE && (d->dim == 2 || d->dim == 4);
+  return is_component_major(e, i) && d->type == OP2_TYPE_DOUBLE && d->dim >= 2 &&
+         d->dim <= ROWS_MOVED_MAX;
+}
+
+/* Rows of 2 and 4 have functions of their own in the template (rows side by side in
+ * registers); the others go through the _n functions, which take the length. */
+static int fixed_rows(const op2_arg_desc *d) {
+  return d->dim == 2 || d->dim == 4;
 }
 
 /* Lane counts whose rows templates/c/loop_simd.c moves through registers (its
@@ -546,7 +556,7 @@ static int rows_in_registers(int width) {
  * (mg3d's upwind res_edge runs clearly faster in groups: the same table). So a loop adding through
  * a map runs in
  * groups under auto only when each such argument's rows are moved whole (component-major, double,
- * dim 2 or 4, 8 or 4 lanes) or are single doubles; either way only when the kernel provably adds
+ * dim 2 to 16, 8 or 4 lanes) or are single doubles; either way only when the kernel provably adds
  * to each component once, so that auto keeps the scalar loop's bits. */
 static int single_doubles(const op2_arg_desc *d) {
   return d->type == OP2_TYPE_DOUBLE && d->dim == 1 && d->idx >= 0;
@@ -572,7 +582,8 @@ int op2_simd_pays_once(const op2_loop_desc *loop, uint64_t adds_once, uint64_t l
       snprintf(why, len,
                "argument %d adds through a map (OP_INC) and the kernel may add to one of its "
                "components more than once on a path (what it can tell apart: statements "
-               "p[N] += e; and *p += e; with N a literal, or p[v] += e; in a loop "
+               "p[N] += e; and *p += e; with N a constant of literals and macros, or p[v] += e; in "
+               "a loop "
                "for (int v = A; v < B; v++) with A, B literals): in groups the terms "
                "would be summed before they reach the row, within rounding of the scalar loop but "
                "not bit for bit, so with OP2_SIMD=auto it stays scalar (OP2_SIMD=W runs it in "
@@ -584,7 +595,7 @@ int op2_simd_pays_once(const op2_loop_desc *loop, uint64_t adds_once, uint64_t l
     snprintf(
         why, len,
         "argument %d adds through a map (OP_INC) and its rows cannot be moved whole (that "
-        "needs 8 or 4 lanes, double, dim 2 or 4, and a kernel indexing the parameter p[e] or *p "
+        "needs 8 or 4 lanes, double, dim 2 to 16, and a kernel indexing the parameter p[e] or *p "
         "only) nor are they single doubles (dim 1, one map column): with OP2_SIMD=auto such loops "
         "stay scalar, the gathers and the "
         "element-order scatter cost more than the vector arithmetic gains (OP2_SIMD=W runs "
@@ -639,11 +650,16 @@ static void emit_simd_gather(const op2_emitter *e) {
                        " \\\n    for (int op2_k = 0; op2_k < %d; op2_k++) for (int op2_l = 0; "
                        "op2_l < OP2_SIMD_W; op2_l++) op2_g%d[op2_k][op2_l] = -0.0;",
                        d->dim, i);
-      else if (moved_by_rows(e, d, i))
+      else if (moved_by_rows(e, d, i) && fixed_rows(d))
         op2_buf_printf(b,
                        " \\\n    op2_rows_to_lanes_%d(op2_g%d, op2_dat%d, op2_map%d + %d * "
                        "op2_n0 + %d, %d);",
                        d->dim, i, d->dat_group, d->map_group, d->map_arity, d->idx, d->map_arity);
+      else if (moved_by_rows(e, d, i))
+        op2_buf_printf(b,
+                       " \\\n    op2_rows_to_lanes_n(op2_g%d, op2_dat%d, %d, op2_map%d + %d * "
+                       "op2_n0 + %d, %d);",
+                       i, d->dat_group, d->dim, d->map_group, d->map_arity, d->idx, d->map_arity);
     } else if (d->idx < 0)
       op2_buf_printf(b, " \\\n    %s op2_g%d[OP2_SIMD_W][%d][%d];", t, i, hi - lo, d->dim);
     else
@@ -757,10 +773,12 @@ static void emit_simd_scatter(const op2_emitter *e) {
   /* rows of increments out of their lane arrays first, then every lane's in element order */
   for (int i = 0; i < loop->nargs; i++) {
     const op2_arg_desc *d = &loop->desc[i];
-    if (!d->opt_off && d->acc == OP_INC && moved_by_rows(e, d, i))
-      op2_buf_printf(
-          b, " \\\n    double op2_r%d[OP2_SIMD_W][%d]; op2_lanes_to_rows_%d(op2_r%d, op2_g%d);", i,
-          d->dim, d->dim, i, i);
+    if (d->opt_off || d->acc != OP_INC || !moved_by_rows(e, d, i)) continue;
+    op2_buf_printf(b, " \\\n    double op2_r%d[OP2_SIMD_W][%d]; ", i, d->dim);
+    if (fixed_rows(d))
+      op2_buf_printf(b, "op2_lanes_to_rows_%d(op2_r%d, op2_g%d);", d->dim, i, i);
+    else
+      op2_buf_printf(b, "op2_lanes_to_rows_n(op2_r%d[0], %d, op2_g%d);", i, d->dim, i);
   }
   op2_buf_printf(b,
                  " \\\n    for (int op2_l = 0; op2_l < OP2_SIMD_W; op2_l++) { \\\n"
@@ -800,8 +818,12 @@ static void emit_simd_scatter(const op2_emitter *e) {
     for (int c = lo; c < hi; c++) { /* writes through a map never reach here (op2_simd_check) */
       char lane[96], global[96];
       global_data(d, c, global, sizeof global);
-      if (moved_by_rows(e, d, i)) {
+      if (moved_by_rows(e, d, i) && fixed_rows(d)) {
         op2_buf_printf(b, " \\\n    op2_add_row_%d(%s, op2_r%d[op2_l]);", d->dim, global, i);
+        continue;
+      }
+      if (moved_by_rows(e, d, i)) {
+        op2_buf_printf(b, " \\\n    op2_add_row_n(%s, op2_r%d[op2_l], %d);", global, i, d->dim);
         continue;
       }
       lane_data(e, d, i, c, lane, sizeof lane);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel_constants.h"
 #include "kernel_lanes.h"
 #include "kernel_params.h"
 
@@ -174,7 +175,61 @@ static int by_position(const void *a, const void *b) {
  * *open, of its body's braces in *body and *end. -1 when it is not a void function with a body
  * free of preprocessor lines, or when the source defines it twice (#ifdef variants: the one
  * compiled may not be the one read here). */
-static int find_body(const char *code, const char *name, size_t *open, size_t *body, size_t *end) {
+/* The directive at code[at] ('#'), as one of these kinds, or DIRECTIVE_OTHER. */
+enum { DIRECTIVE_OPEN, DIRECTIVE_BRANCH, DIRECTIVE_CLOSE, DIRECTIVE_INERT, DIRECTIVE_OTHER };
+static int directive_kind(const char *code, size_t at) {
+  static const struct {
+    const char *word;
+    int kind;
+  } kinds[] = {{"ifdef", DIRECTIVE_OPEN},   {"ifndef", DIRECTIVE_OPEN}, {"if", DIRECTIVE_OPEN},
+               {"elif", DIRECTIVE_BRANCH},  {"else", DIRECTIVE_BRANCH}, {"endif", DIRECTIVE_CLOSE},
+               {"pragma", DIRECTIVE_INERT}, {"line", DIRECTIVE_INERT}};
+  size_t w = at + 1;
+  while (code[w] == ' ' || code[w] == '\t') w++;
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+    size_t n = strlen(kinds[k].word);
+    if (strncmp(code + w, kinds[k].word, n) == 0 && !op2_is_ident_char(code[w + n]))
+      return kinds[k].kind;
+  }
+  return DIRECTIVE_OTHER;
+}
+
+/* A kernel body may hold conditional compilation (MG-CFD's `#ifdef IDIVIDE` around its
+ * divisions), #pragma and #line: the analyses here read every branch's statements as if all
+ * ran, which can only count more additions than a real path makes, and the lane copy's edits
+ * are within tokens, right in whichever branch the compiler keeps. That holds when each branch
+ * leaves the braces as it found them, checked here; the directive lines are then blanked in
+ * `code` (the analyses' copy: the lane copy is taken from the source). Any other directive in
+ * the body (#define, #include, ...) could change what the text means: -1. */
+static int blank_body_directives(char *code, size_t body, size_t end) {
+  enum { NEST_MAX = 32 };
+  int depth = 0, open_depth[NEST_MAX], nest = 0;
+  for (size_t i = body; i < end; i++) {
+    if (code[i] == '{') depth++;
+    if (code[i] == '}') depth--;
+    if (code[i] != '#') continue;
+    size_t line = i;
+    while (line > body && (code[line - 1] == ' ' || code[line - 1] == '\t')) line--;
+    if (code[line - 1] != '\n') return -1; /* not at a line's start */
+    int kind = directive_kind(code, i);
+    if (kind == DIRECTIVE_OTHER) return -1;
+    if (kind == DIRECTIVE_OPEN) {
+      if (nest == NEST_MAX) return -1;
+      open_depth[nest++] = depth;
+    } else if (kind != DIRECTIVE_INERT && (!nest || open_depth[nest - 1] != depth)) {
+      return -1;
+    }
+    if (kind == DIRECTIVE_CLOSE) nest--;
+    for (int continued = 0; i < end && (code[i] != '\n' || continued); i++) {
+      continued =
+          code[i] == '\\' || (continued && code[i] != '\n' && isspace((unsigned char)code[i]));
+      if (code[i] != '\n') code[i] = ' ';
+    }
+  }
+  return nest ? -1 : 0;
+}
+
+static int find_body(char *code, const char *name, size_t *open, size_t *body, size_t *end) {
   const char *close = NULL;
   const char *at = op2_kernel_find_definition(code, name, &close);
   if (!at) return -1;
@@ -193,7 +248,7 @@ static int find_body(const char *code, const char *name, size_t *open, size_t *b
     if (code[*end] == '{') depth++;
     if (code[*end] == '}' && --depth == 0) break;
   }
-  if (!code[*end] || memchr(code + *body, '#', *end - *body)) return -1;
+  if (!code[*end] || blank_body_directives(code, *body, *end) != 0) return -1;
   const char *other_close;
   return op2_kernel_find_definition(code + *end, name, &other_close) ? -1 : 0;
 }
@@ -254,10 +309,10 @@ out:
  * loop's `row + term`, bit for bit; for two it is `row + (t1 + t2)` where the scalar loop does
  * `(row + t1) + t2`. OP2_SIMD=auto keeps results bit for bit, so it runs such an argument in
  * groups only when the kernel provably adds to each component at most once on every path:
- * statements `p[N] += e;`, `p[N] -= e;`, `*p += e;` with N a literal, or `p[v] += e;` directly
- * in a counted loop `for (int v = A; v < B; v++)` (components A..B-1 once each), and no other
- * use of p; sequences add up, the two branches of an if count their larger one, and any other
- * loop, a switch or a goto anywhere near p counts as many times. */
+ * statements `p[N] += e;`, `p[N] -= e;`, `*p += e;` with N a constant (literals and macros), or
+ * `p[v] += e;` directly in a counted loop `for (int v = A; v < B; v++)` (components A..B-1 once
+ * each), and no other use of p; sequences add up, the two branches of an if count their larger one,
+ * and any other loop, a switch or a goto anywhere near p counts as many times. */
 
 enum { ONCE_COMPONENTS = 64 };
 
@@ -342,15 +397,14 @@ static size_t after_statement(const once_scan *s, size_t i) {
   return after_expression(c, i, s->end);
 }
 
-/* An integer literal at *i (decimal, maybe with u/l suffixes) below ONCE_COMPONENTS + 1; moves
- * *i past it. -1 when there is none. */
+/* An integer constant at *i (a literal, or an expression of literals and the text's macros:
+ * kernel_constants.c) no larger than ONCE_COMPONENTS; moves *i past it. -1 when there is none. */
 static long literal_at(const char *c, size_t *i) {
-  if (!isdigit((unsigned char)c[*i])) return -1;
-  char *stop;
-  long v = strtol(c + *i, &stop, 10);
-  while (strchr("uUlL", *stop) && *stop) stop++;
-  *i = (size_t)(stop - c);
-  return v <= ONCE_COMPONENTS ? v : -1;
+  size_t at = *i;
+  long v = op2_kernel_constant(c, &at);
+  if (v < 0 || v > ONCE_COMPONENTS) return -1;
+  *i = at;
+  return v;
 }
 
 /* The identifier at c + i, of length *len (0 when there is none). */

@@ -15,11 +15,11 @@ uint64_t op2_kernel_lanes(const char *source, const char *name, uint64_t want, o
 
 /* The bits of `which` (bit i: parameter i) whose parameter the kernel provably adds to at most
  * once per component on every path, each addition a statement `p[N] += e;`, `p[N] -= e;` or
- * `*p += e;` (N a literal), or `p[v] += e;` in a counted loop over v, and p used nowhere else;
- * parameters with one `group` value >= 0 (one dat: they may reach one element) must also add in
- * parameter order on every component they share. In groups of lanes such OP_INC arguments get the
- * scalar loop's sums bit for bit (kernel_lanes.c says why). `group` may be NULL; else it has an
- * entry per parameter. */
+ * `*p += e;` (N a constant: literals and the text's macros), or `p[v] += e;` in a counted loop over
+ * v, and p used nowhere else; parameters with one `group` value >= 0 (one dat: they may reach one
+ * element) must also add in parameter order on every component they share. In groups of lanes such
+ * OP_INC arguments get the scalar loop's sums bit for bit (kernel_lanes.c says why). `group` may be
+ * NULL; else it has an entry per parameter. */
 uint64_t op2_kernel_adds_once(const char *source, const char *name, uint64_t which,
                               const int *group);
 

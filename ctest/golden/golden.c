@@ -279,6 +279,37 @@ static const char upwind_twice_src[] =
     "  *r1 += u0[0];\n"
     "  *r0 += 0.5 * u0[0];\n"
     "}\n";
+/* MG-CFD's flux shape (issue 34): rows of 5 doubles, components named by the text's macros, a
+ * conditional block in the body; each component gets one addition */
+static const char flux5_src[] =
+    "#define V_RHO 0\n"
+    "#define V_MOM 1\n"
+    "#define V_E (V_MOM + 3)\n"
+    "void flux5(const double *u0, const double *u1, const double *w, double *r0, double *r1) {\n"
+    "  double s = w[0] * (u1[V_RHO] - u0[V_RHO]);\n"
+    "#ifdef V_HALF\n"
+    "  s *= 0.5;\n"
+    "#endif\n"
+    "  r0[V_RHO] += s;\n"
+    "  r1[V_RHO] -= s;\n"
+    "  r0[V_MOM + 0] += u0[V_MOM];\n"
+    "  r0[V_MOM + 1] += u0[V_MOM + 1];\n"
+    "  r0[V_MOM + 2] += u0[(V_MOM + 2)];\n"
+    "  r1[V_MOM] -= u1[V_MOM];\n"
+    "  r1[V_MOM + 1] -= u1[V_MOM + 1];\n"
+    "  r1[V_MOM + 2] -= u1[V_MOM + 2];\n"
+    "  r0[V_E] += s * u0[V_E];\n"
+    "  r1[V_E] += s * u1[V_E];\n"
+    "}\n";
+/* the same, but V_E names component 3 as V_MOM + 2 does: r0[3] gets two additions */
+static const char flux5_twice_src[] =
+    "#define V_MOM 1\n"
+    "#define V_E (V_MOM + 2)\n"
+    "void flux5_twice(const double *u0, double *r0, double *r1) {\n"
+    "  r0[V_MOM + 2] += u0[0];\n"
+    "  r1[0] += u0[1];\n"
+    "  r0[V_E] += u0[2];\n"
+    "}\n";
 static const char vector_src[] =
     "void cell_vec(const double **x, double **r, double *q) {\n"
     "  for (int k = 0; k < 4; k++) {\n"
@@ -341,6 +372,8 @@ int main(int argc, char **argv) {
   op_dat n = op_decl_dat(nodes, 1, "double", NULL, "n");
   op_dat w = op_decl_dat(edges, 1, "double", NULL, "w");
   op_dat q = op_decl_dat(cells, 1, "double", NULL, "q");
+  op_dat u5 = op_decl_dat(nodes, 5, "double", NULL, "u5");
+  op_dat r5 = op_decl_dat(nodes, 5, "double", NULL, "r5");
   op_dat nb = op_decl_dat(nodes, 1, "double", NULL, "nb");
   double gamma_ = 1.4, coeffs[2] = {0.5, 0.25};
   op_decl_const(1, "double", &gamma_, "gamma_");
@@ -366,6 +399,14 @@ int main(int argc, char **argv) {
   op_par_loop(
       upwind_twice_src, "edge_upwind_twice", edges, op_arg_dat(n, 0, pedge, 1, "double", OP_READ),
       op_arg_dat(nb, 0, pedge, 1, "double", OP_INC), op_arg_dat(nb, 1, pedge, 1, "double", OP_INC));
+  op_par_loop(flux5_src, "flux5", edges, op_arg_dat(u5, 0, pedge, 5, "double", OP_READ),
+              op_arg_dat(u5, 1, pedge, 5, "double", OP_READ),
+              op_arg_dat(w, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_dat(r5, 0, pedge, 5, "double", OP_INC),
+              op_arg_dat(r5, 1, pedge, 5, "double", OP_INC));
+  op_par_loop(flux5_twice_src, "flux5_twice", edges, op_arg_dat(u5, 0, pedge, 5, "double", OP_READ),
+              op_arg_dat(r5, 0, pedge, 5, "double", OP_INC),
+              op_arg_dat(r5, 1, pedge, 5, "double", OP_INC));
   op_par_loop(vector_src, "cell_vec", cells, op_arg_dat(x, -4, pcell, 2, "double", OP_READ),
               op_arg_dat(r, -4, pcell, 2, "double", OP_INC),
               op_arg_dat(q, -1, OP_ID, 1, "double", OP_READ));
@@ -400,19 +441,26 @@ int main(int argc, char **argv) {
   const char *names[] = {"direct", "edge_inc", "cell_vec", "node_rw", "two_maps", "reduce", "live"};
   for (int i = 0; i < 7; i++) check_loop(names[i]);
   /* SIMD (optimised tier): direct, indirect increments, vector maps, reductions */
-  const char *simd_names[] = {"direct", "edge_inc", "cell_vec", "reduce_lanes"};
-  for (int i = 0; i < 4; i++) check_simd(simd_names[i]);
+  const char *simd_names[] = {"direct", "edge_inc", "cell_vec", "reduce_lanes", "flux5"};
+  for (int i = 0; i < 5; i++) check_simd(simd_names[i]);
   check_simd_refused("node_rw", "argument 0 writes through a map (OP_RW)");
   check_simd_refused("read_inc", "arguments 0 and 1 reach the same dat");
   check_simd_refused("reduce", "argument 2 is a floating-point OP_INC reduction");
   check_simd_pays("direct", 8, NULL);
   check_simd_pays("reduce_lanes", 8, NULL);
-  /* increments through a map: groups only where whole rows move (8 or 4 lanes, dim 2 or 4) */
+  /* increments through a map: groups only where whole rows move (8 or 4 lanes, dim 2 to 16) */
   check_simd_pays("edge_inc", 8, NULL);
   check_simd_pays("edge_inc", 4, NULL);
   check_simd_pays("edge_inc", 2, "argument 3 adds through a map (OP_INC)");
   check_simd_pays("edge_inc", 16, "argument 3 adds through a map (OP_INC)");
   check_simd_pays("cell_vec", 8, "argument 1 adds through a map (OP_INC)");
+  /* rows of other lengths move whole too (4 components at a time, then one by one), and
+   * components named by macros count as literals do */
+  check_simd_pays("flux5", 8, NULL);
+  check_simd_pays("flux5", 4, NULL);
+  check_simd_pays("flux5", 2, "argument 3 adds through a map (OP_INC)");
+  check_simd_pays("flux5_twice", 8,
+                  "argument 1 adds through a map (OP_INC) and the kernel may add");
   /* or where each element adds one double per map column (the scalar loop's own scatter) */
   check_simd_pays("edge_upwind", 8, NULL);
   check_simd_pays("edge_upwind", 4, NULL);

@@ -43,11 +43,40 @@ KERNEL(
       r1[1] += fabs(flux);
     })
 
-/* Rows of 4 doubles through both columns (SIMD groups of 8 move them with register shuffles). */
-KERNEL(
-    read_rows4, static void read_rows4(const double *a, const double *b, double *out) {
-      for (int k = 0; k < 4; k++) out[k] = a[k] * (double)(k + 1) - b[3 - k];
-    })
+/* Rows of D doubles through both columns (SIMD groups move them with register shuffles: rows of
+ * 4 side by side, longer rows 4 components at a time, what is left one component at a time). */
+#define READ_ROWS(NAME, T, D)                                              \
+  static void NAME(const T *a, const T *b, T *out) {                       \
+    for (int k = 0; k < D; k++) out[k] = a[k] * (T)(k + 1) - b[D - 1 - k]; \
+  }
+#define READ_ROWS_KERNEL(NAME, D)                                         \
+  KERNEL_OF(READ_ROWS, NAME, double, D)                                   \
+  static void NAME##_ref(const double *a, const double *b, double *out) { \
+    NAME(a, b, out);                                                      \
+  }
+READ_ROWS_KERNEL(read_rows3, 3)
+READ_ROWS_KERNEL(read_rows4, 4)
+READ_ROWS_KERNEL(read_rows5, 5)
+READ_ROWS_KERNEL(read_rows9, 9)
+
+/* Rows of dim doubles on cells read through both columns of pecell (e2c) by every edge. */
+static void check_read_rows(const rm_mesh *m, op_map pecell, const int *e2c, int dim,
+                            const char *src, const char *name,
+                            void (*ref)(const double *, const double *, double *), unsigned *rng) {
+  double *q = rm_doubles((size_t)dim * NC, -1, 1, rng);
+  double *want = rm_alloc((size_t)dim * NE * sizeof *want),
+         *got = rm_alloc((size_t)dim * NE * sizeof *got);
+  op_dat dq = op_decl_dat(m->cells, dim, "double", q, "q_rows");
+  op_dat dout = op_decl_dat(m->edges, dim, "double", NULL, "out_rows");
+  op_par_loop(src, name, m->edges, op_arg_dat(dq, 0, pecell, dim, "double", OP_READ),
+              op_arg_dat(dq, 1, pecell, dim, "double", OP_READ),
+              op_arg_dat(dout, -1, OP_ID, dim, "double", OP_WRITE));
+  for (int e = 0; e < NE; e++)
+    ref(q + (size_t)dim * e2c[2 * e], q + (size_t)dim * e2c[2 * e + 1], want + (size_t)dim * e);
+  op_fetch_data(dout, got);
+  rm_check_same(got, want, (size_t)dim * NE, sizeof *got, name);
+  free(q), free(want), free(got);
+}
 
 int main(int argc, char **argv) {
   op_init(argc, argv, 0);
@@ -136,20 +165,11 @@ int main(int argc, char **argv) {
     CHECK_NEAR(got[2 * c + 1], r[2 * c + 1], 1e-12);
   }
 
-  /* rows of 4 */
-  double *q4 = rm_doubles(4 * NC, -1, 1, &rng);
-  double *want4 = rm_alloc(4 * NE * sizeof *want4), *got4 = rm_alloc(4 * NE * sizeof *got4);
-  op_dat dq4 = op_decl_dat(m.cells, 4, "double", q4, "q4");
-  op_dat dout4 = op_decl_dat(m.edges, 4, "double", NULL, "out4");
-  op_par_loop(read_rows4_src, "read_rows4", m.edges,
-              op_arg_dat(dq4, 0, pecell, 4, "double", OP_READ),
-              op_arg_dat(dq4, 1, pecell, 4, "double", OP_READ),
-              op_arg_dat(dout4, -1, OP_ID, 4, "double", OP_WRITE));
-  for (int e = 0; e < NE; e++)
-    read_rows4(q4 + 4 * e2c[2 * e], q4 + 4 * e2c[2 * e + 1], want4 + 4 * e);
-  op_fetch_data(dout4, got4);
-  rm_check_same(got4, want4, 4 * NE, sizeof *got4, "read_rows4");
-  free(q4), free(want4), free(got4);
+  /* rows of 3, 4, 5 and 9 */
+  check_read_rows(&m, pecell, e2c, 3, read_rows3_src, "read_rows3", read_rows3_ref, &rng);
+  check_read_rows(&m, pecell, e2c, 4, read_rows4_src, "read_rows4", read_rows4_ref, &rng);
+  check_read_rows(&m, pecell, e2c, 5, read_rows5_src, "read_rows5", read_rows5_ref, &rng);
+  check_read_rows(&m, pecell, e2c, 9, read_rows9_src, "read_rows9", read_rows9_ref, &rng);
 
   /* reading never writes */
   double *xgot = rm_alloc(2 * NN * sizeof *xgot);

@@ -4,6 +4,8 @@
  * same node twice. Integer results must be exact under every backend (integer addition does not
  * care about order); double results are exact on seq and within 1e-12 relative on openmp, whose
  * colours change the order in which a node's increments arrive. */
+#include <math.h>
+
 #include "random_mesh.h"
 
 enum { NE = 40000, NN = 10000, NC = 20000 };
@@ -26,6 +28,50 @@ EDGE_KERNEL(inc_edge_d1, double, 1)
 EDGE_KERNEL(inc_edge_d4, double, 4)
 EDGE_KERNEL(inc_edge_i1, int, 1)
 EDGE_KERNEL(inc_edge_i4, int, 4)
+/* rows of 3 and 5: SIMD groups move them 4 components at a time, then one by one */
+EDGE_KERNEL(inc_edge_d3, double, 3)
+EDGE_KERNEL(inc_edge_d5, double, 5)
+
+/* MG-CFD's flux shape (issue 34): rows of 5 read and added through a map, components named by
+ * macros of the kernel's text and a conditional block in its body. Each component gets one
+ * addition, so OP2_SIMD=auto runs it in groups and seq must still give plain C's bits. The text
+ * is written twice (a directive cannot go through KERNEL's stringification): the string for
+ * op2jit, the function below it for the reference. */
+static const char flux5_src[] =
+    "#define V_RHO 0\n"
+    "#define V_MOM 1\n"
+    "#define V_E (V_MOM + 3)\n"
+    "void flux5(const double *w, double *a, double *b) {\n"
+    "  double s = w[0] * (w[1] - w[2]);\n"
+    "#ifdef V_HALF\n"
+    "  s = s * 0.5;\n"
+    "#endif\n"
+    "  a[V_RHO] += s;\n"
+    "  b[V_RHO] -= s;\n"
+    "  a[V_MOM + 0] += w[1] / w[3];\n"
+    "  a[V_MOM + 1] += sqrt(w[2] * w[3]);\n"
+    "  a[V_MOM + 2] += w[4];\n"
+    "  b[V_MOM] -= w[1] * w[4];\n"
+    "  b[V_MOM + 1] -= w[2];\n"
+    "  b[(V_MOM + 2)] -= w[3];\n"
+    "  a[V_E] += s * w[4];\n"
+    "  b[V_E] += s / w[0];\n"
+    "}\n";
+static void flux5_ref(const void *wv, void *av, void *bv) {
+  const double *w = wv;
+  double *a = av, *b = bv;
+  double s = w[0] * (w[1] - w[2]);
+  a[0] += s;
+  b[0] -= s;
+  a[1] += w[1] / w[3];
+  a[2] += sqrt(w[2] * w[3]);
+  a[3] += w[4];
+  b[1] -= w[1] * w[4];
+  b[2] -= w[2];
+  b[3] -= w[3];
+  a[4] += s * w[4];
+  b[4] += s / w[0];
+}
 
 /* Parameters in the forms the SIMD strategy's kernel copy tells apart (jit/kernel_lanes.c): `a`
  * indexed and dereferenced (gathered component-major), `b` handed to a helper and stepped
@@ -193,6 +239,9 @@ int main(int argc, char **argv) {
   check_edges(&m, inc_edge_d4_src, "inc_edge_d4", 0, 4, inc_edge_d4_ref, 2);
   check_edges(&m, inc_edge_i1_src, "inc_edge_i1", 1, 1, inc_edge_i1_ref, 3);
   check_edges(&m, inc_edge_i4_src, "inc_edge_i4", 1, 4, inc_edge_i4_ref, 4);
+  check_edges(&m, inc_edge_d3_src, "inc_edge_d3", 0, 3, inc_edge_d3_ref, 9);
+  check_edges(&m, inc_edge_d5_src, "inc_edge_d5", 0, 5, inc_edge_d5_ref, 10);
+  check_edges(&m, flux5_src, "flux5", 0, 5, flux5_ref, 11);
   check_edges(&m, inc_edge_mixed_src, "inc_edge_mixed", 0, 2, inc_edge_mixed_ref, 7);
   check_edges(&m, inc_edge_twice_src, "inc_edge_twice", 0, 2, inc_edge_twice_ref, 8);
   check_signed_zeros(&m);

@@ -106,6 +106,33 @@ static void check_adds_once(void) {
       "void k(const int *c, double *r1, double *r2) {\n"
       "  if (*c) r2[0] += 1; else r1[0] += 1;\n  r2[1] += 1;\n}\n";
   CHECK(op2_kernel_adds_once(branches, "k", ~(uint64_t)0, same) == 0);
+  /* components named by the text's macros (MG-CFD's fluxes[VAR_MOMENTUM + 1]): read as the
+   * constants they are, through macros of macros and parentheses */
+  const char *names = "#define RHO 0\n#define MOM 1\n#define E (MOM + 3)\n";
+  char text[512];
+  snprintf(text, sizeof text, "%svoid k(double *r) { r[RHO] += 1; r[MOM + 2] += 1; r[E] += 1; }",
+           names);
+  CHECK(once(text) == 1);
+  /* ... and two names of one component are one component */
+  snprintf(text, sizeof text, "%svoid k(double *r) { r[MOM + 3] += 1; r[E] += 1; }", names);
+  CHECK(once(text) == 0);
+  snprintf(text, sizeof text, "%svoid k(double *r) { r[2 * MOM + 2] += 1; r[(E - 1) + 1] += 1; }",
+           names);
+  CHECK(once(text) == 0);
+  /* a name with no one value is not a constant: undefined, defined twice differently, #undef'd,
+   * function-like; nor is a literal this reader does not take (hexadecimal) */
+  CHECK(once("void k(double *r) { r[N] += 1; }") == 0);
+  CHECK(once("#define N 1\n#define N 1\nvoid k(double *r) { r[N] += 1; }") == 1);
+  CHECK(once("#define N 1\n#define N 2\nvoid k(double *r) { r[N] += 1; }") == 0);
+  CHECK(once("#define N 1\n#undef N\nvoid k(double *r) { r[N] += 1; }") == 0);
+  CHECK(once("#define N(x) x\nvoid k(double *r) { r[N(1)] += 1; }") == 0);
+  CHECK(once("void k(double *r) { r[0x1] += 1; }") == 0);
+  CHECK(once("#define N N\nvoid k(double *r) { r[N] += 1; }") == 0); /* no end: refused */
+  /* conditional blocks in the body: every branch's additions counted, so a component added in
+   * two exclusive branches counts twice (never fewer than a real path makes) */
+  CHECK(once("void k(double *r, double *s) {\n#ifdef H\n  r[0] += 1;\n#endif\n  r[1] += 1;\n"
+             "  s[0] += 1;\n}\n") == 3);
+  CHECK(once("void k(double *r) {\n#ifdef H\n  r[0] += 1;\n#else\n  r[0] += 2;\n#endif\n}\n") == 0);
   /* unused: never added to */
   CHECK(once("void k(double *r, double *s) { s[0] += 1; }") == 3);
   CHECK(once("void k(double *r);") == 0);
@@ -159,15 +186,34 @@ int main(void) {
   CHECK(lanes("#define A1 a[1]\nvoid k(double *a, double *b) { b[0] = a[0] + A1; }") == 2);
   CHECK(lanes("#define A(i) \\\n  a[i]\nvoid k(double *a, double *b) { b[0] = A(0); }") == 2);
 
+  /* Conditional blocks, #pragma and #line in the body (MG-CFD's `#ifdef IDIVIDE`): every
+   * branch rewritten, the directives copied as they are */
+  CHECK(
+      lanes(
+          "void k(const double *a, double *b) {\n  double p = a[0];\n#ifdef D\n"
+          "  p = 1.0 / a[1];\n#else\n  p = a[1];\n#endif\n#pragma GCC ivdep\n  b[0] += p;\n}\n") ==
+      3);
+  expect_text(
+      "#ifdef D\n  p = 1.0 / a[(1) * OP2_SIMD_W];\n#else\n  p = a[(1) * OP2_SIMD_W];\n#endif\n");
+  expect_text("#pragma GCC ivdep\n  b[(0) * OP2_SIMD_W] += p;");
+  CHECK(lanes("void k(double *a) {\n  if (a[0] > 0) {\n#if X\n    a[0] = 1;\n#endif\n  }\n}\n") ==
+        1);
+
   /* Nothing copied: two definitions (only one of them is compiled), no definition, a value
-   * returned, a preprocessor line in the body, a vector argument (double **) or a scalar parameter.
-   */
+   * returned, a preprocessor line in the body that could change its meaning (#define,
+   * #include) or branches that leave the braces unbalanced, a vector argument (double **) or a
+   * scalar parameter. */
   CHECK(lanes("#ifdef X\nvoid k(double *a) { a[0] = 1; }\n#else\nvoid k(double *a) { a[0] = "
               "2; }\n#endif\n") == 0 &&
         out.len == 0);
   CHECK(lanes("void k(double *a);") == 0 && out.len == 0);
   CHECK(lanes("int k(double *a) { a[0] = 1; return 0; }") == 0 && out.len == 0);
   CHECK(lanes("void k(double *a) {\n#define A a[0]\n  A = 1;\n}\n") == 0 && out.len == 0);
+  CHECK(lanes("void k(double *a) {\n#include \"x.h\"\n  a[0] = 1;\n}\n") == 0 && out.len == 0);
+  CHECK(lanes("void k(double *a) {\n#ifdef X\n  if (a[1] > 0) {\n#else\n  {\n#endif\n"
+              "    a[0] = 1;\n  }\n}\n") == 0 &&
+        out.len == 0);
+  CHECK(lanes("void k(double *a) {\n#ifdef X\n  a[0] = 1;\n}\n") == 0 && out.len == 0);
   CHECK(lanes("void k(double **a, int n) { a[0][0] = n; }") == 0 && out.len == 0);
   op2_buf_free(&out);
   check_adds_once();
