@@ -5,10 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int op2_ident_char(char c) { /* ASCII, as C's identifiers here: no locale lookup per byte */
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
 int op2_tok_is(const op2_tok *t, const char *s) {
   if (t->len < 1 || t->p[0] != s[0]) return 0; /* most comparisons end here: no strlen */
   return (int)strlen(s) == t->len && memcmp(t->p, s, (size_t)t->len) == 0;
@@ -69,19 +65,15 @@ int op2_tokenize(op2_toks *T, const char *src) {
       p = q;
       continue;
     }
-    if (p[0] == '/' && p[1] == '/') {
-      q = p + strcspn(p, "\n"), kind = T_COMMENT;
-    } else if (p[0] == '/' && p[1] == '*') {
-      const char *e = strstr(p + 2, "*/");
-      q = e ? e + 2 : p + strlen(p), kind = T_COMMENT;
+    if (p[0] == '/' && (p[1] == '/' || p[1] == '*')) {
+      q = op2_c_skip_literal(p), kind = T_COMMENT;
     } else if (*p == '#' && line_start) { /* the directive, with its continuation lines */
       while (*q && !(*q == '\n' && q[-1] != '\\')) q++;
       kind = T_PP;
     } else if (*p == '"' || *p == '\'') {
-      char quote = *q++;
-      while (*q && *q != quote && *q != '\n') q += (*q == '\\' && q[1]) ? 2 : 1;
-      if (*q != quote) return -1; /* unterminated: not understood */
-      q++, kind = T_LIT;
+      int closed;
+      q = op2_c_literal_end(p, &closed), kind = T_LIT;
+      if (!closed) return -1; /* unterminated: not understood */
     } else if ((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9')) {
       while (op2_ident_char(*q) || *q == '.' || ((*q == '+' || *q == '-') && strchr("eEpP", q[-1])))
         q++;

@@ -5,6 +5,8 @@
 #ifndef OP2_JIT_CXX_TOKENS_H
 #define OP2_JIT_CXX_TOKENS_H
 
+#include "base/c_lexis.h"
+
 typedef enum { T_SPACE, T_COMMENT, T_LIT, T_PP, T_IDENT, T_NUM, T_PUNCT } op2_tkind;
 
 typedef struct op2_tok {
@@ -37,6 +39,5 @@ int op2_tok_is(const op2_tok *t, const char *s);
 int op2_tok_is_word(const op2_tok *t, const char *s);
 /* A C++ word that C has no form of (`template`, `namespace`, `auto`...). */
 int op2_tok_cxx_only(const op2_tok *t);
-int op2_ident_char(char c);
 
 #endif

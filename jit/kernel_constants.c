@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "base/c_lexis.h"
 #include "kernel_constants.h"
 
 enum { NESTING_MAX = 16 };
@@ -29,10 +30,6 @@ static void skip_blank(reader *r) {
   while (!at_end(r) && (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r')) r->p++;
 }
 
-static int ident_char(char c) {
-  return isalnum((unsigned char)c) || c == '_';
-}
-
 /* The replacement [*from, *to) of object-like macro name[0, len) in code: 0, or -1 when it is
  * not defined, defined as a function-like macro, defined twice differently, or #undef'd. */
 static int macro_replacement(const char *code, const char *name, size_t len, const char **from,
@@ -44,11 +41,11 @@ static int macro_replacement(const char *code, const char *name, size_t len, con
     if (line > code && line[-1] != '\n') continue;
     const char *w = h + 1;
     while (*w == ' ' || *w == '\t') w++;
-    int undef = strncmp(w, "undef", 5) == 0 && !ident_char(w[5]);
-    if (!undef && !(strncmp(w, "define", 6) == 0 && !ident_char(w[6]))) continue;
+    int undef = strncmp(w, "undef", 5) == 0 && !op2_ident_char(w[5]);
+    if (!undef && !(strncmp(w, "define", 6) == 0 && !op2_ident_char(w[6]))) continue;
     w += undef ? 5 : 6;
     while (*w == ' ' || *w == '\t') w++;
-    if (strncmp(w, name, len) != 0 || ident_char(w[len])) continue;
+    if (strncmp(w, name, len) != 0 || op2_ident_char(w[len])) continue;
     if (undef || w[len] == '(') return -1;
     const char *a = w + len, *b = a;
     while (*b && !(*b == '\n' && b[-1] != '\\')) b++;
@@ -72,7 +69,7 @@ static int primary(reader *r, long *v) {
     for (; isdigit((unsigned char)*r->p); r->p++)
       if ((n = n * 10 + (*r->p - '0')) > MAGNITUDE_MAX) return -1;
     while (strchr("uUlL", *r->p) && *r->p) r->p++;
-    if (ident_char(*r->p) || *r->p == '.') return -1; /* 1e3, 1.5, ... */
+    if (op2_ident_char(*r->p) || *r->p == '.') return -1; /* 1e3, 1.5, ... */
     *v = n;
     return 0;
   }
@@ -84,9 +81,9 @@ static int primary(reader *r, long *v) {
     skip_blank(r);
     if (rc == 0 && (at_end(r) || *r->p != ')')) rc = -1;
     if (rc == 0) r->p++;
-  } else if (ident_char(*r->p)) {
+  } else if (op2_ident_char(*r->p)) {
     const char *name = r->p;
-    while (ident_char(*r->p)) r->p++;
+    while (op2_ident_char(*r->p)) r->p++;
     reader m = {r->code, NULL, NULL, r->nesting};
     if (macro_replacement(r->code, name, (size_t)(r->p - name), &m.p, &m.end) == 0) {
       rc = expression(&m, v);

@@ -11,7 +11,7 @@
  * expression (it ends before the first character that cannot continue it: ']', ';', '<', ...).
  * -1, with *at unchanged, when there is none, a part is not understood, or the value is
  * negative. `code` is a kernel text with comments and literals blanked
- * (op2_kernel_source_blank). */
+ * (op2_c_blank). */
 long op2_kernel_constant(const char *code, size_t *at);
 
 #endif

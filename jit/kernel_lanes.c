@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/c_lexis.h"
 #include "kernel_constants.h"
 #include "kernel_lanes.h"
 #include "kernel_params.h"
@@ -89,7 +90,7 @@ static int maybe_declarator(const rewriter *r, size_t at) {
   while (start > r->body + 1 && !strchr(";{}", c[start - 1])) start--;
   start = skip_space(c, start, at);
   size_t w = start;
-  while (w < at && op2_is_ident_char(c[w])) w++;
+  while (w < at && op2_ident_char(c[w])) w++;
   if (!starts_declaration(c + start, w - start)) return 0;
   int depth = 0;
   for (size_t i = at; i > start; i--) {
@@ -112,15 +113,14 @@ static int rewrite_param(rewriter *r, const char *name) {
   size_t len = strlen(name);
   int first = r->nedits, uses = 0;
   for (size_t i = r->body + 1; i + len <= r->end; i++) {
-    if (strncmp(c + i, name, len) != 0 || op2_is_ident_char(c[i + len]) ||
-        op2_is_ident_char(c[i - 1]))
+    if (strncmp(c + i, name, len) != 0 || op2_ident_char(c[i + len]) || op2_ident_char(c[i - 1]))
       continue;
     size_t prev = skip_space_back(c, r->body, i);
     if (c[prev - 1] == '.' || (c[prev - 1] == '>' && c[prev - 2] == '-')) continue; /* member */
     size_t next = skip_space(c, i + len, r->end);
     /* &p[e] would hand on a pointer into the lane arrays, where p[e + 1] is the next lane's */
     int address = c[prev - 1] == '&' && c[prev - 2] != '&';
-    int ok = !maybe_declarator(r, i) && !op2_is_ident_char(c[prev - 1]) && !address;
+    int ok = !maybe_declarator(r, i) && !op2_ident_char(c[prev - 1]) && !address;
     if (ok && c[next] == '[') {
       size_t close = matching_bracket(c, next, r->end);
       ok = close && add_edit(r, next + 1, OPEN, 0, "(") == 0 &&
@@ -133,7 +133,7 @@ static int rewrite_param(rewriter *r, const char *name) {
       size_t before = skip_space_back(c, r->body, prev - 1);
       char b = c[before - 1];
       ok = !(c[next] == '+' && c[next + 1] == '+') && !(c[next] == '-' && c[next + 1] == '-') &&
-           !op2_is_ident_char(b) && b != ']';
+           !op2_ident_char(b) && b != ']';
       if (ok &&
           (add_edit(r, prev - 1, DROP, 1, "") != 0 || add_edit(r, i + len, APPEND, 0, "[0]") != 0))
         return -2;
@@ -159,8 +159,7 @@ static int in_a_macro(const char *code, const char *name) {
     while (h > code && (h[-1] == ' ' || h[-1] == '\t')) h--;
     if (h == code || h[-1] != '#') continue;
     for (const char *e = d; *e && !(*e == '\n' && e[-1] != '\\'); e++)
-      if (strncmp(e, name, len) == 0 && !op2_is_ident_char(e[-1]) && !op2_is_ident_char(e[len]))
-        return 1;
+      if (strncmp(e, name, len) == 0 && !op2_ident_char(e[-1]) && !op2_ident_char(e[len])) return 1;
   }
   return 0;
 }
@@ -188,7 +187,7 @@ static int directive_kind(const char *code, size_t at) {
   while (code[w] == ' ' || code[w] == '\t') w++;
   for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
     size_t n = strlen(kinds[k].word);
-    if (strncmp(code + w, kinds[k].word, n) == 0 && !op2_is_ident_char(code[w + n]))
+    if (strncmp(code + w, kinds[k].word, n) == 0 && !op2_ident_char(code[w + n]))
       return kinds[k].kind;
   }
   return DIRECTIVE_OTHER;
@@ -239,7 +238,7 @@ static int find_body(char *code, const char *name, size_t *open, size_t *body, s
   name_at = skip_space_back(code, 0, name_at - 1) - strlen(name);
   size_t ret = skip_space_back(code, 0, name_at);
   if (ret < 4 || strncmp(code + ret - 4, "void", 4) != 0 ||
-      (ret > 4 && op2_is_ident_char(code[ret - 5])))
+      (ret > 4 && op2_ident_char(code[ret - 5])))
     return -1;
   *open = (size_t)(at - code);
   *body = (size_t)(strchr(close, '{') - code);
@@ -259,7 +258,7 @@ static char *read_kernel(const char *source, const char *name, uint64_t want,
                          op2_kernel_param *params, int *nparams) {
   if (!want || !source || op2_kernel_params_parse(source, name, params, nparams, NULL) != OP2_OK)
     return NULL;
-  return op2_kernel_source_blank(source);
+  return op2_c_blank(source);
 }
 
 uint64_t op2_kernel_lanes(const char *source, const char *name, uint64_t want, op2_buf *out) {
@@ -326,16 +325,16 @@ typedef struct once_scan {
 
 static int keyword_at(const char *c, size_t i, size_t hi, const char *word) {
   size_t n = strlen(word);
-  return i + n <= hi && strncmp(c + i, word, n) == 0 && !op2_is_ident_char(c[i + n]) &&
-         !op2_is_ident_char(c[i - 1]);
+  return i + n <= hi && strncmp(c + i, word, n) == 0 && !op2_ident_char(c[i + n]) &&
+         !op2_ident_char(c[i - 1]);
 }
 
 /* Occurrences of the parameter's name in code[from, to), members (s.p, s->p) not counted. */
 static int mentions(const once_scan *s, size_t from, size_t to) {
   int n = 0;
   for (size_t i = from; i + s->len <= to; i++) {
-    if (strncmp(s->code + i, s->name, s->len) != 0 || op2_is_ident_char(s->code[i + s->len]) ||
-        op2_is_ident_char(s->code[i - 1]))
+    if (strncmp(s->code + i, s->name, s->len) != 0 || op2_ident_char(s->code[i + s->len]) ||
+        op2_ident_char(s->code[i - 1]))
       continue;
     size_t prev = skip_space_back(s->code, 0, i);
     if (s->code[prev - 1] == '.' || (s->code[prev - 1] == '>' && s->code[prev - 2] == '-'))
@@ -409,7 +408,7 @@ static long literal_at(const char *c, size_t *i) {
 
 /* The identifier at c + i, of length *len (0 when there is none). */
 static int word_at(const char *c, size_t i, const char *word, size_t len) {
-  return strncmp(c + i, word, len) == 0 && !op2_is_ident_char(c[i + len]);
+  return strncmp(c + i, word, len) == 0 && !op2_ident_char(c[i + len]);
 }
 
 /* The component the statement at [i, e) adds to, when it is `p[N] op= ...;` or `*p op= ...;`
@@ -442,7 +441,7 @@ static int added_component(const once_scan *s, size_t i, size_t e, const char *v
 /* Whether the body [from, to) may change variable v: an assignment, ++ or --, or its address. */
 static int changes(const char *c, size_t from, size_t to, const char *v, size_t len) {
   for (size_t i = from; i + len <= to; i++) {
-    if (!word_at(c, i, v, len) || op2_is_ident_char(c[i - 1])) continue;
+    if (!word_at(c, i, v, len) || op2_ident_char(c[i - 1])) continue;
     size_t a = skip_space(c, i + len, to), b = skip_space_back(c, from, i);
     char x = c[a], y = c[a + 1];
     if ((x == '=' && y != '=') || (strchr("+-*/%&|^", x) && y == '=') ||
@@ -472,7 +471,7 @@ static int counted_loop(once_scan *s, size_t at, size_t e, unsigned char *n) {
       i = skip_space(c, i + strlen(types[t]), e), t = 0;
   const char *v = c + i;
   size_t len = 0;
-  while (op2_is_ident_char(v[len])) len++;
+  while (op2_ident_char(v[len])) len++;
   if (!len || isdigit((unsigned char)*v)) return -1;
   i = skip_space(c, i + len, e);
   if (c[i] != '=') return -1;

@@ -8,45 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/c_lexis.h"
 #include "jit_internal.h"
 #include "kernel_params.h"
-
-/* The source with comments and the contents of string and character literals blanked, so that
- * neither can be mistaken for code. Same length as the source. */
-char *op2_kernel_source_blank(const char *src) {
-  size_t n = strlen(src);
-  char *out = malloc(n + 1);
-  if (!out) return NULL;
-  memcpy(out, src, n + 1);
-  for (size_t i = 0; i < n; i++) {
-    if (out[i] == '/' && out[i + 1] == '/') {
-      while (i < n && out[i] != '\n') out[i++] = ' ';
-    } else if (out[i] == '/' && out[i + 1] == '*') {
-      out[i] = out[i + 1] = ' ';
-      for (i += 2; i < n && !(out[i] == '*' && out[i + 1] == '/'); i++)
-        if (out[i] != '\n') out[i] = ' ';
-      if (i < n) out[i] = out[i + 1] = ' ', i++;
-    } else if (out[i] == '"' || out[i] == '\'') {
-      char q = out[i];
-      for (i++; i < n && out[i] != q; i++) {
-        if (out[i] == '\\' && i + 1 < n) out[i++] = ' ';
-        out[i] = ' ';
-      }
-    }
-  }
-  return out;
-}
-
-int op2_is_ident_char(char c) {
-  return isalnum((unsigned char)c) || c == '_';
-}
 
 /* The start of the parameter list of the definition of `name`: just after its '(' with the
  * matching ')' at *close, followed by '{'. NULL when there is none. */
 const char *op2_kernel_find_definition(const char *code, const char *name, const char **close) {
   size_t len = strlen(name);
   for (const char *p = strstr(code, name); p; p = strstr(p + 1, name)) {
-    if ((p > code && op2_is_ident_char(p[-1])) || op2_is_ident_char(p[len])) continue;
+    if ((p > code && op2_ident_char(p[-1])) || op2_ident_char(p[len])) continue;
     const char *q = p + len;
     while (isspace((unsigned char)*q)) q++;
     if (*q != '(') continue;
@@ -98,9 +69,9 @@ static int parse_param(const char *b, const char *e, op2_kernel_param *p, op2_ji
       if (c < e) c++;
       if (p->depth == 0) p->pointee_const = const_before_star;
       p->depth++;
-    } else if (op2_is_ident_char(*c)) {
+    } else if (op2_ident_char(*c)) {
       const char *w0 = c;
-      while (c < e && op2_is_ident_char(*c)) c++;
+      while (c < e && op2_ident_char(*c)) c++;
       char w[64];
       snprintf(w, sizeof w, "%.*s", (int)(c - w0), w0);
       if (is_qualifier(w)) {
@@ -132,7 +103,7 @@ static int parse_param(const char *b, const char *e, op2_kernel_param *p, op2_ji
 int op2_kernel_params_parse(const char *source, const char *name, op2_kernel_param *out, int *count,
                             op2_jit_error *why) {
   *count = 0;
-  char *code = op2_kernel_source_blank(source);
+  char *code = op2_c_blank(source);
   if (!code) return op2_jit_error_set(why, OP2_ERR_MEM, "out of memory");
   const char *close = NULL;
   const char *open = op2_kernel_find_definition(code, name, &close);

@@ -27,10 +27,8 @@ int op2_kernel_params_parse(const char *source, const char *name, op2_kernel_par
 /* op2_kernel_params_verify (jit.h): the same comparison, silent, for a call checked when it is
  * queued. */
 
-/* Reading kernel source, shared with kernel_lanes.c; op2_kernel_source_blank (jit.h) blanks
- * comments and the contents of string and character literals, so that neither can be mistaken
- * for code. */
-int op2_is_ident_char(char c);
+/* Reading kernel source, shared with kernel_lanes.c, in code blanked by base/c_lexis.h's
+ * op2_c_blank (comments and the contents of literals), so that neither can be mistaken for code. */
 /* In blanked code: just after the '(' of the definition of `name` (its matching ')' at *close,
  * followed by '{'), or NULL. */
 const char *op2_kernel_find_definition(const char *code, const char *name, const char **close);

@@ -12,29 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/c_lexis.h"
 #include "cxx_lower.h"
 #include "cxx_prune.h"
 #include "jit.h"
 #include "jit/jit_internal.h"
-
-static int ident_char(char c) {
-  return isalnum((unsigned char)c) || c == '_';
-}
-
-/* Past a comment, string or character literal at p; p when none starts there. */
-static const char *skip_non_code(const char *p) {
-  if (p[0] == '/' && p[1] == '*') {
-    const char *e = strstr(p + 2, "*/");
-    return e ? e + 2 : p + strlen(p);
-  }
-  if (p[0] == '/' && p[1] == '/') return p + strcspn(p, "\n");
-  if (*p == '"' || *p == '\'') {
-    char q = *p++;
-    while (*p && *p != q && *p != '\n') p += (*p == '\\' && p[1]) ? 2 : 1;
-    return *p == q ? p + 1 : p;
-  }
-  return p;
-}
 
 /* `std::` functions with a C equivalent of the same types in the prelude: the math functions
  * (type-generic there), and min, max and abs as op2_std_min/max/abs. */
@@ -55,7 +37,7 @@ static int word_is(const char *p, size_t len, const char *w) {
 static int std_known(const char *p, int *renamed) {
   if (strncmp(p, "std::", 5) != 0) return 0;
   const char *n = p + 5, *e = n;
-  while (ident_char(*e)) e++;
+  while (op2_ident_char(*e)) e++;
   const char *after = e;
   while (*after == ' ' || *after == '\t') after++;
   if (*after != '(') return 0;
@@ -70,14 +52,14 @@ static int std_known(const char *p, int *renamed) {
 
 int op2_kernel_needs_cxx(const char *src) {
   for (const char *p = src; *p;) {
-    const char *q = skip_non_code(p);
+    const char *q = op2_c_skip_literal(p);
     if (q != p) {
       p = q;
       continue;
     }
     /* C++'s deduced type: C (and TinyCC, silently) would declare an int */
-    if (*p == 'a' && strncmp(p, "auto", 4) == 0 && !ident_char(p[4]) &&
-        (p == src || !ident_char(p[-1])))
+    if (*p == 'a' && strncmp(p, "auto", 4) == 0 && !op2_ident_char(p[4]) &&
+        (p == src || !op2_ident_char(p[-1])))
       return 1;
     p++;
   }
@@ -138,14 +120,14 @@ static const char *extern_constant_decl(const op2_loop_desc *loop, const char *p
   if (*q == '"') return NULL; /* extern "C" */
   int names_constant = 0;
   while (*q && *q != ';' && *q != '{' && *q != '(') {
-    const char *s = skip_non_code(q);
+    const char *s = op2_c_skip_literal(q);
     if (s != q) {
       q = s;
       continue;
     }
-    if (ident_char(*q) && !isdigit((unsigned char)*q)) {
+    if (op2_ident_char(*q) && !isdigit((unsigned char)*q)) {
       const char *w = q;
-      while (ident_char(*q)) q++;
+      while (op2_ident_char(*q)) q++;
       names_constant |= is_constant(loop, w, (size_t)(q - w));
       continue;
     }
@@ -162,7 +144,7 @@ static const char *directive(const char *p, const char **name, size_t *len) {
   const char *d = p + 1;
   while (*d == ' ' || *d == '\t') d++;
   const char *e = d;
-  while (ident_char(*e)) e++;
+  while (op2_ident_char(*e)) e++;
   *name = d, *len = (size_t)(e - d);
   while (*e && !(*e == '\n' && e[-1] != '\\')) e++;
   return e;
@@ -173,7 +155,7 @@ static const char *directive(const char *p, const char **name, size_t *len) {
 static int unclosed_conditionals(const char *src) {
   int open = 0, line_start = 1;
   for (const char *p = src; *p;) {
-    const char *q = skip_non_code(p);
+    const char *q = op2_c_skip_literal(p);
     if (q != p) {
       line_start = 0, p = q;
       continue;
@@ -225,7 +207,7 @@ static void collect_macros(const char *src, macro_table *t) {
       const char *n = d + len;
       while (*n == ' ' || *n == '\t') n++;
       const char *e = n;
-      while (ident_char(*e)) e++;
+      while (op2_ident_char(*e)) e++;
       if (e > n && *e != '(') t->def[t->n++] = (macro_def){n, e, end, (size_t)(e - n)};
     }
     const char *nl = strchr(end ? end : p, '\n');
@@ -244,13 +226,13 @@ static int word_class(const macro_table *t, const char *w, size_t len, int depth
   for (int i = 0; depth < MACRO_DEPTH && i < t->n; i++) {
     if (t->def[i].len != len || strncmp(t->def[i].name, w, len) != 0) continue;
     for (const char *p = t->def[i].body; p < t->def[i].end;) {
-      const char *q = skip_non_code(p);
+      const char *q = op2_c_skip_literal(p);
       if (q != p) {
         p = q;
         continue;
       }
       const char *e = p;
-      while (ident_char(*e)) e++;
+      while (op2_ident_char(*e)) e++;
       if (e > p && !isdigit((unsigned char)*p)) cls |= word_class(t, p, (size_t)(e - p), depth + 1);
       p = e > p ? e : p + 1;
     }
@@ -264,17 +246,17 @@ static int word_class(const macro_table *t, const char *w, size_t len, int depth
 static int needs_static(const macro_table *t, const char *p) {
   int cls = 0;
   while (*p && *p != ';' && *p != '{' && *p != '=' && *p != ',' && *p != '(') {
-    const char *q = skip_non_code(p);
+    const char *q = op2_c_skip_literal(p);
     if (q != p) {
       p = q;
       continue;
     }
-    if (!ident_char(*p) || isdigit((unsigned char)*p)) {
+    if (!op2_ident_char(*p) || isdigit((unsigned char)*p)) {
       p++;
       continue;
     }
     const char *e = p;
-    while (ident_char(*e)) e++;
+    while (op2_ident_char(*e)) e++;
     size_t len = (size_t)(e - p);
     const char *a = e;
     while (isspace((unsigned char)*a)) a++;
@@ -327,7 +309,8 @@ static int linkage_brace(const char *src, const char *p) {
       !(word_is(p, (size_t)(close - p), "C") || word_is(p, (size_t)(close - p), "C++")))
     return 0;
   for (p--; p > src && isspace((unsigned char)p[-1]);) p--;
-  return p - src >= 6 && strncmp(p - 6, "extern", 6) == 0 && (p - 6 == src || !ident_char(p[-7]));
+  return p - src >= 6 && strncmp(p - 6, "extern", 6) == 0 &&
+         (p - 6 == src || !op2_ident_char(p[-7]));
 }
 
 /* The C tiers' copy of what the kernel reaches in the calling file's context (prune below). */
@@ -387,7 +370,7 @@ void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewri
   else
     out->failed = 1; /* the caller reports it as out of memory */
   for (const char *p = src; *p;) {
-    const char *q = skip_non_code(p);
+    const char *q = op2_c_skip_literal(p);
     if (q != p) {
       op2_buf_append(out, p, (size_t)(q - p));
       line_start = 0;
@@ -404,19 +387,20 @@ void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewri
       continue;
     }
     int code = p >= directive_end; /* not in a directive */
-    if (depth == 0 && code && strncmp(p, "extern", 6) == 0 && !ident_char(p[6]) &&
-        (p == src || !ident_char(p[-1])) && (end = extern_constant_decl(loop, p)) != NULL) {
+    if (depth == 0 && code && strncmp(p, "extern", 6) == 0 && !op2_ident_char(p[6]) &&
+        (p == src || !op2_ident_char(p[-1])) && (end = extern_constant_decl(loop, p)) != NULL) {
       /* blanked: the constant is defined before the kernel; its lines stay */
       for (; p < end; p++) op2_buf_putc(out, *p == '\n' ? '\n' : ' ');
       at_decl = 1;
       continue;
     }
-    if (depth == 0 && code && at_decl && ident_char(*p) && !isdigit((unsigned char)*p) &&
-        (p == src || !ident_char(p[-1]))) {
+    if (depth == 0 && code && at_decl && op2_ident_char(*p) && !isdigit((unsigned char)*p) &&
+        (p == src || !op2_ident_char(p[-1]))) {
       at_decl = 0;
       if (macros && needs_static(macros, p)) op2_buf_printf(out, "static ");
     }
-    if (rewrite_std && *p == 's' && (p == src || !ident_char(p[-1])) && std_known(p, &renamed)) {
+    if (rewrite_std && *p == 's' && (p == src || !op2_ident_char(p[-1])) &&
+        std_known(p, &renamed)) {
       if (renamed) op2_buf_printf(out, "op2_std_");
       p += 5;
       continue;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/c_lexis.h"
 #include "jit_internal.h"
 
 static const char *access_name(op_access acc) {
@@ -57,24 +58,6 @@ int op2_signature_describe(op2_jit *jit, const op2_loop_desc *loop, const char *
              : OP2_OK;
 }
 
-/* Skips a comment, string or character literal at p; returns p unchanged if none starts there. */
-static const char *skip_non_code(const char *p) {
-  if (p[0] == '/' && p[1] == '*') {
-    const char *e = strstr(p + 2, "*/");
-    return e ? e + 2 : p + strlen(p);
-  }
-  if (p[0] == '/' && p[1] == '/') {
-    while (*p && *p != '\n') p++;
-    return p;
-  }
-  if (*p == '"' || *p == '\'') {
-    char q = *p++;
-    while (*p && *p != q) p += (*p == '\\' && p[1]) ? 2 : 1;
-    return *p ? p + 1 : p;
-  }
-  return p;
-}
-
 int op2_constants_used(op2_jit *jit, const op2_loop_desc *loop, const char *src, op2_const ***out,
                        int *n) {
   int count = loop ? loop->nconsts : 0;
@@ -87,7 +70,7 @@ int op2_constants_used(op2_jit *jit, const op2_loop_desc *loop, const char *src,
   const char *p = src;
   char prev = ' ', before_prev = ' ';
   while (*p) {
-    const char *q = skip_non_code(p);
+    const char *q = op2_c_skip_literal(p);
     if (q != p) {
       p = q;
       continue;

@@ -15,6 +15,7 @@
  * The parameters are typed as the arguments are, so the library's check of the kernel's
  * parameters holds; each call passes void pointers, which C converts to whatever each kernel
  * declared (const or not) without a diagnostic. */
+#include "base/c_lexis.h"
 #include "runtime/chain_fuse.h"
 #include "runtime/compiled_kernel.h"
 #include "runtime/mesh.h"
@@ -72,7 +73,7 @@ static bool plain_text(const char *text) {
 /* The identifiers a text declares at file scope (outside braces and parentheses), keywords
  * left out; false when there are more than `max` or memory runs out. */
 static bool file_scope_names(const char *text, char (*names)[64], int *count, int max) {
-  char *code = op2_kernel_source_blank(text);
+  char *code = op2_c_blank(text);
   if (!code) return false;
   int braces = 0, parens = 0, n = 0;
   bool ok = true;

@@ -9,33 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/c_lexis.h"
 #include "runtime/kernel_source.h"
-
-static int ident_char(char c) {
-  return isalnum((unsigned char)c) || c == '_';
-}
-
-/* The end of the comment or literal starting at p, or p when none starts there. */
-static const char *skip_literal(const char *p) {
-  if (p[0] == '/' && p[1] == '/') return p + strcspn(p, "\n");
-  if (p[0] == '/' && p[1] == '*') {
-    const char *e = strstr(p + 2, "*/");
-    return e ? e + 2 : p + strlen(p);
-  }
-  if (*p == '"' || *p == '\'') {
-    char quote = *p++;
-    while (*p && *p != quote && *p != '\n') p += p[0] == '\\' && p[1] ? 2 : 1;
-    return *p == quote ? p + 1 : p;
-  }
-  return p;
-}
 
 /* Past whitespace and comments. */
 static const char *skip_blank(const char *p) {
   for (;;) {
     while (isspace((unsigned char)*p)) p++;
     if (p[0] == '/' && (p[1] == '/' || p[1] == '*'))
-      p = skip_literal(p);
+      p = op2_c_skip_literal(p);
     else
       return p;
   }
@@ -45,7 +27,7 @@ static const char *skip_blank(const char *p) {
 static const char *skip_group(const char *p, char open, char close) {
   int depth = 0;
   while (*p) {
-    const char *q = skip_literal(p);
+    const char *q = op2_c_skip_literal(p);
     if (q != p) {
       p = q;
       continue;
@@ -70,7 +52,7 @@ int op2_kernel_definition(const char *text, const char *name, const char **begin
       continue;
     }
     line_start = *p == '\n';
-    const char *q = skip_literal(p);
+    const char *q = op2_c_skip_literal(p);
     if (q != p) {
       p = q;
       continue;
@@ -80,8 +62,8 @@ int op2_kernel_definition(const char *text, const char *name, const char **begin
       if (*p == '}' && depth > 0) depth--;
       if (depth == 0) decl_start = p + 1;
     }
-    if (depth == 0 && strncmp(p, name, n) == 0 && !ident_char(p[n]) &&
-        (p == text || !ident_char(p[-1]))) {
+    if (depth == 0 && strncmp(p, name, n) == 0 && !op2_ident_char(p[n]) &&
+        (p == text || !op2_ident_char(p[-1]))) {
       const char *r = skip_blank(p + n);
       const char *after = *r == '(' ? skip_group(r, '(', ')') : NULL;
       if (after) after = skip_blank(after);
