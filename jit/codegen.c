@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "kernel_facts.h"
 #include "kernel_lanes.h"
 #include "jit_internal.h"
 
@@ -336,12 +337,19 @@ static int simd_source(op2_jit *jit, const op2_loop_desc *loop, const char *kern
                        op2_generated *out, char *why, size_t whylen, int cost_width) {
   why[0] = '\0';
   if (op2_simd_check(loop, why, whylen) != 0) return scalar_source(jit, loop, kernel_src, out);
+  /* kernel_src is NULL for a loop that runs no user code */
+  const op2_kernel_facts *facts =
+      kernel_src ? op2_kernel_facts_of(jit, kernel_src, loop->name) : NULL;
+  if (kernel_src && !facts) {
+    memset(out, 0, sizeof *out);
+    return OP2_ERR_MEM;
+  }
   op2_buf copy = {0};
-  uint64_t lanes = op2_kernel_lanes(kernel_src, loop->name, op2_simd_lanes_wanted(loop), &copy);
+  uint64_t lanes = facts ? op2_kernel_lanes(facts, op2_simd_lanes_wanted(loop), &copy) : 0;
   int rc;
   if (copy.failed) {
     rc = op2_jit_fail(jit, OP2_ERR_MEM, "out of memory generating the kernel for '%s'", loop->name);
-  } else if (cost_width && op2_simd_pays(loop, kernel_src, lanes, cost_width, why, whylen) != 0) {
+  } else if (cost_width && op2_simd_pays(loop, facts, lanes, cost_width, why, whylen) != 0) {
     rc = scalar_source(jit, loop, kernel_src, out);
   } else {
     memset(out, 0, sizeof *out);

@@ -562,12 +562,12 @@ static int single_doubles(const op2_arg_desc *d) {
   return d->type == OP2_TYPE_DOUBLE && d->dim == 1 && d->idx >= 0;
 }
 
-int op2_simd_pays(const op2_loop_desc *loop, const char *kernel_src, uint64_t lanes_cm, int width,
-                  char *why, size_t len) {
+int op2_simd_pays(const op2_loop_desc *loop, const op2_kernel_facts *kernel, uint64_t lanes_cm,
+                  int width, char *why, size_t len) {
   int group[64];
   for (int i = 0; i < 64; i++) group[i] = i < loop->nargs ? loop->desc[i].dat_group : -1;
   uint64_t adds_once =
-      op2_kernel_adds_once(kernel_src, loop->name, op2_simd_lanes_wanted(loop), group);
+      kernel ? op2_kernel_adds_once(kernel, op2_simd_lanes_wanted(loop), group) : 0;
   return op2_simd_pays_once(loop, adds_once, lanes_cm, width, why, len);
 }
 

@@ -50,10 +50,11 @@ uint64_t op2_simd_lanes_wanted(const op2_loop_desc *loop);
 int op2_simd_check(const op2_loop_desc *loop, char *why, size_t len);
 /* OP2_SIMD=auto's rule: 0 when SIMD groups of `width` lanes, with the arguments `lanes_cm`
  * component-major, are expected to beat the scalar loop and give its results bit for bit (the
- * kernel, of `kernel_src`, adding through a map as op2_kernel_adds_once can prove), else -1 and
- * why not (the loop stays scalar; an explicit width runs it in groups all the same). */
-int op2_simd_pays(const op2_loop_desc *loop, const char *kernel_src, uint64_t lanes_cm, int width,
-                  char *why, size_t len);
+ * kernel, of `kernel` (kernel_facts.h), adding through a map as op2_kernel_adds_once can prove),
+ * else -1 and why not (the loop stays scalar; an explicit width runs it in groups all the same). */
+struct op2_kernel_facts;
+int op2_simd_pays(const op2_loop_desc *loop, const struct op2_kernel_facts *kernel,
+                  uint64_t lanes_cm, int width, char *why, size_t len);
 /* The same rule for a kernel that is not C (the Fortran target's): `adds_once` (bit i) the
  * arguments its own analysis proves to add to each component once. */
 int op2_simd_pays_once(const op2_loop_desc *loop, uint64_t adds_once, uint64_t lanes_cm, int width,

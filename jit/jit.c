@@ -18,6 +18,7 @@
 #include <xxhash.h>
 
 #include "jit_internal.h"
+#include "kernel_facts.h"
 
 /* What the loader says of an object (op2_loaded_objects.diag), in the engine's voice. */
 static void loader_diag(void *ctx, int level, const char *msg) {
@@ -51,6 +52,7 @@ void op2_jit_destroy(op2_jit *jit) {
   op2_background_stop(&jit->background);
   op2_loaded_objects_destroy(jit->loaded);
   free(jit->loaded);
+  op2_facts_table_free(jit->facts);
   free(jit);
 }
 

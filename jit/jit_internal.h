@@ -288,6 +288,7 @@ struct op2_jit {
   int fortran_state;          /* 0 not looked for yet, 1 usable, -1 none */
   int told_no_fortran;
   op2_jit_error failure;
+  struct op2_facts_table *facts; /* what was read of each kernel text (kernel_facts.c) */
 };
 
 /* ---- the targets (targets.c): one row per target, what op2_jit_kernel dispatches through ---- */

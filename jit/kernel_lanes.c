@@ -20,6 +20,7 @@
 
 #include "base/c_lexis.h"
 #include "kernel_constants.h"
+#include "kernel_facts.h"
 #include "kernel_lanes.h"
 #include "kernel_params.h"
 
@@ -252,19 +253,19 @@ static int find_body(char *code, const char *name, size_t *open, size_t *body, s
   return op2_kernel_find_definition(code + *end, name, &other_close) ? -1 : 0;
 }
 
-/* The kernel's parameters and its source with comments and strings blanked, or NULL (nothing
- * wanted, or a kernel the parameter parser does not understand). */
-static char *read_kernel(const char *source, const char *name, uint64_t want,
-                         op2_kernel_param *params, int *nparams) {
-  if (!want || !source || op2_kernel_params_parse(source, name, params, nparams, NULL) != OP2_OK)
-    return NULL;
-  return op2_c_blank(source);
+/* A copy of the kernel's blanked source for one pass (find_body blanks the body's directives
+ * in it), or NULL: nothing wanted, a kernel the parameter parser does not understand, or out of
+ * memory. */
+static char *read_kernel(const op2_kernel_facts *k, uint64_t want) {
+  if (!want || k->params_rc != OP2_OK) return NULL;
+  return strdup(k->blank);
 }
 
-uint64_t op2_kernel_lanes(const char *source, const char *name, uint64_t want, op2_buf *out) {
-  op2_kernel_param params[OP2_PARAMS_MAX];
-  int nparams = 0;
-  char *code = read_kernel(source, name, want, params, &nparams);
+uint64_t op2_kernel_lanes(const op2_kernel_facts *k, uint64_t want, op2_buf *out) {
+  const char *source = k->text, *name = k->name;
+  const op2_kernel_param *params = k->params;
+  int nparams = k->nparams;
+  char *code = read_kernel(k, want);
   if (!code) return 0;
   rewriter r = {code, 0, 0, NULL, 0, 0};
   uint64_t done = 0;
@@ -586,11 +587,11 @@ static int same_order(const once_scan *a, const once_scan *b) {
   return 1;
 }
 
-uint64_t op2_kernel_adds_once(const char *source, const char *name, uint64_t which,
-                              const int *group) {
-  op2_kernel_param params[OP2_PARAMS_MAX];
-  int nparams = 0;
-  char *code = read_kernel(source, name, which, params, &nparams);
+uint64_t op2_kernel_adds_once(const op2_kernel_facts *k, uint64_t which, const int *group) {
+  const char *name = k->name;
+  const op2_kernel_param *params = k->params;
+  int nparams = k->nparams;
+  char *code = read_kernel(k, which);
   if (!code) return 0;
   uint64_t once = 0;
   size_t open, body, end;

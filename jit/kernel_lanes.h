@@ -6,12 +6,14 @@
 #include <stdint.h>
 
 #include "base/base.h"
+#include "kernel_facts.h"
 
-/* Appends to `out` a definition `static void op2_lanes_NAME(...)`: kernel `name` of `source` with
- * every parameter p whose bit is set in `want` (bit i: parameter i) and that is only ever used as
- * p[e] or *p indexed p[(e) * OP2_SIMD_W] and p[0]. Returns the bits of the parameters rewritten;
- * 0, with nothing appended, when none could be (or the definition is not understood). */
-uint64_t op2_kernel_lanes(const char *source, const char *name, uint64_t want, op2_buf *out);
+/* Appends to `out` a definition `static void op2_lanes_NAME(...)`: the kernel (its text and name
+ * in `kernel`, read once: kernel_facts.h) with every parameter p whose bit is set in `want` (bit i:
+ * parameter i) and that is only ever used as p[e] or *p indexed p[(e) * OP2_SIMD_W] and p[0].
+ * Returns the bits of the parameters rewritten; 0, with nothing appended, when none could be (or
+ * the definition is not understood). */
+uint64_t op2_kernel_lanes(const op2_kernel_facts *kernel, uint64_t want, op2_buf *out);
 
 /* The bits of `which` (bit i: parameter i) whose parameter the kernel provably adds to at most
  * once per component on every path, each addition a statement `p[N] += e;`, `p[N] -= e;` or
@@ -20,7 +22,6 @@ uint64_t op2_kernel_lanes(const char *source, const char *name, uint64_t want, o
  * element) must also add in parameter order on every component they share. In groups of lanes such
  * OP_INC arguments get the scalar loop's sums bit for bit (kernel_lanes.c says why). `group` may be
  * NULL; else it has an entry per parameter. */
-uint64_t op2_kernel_adds_once(const char *source, const char *name, uint64_t which,
-                              const int *group);
+uint64_t op2_kernel_adds_once(const op2_kernel_facts *kernel, uint64_t which, const int *group);
 
 #endif

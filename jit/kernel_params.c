@@ -10,6 +10,7 @@
 
 #include "base/c_lexis.h"
 #include "jit_internal.h"
+#include "kernel_facts.h"
 #include "kernel_params.h"
 
 /* The start of the parameter list of the definition of `name`: just after its '(' with the
@@ -105,6 +106,14 @@ int op2_kernel_params_parse(const char *source, const char *name, op2_kernel_par
   *count = 0;
   char *code = op2_c_blank(source);
   if (!code) return op2_jit_error_set(why, OP2_ERR_MEM, "out of memory");
+  int rc = op2_kernel_params_parse_blank(code, name, out, count, why);
+  free(code);
+  return rc;
+}
+
+int op2_kernel_params_parse_blank(const char *code, const char *name, op2_kernel_param *out,
+                                  int *count, op2_jit_error *why) {
+  *count = 0;
   const char *close = NULL;
   const char *open = op2_kernel_find_definition(code, name, &close);
   int rc = OP2_OK;
@@ -136,7 +145,6 @@ int op2_kernel_params_parse(const char *source, const char *name, op2_kernel_par
   /* f(void) has no parameters. */
   if (rc == OP2_OK && *count == 1 && strcmp(out[0].base, "void") == 0 && out[0].depth == 0)
     *count = 0;
-  free(code);
   return rc;
 }
 
@@ -185,21 +193,16 @@ int op2_kernel_params_verify(const char *source, const op2_loop_desc *loop) {
 }
 
 int op2_kernel_params_check(op2_jit *jit, const char *source, const op2_loop_desc *loop) {
-  op2_kernel_param *params;
-  int n = 0, rc;
-  op2_jit_error why;
-  rc = read_params(source, loop->name, &params, &n, &why);
-  if (rc == OP2_ERR_MEM) {
-    free(params);
-    return op2_jit_fail(jit, OP2_ERR_MEM, "op_par_loop '%s': out of memory", loop->name);
-  }
-  if (rc != OP2_OK) {
+  const op2_kernel_facts *facts = op2_kernel_facts_of(jit, source, loop->name);
+  if (!facts) return OP2_ERR_MEM;
+  if (facts->params_rc != OP2_OK) {
     op2_jit_diag(jit, 2,
                  "op_par_loop '%s': kernel parameters not checked against the arguments: %s",
-                 loop->name, why.msg);
-    free(params);
+                 loop->name, facts->params_why.msg);
     return OP2_OK;
   }
+  const op2_kernel_param *params = facts->params;
+  int n = facts->nparams, rc = OP2_OK;
   if (n != loop->nargs) {
     rc = op2_jit_fail(jit, OP2_ERR_ARG,
                       "op_par_loop '%s': the kernel '%s' has %d parameter%s but the loop passes %d "
@@ -232,6 +235,5 @@ int op2_kernel_params_check(op2_jit *jit, const char *source, const op2_loop_des
                    loop->name, i, p->name[0] ? p->name : "(unnamed)");
     }
   }
-  free(params);
   return rc;
 }

@@ -20,6 +20,9 @@ typedef struct op2_kernel_param {
  * with the reason in *why (OP2_ERR_MEM: out of memory; why may be NULL). */
 int op2_kernel_params_parse(const char *source, const char *name, op2_kernel_param *out, int *count,
                             op2_jit_error *why);
+/* The same in code already blanked (op2_c_blank). */
+int op2_kernel_params_parse_blank(const char *code, const char *name, op2_kernel_param *out,
+                                  int *count, op2_jit_error *why);
 
 /* op2_kernel_params_check (jit.h) compares them with the loop's arguments, counting arguments
  * from 0 as every loop message does; a declaration that cannot be read is skipped (said at

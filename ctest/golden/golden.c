@@ -218,9 +218,11 @@ static void check_simd_pays(const char *name, int width, const char *reason) {
   op2_loop_desc d;
   op2_loop_describe(op2_ctx(), loop, &d);
   op2_buf copy = {0};
-  uint64_t lanes = op2_kernel_lanes(loop->key_blob, name, op2_simd_lanes_wanted(&d), &copy);
+  const op2_kernel_facts *facts = op2_kernel_facts_of(op2_ctx()->jit_engine, loop->key_blob, name);
+  CHECK(facts != NULL);
+  uint64_t lanes = op2_kernel_lanes(facts, op2_simd_lanes_wanted(&d), &copy);
   op2_buf_free(&copy);
-  int rc = op2_simd_pays(&d, loop->key_blob, lanes, width, why, sizeof why);
+  int rc = op2_simd_pays(&d, facts, lanes, width, why, sizeof why);
   if (reason ? rc == 0 || !strstr(why, reason) : rc != 0)
     fprintf(stderr, "golden: loop %s: cost rule gave %d '%s', expected '%s'\n", name, rc, why,
             reason ? reason : "(groups)");

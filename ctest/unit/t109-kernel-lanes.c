@@ -7,11 +7,20 @@
 
 static op2_buf out;
 
+/* The facts of kernel k in src (kernel_facts.h), read afresh each time. */
+static op2_kernel_facts *facts;
+static const op2_kernel_facts *read_k(const char *src) {
+  op2_kernel_facts_free(facts);
+  facts = op2_kernel_facts_read(src, "k");
+  CHECK(facts != NULL);
+  return facts;
+}
+
 /* Rewrites `src` (kernel k) wanting every parameter; returns the mask, copy in `out`. */
 static uint64_t lanes(const char *src) {
   op2_buf_free(&out);
   memset(&out, 0, sizeof out);
-  return op2_kernel_lanes(src, "k", ~(uint64_t)0, &out);
+  return op2_kernel_lanes(read_k(src), ~(uint64_t)0, &out);
 }
 
 static void expect_text(const char *needle) {
@@ -24,7 +33,7 @@ static void expect_text(const char *needle) {
 /* op2_kernel_adds_once for every parameter of kernel k: the mask of those added to at most once
  * per component on every path. */
 static uint64_t once(const char *src) {
-  return op2_kernel_adds_once(src, "k", ~(uint64_t)0, NULL);
+  return op2_kernel_adds_once(read_k(src), ~(uint64_t)0, NULL);
 }
 
 static void check_adds_once(void) {
@@ -85,27 +94,27 @@ static void check_adds_once(void) {
   const char *in_order =
       "void k(const double *q, double *r1, double *r2) {\n"
       "  r1[0] += q[0];\n  r2[0] -= q[0];\n  r1[1] += q[1];\n  r2[1] -= q[1];\n}\n";
-  CHECK(op2_kernel_adds_once(in_order, "k", ~(uint64_t)0, same) == 6);
+  CHECK(op2_kernel_adds_once(read_k(in_order), ~(uint64_t)0, same) == 6);
   const char *swapped =
       "void k(const double *q, double *r1, double *r2) {\n"
       "  r1[0] += q[0];\n  r2[1] -= q[0];\n  r1[1] += q[1];\n}\n";
-  CHECK(op2_kernel_adds_once(swapped, "k", ~(uint64_t)0, same) == 0);
-  CHECK(op2_kernel_adds_once(swapped, "k", ~(uint64_t)0, apart) == 6);
-  CHECK(op2_kernel_adds_once(swapped, "k", ~(uint64_t)0, NULL) == 6);
+  CHECK(op2_kernel_adds_once(read_k(swapped), ~(uint64_t)0, same) == 0);
+  CHECK(op2_kernel_adds_once(read_k(swapped), ~(uint64_t)0, apart) == 6);
+  CHECK(op2_kernel_adds_once(read_k(swapped), ~(uint64_t)0, NULL) == 6);
   /* in one counted loop: a component's additions come in the order of the body's statements */
   const char *loop_in_order =
       "void k(const double *q, double *r1, double *r2) {\n"
       "  for (int i = 0; i < 2; i++) { r1[i] += q[i]; r2[i] -= q[i]; }\n}\n";
-  CHECK(op2_kernel_adds_once(loop_in_order, "k", ~(uint64_t)0, same) == 6);
+  CHECK(op2_kernel_adds_once(read_k(loop_in_order), ~(uint64_t)0, same) == 6);
   const char *loop_swapped =
       "void k(const double *q, double *r1, double *r2) {\n"
       "  for (int i = 0; i < 2; i++) { r2[i] -= q[i]; r1[i] += q[i]; }\n}\n";
-  CHECK(op2_kernel_adds_once(loop_swapped, "k", ~(uint64_t)0, same) == 0);
+  CHECK(op2_kernel_adds_once(read_k(loop_swapped), ~(uint64_t)0, same) == 0);
   /* in two branches: the text's order is every path's */
   const char *branches =
       "void k(const int *c, double *r1, double *r2) {\n"
       "  if (*c) r2[0] += 1; else r1[0] += 1;\n  r2[1] += 1;\n}\n";
-  CHECK(op2_kernel_adds_once(branches, "k", ~(uint64_t)0, same) == 0);
+  CHECK(op2_kernel_adds_once(read_k(branches), ~(uint64_t)0, same) == 0);
   /* components named by the text's macros (MG-CFD's fluxes[VAR_MOMENTUM + 1]): read as the
    * constants they are, through macros of macros and parentheses */
   const char *names = "#define RHO 0\n#define MOM 1\n#define E (MOM + 3)\n";
@@ -156,7 +165,8 @@ int main(void) {
   /* Only the wanted parameters. */
   op2_buf_free(&out);
   memset(&out, 0, sizeof out);
-  CHECK(op2_kernel_lanes("void k(const double *a, double *b) { b[1] = a[1]; }", "k", 2, &out) == 2);
+  CHECK(op2_kernel_lanes(read_k("void k(const double *a, double *b) { b[1] = a[1]; }"), 2, &out) ==
+        2);
   expect_text("b[(1) * OP2_SIMD_W] = a[1];");
 
   /* The copy keeps the user's line numbers: the definition's line, its '{' where it was. */
@@ -217,5 +227,6 @@ int main(void) {
   CHECK(lanes("void k(double **a, int n) { a[0][0] = n; }") == 0 && out.len == 0);
   op2_buf_free(&out);
   check_adds_once();
+  op2_kernel_facts_free(facts);
   return 0;
 }

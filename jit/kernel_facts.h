@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What the later stages need of one kernel text, read once (kernel_facts.c explains why). */
+#ifndef OP2_KERNEL_FACTS_H
+#define OP2_KERNEL_FACTS_H
+
+#include "jit/jit.h"
+#include "kernel_params.h"
+
+typedef struct op2_kernel_facts {
+  char *text;  /* the kernel text (the record's copy) */
+  char *name;  /* the kernel's name in it */
+  char *blank; /* the text with comments and literals blanked (op2_c_blank): the same offsets */
+  /* its parameters (op2_kernel_params_parse): params_rc OP2_OK, or OP2_ERR_ARG when they could
+   * not be read (params_why says why) */
+  int params_rc;
+  op2_jit_error params_why;
+  op2_kernel_param params[OP2_PARAMS_MAX];
+  int nparams;
+} op2_kernel_facts;
+
+/* The facts of kernel `name` in `text`, read once per engine: the record stays with the engine
+ * (op2_jit_destroy frees it), and every later loop with the same text and name gets it again.
+ * NULL when out of memory (the engine's failure is set). Called from the thread that makes the
+ * engine's requests, as every code generation is. */
+const op2_kernel_facts *op2_kernel_facts_of(op2_jit *jit, const char *text, const char *name);
+
+/* A record of its own (for callers without an engine: tests); NULL when out of memory. */
+op2_kernel_facts *op2_kernel_facts_read(const char *text, const char *name);
+void op2_kernel_facts_free(op2_kernel_facts *facts);
+
+/* The engine's records, freed (op2_jit_destroy). */
+typedef struct op2_facts_table op2_facts_table;
+void op2_facts_table_free(op2_facts_table *table);
+
+#endif
