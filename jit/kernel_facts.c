@@ -16,10 +16,93 @@
 #include "kernel_facts.h"
 
 struct op2_facts_table {
-  XXH128_hash_t *keys; /* of each record's name and text */
-  op2_kernel_facts **facts;
-  int n, cap;
+  XXH128_hash_t keys[OP2_FACTS_KEPT]; /* of each record's name and text */
+  op2_kernel_facts *facts[OP2_FACTS_KEPT];
+  int n, next; /* records kept; the one the next new record replaces once all are in use */
 };
+
+static int by_word(const void *a, const void *b, void *arg) {
+  const op2_kernel_facts *f = arg;
+  int i = *(const int *)a, j = *(const int *)b;
+  int n = f->word_len[i] < f->word_len[j] ? f->word_len[i] : f->word_len[j];
+  int c = memcmp(f->words[i], f->words[j], (size_t)n);
+  return c ? c : f->word_len[i] - f->word_len[j];
+}
+
+static int compare_word(const char *w, int wlen, const char *key, int klen) {
+  int n = wlen < klen ? wlen : klen, c = memcmp(w, key, (size_t)n);
+  return c ? c : wlen - klen;
+}
+
+/* The identifiers of the blanked code, sorted, each once: -1 when out of memory. */
+static int read_words(op2_kernel_facts *f) {
+  int cap = 0, n = 0;
+  const char **words = NULL;
+  int *lens = NULL;
+  char prev = ' ', before_prev = ' ';
+  for (const char *p = f->blank; *p;) {
+    if (op2_ident_char(*p) && !(*p >= '0' && *p <= '9')) {
+      const char *start = p;
+      while (op2_ident_char(*p)) p++;
+      /* a struct member (after . or ->) is not the text's own name; after a plain > it may be */
+      if (prev != '.' && !(prev == '>' && before_prev == '-')) {
+        if (n == cap) {
+          cap = cap ? 2 * cap : 256;
+          const char **w = realloc(words, (size_t)cap * sizeof *w);
+          if (w) words = w;
+          int *l = w ? realloc(lens, (size_t)cap * sizeof *l) : NULL;
+          if (!l) {
+            free(words), free(lens);
+            return -1;
+          }
+          lens = l;
+        }
+        words[n] = start, lens[n++] = (int)(p - start);
+      }
+      before_prev = prev, prev = 'a';
+    } else if (*p >= '0' && *p <= '9') { /* a number, its suffixes and exponent too */
+      while (op2_ident_char(*p) || *p == '.') p++;
+      before_prev = prev, prev = '0';
+    } else {
+      if (*p != ' ' && *p != '\n' && *p != '\t' && *p != '\r') before_prev = prev, prev = *p;
+      p++;
+    }
+  }
+  /* sorted through an index, then the duplicates dropped */
+  int *order = malloc(((size_t)n + 1) * sizeof *order);
+  const char **sorted = malloc(((size_t)n + 1) * sizeof *sorted);
+  int *sorted_len = malloc(((size_t)n + 1) * sizeof *sorted_len);
+  if (!order || !sorted || !sorted_len) {
+    free(order), free(sorted), free(sorted_len), free(words), free(lens);
+    return -1;
+  }
+  f->words = words, f->word_len = lens;
+  for (int i = 0; i < n; i++) order[i] = i;
+  qsort_r(order, (size_t)n, sizeof *order, by_word, f);
+  int kept = 0;
+  for (int i = 0; i < n; i++) {
+    const char *w = words[order[i]];
+    int len = lens[order[i]];
+    if (kept && compare_word(sorted[kept - 1], sorted_len[kept - 1], w, len) == 0) continue;
+    sorted[kept] = w, sorted_len[kept++] = len;
+  }
+  free(order), free(words), free(lens);
+  f->words = sorted, f->word_len = sorted_len, f->nwords = kept;
+  return 0;
+}
+
+bool op2_kernel_facts_names(const op2_kernel_facts *f, const char *word) {
+  int lo = 0, hi = f->nwords, len = (int)strlen(word);
+  while (lo < hi) {
+    int mid = (lo + hi) / 2, c = compare_word(f->words[mid], f->word_len[mid], word, len);
+    if (c == 0) return true;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return false;
+}
 
 op2_kernel_facts *op2_kernel_facts_read(const char *text, const char *name) {
   op2_kernel_facts *f = calloc(1, sizeof *f);
@@ -32,7 +115,7 @@ op2_kernel_facts *op2_kernel_facts_read(const char *text, const char *name) {
   }
   f->params_rc =
       op2_kernel_params_parse_blank(f->blank, name, f->params, &f->nparams, &f->params_why);
-  if (f->params_rc == OP2_ERR_MEM) {
+  if (f->params_rc == OP2_ERR_MEM || read_words(f) != 0) {
     op2_kernel_facts_free(f);
     return NULL;
   }
@@ -41,7 +124,7 @@ op2_kernel_facts *op2_kernel_facts_read(const char *text, const char *name) {
 
 void op2_kernel_facts_free(op2_kernel_facts *f) {
   if (!f) return;
-  free(f->text), free(f->name), free(f->blank), free(f);
+  free(f->text), free(f->name), free(f->blank), free(f->words), free(f->word_len), free(f);
 }
 
 static XXH128_hash_t key_of(const char *text, const char *name) {
@@ -57,26 +140,26 @@ const op2_kernel_facts *op2_kernel_facts_of(op2_jit *jit, const char *text, cons
   op2_facts_table *t = jit->facts;
   for (int i = 0; t && i < t->n; i++)
     if (XXH128_isEqual(t->keys[i], key)) return t->facts[i];
-  if (!t && !(t = jit->facts = calloc(1, sizeof *t))) goto no_memory;
-  if (t->n == t->cap) {
-    int cap = t->cap ? 2 * t->cap : 16;
-    XXH128_hash_t *keys = realloc(t->keys, (size_t)cap * sizeof *keys);
-    if (keys) t->keys = keys;
-    op2_kernel_facts **facts = keys ? realloc(t->facts, (size_t)cap * sizeof *facts) : NULL;
-    if (!facts) goto no_memory;
-    t->facts = facts, t->cap = cap;
-  }
   op2_kernel_facts *f = op2_kernel_facts_read(text, name);
-  if (!f) goto no_memory;
-  t->keys[t->n] = key, t->facts[t->n++] = f;
+  if (!t) t = jit->facts = calloc(1, sizeof *t);
+  if (!f || !t) {
+    op2_kernel_facts_free(f);
+    op2_jit_fail(jit, OP2_ERR_MEM, "out of memory reading the kernel '%s'", name);
+    return NULL;
+  }
+  int slot = t->n;
+  if (t->n < OP2_FACTS_KEPT) {
+    t->n++;
+  } else { /* all in use: the oldest goes */
+    slot = t->next, t->next = (slot + 1) % OP2_FACTS_KEPT;
+    op2_kernel_facts_free(t->facts[slot]);
+  }
+  t->keys[slot] = key, t->facts[slot] = f;
   return f;
-no_memory:
-  op2_jit_fail(jit, OP2_ERR_MEM, "out of memory reading the kernel '%s'", name);
-  return NULL;
 }
 
 void op2_facts_table_free(op2_facts_table *t) {
   if (!t) return;
   for (int i = 0; i < t->n; i++) op2_kernel_facts_free(t->facts[i]);
-  free(t->keys), free(t->facts), free(t);
+  free(t);
 }

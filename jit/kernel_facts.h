@@ -16,13 +16,22 @@ typedef struct op2_kernel_facts {
   op2_jit_error params_why;
   op2_kernel_param params[OP2_PARAMS_MAX];
   int nparams;
+  /* the identifiers of its code, each once, sorted (a member's name after . or -> is not one:
+   * it is no name of the text's own), pointing into `blank` */
+  const char **words;
+  int *word_len, nwords;
 } op2_kernel_facts;
 
-/* The facts of kernel `name` in `text`, read once per engine: the record stays with the engine
- * (op2_jit_destroy frees it), and every later loop with the same text and name gets it again.
- * NULL when out of memory (the engine's failure is set). Called from the thread that makes the
- * engine's requests, as every code generation is. */
+/* The facts of kernel `name` in `text`, read once: the engine keeps the records of the last
+ * OP2_FACTS_KEPT texts (op2_jit_destroy frees them), and a later loop with the same text and name
+ * gets its record again. Valid until the next call; NULL when out of memory (the engine's failure
+ * is set). Called from the thread that makes the engine's requests, as every code generation
+ * is. */
+enum { OP2_FACTS_KEPT = 64 };
 const op2_kernel_facts *op2_kernel_facts_of(op2_jit *jit, const char *text, const char *name);
+
+/* Whether the text's code names `word` (an identifier, not a member's name). */
+bool op2_kernel_facts_names(const op2_kernel_facts *facts, const char *word);
 
 /* A record of its own (for callers without an engine: tests); NULL when out of memory. */
 op2_kernel_facts *op2_kernel_facts_read(const char *text, const char *name);

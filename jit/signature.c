@@ -2,12 +2,11 @@
 /* The loop signature in words: everything that shapes the generated code, and nothing that does
  * not (no dat names, no set sizes), so equal shapes share one kernel. It heads every generated
  * file and is copied into the cache manifest. */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/c_lexis.h"
 #include "jit_internal.h"
+#include "kernel_facts.h"
 
 static const char *access_name(op_access acc) {
   static const char *names[] = {"OP_READ", "OP_WRITE", "OP_RW", "OP_INC", "OP_MIN", "OP_MAX"};
@@ -61,43 +60,15 @@ int op2_signature_describe(op2_jit *jit, const op2_loop_desc *loop, const char *
 int op2_constants_used(op2_jit *jit, const op2_loop_desc *loop, const char *src, op2_const ***out,
                        int *n) {
   int count = loop ? loop->nconsts : 0;
-  char *used = calloc((size_t)count + 1, 1);
-  op2_const **list = calloc((size_t)count + 1, sizeof *list);
-  if (!used || !list) {
-    free(used), free(list);
-    return op2_jit_fail(jit, OP2_ERR_MEM, "out of memory scanning kernel for constants");
-  }
-  const char *p = src;
-  char prev = ' ', before_prev = ' ';
-  while (*p) {
-    const char *q = op2_c_skip_literal(p);
-    if (q != p) {
-      p = q;
-      continue;
-    }
-    if (isalpha((unsigned char)*p) || *p == '_') {
-      const char *start = p;
-      while (isalnum((unsigned char)*p) || *p == '_') p++;
-      size_t len = (size_t)(p - start);
-      /* a struct member (after . or ->) is not a constant; after a plain > it may be */
-      if (prev != '.' && !(prev == '>' && before_prev == '-'))
-        for (int c = 0; c < count; c++) {
-          const op2_const *k = loop->consts[c];
-          if (strlen(k->name) == len && strncmp(k->name, start, len) == 0) used[c] = 1;
-        }
-      before_prev = prev, prev = 'a';
-    } else if (isdigit((unsigned char)*p)) {
-      while (isalnum((unsigned char)*p) || *p == '.' || *p == '_') p++;
-      before_prev = prev, prev = '0';
-    } else {
-      if (!isspace((unsigned char)*p)) before_prev = prev, prev = *p;
-      p++;
-    }
-  }
   *n = 0;
+  *out = calloc((size_t)count + 1, sizeof **out);
+  if (!*out) return op2_jit_fail(jit, OP2_ERR_MEM, "out of memory scanning kernel for constants");
+  const op2_kernel_facts *facts = count ? op2_kernel_facts_of(jit, src, loop->name) : NULL;
+  if (count && !facts) {
+    free(*out), *out = NULL;
+    return OP2_ERR_MEM;
+  }
   for (int c = 0; c < count; c++)
-    if (used[c]) list[(*n)++] = loop->consts[c];
-  free(used);
-  *out = list;
+    if (op2_kernel_facts_names(facts, loop->consts[c]->name)) (*out)[(*n)++] = loop->consts[c];
   return OP2_OK;
 }
