@@ -91,6 +91,23 @@ static int read_words(op2_kernel_facts *f) {
   return 0;
 }
 
+/* Whether a name holds a standard output call's: printf, fprintf, op_printf, std::cout... A kernel
+ * printing while it is debugged runs at once under lazy execution, so that its lines come out
+ * between the program's own (runtime/chain.c). */
+static bool names_output(const op2_kernel_facts *f) {
+  static const char *const calls[] = {"printf", "puts", "putc", "perror", "fwrite", "cout", "cerr"};
+  for (int i = 0; i < f->nwords; i++)
+    for (size_t c = 0; c < sizeof calls / sizeof *calls; c++)
+      if (memmem(f->words[i], (size_t)f->word_len[i], calls[c], strlen(calls[c]))) return true;
+  return false;
+}
+
+bool op2_kernel_prints(op2_jit *jit, const char *text, const char *name) {
+  const op2_kernel_facts *f = jit && text && name ? op2_kernel_facts_of(jit, text, name) : NULL;
+  if (jit && !f) op2_jit_failure_clear(jit); /* out of memory: taken to print, runs at once */
+  return !f || f->prints;
+}
+
 bool op2_kernel_facts_names(const op2_kernel_facts *f, const char *word) {
   int lo = 0, hi = f->nwords, len = (int)strlen(word);
   while (lo < hi) {
@@ -119,6 +136,7 @@ op2_kernel_facts *op2_kernel_facts_read(const char *text, const char *name) {
     op2_kernel_facts_free(f);
     return NULL;
   }
+  f->prints = names_output(f);
   return f;
 }
 

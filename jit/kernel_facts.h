@@ -20,6 +20,7 @@ typedef struct op2_kernel_facts {
    * it is no name of the text's own), pointing into `blank` */
   const char **words;
   int *word_len, nwords;
+  bool prints; /* a name of its code holds a standard output call's (op2_kernel_prints, jit.h) */
 } op2_kernel_facts;
 
 /* The facts of kernel `name` in `text`, read once: the engine keeps the records of the last

@@ -100,20 +100,6 @@ static const char *why_now(const op2_loop_call *call) {
   return NULL;
 }
 
-/* Whether the kernel text names a standard output call (a kernel printing while it is debugged):
- * such a call runs at once, so its lines come out between the program's own, as eagerly. Any
- * mention counts (a comment too): a kernel wrongly taken to print only runs eagerly. */
-static bool kernel_prints(const char *kernel) {
-  /* one pass over the text (this runs on every queued call): stop at each letter a name begins
-   * with, then compare the names beginning with it; the calling file's headers, which only the
-   * C++ tier compiles before the kernel, are not the kernel's (MG-CFD's io.h calls op_printf) */
-  static const char *const calls[] = {"printf", "puts", "putc", "perror", "fwrite", "cout", "cerr"};
-  for (const char *p = op2_kernel_text_body(kernel); (p = strpbrk(p, "pfc")) != NULL; p++)
-    for (size_t i = 0; i < sizeof calls / sizeof *calls; i++)
-      if (calls[i][0] == *p && strncmp(p, calls[i], strlen(calls[i])) == 0) return true;
-  return false;
-}
-
 static int first_use_of_maps(const op2_loop_call *call) {
   for (int i = 0; i < call->nargs; i++)
     if (call->args[i].map && !call->args[i].map->built) { /* rare: the first call naming a map */
@@ -183,12 +169,14 @@ static bool keep_type(op2_context *ctx, const keep *k, int i, const char *type) 
   return l ? k->types_fixed && type == l->args[i].type : op2_loop_text_fixed(ctx, type);
 }
 
-/* Whether the kernel names an output call: once per loop when the site is known (the text is
- * the loop's), else scanned. */
-static bool prints(const keep *k, const char *kernel) {
+/* Whether the kernel names a standard output call (a kernel printing while it is debugged): such
+ * a call runs at once, so its lines come out between the program's own, as eagerly. Asked of the
+ * kernel text's facts (op2_kernel_prints: the names its code uses, the calling file's context,
+ * comments and literals not counted), once per loop when the site is known. */
+static bool prints(op2_context *ctx, const keep *k, const op2_loop_call *call) {
   op2_loop *l = k->origin.loop;
-  if (!l) return kernel_prints(kernel);
-  if (!l->prints) l->prints = kernel_prints(kernel) ? 2 : 1;
+  if (!l) return op2_kernel_prints(ctx->jit_engine, call->kernel, call->name);
+  if (!l->prints) l->prints = op2_kernel_prints(ctx->jit_engine, call->kernel, call->name) ? 2 : 1;
   return l->prints == 2;
 }
 
@@ -391,8 +379,7 @@ bool op2_chain_defer(op2_context *ctx, const op2_loop_call *call) {
    * queued call runs: a later write is then refused, not silently run (map_values.c). A call
    * whose map is refused does nothing, as one that fails validation. */
   if (!why && first_use_of_maps(call) != OP2_OK) return true;
-  if (!why && prints(&k, call->kernel))
-    why = "a kernel that prints (its output stays in call order)";
+  if (!why && prints(ctx, &k, call)) why = "a kernel that prints (its output stays in call order)";
   /* a reduction's value is the program's when op_par_loop returns: it runs after the chain */
   if (!why && op2_call_has_reduction(call)) why = "a global reduction";
   if (!why && record(ctx, c, call, &k)) {

@@ -475,12 +475,6 @@ static void context_comment(const op2_buf *context, op2_buf *out) {
   op2_buf_printf(out, "\n*/\n");
 }
 
-const char *op2_kernel_text_body(const char *kernel) {
-  if (strncmp(kernel, OP2_CONTEXT_MARK, sizeof OP2_CONTEXT_MARK - 1) != 0) return kernel;
-  const char *end = strstr(kernel, "*/");
-  return end ? end + 2 : kernel;
-}
-
 /* What the C++ tier compiles before a kernel found through the calling file, as OP2 compiles
  * the kernel inside that file: the calling file's preprocessor lines before line `upto` (its
  * includes, standard ones too, its #defines and conditionals; its code left out), each file in

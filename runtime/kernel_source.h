@@ -33,8 +33,4 @@ const char *op2_kernel_file_failure(int err);
 char *op2_kernel_expand_includes(const char *text, const char *path, const char *shown,
                                  const char *kernel_path);
 
-/* A kernel's text past the C++ tier's context of its calling file (the comment that
- * op2_kernel_function_source puts at its head), for readers of the kernel's own code. */
-const char *op2_kernel_text_body(const char *kernel);
-
 #endif /* OP2_RUNTIME_KERNEL_SOURCE_H */

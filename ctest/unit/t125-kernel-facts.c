@@ -2,7 +2,8 @@
 /* A kernel text's facts (jit/kernel_facts.c), read once: the names its code uses (members,
  * comments, literals and numbers' suffixes are no names of its own), its parameters, and the
  * engine handing the same record to every later loop with the same text and name, while keeping
- * no more than OP2_FACTS_KEPT of them. */
+ * no more than OP2_FACTS_KEPT of them; whether it prints (lazy execution runs such a call at
+ * once). */
 #include "test.h"
 #include "runtime/op2_impl.h"
 #include "jit/jit_internal.h"
@@ -34,7 +35,18 @@ int main(int argc, char **argv) {
   CHECK_EQ_INT(f->nparams, 3);
   CHECK(strcmp(f->params[2].name, "n") == 0 && strcmp(f->params[2].base, "int") == 0);
   CHECK(f->params[0].pointee_const && !f->params[1].pointee_const);
+
+  /* it prints when its code names an output call, not when a comment or literal does */
+  CHECK(!f->prints);
   op2_kernel_facts_free(f);
+  f = op2_kernel_facts_read("void k(double *a) { if (a[0] < 0) fprintf(stderr, \"%g\", a[0]); }",
+                            "k");
+  CHECK(f != NULL && f->prints);
+  op2_kernel_facts_free(f);
+  f = op2_kernel_facts_read("void k(double *a) { /* printf */ a[0] = sizeof \"cout\"; }", "k");
+  CHECK(f != NULL && !f->prints);
+  CHECK(!op2_kernel_prints(op2_ctx()->jit_engine, "void k(int *a) { a[0] = 1; }", "k"));
+  CHECK(op2_kernel_prints(op2_ctx()->jit_engine, "void k(int *a) { puts(\"x\"); }", "k"));
 
   /* a text the parameter reader does not understand: said, not guessed */
   f = op2_kernel_facts_read("void k(VEC q) { }", "k");
