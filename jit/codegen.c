@@ -196,7 +196,7 @@ static int generate(op2_jit *jit, const op2_loop_desc *loop, const file_shape *s
   int nused = 0;
   op2_buf kernel = {0}, context = {0}, context_text = {0};
   if (kernel_src) {
-    op2_kernel_text_for_c(loop, kernel_src, shape->rewrite_std, &kernel);
+    op2_kernel_text_for_c_kept(jit, loop, kernel_src, shape->rewrite_std, &kernel);
     size_t skip = kernel.failed ? 0 : op2_kernel_context(kernel.data, &context);
     if (kernel.failed || context.failed) {
       op2_buf_free(&kernel), op2_buf_free(&context), op2_buf_free(&out->signature);
@@ -215,7 +215,7 @@ static int generate(op2_jit *jit, const op2_loop_desc *loop, const file_shape *s
     if (skip) {
       op2_loop_desc defined = *loop;
       defined.consts = used, defined.nconsts = nused;
-      op2_kernel_text_for_c(&defined, context.data, 0, &context_text);
+      op2_kernel_text_for_c_kept(jit, &defined, context.data, 0, &context_text);
     }
     op2_buf_free(&context);
     if (context_text.failed) {
@@ -411,7 +411,7 @@ int op2_codegen_c(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_sr
                   op2_generated *out) {
   op2_buf kernel = {0};
   if (kernel_src) {
-    op2_kernel_text_for_c(loop, kernel_src, 1, &kernel);
+    op2_kernel_text_for_c_kept(jit, loop, kernel_src, 1, &kernel);
     if (kernel.failed) {
       op2_buf_free(&kernel);
       memset(out, 0, sizeof *out);

@@ -142,6 +142,7 @@ op2_kernel_facts *op2_kernel_facts_read(const char *text, const char *name) {
 
 void op2_kernel_facts_free(op2_kernel_facts *f) {
   if (!f) return;
+  for (int i = 0; i < f->nlowered; i++) free(f->lowered[i].text);
   free(f->text), free(f->name), free(f->blank), free(f->words), free(f->word_len), free(f);
 }
 
@@ -153,7 +154,7 @@ static XXH128_hash_t key_of(const char *text, const char *name) {
   return XXH3_128bits_digest(&state);
 }
 
-const op2_kernel_facts *op2_kernel_facts_of(op2_jit *jit, const char *text, const char *name) {
+static op2_kernel_facts *facts_of(op2_jit *jit, const char *text, const char *name) {
   XXH128_hash_t key = key_of(text, name);
   op2_facts_table *t = jit->facts;
   for (int i = 0; t && i < t->n; i++)
@@ -176,8 +177,48 @@ const op2_kernel_facts *op2_kernel_facts_of(op2_jit *jit, const char *text, cons
   return f;
 }
 
+const op2_kernel_facts *op2_kernel_facts_of(op2_jit *jit, const char *text, const char *name) {
+  return facts_of(jit, text, name);
+}
+
 void op2_facts_table_free(op2_facts_table *t) {
   if (!t) return;
   for (int i = 0; i < t->n; i++) op2_kernel_facts_free(t->facts[i]);
   free(t);
+}
+
+/* What op2_kernel_text_for_c depends on besides the text and the loop's name. */
+static uint64_t lowered_key(const op2_loop_desc *loop, int rewrite_std) {
+  XXH3_state_t state;
+  XXH3_64bits_reset(&state);
+  XXH3_64bits_update(&state, &rewrite_std, sizeof rewrite_std);
+  for (int c = 0; c < loop->nconsts; c++)
+    XXH3_64bits_update(&state, loop->consts[c]->name, strlen(loop->consts[c]->name) + 1);
+  return XXH3_64bits_digest(&state);
+}
+
+void op2_kernel_text_for_c_kept(op2_jit *jit, const op2_loop_desc *loop, const char *src,
+                                int rewrite_std, op2_buf *out) {
+  op2_kernel_facts *f = loop ? facts_of(jit, src, loop->name) : NULL;
+  uint64_t key = loop ? lowered_key(loop, rewrite_std) : 0;
+  for (int i = 0; f && i < f->nlowered; i++)
+    if (f->lowered[i].key == key) {
+      op2_buf_append(out, f->lowered[i].text, strlen(f->lowered[i].text));
+      return;
+    }
+  if (loop && !f) op2_jit_failure_clear(jit); /* out of memory there: lowered here all the same */
+  op2_buf lowered = {0};
+  op2_kernel_text_for_c(loop, src, rewrite_std, &lowered);
+  if (lowered.failed) {
+    out->failed = 1;
+    op2_buf_free(&lowered);
+    return;
+  }
+  op2_buf_append(out, lowered.data, lowered.len);
+  if (f && f->nlowered < OP2_FACTS_LOWERED) {
+    f->lowered[f->nlowered].key = key;
+    f->lowered[f->nlowered++].text = lowered.data; /* the record owns it now */
+    return;
+  }
+  op2_buf_free(&lowered);
 }

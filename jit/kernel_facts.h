@@ -6,6 +6,8 @@
 #include "jit/jit.h"
 #include "kernel_params.h"
 
+enum { OP2_FACTS_LOWERED = 4 };
+
 typedef struct op2_kernel_facts {
   char *text;  /* the kernel text (the record's copy) */
   char *name;  /* the kernel's name in it */
@@ -21,6 +23,14 @@ typedef struct op2_kernel_facts {
   const char **words;
   int *word_len, nwords;
   bool prints; /* a name of its code holds a standard output call's (op2_kernel_prints, jit.h) */
+  /* the text as the generated C file holds it (op2_kernel_text_for_c), for the last few
+   * variants of what that depends on besides the text and name: rewrite_std and the names of
+   * the loop's constants (their key) */
+  struct {
+    uint64_t key;
+    char *text;
+  } lowered[OP2_FACTS_LOWERED];
+  int nlowered;
 } op2_kernel_facts;
 
 /* The facts of kernel `name` in `text`, read once: the engine keeps the records of the last
@@ -30,6 +40,13 @@ typedef struct op2_kernel_facts {
  * is. */
 enum { OP2_FACTS_KEPT = 64 };
 const op2_kernel_facts *op2_kernel_facts_of(op2_jit *jit, const char *text, const char *name);
+
+/* op2_kernel_text_for_c (jit_internal.h) of `src` for `loop`, appended to `out`, made once per
+ * text, loop name, rewrite_std and names of the loop's constants and kept with the text's facts:
+ * a loop's scalar (TinyCC) and SIMD (optimised) files, and loops of one kernel, lower it once.
+ * Out of memory: out->failed. */
+void op2_kernel_text_for_c_kept(op2_jit *jit, const op2_loop_desc *loop, const char *src,
+                                int rewrite_std, op2_buf *out);
 
 /* Whether the text's code names `word` (an identifier, not a member's name). */
 bool op2_kernel_facts_names(const op2_kernel_facts *facts, const char *word);

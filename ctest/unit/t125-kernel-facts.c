@@ -3,7 +3,7 @@
  * comments, literals and numbers' suffixes are no names of its own), its parameters, and the
  * engine handing the same record to every later loop with the same text and name, while keeping
  * no more than OP2_FACTS_KEPT of them; whether it prints (lazy execution runs such a call at
- * once). */
+ * once); its text as the C file holds it, lowered once per what that depends on. */
 #include "test.h"
 #include "runtime/op2_impl.h"
 #include "jit/jit_internal.h"
@@ -68,6 +68,25 @@ int main(int argc, char **argv) {
   }
   const op2_kernel_facts *again = op2_kernel_facts_of(jit, text, "k");
   CHECK(again != NULL && again->nparams == 3 && op2_kernel_facts_names(again, "gm1"));
+
+  /* the text as the C file holds it, lowered once per text, name, rewrite_std and constants'
+   * names: the same again, and different where the constants differ (the extern declaration of
+   * a declared constant is blanked, of an undeclared one kept) */
+  const char *decl = "extern double cfl;\nvoid k(double *a) { a[0] = cfl; }\n";
+  op2_const cfl = {.name = "cfl"}, unrelated = {.name = "unrelated"};
+  op2_const *with_cfl[] = {&cfl}, *without_cfl[] = {&unrelated};
+  op2_loop_desc d1 = {.name = "k", .consts = with_cfl, .nconsts = 1};
+  op2_loop_desc d2 = {.name = "k", .consts = without_cfl, .nconsts = 1};
+  op2_buf once = {0}, twice = {0}, plain = {0}, other_consts = {0};
+  op2_kernel_text_for_c(&d1, decl, 1, &plain);
+  op2_kernel_text_for_c_kept(jit, &d1, decl, 1, &once);
+  op2_kernel_text_for_c_kept(jit, &d1, decl, 1, &twice);
+  op2_kernel_text_for_c_kept(jit, &d2, decl, 1, &other_consts);
+  CHECK(!plain.failed && !once.failed && !twice.failed && !other_consts.failed);
+  CHECK(strcmp(once.data, plain.data) == 0 && strcmp(twice.data, plain.data) == 0);
+  CHECK(strstr(plain.data, "extern double cfl;") == NULL);
+  CHECK(strstr(other_consts.data, "extern double cfl;") != NULL);
+  op2_buf_free(&once), op2_buf_free(&twice), op2_buf_free(&plain), op2_buf_free(&other_consts);
   op_exit();
   return 0;
 }
