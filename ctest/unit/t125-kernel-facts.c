@@ -45,6 +45,7 @@ int main(int argc, char **argv) {
   op2_kernel_facts_free(f);
   f = op2_kernel_facts_read("void k(double *a) { /* printf */ a[0] = sizeof \"cout\"; }", "k");
   CHECK(f != NULL && !f->prints);
+  op2_kernel_facts_free(f);
   CHECK(!op2_kernel_prints(op2_ctx()->jit_engine, "void k(int *a) { a[0] = 1; }", "k"));
   CHECK(op2_kernel_prints(op2_ctx()->jit_engine, "void k(int *a) { puts(\"x\"); }", "k"));
 
