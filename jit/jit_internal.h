@@ -81,10 +81,6 @@ int op2_constants_used(op2_jit *jit, const op2_loop_desc *loop, const char *kern
                        op2_const ***out, int *n);
 int op2_codegen_c(op2_jit *jit, const op2_loop_desc *loop, const char *kernel_src,
                   op2_generated *out);
-/* Whether the kernel's code (comments and strings skipped) uses what C compilers accept with
- * another meaning than C++'s: `auto` (a deduced type in C++, an int in C and TinyCC, silently).
- * Such a kernel goes to the C++ tier only; any other C++ reaches it by a C compiler's rejection. */
-int op2_kernel_needs_cxx(const char *src);
 /* The kernel text as the generated file holds it (kernel_text.c): `extern` declarations of the
  * loop's constants blanked, C++ standard headers dropped or replaced by C ones, file-scope
  * `inline` functions without a storage class made `static` (every target: the emulator builds

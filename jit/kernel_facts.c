@@ -137,6 +137,7 @@ op2_kernel_facts *op2_kernel_facts_read(const char *text, const char *name) {
     return NULL;
   }
   f->prints = names_output(f);
+  f->needs_cxx = op2_kernel_facts_names(f, "auto") ? "it uses `auto`" : NULL;
   return f;
 }
 

@@ -23,6 +23,10 @@ typedef struct op2_kernel_facts {
   const char **words;
   int *word_len, nwords;
   bool prints; /* a name of its code holds a standard output call's (op2_kernel_prints, jit.h) */
+  /* its code uses what C compilers accept with another meaning than C++'s: `auto` (a deduced
+   * type in C++, an int in C and TinyCC, silently); NULL when it does not. Such a kernel goes to
+   * the C++ tier only (ladder.c); any other C++ reaches it by a C compiler's rejection. */
+  const char *needs_cxx;
   /* the text as the generated C file holds it (op2_kernel_text_for_c), for the last few
    * variants of what that depends on besides the text and name: rewrite_std and the names of
    * the loop's constants (their key) */

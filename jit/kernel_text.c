@@ -50,22 +50,6 @@ static int std_known(const char *p, int *renamed) {
   return 0;
 }
 
-int op2_kernel_needs_cxx(const char *src) {
-  for (const char *p = src; *p;) {
-    const char *q = op2_c_skip_literal(p);
-    if (q != p) {
-      p = q;
-      continue;
-    }
-    /* C++'s deduced type: C (and TinyCC, silently) would declare an int */
-    if (*p == 'a' && strncmp(p, "auto", 4) == 0 && !op2_ident_char(p[4]) &&
-        (p == src || !op2_ident_char(p[-1])))
-      return 1;
-    p++;
-  }
-  return 0;
-}
-
 /* The C header in place of a C++ one: "" (nothing: the prelude declares it, or the C++ tier's
  * wrapper includes it before the generated file), a C header, or NULL (not a C++ header). */
 static const char *c_header_for(const char *name, size_t len) {

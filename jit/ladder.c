@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "jit_internal.h"
+#include "kernel_facts.h"
 
 /* One rung: a tier and what the walk may do with it. */
 typedef struct rung {
@@ -64,7 +65,7 @@ static void plan_ladder(const op2_jit *jit, int consts, bool cxx_only, ladder *l
   bool use_cc = jit->cfg.mode != OP2_JIT_TCC && jit->cc_usable;
   bool tiered = use_cc && jit->cfg.mode == OP2_JIT_TIERED;
   l->n = 0;
-  if (cxx_only) { /* a C compiler would accept it with another meaning (op2_kernel_needs_cxx) */
+  if (cxx_only) { /* a C compiler would accept it with another meaning (kernel_facts.h) */
     bool stored = !(tiered && consts == CONSTS_UNSETTLED);
     add(l, (rung){.tier = OP2_TIER_CXX, .look = stored, .build = true, .store = stored});
     return;
@@ -374,8 +375,11 @@ int op2_jit_obtain(op2_jit *jit, const op2_jit_request *rq, op2_jit_counters *cn
                    const op2_generated *gen) {
   int consts;
   OP2_CALL(constants_state(jit, rq, &consts));
+  const op2_kernel_facts *facts =
+      rq->kernel_src ? op2_kernel_facts_of(jit, rq->kernel_src, op2_jit_request_name(rq)) : NULL;
+  if (rq->kernel_src && !facts) return OP2_ERR_MEM;
   ladder l;
-  plan_ladder(jit, consts, rq->kernel_src && op2_kernel_needs_cxx(rq->kernel_src), &l);
+  plan_ladder(jit, consts, facts && facts->needs_cxx, &l);
   walk w = {.jit = jit, .rq = rq, .cnt = cnt, .k = k, .gen = gen, .root = op2_jit_cache_root(jit)};
   int rc = walk_ladder(&w, &l);
   free(w.cxx_log);

@@ -3,7 +3,8 @@
  * comments, literals and numbers' suffixes are no names of its own), its parameters, and the
  * engine handing the same record to every later loop with the same text and name, while keeping
  * no more than OP2_FACTS_KEPT of them; whether it prints (lazy execution runs such a call at
- * once); its text as the C file holds it, lowered once per what that depends on. */
+ * once); whether it needs C++; its text as the C file holds it, lowered once per what that
+ * depends on. */
 #include "test.h"
 #include "runtime/op2_impl.h"
 #include "jit/jit_internal.h"
@@ -48,6 +49,16 @@ int main(int argc, char **argv) {
   op2_kernel_facts_free(f);
   CHECK(!op2_kernel_prints(op2_ctx()->jit_engine, "void k(int *a) { a[0] = 1; }", "k"));
   CHECK(op2_kernel_prints(op2_ctx()->jit_engine, "void k(int *a) { puts(\"x\"); }", "k"));
+
+  /* it needs C++ when its code uses `auto` (C would read an int), not when a comment, a literal
+   * or a longer name holds the word */
+  f = op2_kernel_facts_read("void k(double *a) { auto t = a[0] * 2; a[1] = t; }", "k");
+  CHECK(f != NULL && f->needs_cxx != NULL && strstr(f->needs_cxx, "auto"));
+  op2_kernel_facts_free(f);
+  f = op2_kernel_facts_read(
+      "void k(double *automatic) { /* auto */ automatic[0] = sizeof \"auto\"; }", "k");
+  CHECK(f != NULL && f->needs_cxx == NULL);
+  op2_kernel_facts_free(f);
 
   /* a text the parameter reader does not understand: said, not guessed */
   f = op2_kernel_facts_read("void k(VEC q) { }", "k");
