@@ -16,10 +16,10 @@ enum { NESTING_MAX = 16 };
 #define MAGNITUDE_MAX (1L << 40) /* far beyond any row length; no overflow on the way */
 
 typedef struct reader {
-  const char *code; /* the whole (blanked) text: macros are looked up in it */
-  const char *p;    /* the next character to read */
-  const char *end;  /* NULL, or where the expression must stop (a macro's replacement) */
-  int nesting;      /* parentheses and macro expansions entered */
+  const op2_c_macros *macros; /* the text's (base/c_lexis.h) */
+  const char *p;              /* the next character to read */
+  const char *end;            /* NULL, or where the expression must stop (a macro's replacement) */
+  int nesting;                /* parentheses and macro expansions entered */
 } reader;
 
 static int at_end(const reader *r) {
@@ -30,27 +30,23 @@ static void skip_blank(reader *r) {
   while (!at_end(r) && (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r')) r->p++;
 }
 
-/* The replacement [*from, *to) of object-like macro name[0, len) in code: 0, or -1 when it is
- * not defined, defined as a function-like macro, defined twice differently, or #undef'd. */
-static int macro_replacement(const char *code, const char *name, size_t len, const char **from,
+/* [*from, *to) without the blanks around it. */
+static void trim(const char **from, const char **to) {
+  while (*from < *to && isspace((unsigned char)**from)) ++*from;
+  while (*to > *from && isspace((unsigned char)(*to)[-1])) --*to;
+}
+
+/* The replacement [*from, *to) of object-like macro name[0, len): 0, or -1 when it is not
+ * defined, defined twice differently, or #undef'd (function-like macros are not in the table). */
+static int macro_replacement(const op2_c_macros *t, const char *name, size_t len, const char **from,
                              const char **to) {
   *from = *to = NULL;
-  for (const char *h = strchr(code, '#'); h; h = strchr(h + 1, '#')) {
-    const char *line = h;
-    while (line > code && (line[-1] == ' ' || line[-1] == '\t')) line--;
-    if (line > code && line[-1] != '\n') continue;
-    const char *w = h + 1;
-    while (*w == ' ' || *w == '\t') w++;
-    int undef = strncmp(w, "undef", 5) == 0 && !op2_ident_char(w[5]);
-    if (!undef && !(strncmp(w, "define", 6) == 0 && !op2_ident_char(w[6]))) continue;
-    w += undef ? 5 : 6;
-    while (*w == ' ' || *w == '\t') w++;
-    if (strncmp(w, name, len) != 0 || op2_ident_char(w[len])) continue;
-    if (undef || w[len] == '(') return -1;
-    const char *a = w + len, *b = a;
-    while (*b && !(*b == '\n' && b[-1] != '\\')) b++;
-    while (a < b && (*a == ' ' || *a == '\t')) a++;
-    while (b > a && isspace((unsigned char)b[-1])) b--;
+  for (int i = 0; i < t->n; i++) {
+    const op2_c_macro *m = &t->def[i];
+    if (m->len != len || strncmp(m->name, name, len) != 0) continue;
+    if (!m->body) return -1;
+    const char *a = m->body, *b = m->end;
+    trim(&a, &b);
     if (*from && ((size_t)(b - a) != (size_t)(*to - *from) || strncmp(a, *from, b - a) != 0))
       return -1;
     *from = a, *to = b;
@@ -84,8 +80,8 @@ static int primary(reader *r, long *v) {
   } else if (op2_ident_char(*r->p)) {
     const char *name = r->p;
     while (op2_ident_char(*r->p)) r->p++;
-    reader m = {r->code, NULL, NULL, r->nesting};
-    if (macro_replacement(r->code, name, (size_t)(r->p - name), &m.p, &m.end) == 0) {
+    reader m = {r->macros, NULL, NULL, r->nesting};
+    if (macro_replacement(r->macros, name, (size_t)(r->p - name), &m.p, &m.end) == 0) {
       rc = expression(&m, v);
       skip_blank(&m);
       if (rc == 0 && !at_end(&m)) rc = -1;
@@ -139,8 +135,8 @@ static int expression(reader *r, long *v) {
   return 0;
 }
 
-long op2_kernel_constant(const char *code, size_t *at) {
-  reader r = {code, code + *at, NULL, 0};
+long op2_kernel_constant(const char *code, size_t *at, const op2_c_macros *macros) {
+  reader r = {macros, code + *at, NULL, 0};
   long v;
   if (expression(&r, &v) != 0 || v < 0) return -1;
   *at = (size_t)(r.p - code);

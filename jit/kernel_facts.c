@@ -136,6 +136,11 @@ op2_kernel_facts *op2_kernel_facts_read(const char *text, const char *name) {
     op2_kernel_facts_free(f);
     return NULL;
   }
+  op2_c_macros_read(f->blank, &f->macros);
+  if (f->macros.failed) {
+    op2_kernel_facts_free(f);
+    return NULL;
+  }
   f->prints = names_output(f);
   f->needs_cxx = op2_kernel_facts_names(f, "auto") ? "it uses `auto`" : NULL;
   return f;
@@ -144,6 +149,7 @@ op2_kernel_facts *op2_kernel_facts_read(const char *text, const char *name) {
 void op2_kernel_facts_free(op2_kernel_facts *f) {
   if (!f) return;
   for (int i = 0; i < f->nlowered; i++) free(f->lowered[i].text);
+  op2_c_macros_free(&f->macros);
   free(f->text), free(f->name), free(f->blank), free(f->words), free(f->word_len), free(f);
 }
 

@@ -3,6 +3,7 @@
 #ifndef OP2_KERNEL_FACTS_H
 #define OP2_KERNEL_FACTS_H
 
+#include "base/c_lexis.h"
 #include "jit/jit.h"
 #include "kernel_params.h"
 
@@ -22,6 +23,7 @@ typedef struct op2_kernel_facts {
    * it is no name of the text's own), pointing into `blank` */
   const char **words;
   int *word_len, nwords;
+  op2_c_macros macros; /* the object-like macros it defines and undefines (base/c_lexis.h) */
   bool prints; /* a name of its code holds a standard output call's (op2_kernel_prints, jit.h) */
   /* its code uses what C compilers accept with another meaning than C++'s: `auto` (a deduced
    * type in C++, an int in C and TinyCC, silently); NULL when it does not. Such a kernel goes to

@@ -184,13 +184,12 @@ static int directive_kind(const char *code, size_t at) {
   } kinds[] = {{"ifdef", DIRECTIVE_OPEN},   {"ifndef", DIRECTIVE_OPEN}, {"if", DIRECTIVE_OPEN},
                {"elif", DIRECTIVE_BRANCH},  {"else", DIRECTIVE_BRANCH}, {"endif", DIRECTIVE_CLOSE},
                {"pragma", DIRECTIVE_INERT}, {"line", DIRECTIVE_INERT}};
-  size_t w = at + 1;
-  while (code[w] == ' ' || code[w] == '\t') w++;
-  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
-    size_t n = strlen(kinds[k].word);
-    if (strncmp(code + w, kinds[k].word, n) == 0 && !op2_ident_char(code[w + n]))
+  const char *name;
+  size_t len;
+  if (!op2_c_directive(code + at, &name, &len)) return DIRECTIVE_OTHER;
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+    if (strlen(kinds[k].word) == len && strncmp(name, kinds[k].word, len) == 0)
       return kinds[k].kind;
-  }
   return DIRECTIVE_OTHER;
 }
 
@@ -318,7 +317,8 @@ enum { ONCE_COMPONENTS = 64 };
 
 typedef struct once_scan {
   const char *code;
-  size_t end; /* the body's closing '}' */
+  size_t end;                 /* the body's closing '}' */
+  const op2_c_macros *macros; /* the text's, for subscripts that name components */
   const char *name;
   size_t len;
   size_t first[ONCE_COMPONENTS], last[ONCE_COMPONENTS]; /* offsets of the additions, +1; 0: none */
@@ -399,9 +399,9 @@ static size_t after_statement(const once_scan *s, size_t i) {
 
 /* An integer constant at *i (a literal, or an expression of literals and the text's macros:
  * kernel_constants.c) no larger than ONCE_COMPONENTS; moves *i past it. -1 when there is none. */
-static long literal_at(const char *c, size_t *i) {
+static long literal_at(const once_scan *s, size_t *i) {
   size_t at = *i;
-  long v = op2_kernel_constant(c, &at);
+  long v = op2_kernel_constant(s->code, &at, s->macros);
   if (v < 0 || v > ONCE_COMPONENTS) return -1;
   *i = at;
   return v;
@@ -429,7 +429,7 @@ static int added_component(const once_scan *s, size_t i, size_t e, const char *v
     if (var && word_at(c, k, var, vlen)) {
       component = ONCE_COMPONENTS;
       k += vlen;
-    } else if ((component = literal_at(c, &k)) < 0 || component == ONCE_COMPONENTS) {
+    } else if ((component = literal_at(s, &k)) < 0 || component == ONCE_COMPONENTS) {
       return -1;
     }
     if (skip_space(c, k, close) != close) return -1;
@@ -477,7 +477,7 @@ static int counted_loop(once_scan *s, size_t at, size_t e, unsigned char *n) {
   i = skip_space(c, i + len, e);
   if (c[i] != '=') return -1;
   i = skip_space(c, i + 1, e);
-  long lo = literal_at(c, &i);
+  long lo = literal_at(s, &i);
   i = skip_space(c, i, e);
   if (lo < 0 || c[i] != ';') return -1;
   i = skip_space(c, i + 1, e);
@@ -486,7 +486,7 @@ static int counted_loop(once_scan *s, size_t at, size_t e, unsigned char *n) {
   int inclusive = c[i] == '<' && c[i + 1] == '=';
   if (c[i] != '<' || c[i + 1] == '<') return -1;
   i = skip_space(c, i + 1 + inclusive, e);
-  long hi = literal_at(c, &i);
+  long hi = literal_at(s, &i);
   i = skip_space(c, i, e);
   if (hi < 0 || c[i] != ';') return -1;
   hi += inclusive;
@@ -502,7 +502,7 @@ static int counted_loop(once_scan *s, size_t at, size_t e, unsigned char *n) {
       i += 2;
     } else {
       size_t k = skip_space(c, i + 2, e);
-      if (c[i] != '+' || c[i + 1] != '=' || literal_at(c, &k) != 1) return -1;
+      if (c[i] != '+' || c[i + 1] != '=' || literal_at(s, &k) != 1) return -1;
       i = k;
     }
   }
@@ -601,8 +601,11 @@ uint64_t op2_kernel_adds_once(const op2_kernel_facts *k, uint64_t which, const i
     for (int p = 0; p < nparams && p < 64; p++) {
       if (!(which >> p & 1) || params[p].depth != 1 || in_a_macro(code, params[p].name)) continue;
       once_scan *s = &scans[p];
-      *s = (once_scan){
-          .code = code, .end = end, .name = params[p].name, .len = strlen(params[p].name)};
+      *s = (once_scan){.code = code,
+                       .end = end,
+                       .macros = &k->macros,
+                       .name = params[p].name,
+                       .len = strlen(params[p].name)};
       unsigned char n[ONCE_COMPONENTS] = {0};
       size_t at = body;
       if (count_adds(s, &at, n) == 0 && at == end + 1) once |= (uint64_t)1 << p;

@@ -120,20 +120,6 @@ static const char *extern_constant_decl(const op2_loop_desc *loop, const char *p
   return names_constant && *q == ';' ? q + 1 : NULL;
 }
 
-/* At p, the start of a line: when it is a preprocessor directive, its name (*name, *len) and
- * the end of the directive (its continuation lines included); NULL otherwise. */
-static const char *directive(const char *p, const char **name, size_t *len) {
-  while (*p == ' ' || *p == '\t') p++;
-  if (*p != '#') return NULL;
-  const char *d = p + 1;
-  while (*d == ' ' || *d == '\t') d++;
-  const char *e = d;
-  while (op2_ident_char(*e)) e++;
-  *name = d, *len = (size_t)(e - d);
-  while (*e && !(*e == '\n' && e[-1] != '\\')) e++;
-  return e;
-}
-
 /* How many of the text's `#if`, `#ifdef` and `#ifndef` have no `#endif`: a kernel taken from a
  * header ends there, inside the header's include guard. */
 static int unclosed_conditionals(const char *src) {
@@ -144,7 +130,7 @@ static int unclosed_conditionals(const char *src) {
       line_start = 0, p = q;
       continue;
     }
-    const char *d, *end = line_start && *p == '#' ? directive(p, &d, &(size_t){0}) : NULL;
+    const char *d, *end = line_start && *p == '#' ? op2_c_directive(p, &d, &(size_t){0}) : NULL;
     if (end) {
       size_t len = strspn(d, "abcdefghijklmnopqrstuvwxyz");
       if (word_is(d, len, "if") || word_is(d, len, "ifdef") || word_is(d, len, "ifndef")) open++;
@@ -168,47 +154,18 @@ static int unclosed_conditionals(const char *src) {
  * are read, object-like macros the text defines are looked through, and `static` is put before
  * the declaration's first word, once. */
 
-enum { WORD_INLINE = 1, WORD_STORAGE = 2, MAX_MACROS = 512, MACRO_DEPTH = 8 };
-
-typedef struct macro_def {
-  const char *name, *body, *end;
-  size_t len;
-} macro_def;
-
-typedef struct macro_table {
-  macro_def def[MAX_MACROS];
-  int n;
-} macro_table;
-
-/* The object-like macros `src` defines (every definition, for conditional ones). */
-static void collect_macros(const char *src, macro_table *t) {
-  t->n = 0;
-  for (const char *p = src; *p && t->n < MAX_MACROS;) {
-    const char *d;
-    size_t len;
-    const char *end = directive(p, &d, &len);
-    if (end && word_is(d, len, "define")) {
-      const char *n = d + len;
-      while (*n == ' ' || *n == '\t') n++;
-      const char *e = n;
-      while (op2_ident_char(*e)) e++;
-      if (e > n && *e != '(') t->def[t->n++] = (macro_def){n, e, end, (size_t)(e - n)};
-    }
-    const char *nl = strchr(end ? end : p, '\n');
-    p = nl ? nl + 1 : p + strlen(p);
-  }
-}
+enum { WORD_INLINE = 1, WORD_STORAGE = 2, MACRO_DEPTH = 8 };
 
 /* What the word [w, w + len) is or may expand to: WORD_INLINE, WORD_STORAGE (static, extern,
  * typedef), both or neither. */
-static int word_class(const macro_table *t, const char *w, size_t len, int depth) {
+static int word_class(const op2_c_macros *t, const char *w, size_t len, int depth) {
   if (word_is(w, len, "inline") || word_is(w, len, "__inline") || word_is(w, len, "__inline__"))
     return WORD_INLINE;
   if (word_is(w, len, "static") || word_is(w, len, "extern") || word_is(w, len, "typedef"))
     return WORD_STORAGE;
   int cls = 0;
   for (int i = 0; depth < MACRO_DEPTH && i < t->n; i++) {
-    if (t->def[i].len != len || strncmp(t->def[i].name, w, len) != 0) continue;
+    if (!t->def[i].body || t->def[i].len != len || strncmp(t->def[i].name, w, len) != 0) continue;
     for (const char *p = t->def[i].body; p < t->def[i].end;) {
       const char *q = op2_c_skip_literal(p);
       if (q != p) {
@@ -227,7 +184,7 @@ static int word_class(const macro_table *t, const char *w, size_t len, int depth
 /* At p, the first word of a declaration at file scope: whether its specifiers (up to the
  * declarator's parameter list, attributes skipped) make an inline function with neither static
  * nor extern. */
-static int needs_static(const macro_table *t, const char *p) {
+static int needs_static(const op2_c_macros *t, const char *p) {
   int cls = 0;
   while (*p && *p != ';' && *p != '{' && *p != '=' && *p != ',' && *p != '(') {
     const char *q = op2_c_skip_literal(p);
@@ -348,11 +305,9 @@ void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewri
   if (rewrite_std && op2_cxx_lower(src, loop ? loop->name : NULL, &lowered) && !lowered.failed)
     src = lowered.data;
   /* C's inline for every target: the CUDA file is C for the emulator too */
-  macro_table *macros = malloc(sizeof *macros);
-  if (macros)
-    collect_macros(src, macros);
-  else
-    out->failed = 1; /* the caller reports it as out of memory */
+  op2_c_macros macros;
+  op2_c_macros_read(src, &macros);
+  if (macros.failed) out->failed = 1; /* the caller reports it as out of memory */
   for (const char *p = src; *p;) {
     const char *q = op2_c_skip_literal(p);
     if (q != p) {
@@ -363,7 +318,8 @@ void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewri
     }
     const char *end, *name;
     size_t len;
-    if (line_start && *p == '#' && (end = directive(p, &name, &len)) != NULL) directive_end = end;
+    if (line_start && *p == '#' && (end = op2_c_directive(p, &name, &len)) != NULL)
+      directive_end = end;
     const char *repl = line_start && *p == '#' ? std_include(p, &end) : NULL;
     if (repl) {
       op2_buf_printf(out, "%s%s", *repl ? "#include " : "", repl);
@@ -381,7 +337,7 @@ void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewri
     if (depth == 0 && code && at_decl && op2_ident_char(*p) && !isdigit((unsigned char)*p) &&
         (p == src || !op2_ident_char(p[-1]))) {
       at_decl = 0;
-      if (macros && needs_static(macros, p)) op2_buf_printf(out, "static ");
+      if (needs_static(&macros, p)) op2_buf_printf(out, "static ");
     }
     if (rewrite_std && *p == 's' && (p == src || !op2_ident_char(p[-1])) &&
         std_known(p, &renamed)) {
@@ -412,7 +368,7 @@ void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewri
   /* the header's guard (and any conditional around the kernel) closed after the kernel */
   for (int n = unclosed_conditionals(src); n > 0; n--) op2_buf_printf(out, "\n#endif");
   if (!out->data) op2_buf_append(out, "", 0);
-  free(macros);
+  op2_c_macros_free(&macros);
   op2_buf_free(&lowered);
   op2_buf_free(&pruned);
 }
