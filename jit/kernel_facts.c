@@ -21,24 +21,16 @@ struct op2_facts_table {
   int n, next; /* records kept; the one the next new record replaces once all are in use */
 };
 
-static int by_word(const void *a, const void *b, void *arg) {
-  const op2_kernel_facts *f = arg;
-  int i = *(const int *)a, j = *(const int *)b;
-  int n = f->word_len[i] < f->word_len[j] ? f->word_len[i] : f->word_len[j];
-  int c = memcmp(f->words[i], f->words[j], (size_t)n);
-  return c ? c : f->word_len[i] - f->word_len[j];
-}
-
-static int compare_word(const char *w, int wlen, const char *key, int klen) {
-  int n = wlen < klen ? wlen : klen, c = memcmp(w, key, (size_t)n);
-  return c ? c : wlen - klen;
+static int compare_word(const void *a, const void *b) {
+  const struct op2_word *x = a, *y = b;
+  int c = memcmp(x->p, y->p, (size_t)(x->len < y->len ? x->len : y->len));
+  return c ? c : x->len - y->len;
 }
 
 /* The identifiers of the blanked code, sorted, each once: -1 when out of memory. */
 static int read_words(op2_kernel_facts *f) {
   int cap = 0, n = 0;
-  const char **words = NULL;
-  int *lens = NULL;
+  struct op2_word *words = NULL;
   char prev = ' ', before_prev = ' ';
   for (const char *p = f->blank; *p;) {
     if (op2_ident_char(*p) && !(*p >= '0' && *p <= '9')) {
@@ -48,16 +40,14 @@ static int read_words(op2_kernel_facts *f) {
       if (prev != '.' && !(prev == '>' && before_prev == '-')) {
         if (n == cap) {
           cap = cap ? 2 * cap : 256;
-          const char **w = realloc(words, (size_t)cap * sizeof *w);
-          if (w) words = w;
-          int *l = w ? realloc(lens, (size_t)cap * sizeof *l) : NULL;
-          if (!l) {
-            free(words), free(lens);
+          struct op2_word *w = realloc(words, (size_t)cap * sizeof *w);
+          if (!w) {
+            free(words);
             return -1;
           }
-          lens = l;
+          words = w;
         }
-        words[n] = start, lens[n++] = (int)(p - start);
+        words[n++] = (struct op2_word){start, (int)(p - start)};
       }
       before_prev = prev, prev = 'a';
     } else if (*p >= '0' && *p <= '9') { /* a number, its suffixes and exponent too */
@@ -68,26 +58,11 @@ static int read_words(op2_kernel_facts *f) {
       p++;
     }
   }
-  /* sorted through an index, then the duplicates dropped */
-  int *order = malloc(((size_t)n + 1) * sizeof *order);
-  const char **sorted = malloc(((size_t)n + 1) * sizeof *sorted);
-  int *sorted_len = malloc(((size_t)n + 1) * sizeof *sorted_len);
-  if (!order || !sorted || !sorted_len) {
-    free(order), free(sorted), free(sorted_len), free(words), free(lens);
-    return -1;
-  }
-  f->words = words, f->word_len = lens;
-  for (int i = 0; i < n; i++) order[i] = i;
-  qsort_r(order, (size_t)n, sizeof *order, by_word, f);
+  if (n) qsort(words, (size_t)n, sizeof *words, compare_word);
   int kept = 0;
-  for (int i = 0; i < n; i++) {
-    const char *w = words[order[i]];
-    int len = lens[order[i]];
-    if (kept && compare_word(sorted[kept - 1], sorted_len[kept - 1], w, len) == 0) continue;
-    sorted[kept] = w, sorted_len[kept++] = len;
-  }
-  free(order), free(words), free(lens);
-  f->words = sorted, f->word_len = sorted_len, f->nwords = kept;
+  for (int i = 0; i < n; i++)
+    if (!kept || compare_word(&words[kept - 1], &words[i]) != 0) words[kept++] = words[i];
+  f->words = words, f->nwords = kept;
   return 0;
 }
 
@@ -98,7 +73,7 @@ static bool names_output(const op2_kernel_facts *f) {
   static const char *const calls[] = {"printf", "puts", "putc", "perror", "fwrite", "cout", "cerr"};
   for (int i = 0; i < f->nwords; i++)
     for (size_t c = 0; c < sizeof calls / sizeof *calls; c++)
-      if (memmem(f->words[i], (size_t)f->word_len[i], calls[c], strlen(calls[c]))) return true;
+      if (memmem(f->words[i].p, (size_t)f->words[i].len, calls[c], strlen(calls[c]))) return true;
   return false;
 }
 
@@ -109,16 +84,8 @@ bool op2_kernel_prints(op2_jit *jit, const char *text, const char *name) {
 }
 
 bool op2_kernel_facts_names(const op2_kernel_facts *f, const char *word) {
-  int lo = 0, hi = f->nwords, len = (int)strlen(word);
-  while (lo < hi) {
-    int mid = (lo + hi) / 2, c = compare_word(f->words[mid], f->word_len[mid], word, len);
-    if (c == 0) return true;
-    if (c < 0)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return false;
+  struct op2_word key = {word, (int)strlen(word)};
+  return f->nwords && bsearch(&key, f->words, (size_t)f->nwords, sizeof key, compare_word);
 }
 
 op2_kernel_facts *op2_kernel_facts_read(const char *text, const char *name) {
@@ -150,7 +117,7 @@ void op2_kernel_facts_free(op2_kernel_facts *f) {
   if (!f) return;
   for (int i = 0; i < f->nlowered; i++) free(f->lowered[i].text);
   op2_c_macros_free(&f->macros);
-  free(f->text), free(f->name), free(f->blank), free(f->words), free(f->word_len), free(f);
+  free(f->text), free(f->name), free(f->blank), free(f->words), free(f);
 }
 
 static XXH128_hash_t key_of(const char *text, const char *name) {

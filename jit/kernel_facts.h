@@ -21,8 +21,11 @@ typedef struct op2_kernel_facts {
   int nparams;
   /* the identifiers of its code, each once, sorted (a member's name after . or -> is not one:
    * it is no name of the text's own), pointing into `blank` */
-  const char **words;
-  int *word_len, nwords;
+  struct op2_word {
+    const char *p;
+    int len;
+  } * words;
+  int nwords;
   op2_c_macros macros; /* the object-like macros it defines and undefines (base/c_lexis.h) */
   bool prints; /* a name of its code holds a standard output call's (op2_kernel_prints, jit.h) */
   /* its code uses what C compilers accept with another meaning than C++'s: `auto` (a deduced
