@@ -19,7 +19,6 @@
  * unchanged, which TinyCC rejects and the C++ tier builds as before. No newline is added or
  * removed, so compiler messages keep the user's line numbers. */
 #include "cxx_lower.h"
-#include "cxx_tokens.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -28,7 +27,7 @@
 
 typedef op2_tok tok;
 
-/* Short names for the token helpers (cxx_tokens.h) this file uses on every line. */
+/* Short names for the token helpers (kernel_tokens.h) this file uses on every line. */
 static int is(const tok *t, const char *s) {
   return op2_tok_is(t, s);
 }
@@ -53,39 +52,23 @@ typedef struct ref_fn {
 } ref_fn;
 
 typedef struct lower {
-  op2_toks tk;
+  op2_toks *tk;
   ref_fn fn[MAX_FUNCS];
   int nfn;
 } lower;
 
 static int next_code(const lower *L, int i) {
-  return op2_tok_next_code(&L->tk, i);
+  return op2_tok_next_code(L->tk, i);
 }
 static int prev_code(const lower *L, int i) {
-  return op2_tok_prev_code(&L->tk, i);
+  return op2_tok_prev_code(L->tk, i);
 }
 static int closing(const lower *L, int i, int *pp) {
-  return op2_tok_closing(&L->tk, i, pp);
+  return op2_tok_closing(L->tk, i, pp);
 }
 
 static void add(char **s, const char *text, int at_front) {
-  size_t old = *s ? strlen(*s) : 0, n = strlen(text);
-  char *r = malloc(old + n + 1);
-  if (!r) { /* the caller sees NULL and refuses */
-    free(*s);
-    *s = NULL;
-    return;
-  }
-  if (at_front) {
-    memcpy(r, text, n);
-    if (old) memcpy(r + n, *s, old);
-  } else {
-    if (old) memcpy(r, *s, old);
-    memcpy(r + old, text, n);
-  }
-  r[old + n] = 0;
-  free(*s);
-  *s = r;
+  op2_tok_add_text(s, text, at_front);
 }
 
 /* Arithmetic type keywords, which `T(e)` casts to. */
@@ -118,7 +101,7 @@ static int parameter(lower *L, int b, int e, int *ref, int *name, char **type) {
   int amp = -1, words = 0;
   *ref = 0, *name = -1, *type = NULL;
   for (int j = b; j <= e; j = next_code(L, j)) {
-    const tok *t = &L->tk.t[j];
+    const tok *t = &L->tk->t[j];
     if (is(t, "&&") || is(t, "=")) return -1;
     if (is(t, "&")) {
       if (amp >= 0) return -1;
@@ -127,27 +110,27 @@ static int parameter(lower *L, int b, int e, int *ref, int *name, char **type) {
   }
   if (amp < 0) return 0;
   for (int j = b; j < amp; j = next_code(L, j)) {
-    const tok *t = &L->tk.t[j];
+    const tok *t = &L->tk->t[j];
     if (t->kind == T_IDENT)
       words++;
     else if (!is(t, "*"))
       return -1;
   }
   int after = next_code(L, amp);
-  if (!words || (after <= e && (L->tk.t[after].kind != T_IDENT || next_code(L, after) <= e)))
+  if (!words || (after <= e && (L->tk->t[after].kind != T_IDENT || next_code(L, after) <= e)))
     return -1;
   *name = after <= e ? after : -1;
   /* the type as _Generic names it: qualifiers dropped (its controlling expression is an rvalue) */
   op2_buf ty = {0};
   for (int j = b; j < amp; j = next_code(L, j))
-    if (!is_word(&L->tk.t[j], "const") && !is_word(&L->tk.t[j], "volatile"))
-      op2_buf_printf(&ty, "%s%.*s", ty.len ? " " : "", L->tk.t[j].len, L->tk.t[j].p);
+    if (!is_word(&L->tk->t[j], "const") && !is_word(&L->tk->t[j], "volatile"))
+      op2_buf_printf(&ty, "%s%.*s", ty.len ? " " : "", L->tk->t[j].len, L->tk->t[j].p);
   if (ty.failed || !ty.len) {
     op2_buf_free(&ty);
     return -1;
   }
   *type = ty.data;
-  L->tk.t[amp].repl = "*";
+  L->tk->t[amp].repl = "*";
   *ref = 1;
   return 0;
 }
@@ -155,14 +138,14 @@ static int parameter(lower *L, int b, int e, int *ref, int *name, char **type) {
 /* Whether `name` is declared at file scope as a function (`name (` at brace depth 0). */
 static int file_scope_function(const lower *L, const tok *name) {
   int depth = 0, paren = 0;
-  for (int j = 0; j < L->tk.n; j++) {
-    const tok *t = &L->tk.t[j];
+  for (int j = 0; j < L->tk->n; j++) {
+    const tok *t = &L->tk->t[j];
     if (t->kind == T_PUNCT) {
       depth += is(t, "{") - is(t, "}");
       paren += is(t, "(") - is(t, ")");
     }
     if (!depth && !paren && t->kind == T_IDENT && same(t, name->p, name->len) &&
-        next_code(L, j) < L->tk.n && is(&L->tk.t[next_code(L, j)], "("))
+        next_code(L, j) < L->tk->n && is(&L->tk->t[next_code(L, j)], "("))
       return 1;
   }
   return 0;
@@ -175,45 +158,45 @@ static int file_scope_function(const lower *L, const tok *name) {
 static int may_declare(lower *L, int i, int body_open) {
   int s = i;
   for (int j = prev_code(L, i); j > body_open; j = prev_code(L, j)) {
-    const tok *t = &L->tk.t[j];
+    const tok *t = &L->tk->t[j];
     if (is(t, ";") || is(t, "{") || is(t, "}") || is(t, ":")) break;
     s = j;
   }
   /* `if (...)`, `for (...)`, ... before the statement, or the occurrence in their parentheses */
-  while (s < i && (is_word(&L->tk.t[s], "if") || is_word(&L->tk.t[s], "for") ||
-                   is_word(&L->tk.t[s], "while") || is_word(&L->tk.t[s], "switch") ||
-                   is_word(&L->tk.t[s], "else") || is_word(&L->tk.t[s], "do"))) {
+  while (s < i && (is_word(&L->tk->t[s], "if") || is_word(&L->tk->t[s], "for") ||
+                   is_word(&L->tk->t[s], "while") || is_word(&L->tk->t[s], "switch") ||
+                   is_word(&L->tk->t[s], "else") || is_word(&L->tk->t[s], "do"))) {
     int open = next_code(L, s);
-    if (is_word(&L->tk.t[s], "else") || is_word(&L->tk.t[s], "do")) {
+    if (is_word(&L->tk->t[s], "else") || is_word(&L->tk->t[s], "do")) {
       s = open;
       continue;
     }
-    if (open >= L->tk.n || !is(&L->tk.t[open], "(")) return 1;
+    if (open >= L->tk->n || !is(&L->tk->t[open], "(")) return 1;
     int close = closing(L, open, NULL);
     if (close < 0) return 1;
     s = close > i ? next_code(L, open) : next_code(L, close);
   }
-  const tok *first = &L->tk.t[s];
+  const tok *first = &L->tk->t[s];
   int second = next_code(L, s);
   int decl = IN(first, decl_words) || IN(first, cast_types);
   static const char *const statement_words[] = {"return", "goto",  "case",     "default",
                                                 "sizeof", "break", "continue", "_Alignof"};
-  if (!decl && first->kind == T_IDENT && s != i && second < L->tk.n &&
+  if (!decl && first->kind == T_IDENT && s != i && second < L->tk->n &&
       !IN(first, statement_words)) {
-    const tok *t2 = &L->tk.t[second];
+    const tok *t2 = &L->tk->t[second];
     decl = t2->kind == T_IDENT || is(t2, "*") || is(t2, "&");
     /* `T (x);` or `T (*x)` declares x too, unless T is a function the text declares */
     if (!decl && is(t2, "(")) {
       int j = next_code(L, second);
-      while (j < i && is(&L->tk.t[j], "*")) j = next_code(L, j);
-      decl = j == i && next_code(L, i) < L->tk.n && is(&L->tk.t[next_code(L, i)], ")") &&
+      while (j < i && is(&L->tk->t[j], "*")) j = next_code(L, j);
+      decl = j == i && next_code(L, i) < L->tk->n && is(&L->tk->t[next_code(L, i)], ")") &&
              !file_scope_function(L, first);
     }
   }
   if (!decl) return 0;
   int depth = 0, in_init = 0;
   for (int j = s; j < i; j = next_code(L, j)) {
-    const tok *t = &L->tk.t[j];
+    const tok *t = &L->tk->t[j];
     if (is(t, "(") || is(t, "[") || is(t, "{")) depth++;
     if (is(t, ")") || is(t, "]") || is(t, "}")) depth--;
     if (depth == 0 && is(t, "=")) in_init = 1;
@@ -236,7 +219,7 @@ static int list_item(const lower *L, int b, int close, int *last) {
   int depth = 0, j;
   *last = -1;
   for (j = b; j < close; j = next_code(L, j)) {
-    const tok *t = &L->tk.t[j];
+    const tok *t = &L->tk->t[j];
     if (is(t, "(") || is(t, "[") || is(t, "{")) depth++;
     if (is(t, ")") || is(t, "]") || is(t, "}")) depth--;
     if (depth == 0 && is(t, ",")) break;
@@ -269,24 +252,25 @@ static int declaration(lower *L, int i, int open, int kernel_last, const char *k
     b = j < close ? next_code(L, j) : close;
   }
   if (nparams == 1 && !refs && next_code(L, open) < close &&
-      is_word(&L->tk.t[next_code(L, open)], "void"))
+      is_word(&L->tk->t[next_code(L, open)], "void"))
     nparams = 0;
   int after = next_code(L, close);
-  int body = after < L->tk.n && is(&L->tk.t[after], "{");
-  if (rc == 0 && (!body && !(after < L->tk.n && is(&L->tk.t[after], ";")))) rc = -1;
+  int body = after < L->tk->n && is(&L->tk->t[after], "{");
+  if (rc == 0 && (!body && !(after < L->tk->n && is(&L->tk->t[after], ";")))) rc = -1;
   /* the kernel's own parameters are the loop's arguments: never lowered */
   if (rc == 0 && nrefs &&
-      ((kernel && same(&L->tk.t[i], kernel, (int)strlen(kernel))) || (body && kernel_last == i)))
+      ((kernel && same(&L->tk->t[i], kernel, (int)strlen(kernel))) || (body && kernel_last == i)))
     rc = -1;
   /* every declaration of a name with references has the same (C has no overloads) */
-  ref_fn *f = rc == 0 ? find_fn(L, &L->tk.t[i]) : NULL;
+  ref_fn *f = rc == 0 ? find_fn(L, &L->tk->t[i]) : NULL;
   if (rc == 0 && (!nrefs || (f && (f->nparams != nparams || f->refs != refs)))) rc = -1;
   if (rc == 0 && !f && nrefs) {
     if (L->nfn == MAX_FUNCS)
       rc = -1;
     else {
       f = &L->fn[L->nfn++];
-      *f = (ref_fn){.name = L->tk.t[i].p, .len = L->tk.t[i].len, .nparams = nparams, .refs = refs};
+      *f =
+          (ref_fn){.name = L->tk->t[i].p, .len = L->tk->t[i].len, .nparams = nparams, .refs = refs};
       memcpy(f->type, types, sizeof types);
       memset(types, 0, sizeof types);
     }
@@ -298,17 +282,17 @@ static int declaration(lower *L, int i, int open, int kernel_last, const char *k
   if (end < 0) return -1;
   for (int k = 0; k < nparams; k++) {
     if (names[k] < 0) continue;
-    const tok *nm = &L->tk.t[names[k]];
+    const tok *nm = &L->tk->t[names[k]];
     /* a macro naming the parameter (wherever it is defined) would read the pointer */
-    for (int j = 0; j < L->tk.n; j++)
-      if (L->tk.t[j].kind == T_PP && names_word(&L->tk.t[j], nm->p, nm->len)) return -1;
+    for (int j = 0; j < L->tk->n; j++)
+      if (L->tk->t[j].kind == T_PP && names_word(&L->tk->t[j], nm->p, nm->len)) return -1;
     for (int j = after + 1; j < end; j++) {
-      tok *t = &L->tk.t[j];
+      tok *t = &L->tk->t[j];
       if (t->kind != T_IDENT || !same(t, nm->p, nm->len)) continue;
       int prev = prev_code(L, j);
-      if (prev >= 0 && (is(&L->tk.t[prev], ".") || is(&L->tk.t[prev], "->")))
+      if (prev >= 0 && (is(&L->tk->t[prev], ".") || is(&L->tk->t[prev], "->")))
         continue; /* a member */
-      if (prev >= 0 && is(&L->tk.t[prev], "::")) return -1;
+      if (prev >= 0 && is(&L->tk->t[prev], "::")) return -1;
       if (may_declare(L, j, after)) return -1;
       t->repl = NULL;
       add(&t->pre, "(*", 1);
@@ -323,7 +307,7 @@ static int declaration(lower *L, int i, int open, int kernel_last, const char *k
  * `op2_cxx_ref(T, a)`. -1: refused (the arity differs, a preprocessor line splits it...). */
 static int call(lower *L, int i, const ref_fn *f) {
   int open = next_code(L, i), pp = 0;
-  if (open >= L->tk.n || !is(&L->tk.t[open], "(")) return -1; /* its address taken, ... */
+  if (open >= L->tk->n || !is(&L->tk->t[open], "(")) return -1; /* its address taken, ... */
   int close = closing(L, open, &pp);
   if (close < 0 || pp) return -1;
   int narg = 0;
@@ -331,8 +315,9 @@ static int call(lower *L, int i, const ref_fn *f) {
     int e, j = list_item(L, b, close, &e);
     if (e < 0 || narg >= f->nparams) return -1;
     if (f->refs >> narg & 1) {
-      if (L->tk.t[b].wrap_end) return -1;
-      L->tk.t[b].wrap_end = e, L->tk.t[b].wrap_type = f->type[narg];
+      if (L->tk->t[b].wrap_end) return -1;
+      L->tk->t[b].wrap_end = e, L->tk->t[b].wrap_type = strdup(f->type[narg]);
+      if (!L->tk->t[b].wrap_type) return -1;
     }
     narg++;
     b = j < close ? next_code(L, j) : close;
@@ -343,8 +328,8 @@ static int call(lower *L, int i, const ref_fn *f) {
 /* `T(e)` with T an arithmetic type keyword, where an expression stands: `((T)(e))`. */
 static int functional_cast(lower *L, int i) {
   int open = next_code(L, i), prev = prev_code(L, i), pp = 0;
-  if (open >= L->tk.n || !is(&L->tk.t[open], "(") || prev < 0) return 0;
-  const tok *p = &L->tk.t[prev];
+  if (open >= L->tk->n || !is(&L->tk->t[open], "(") || prev < 0) return 0;
+  const tok *p = &L->tk->t[prev];
   static const char *const expr_before[] = {"=",  "(",  ",",  "[",  "?",  "+",   "-",  "*",  "/",
                                             "%",  "<",  ">",  "<=", ">=", "==",  "!=", "&&", "||",
                                             "!",  "~",  "|",  "^",  "+=", "-=",  "*=", "/=", "%=",
@@ -357,83 +342,83 @@ static int functional_cast(lower *L, int i) {
    * becomes an assignment to a cast, which C rejects */
   if (is(p, "(")) {
     int pp2 = prev_code(L, prev);
-    if (pp2 >= 0 && (is_word(&L->tk.t[pp2], "sizeof") || is_word(&L->tk.t[pp2], "_Alignof")))
+    if (pp2 >= 0 && (is_word(&L->tk->t[pp2], "sizeof") || is_word(&L->tk->t[pp2], "_Alignof")))
       return 0;
   }
   int close = closing(L, open, &pp);
   if (close < 0 || pp || next_code(L, open) == close) return -1;
   int depth = 0;
   for (int j = open; j < close; j++) {
-    const tok *t = &L->tk.t[j];
+    const tok *t = &L->tk->t[j];
     if (t->kind != T_PUNCT) continue;
     if (is(t, "(") || is(t, "[") || is(t, "{")) depth++;
     if (is(t, ")") || is(t, "]") || is(t, "}")) depth--;
     if (depth == 1 && is(t, ",")) return -1;
   }
-  add(&L->tk.t[i].pre, "((", 1);
-  add(&L->tk.t[i].post, ")", 0);
-  add(&L->tk.t[close].post, ")", 0);
-  return L->tk.t[i].pre && L->tk.t[i].post && L->tk.t[close].post ? 0 : -1;
+  add(&L->tk->t[i].pre, "((", 1);
+  add(&L->tk->t[i].post, ")", 0);
+  add(&L->tk->t[close].post, ")", 0);
+  return L->tk->t[i].pre && L->tk->t[i].post && L->tk->t[close].post ? 0 : -1;
 }
 
 /* `struct S {...};` at file scope (at i): `typedef struct S S;` after it, unless S is named by a
  * typedef already. */
 static int struct_tag(lower *L, int i) {
   int name = next_code(L, i), prev = prev_code(L, i);
-  if (prev >= 0 && is_word(&L->tk.t[prev], "typedef")) return 0;
-  if (name >= L->tk.n || L->tk.t[name].kind != T_IDENT) return 0;
+  if (prev >= 0 && is_word(&L->tk->t[prev], "typedef")) return 0;
+  if (name >= L->tk->n || L->tk->t[name].kind != T_IDENT) return 0;
   int open = next_code(L, name);
-  if (open >= L->tk.n || !is(&L->tk.t[open], "{")) return 0;
-  int close = closing(L, open, NULL), semi = close < 0 ? L->tk.n : next_code(L, close);
-  if (semi >= L->tk.n || !is(&L->tk.t[semi], ";")) return 0;
-  const tok *nm = &L->tk.t[name];
-  for (int j = 0; j < L->tk.n; j++)
-    if (is_word(&L->tk.t[j], "typedef")) {
+  if (open >= L->tk->n || !is(&L->tk->t[open], "{")) return 0;
+  int close = closing(L, open, NULL), semi = close < 0 ? L->tk->n : next_code(L, close);
+  if (semi >= L->tk->n || !is(&L->tk->t[semi], ";")) return 0;
+  const tok *nm = &L->tk->t[name];
+  for (int j = 0; j < L->tk->n; j++)
+    if (is_word(&L->tk->t[j], "typedef")) {
       int depth = 0;
-      for (int k = next_code(L, j); k < L->tk.n && !(depth == 0 && is(&L->tk.t[k], ";"));
+      for (int k = next_code(L, j); k < L->tk->n && !(depth == 0 && is(&L->tk->t[k], ";"));
            k = next_code(L, k)) {
-        if (is(&L->tk.t[k], "{")) depth++;
-        if (is(&L->tk.t[k], "}")) depth--;
-        if (depth == 0 && same(&L->tk.t[k], nm->p, nm->len) && next_code(L, k) < L->tk.n &&
-            is(&L->tk.t[next_code(L, k)], ";"))
+        if (is(&L->tk->t[k], "{")) depth++;
+        if (is(&L->tk->t[k], "}")) depth--;
+        if (depth == 0 && same(&L->tk->t[k], nm->p, nm->len) && next_code(L, k) < L->tk->n &&
+            is(&L->tk->t[next_code(L, k)], ";"))
           return 0;
       }
     }
   op2_buf td = {0};
   op2_buf_printf(&td, " typedef struct %.*s %.*s;", nm->len, nm->p, nm->len, nm->p);
   if (td.failed) return -1;
-  add(&L->tk.t[semi].post, td.data, 0);
+  add(&L->tk->t[semi].post, td.data, 0);
   op2_buf_free(&td);
-  return L->tk.t[semi].post ? 0 : -1;
+  return L->tk->t[semi].post ? 0 : -1;
 }
 
 /* Whether a declaration at file scope of this name has '&' in its parameter list. */
 static int named_with_refs(const lower *L, const tok *name, const int *amp, int namp) {
   for (int k = 0; k < namp; k++)
-    if (same(name, L->tk.t[amp[k]].p, L->tk.t[amp[k]].len)) return 1;
+    if (same(name, L->tk->t[amp[k]].p, L->tk->t[amp[k]].len)) return 1;
   return 0;
 }
 
 static int lower_text(lower *L, const char *kernel) {
-  for (int i = 0; i < L->tk.n; i++)
-    if (op2_tok_cxx_only(&L->tk.t[i])) return -1;
+  for (int i = 0; i < L->tk->n; i++)
+    if (op2_tok_cxx_only(&L->tk->t[i])) return -1;
   /* file scope: the names declared with '&' in their parameters, the last function defined
    * (the kernel, when its name is not the loop's); '&' elsewhere at file scope (a function
    * returning a reference, a reference variable) is not understood */
   enum { MAX_DECLS = 4096 };
   int amp[MAX_FUNCS], namp = 0, decl_at[MAX_DECLS], ndecl = 0;
   int depth = 0, paren = 0, kernel_last = -1;
-  for (int i = 0; i < L->tk.n; i++) {
-    const tok *t = &L->tk.t[i];
+  for (int i = 0; i < L->tk->n; i++) {
+    const tok *t = &L->tk->t[i];
     if (t->kind == T_PUNCT) {
       if (is(t, "{") && depth++ == 0) {
-        int close = prev_code(L, i), open = close >= 0 && is(&L->tk.t[close], ")") ? close : -1;
+        int close = prev_code(L, i), open = close >= 0 && is(&L->tk->t[close], ")") ? close : -1;
         for (int d = 0; open >= 0; open--) {
-          if (is(&L->tk.t[open], ")")) d++;
-          if (is(&L->tk.t[open], "(") && --d == 0) break;
+          if (is(&L->tk->t[open], ")")) d++;
+          if (is(&L->tk->t[open], "(") && --d == 0) break;
         }
         int nm = open > 0 ? prev_code(L, open) : -1;
-        if (nm >= 0 && L->tk.t[nm].kind == T_IDENT) kernel_last = nm;
+        if (nm >= 0 && L->tk->t[nm].kind == T_IDENT) kernel_last = nm;
       }
       if (is(t, "}")) depth--;
       if (is(t, "(")) paren++;
@@ -442,18 +427,18 @@ static int lower_text(lower *L, const char *kernel) {
     }
     if (depth || paren || t->kind != T_IDENT) continue;
     int open = next_code(L, i),
-        close = open < L->tk.n && is(&L->tk.t[open], "(") ? closing(L, open, NULL) : -1;
+        close = open < L->tk->n && is(&L->tk->t[open], "(") ? closing(L, open, NULL) : -1;
     int any = 0;
     for (int j = open; close > 0 && j < close; j++)
-      any |= L->tk.t[j].kind == T_PUNCT && (is(&L->tk.t[j], "&") || is(&L->tk.t[j], "&&"));
+      any |= L->tk->t[j].kind == T_PUNCT && (is(&L->tk->t[j], "&") || is(&L->tk->t[j], "&&"));
     if (!any || named_with_refs(L, t, amp, namp)) continue;
     if (namp == MAX_FUNCS) return -1;
     amp[namp++] = i;
   }
   if (depth != 0 || paren != 0) return -1;
   /* every declaration of those names: the same references in each, bodies rewritten */
-  for (int i = 0; i < L->tk.n && namp; i++) {
-    const tok *t = &L->tk.t[i];
+  for (int i = 0; i < L->tk->n && namp; i++) {
+    const tok *t = &L->tk->t[i];
     if (t->kind == T_PUNCT) {
       if (is(t, "{")) depth++;
       if (is(t, "}")) depth--;
@@ -462,14 +447,14 @@ static int lower_text(lower *L, const char *kernel) {
     }
     if (depth || paren || t->kind != T_IDENT || !named_with_refs(L, t, amp, namp)) continue;
     int open = next_code(L, i);
-    if (open >= L->tk.n || !is(&L->tk.t[open], "(")) return -1;
+    if (open >= L->tk->n || !is(&L->tk->t[open], "(")) return -1;
     if (ndecl == MAX_DECLS) return -1;
     decl_at[ndecl++] = i;
     if (declaration(L, i, open, kernel_last, kernel)) return -1;
   }
   /* macros and call sites of functions with references */
-  for (int i = 0; i < L->tk.n && L->nfn; i++) {
-    tok *t = &L->tk.t[i];
+  for (int i = 0; i < L->tk->n && L->nfn; i++) {
+    tok *t = &L->tk->t[i];
     if (t->kind == T_PP) {
       for (int f = 0; f < L->nfn; f++)
         if (names_word(t, L->fn[f].name, L->fn[f].len)) return -1;
@@ -482,13 +467,13 @@ static int lower_text(lower *L, const char *kernel) {
     if (is_decl) continue;
     int prev = prev_code(L, i);
     if (prev >= 0 &&
-        (is(&L->tk.t[prev], ".") || is(&L->tk.t[prev], "->") || is(&L->tk.t[prev], "::")))
+        (is(&L->tk->t[prev], ".") || is(&L->tk->t[prev], "->") || is(&L->tk->t[prev], "::")))
       return -1;
     if (call(L, i, f)) return -1;
   }
   depth = 0;
-  for (int i = 0; i < L->tk.n; i++) {
-    const tok *t = &L->tk.t[i];
+  for (int i = 0; i < L->tk->n; i++) {
+    const tok *t = &L->tk->t[i];
     if (t->kind == T_PUNCT && is(t, "{")) depth++;
     if (t->kind == T_PUNCT && is(t, "}")) depth--;
     if (depth > 0 && IN(t, cast_types) && functional_cast(L, i)) return -1;
@@ -497,38 +482,15 @@ static int lower_text(lower *L, const char *kernel) {
   return 0;
 }
 
-/* Tokens b..e as the lowered text: a reference argument `a` to a parameter `T &` as
- * `op2_cxx_ref(T, a)` (the prelude's: `_Generic((a), T: &(a))` in C, `&(a)` in C++). */
-static void render(const lower *L, int b, int e, int nowrap, op2_buf *out) {
-  for (int i = b; i <= e; i++) {
-    const tok *t = &L->tk.t[i];
-    if (t->wrap_end && i != nowrap) {
-      op2_buf_printf(out, "op2_cxx_ref(%s, ", t->wrap_type);
-      render(L, i, t->wrap_end, i, out);
-      op2_buf_append(out, ")", 1);
-      i = t->wrap_end;
-      continue;
-    }
-    if (t->pre) op2_buf_append(out, t->pre, strlen(t->pre));
-    if (t->repl)
-      op2_buf_append(out, t->repl, strlen(t->repl));
-    else
-      op2_buf_append(out, t->p, (size_t)t->len);
-    if (t->post) op2_buf_append(out, t->post, strlen(t->post));
-  }
-}
-
-int op2_cxx_lower(const char *src, const char *kernel, op2_buf *out) {
-  lower L = {0};
+int op2_cxx_lower_toks(op2_toks *T, const char *kernel) {
+  lower L = {.tk = T};
   int changed = 0;
-  if (op2_tokenize(&L.tk, src) == 0 && lower_text(&L, kernel) == 0) {
-    for (int i = 0; i < L.tk.n && !changed; i++)
-      changed = L.tk.t[i].pre || L.tk.t[i].post || L.tk.t[i].repl || L.tk.t[i].wrap_end;
-    if (changed) render(&L, 0, L.tk.n - 1, -1, out);
-  }
-  for (int i = 0; i < L.tk.n; i++) free(L.tk.t[i].pre), free(L.tk.t[i].post);
+  if (!T->odd && lower_text(&L, kernel) == 0)
+    for (int i = 0; i < T->n && !changed; i++)
+      changed = T->t[i].pre || T->t[i].post || T->t[i].repl || T->t[i].wrap_end;
+  else
+    op2_toks_unrewrite(T);
   for (int f = 0; f < L.nfn; f++)
     for (int k = 0; k < MAX_PARAMS; k++) free(L.fn[f].type[k]);
-  free(L.tk.t);
   return changed;
 }

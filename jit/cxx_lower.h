@@ -4,15 +4,17 @@
 #ifndef OP2_JIT_CXX_LOWER_H
 #define OP2_JIT_CXX_LOWER_H
 
-#include "base/base.h"
+#include "kernel_tokens.h"
 
-/* The kernel text `src` with reference parameters of its helper functions made pointers (their
+/* The kernel text T with reference parameters of its helper functions made pointers (their
  * uses dereferenced, their call sites passing the address, type-checked), functional casts of
  * arithmetic types (`double(x)`) made C casts and structures usable without `struct`
- * (`typedef struct S S;`). 1 when `out` holds the lowered text (lines kept); 0 when there was
- * nothing to lower or when any part of the text is not surely understood (it is then left as
- * it is, for TinyCC to reject and the C++ tier to build). `kernel` is the loop's kernel name:
- * its own parameters are never lowered. */
-int op2_cxx_lower(const char *src, const char *kernel, op2_buf *out);
+ * (`typedef struct S S;`), as rewrites of its tokens (lines kept). 1 when it rewrote; 0 when
+ * there was nothing to lower or when any part of the text is not surely understood (T is then
+ * left as it was, for TinyCC to reject and the C++ tier to build). All or nothing: it takes
+ * back every rewrite of T when it refuses, so it runs before any other pass that rewrites
+ * (cxx_prune.c only leaves out). `kernel` is the loop's kernel name: its own parameters are
+ * never lowered. */
+int op2_cxx_lower_toks(op2_toks *T, const char *kernel);
 
 #endif

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "cxx_tokens.h"
+#include "kernel_tokens.h"
 
 typedef struct item {
   int b, e;   /* first and last token */
@@ -159,7 +159,7 @@ static int ends_declarator(const op2_tok *t) {
 }
 
 typedef struct prune {
-  op2_toks T;
+  op2_toks *T;
   item *it;
   int nit, cap;
   const op2_tok **names; /* declared names of all items */
@@ -199,7 +199,7 @@ static int before(const op2_toks *T, int i) {
 
 /* The file-scope items. -1 when the braces do not balance or memory ran out. */
 static int split(prune *P) {
-  const op2_toks *T = &P->T;
+  const op2_toks *T = P->T;
   int depth = 0, linkage = 0, b = -1, body = 0;
   for (int i = 0; i < T->n; i++) {
     const op2_tok *t = &T->t[i];
@@ -243,7 +243,7 @@ static int split(prune *P) {
 
 /* An item's declared names, and whether it is kept whatever it declares. */
 static int declare(prune *P, item *it) {
-  const op2_toks *T = &P->T;
+  const op2_toks *T = P->T;
   int depth = 0, is_enum = 0;
   it->d0 = P->nnames;
   for (int j = it->b; j <= it->e; j = op2_tok_next_code(T, j)) {
@@ -280,7 +280,7 @@ static int declare(prune *P, item *it) {
 static int reach_item(prune *P, item *it) {
   it->keep = 1;
   for (int j = it->b; j <= it->e; j++) {
-    const op2_tok *t = &P->T.t[j];
+    const op2_tok *t = &P->T->t[j];
     if (t->kind == T_IDENT && words_add(&P->reached, t->p, t->len)) return -1;
     if (t->kind == T_PP && add_pp_words(&P->reached, t)) return -1;
   }
@@ -293,13 +293,13 @@ static int reach(prune *P, const char *kernel) {
   int at = 0, kernel_found = 0;
   for (int i = 0; i < P->nit; i++) {
     for (int j = at; j < P->it[i].b; j++)
-      if (P->T.t[j].kind == T_PP && add_pp_words(&P->reached, &P->T.t[j])) return -1;
+      if (P->T->t[j].kind == T_PP && add_pp_words(&P->reached, &P->T->t[j])) return -1;
     at = P->it[i].e + 1;
     for (int k = 0; k < P->it[i].nd; k++)
       kernel_found |= op2_tok_is(P->names[P->it[i].d0 + k], kernel);
   }
-  for (int j = at; j < P->T.n; j++)
-    if (P->T.t[j].kind == T_PP && add_pp_words(&P->reached, &P->T.t[j])) return -1;
+  for (int j = at; j < P->T->n; j++)
+    if (P->T->t[j].kind == T_PP && add_pp_words(&P->reached, &P->T->t[j])) return -1;
   if (!kernel_found || words_add(&P->reached, kernel, (int)strlen(kernel))) return 0;
   for (int changed = 1; changed;) {
     changed = 0;
@@ -317,14 +317,6 @@ static int reach(prune *P, const char *kernel) {
   return 1;
 }
 
-/* A left-out part: its newlines only, so that lines keep their numbers and the later passes over
- * the text (which run on every load of the kernel) do not read its bytes again. An item starts at
- * a code token and ends at ';' or '}', so no two kept words join. */
-static void blank(op2_buf *out, const op2_tok *t) {
-  for (int k = 0; k < t->len; k++)
-    if (t->p[k] == '\n') op2_buf_putc(out, '\n');
-}
-
 /* A preprocessor line inside a left-out item stays when it is a condition or a macro (its
  * #if and #endif may lie in different items; a macro holds for the rest of the text). */
 static int pp_stays(const op2_tok *t) {
@@ -335,40 +327,39 @@ static int pp_stays(const op2_tok *t) {
   return 0;
 }
 
-static void render(const prune *P, op2_header_has_c_form has_c_form, op2_buf *out) {
+/* A left-out part is written as its newlines only, so that lines keep their numbers and the
+ * later passes (which see it as space) do not read its bytes again. An item starts at a code
+ * token and ends at ';' or '}', so no two kept words join. */
+static void leave_out(const prune *P, op2_header_has_c_form has_c_form) {
   int i = 0;
-  for (int j = 0; j < P->T.n; j++) {
-    const op2_tok *t = &P->T.t[j];
+  for (int j = 0; j < P->T->n; j++) {
+    op2_tok *t = &P->T->t[j];
     while (i < P->nit && P->it[i].e < j) i++;
     int dropped = i < P->nit && P->it[i].b <= j && !P->it[i].keep;
-    if (dropped && j == P->it[i].b) op2_buf_printf(out, "/* op2: not used by the kernel */");
+    if (dropped && j == P->it[i].b) t->note = "/* op2: not used by the kernel */";
     if (cxx_header(t, has_c_form) || (dropped && (t->kind != T_PP || !pp_stays(t))))
-      blank(out, t);
-    else
-      op2_buf_append(out, t->p, (size_t)t->len);
+      t->blank = OP2_TOK_LINES, t->kind = T_SPACE;
   }
 }
 
-int op2_cxx_prune(const char *src, const char *kernel, op2_header_has_c_form has_c_form,
-                  op2_buf *out) {
-  prune P = {0};
+int op2_cxx_prune_toks(op2_toks *T, const char *kernel, op2_header_has_c_form has_c_form) {
+  prune P = {.T = T};
   int result = 0, any_cxx = 0;
-  if (!kernel || op2_tokenize(&P.T, src)) goto done;
-  for (int j = 0; j < P.T.n && !any_cxx; j++)
-    any_cxx = is_cxx(&P.T.t[j]) || cxx_header(&P.T.t[j], has_c_form);
-  if (!any_cxx || collect_macros(&P.T, &P.object_macros, &P.function_macros) || split(&P))
-    goto done;
+  if (!kernel || T->odd) goto done;
+  for (int j = 0; j < T->n && !any_cxx; j++)
+    any_cxx = is_cxx(&T->t[j]) || cxx_header(&T->t[j], has_c_form);
+  if (!any_cxx || collect_macros(T, &P.object_macros, &P.function_macros) || split(&P)) goto done;
   for (int i = 0; i < P.nit; i++)
     if (declare(&P, &P.it[i])) goto done;
   if (reach(&P, kernel) != 1) goto done;
   /* what the kernel uses must be C now; then the left-out parts are blanked */
   for (int i = 0; i < P.nit; i++)
     for (int j = P.it[i].b; P.it[i].keep && j <= P.it[i].e; j++)
-      if (is_cxx(&P.T.t[j])) goto done;
-  render(&P, has_c_form, out);
-  result = !out->failed;
+      if (is_cxx(&T->t[j])) goto done;
+  leave_out(&P, has_c_form);
+  result = 1;
 done:
-  free(P.T.t), free(P.it), free(P.names);
+  free(P.it), free(P.names);
   free(P.reached.p), free(P.reached.len);
   free(P.object_macros.p), free(P.object_macros.len);
   free(P.function_macros.p), free(P.function_macros.len);

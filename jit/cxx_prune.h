@@ -9,19 +9,19 @@
 
 #include <stddef.h>
 
-#include "base/base.h"
+#include "kernel_tokens.h"
 
 /* Whether the standard header <name> has a C form (the caller's rewrite supplies it). */
 typedef int (*op2_header_has_c_form)(const char *name, size_t len);
 
-/* `src`, a kernel text holding C++ (a C++-only word, `::` or a C++ standard header), without the
+/* T, a kernel text holding C++ (a C++-only word, `::` or a C++ standard header), with the
  * file-scope declarations that `kernel` (the kernel function's name) does not reach, directly or
- * through what it reaches, and without the C++ standard headers that have no C form. 1 when
- * `out` holds that text and it holds no C++ word or `::` any more (lines kept: a left-out part
- * is blanked); 0 when the text holds no C++, when a part is not surely understood (unbalanced
- * braces, the kernel not found) or when what the kernel uses is C++ itself: the text is then
- * left as it is. */
-int op2_cxx_prune(const char *src, const char *kernel, op2_header_has_c_form has_c_form,
-                  op2_buf *out);
+ * through what it reaches, left out, and the C++ standard headers that have no C form: 1 when
+ * what stays holds no C++ word or `::` any more. A left-out token is blank (its newlines only,
+ * so lines keep their numbers) and space to the passes after this one; the first of each left-out
+ * declaration carries a note saying so. 0, and T as it was, when the text holds no C++, when a
+ * part is not surely understood (T->odd, unbalanced braces, the kernel not found) or when what
+ * the kernel uses is C++ itself. */
+int op2_cxx_prune_toks(op2_toks *T, const char *kernel, op2_header_has_c_form has_c_form);
 
 #endif

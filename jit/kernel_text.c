@@ -7,7 +7,9 @@
  * `std::` calls that have a C equivalent in the prelude (type-generic, so float stays float as
  * in C++) lose their namespace, so such kernels compile in the TinyCC tier; file-scope `inline`
  * functions become `static inline`, as C++'s inline behaves within one file. Line numbers are kept:
- * compiler messages still point at the user's lines. */
+ * compiler messages still point at the user's lines. These C forms are the last pass over the
+ * text's tokens (kernel_tokens.h), after cxx_prune.c and cxx_lower.c: the text is read once and
+ * written once. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,18 +76,18 @@ static int has_c_form(const char *name, size_t len) {
   return c_header_for(name, len) != NULL;
 }
 
-/* At p, a preprocessor line `#include <NAME>` naming a header in c_header_for: its replacement,
- * and *end past the directive (before its newline). */
-static const char *std_include(const char *p, const char **end) {
-  const char *q = p + 1;
-  while (*q == ' ' || *q == '\t') q++;
-  if (strncmp(q, "include", 7) != 0) return NULL;
+/* A preprocessor line `#include <NAME>` naming a header in c_header_for: its replacement (""
+ * or the C header's name), and *name_end past the '>'; NULL otherwise. */
+static const char *std_include(const op2_tok *t, const char **name_end) {
+  const char *q = t->p + 1, *e = t->p + t->len;
+  while (q < e && (*q == ' ' || *q == '\t')) q++;
+  if (e - q < 7 || strncmp(q, "include", 7) != 0) return NULL;
   q += 7;
-  while (*q == ' ' || *q == '\t') q++;
-  if (*q != '<') return NULL;
-  const char *name = q + 1, *close = strchr(name, '>');
+  while (q < e && (*q == ' ' || *q == '\t')) q++;
+  if (q == e || *q != '<') return NULL;
+  const char *name = q + 1, *close = memchr(name, '>', (size_t)(e - name));
   if (!close || memchr(name, '\n', (size_t)(close - name))) return NULL;
-  *end = close + 1;
+  *name_end = close + 1;
   return c_header_for(name, (size_t)(close - name));
 }
 
@@ -96,51 +98,31 @@ static int is_constant(const op2_loop_desc *loop, const char *w, size_t len) {
   return 0;
 }
 
-/* At p (the keyword `extern` at file scope), the declaration's end (past its ';') when it
- * declares a constant of the loop (`extern double ff[2];`); NULL otherwise. */
-static const char *extern_constant_decl(const op2_loop_desc *loop, const char *p) {
-  const char *q = p + 6;
-  while (isspace((unsigned char)*q)) q++;
-  if (*q == '"') return NULL; /* extern "C" */
-  int names_constant = 0;
-  while (*q && *q != ';' && *q != '{' && *q != '(') {
-    const char *s = op2_c_skip_literal(q);
-    if (s != q) {
-      q = s;
-      continue;
-    }
-    if (op2_ident_char(*q) && !isdigit((unsigned char)*q)) {
-      const char *w = q;
-      while (op2_ident_char(*q)) q++;
-      names_constant |= is_constant(loop, w, (size_t)(q - w));
-      continue;
-    }
-    q++;
+/* At i (the keyword `extern` at file scope), the index of the declaration's ';' when it
+ * declares a constant of the loop (`extern double ff[2];`); -1 otherwise. */
+static int extern_constant_decl(const op2_toks *T, int i, const op2_loop_desc *loop) {
+  int j = i + 1, names_constant = 0;
+  while (j < T->n && T->t[j].kind == T_SPACE) j++;
+  if (j < T->n && T->t[j].kind == T_LIT && T->t[j].p[0] == '"') return -1; /* extern "C" */
+  for (; j < T->n; j++) {
+    const op2_tok *t = &T->t[j];
+    if (t->kind == T_PUNCT && (op2_tok_is(t, ";") || op2_tok_is(t, "{") || op2_tok_is(t, "(")))
+      return names_constant && op2_tok_is(t, ";") ? j : -1;
+    names_constant |= t->kind == T_IDENT && is_constant(loop, t->p, (size_t)t->len);
   }
-  return names_constant && *q == ';' ? q + 1 : NULL;
+  return -1;
 }
 
 /* How many of the text's `#if`, `#ifdef` and `#ifndef` have no `#endif`: a kernel taken from a
  * header ends there, inside the header's include guard. */
-static int unclosed_conditionals(const char *src) {
-  int open = 0, line_start = 1;
-  for (const char *p = src; *p;) {
-    const char *q = op2_c_skip_literal(p);
-    if (q != p) {
-      line_start = 0, p = q;
-      continue;
-    }
-    const char *d, *end = line_start && *p == '#' ? op2_c_directive(p, &d, &(size_t){0}) : NULL;
-    if (end) {
-      size_t len = strspn(d, "abcdefghijklmnopqrstuvwxyz");
-      if (word_is(d, len, "if") || word_is(d, len, "ifdef") || word_is(d, len, "ifndef")) open++;
-      if (word_is(d, len, "endif") && open > 0) open--;
-    }
-    if (*p == '\n')
-      line_start = 1;
-    else if (!isspace((unsigned char)*p))
-      line_start = 0;
-    p++;
+static int unclosed_conditionals(const op2_toks *T) {
+  int open = 0;
+  for (int i = 0; i < T->n; i++) {
+    const char *d;
+    if (T->t[i].kind != T_PP || !op2_c_directive(T->t[i].p, &d, &(size_t){0})) continue;
+    size_t len = strspn(d, "abcdefghijklmnopqrstuvwxyz");
+    if (word_is(d, len, "if") || word_is(d, len, "ifdef") || word_is(d, len, "ifndef")) open++;
+    if (word_is(d, len, "endif") && open > 0) open--;
   }
   return open;
 }
@@ -181,40 +163,31 @@ static int word_class(const op2_c_macros *t, const char *w, size_t len, int dept
   return cls;
 }
 
-/* At p, the first word of a declaration at file scope: whether its specifiers (up to the
+static int is_attribute(const op2_tok *t) {
+  return op2_tok_is_word(t, "__attribute__") || op2_tok_is_word(t, "__attribute") ||
+         op2_tok_is_word(t, "__declspec") || op2_tok_is_word(t, "_Alignas");
+}
+
+/* At i, the first word of a declaration at file scope: whether its specifiers (up to the
  * declarator's parameter list, attributes skipped) make an inline function with neither static
  * nor extern. */
-static int needs_static(const op2_c_macros *t, const char *p) {
+static int needs_static(const op2_toks *T, int i, const op2_c_macros *macros) {
   int cls = 0;
-  while (*p && *p != ';' && *p != '{' && *p != '=' && *p != ',' && *p != '(') {
-    const char *q = op2_c_skip_literal(p);
-    if (q != p) {
-      p = q;
+  for (; i < T->n; i++) {
+    const op2_tok *t = &T->t[i];
+    if (t->kind == T_PUNCT && strchr(";{=,(", t->p[0]))
+      return op2_tok_is(t, "(") && cls == WORD_INLINE;
+    if (t->kind != T_IDENT) continue;
+    int next = op2_tok_next_code(T, i);
+    if (is_attribute(t) && next < T->n && op2_tok_is(&T->t[next], "(")) {
+      int close = op2_tok_closing(T, next, NULL); /* past the attribute's parentheses */
+      if (close < 0) return 0;
+      i = close;
       continue;
     }
-    if (!op2_ident_char(*p) || isdigit((unsigned char)*p)) {
-      p++;
-      continue;
-    }
-    const char *e = p;
-    while (op2_ident_char(*e)) e++;
-    size_t len = (size_t)(e - p);
-    const char *a = e;
-    while (isspace((unsigned char)*a)) a++;
-    if (*a == '(' && (word_is(p, len, "__attribute__") || word_is(p, len, "__attribute") ||
-                      word_is(p, len, "__declspec") || word_is(p, len, "_Alignas"))) {
-      int depth = 0; /* past the attribute's parentheses */
-      for (p = a; *p; p++) {
-        depth += (*p == '(') - (*p == ')');
-        if (depth == 0) break;
-      }
-      if (*p) p++;
-      continue;
-    }
-    cls |= word_class(t, p, len, 0);
-    p = e;
+    cls |= word_class(macros, t->p, (size_t)t->len, 0);
   }
-  return *p == '(' && cls == WORD_INLINE;
+  return 0;
 }
 
 /* The calling file's context of a kernel found through it (runtime/kernel_search.c): one comment
@@ -239,136 +212,159 @@ size_t op2_kernel_context(const char *text, op2_buf *context) {
   return (size_t)(end - text) + (*end == '\n');
 }
 
-/* At p, a '{' at file scope: whether it opens a linkage block (`extern "C" {`, which a header
+/* At i, a '{' at file scope: whether it opens a linkage block (`extern "C" {`, which a header
  * shared with C++ has under #ifdef __cplusplus), whose declarations are still at file scope. */
-static int linkage_brace(const char *src, const char *p) {
-  while (p > src && isspace((unsigned char)p[-1])) p--;
-  if (p == src || p[-1] != '"') return 0;
-  const char *close = --p;
-  while (p > src && p[-1] != '"' && p[-1] != '\n') p--;
-  if (p == src || p[-1] != '"' ||
-      !(word_is(p, (size_t)(close - p), "C") || word_is(p, (size_t)(close - p), "C++")))
+static int linkage_brace(const op2_toks *T, int i) {
+  int lit = i - 1, ext;
+  while (lit >= 0 && T->t[lit].kind == T_SPACE) lit--;
+  if (lit < 0 || T->t[lit].kind != T_LIT ||
+      !(op2_tok_is(&T->t[lit], "\"C\"") || op2_tok_is(&T->t[lit], "\"C++\"")))
     return 0;
-  for (p--; p > src && isspace((unsigned char)p[-1]);) p--;
-  return p - src >= 6 && strncmp(p - 6, "extern", 6) == 0 &&
-         (p - 6 == src || !op2_ident_char(p[-7]));
+  for (ext = lit - 1; ext >= 0 && T->t[ext].kind == T_SPACE;) ext--;
+  return ext >= 0 && op2_tok_is_word(&T->t[ext], "extern");
 }
 
-/* The C tiers' copy of what the kernel reaches in the calling file's context (prune below). */
+/* The C tiers' copy of what the kernel reaches in the calling file's context (tokens_pruned). */
 static const char context_part[] =
     "#ifndef OP2_CXX_TIER /* op2: what the kernel reaches of the calling file, for C */\n";
 
-/* The kernel text without the C++ its kernel does not reach (cxx_prune.c). A kernel found
- * through its calling file is pruned with that file's context before it, as OP2 compiles it
+/* T: `src` as tokens, with the C++ its kernel does not reach left out (cxx_prune.c). A kernel
+ * found through its calling file is pruned with that file's context before it, as OP2 compiles it
  * there (MG-CFD's validation.h uses the NVAR of the const.h its calling file includes): what the
  * kernel reaches of the context goes before the kernel text under #ifndef OP2_CXX_TIER (the C++
- * tier compiles the whole context). Otherwise, or when the context holds C++ the kernel reaches,
- * the kernel text alone. 1 when `out` holds the pruned text. */
-static int prune(const char *src, const char *kernel, op2_buf *out) {
-  op2_buf context = {0}, both = {0}, pruned = {0};
+ * tier compiles the whole context), *joined then holding the text T reads. Otherwise, or when
+ * the context holds C++ the kernel reaches, the kernel text alone. -1: out of memory. */
+static int tokens_pruned(const char *src, const char *kernel, op2_toks *T, op2_buf *joined) {
+  op2_buf context = {0};
   size_t skip = op2_kernel_context(src, &context);
-  int done = 0;
+  int pruned = 0;
   if (skip && strncmp(src + skip, context_part, sizeof context_part - 1) == 0) {
-    op2_buf_free(&context);
-    return 0; /* pruned already: the generated file's text goes through twice */
+    op2_buf_free(&context); /* pruned already: the generated file's text goes through twice */
+    return op2_tokenize(T, src);
   }
   if (skip) {
-    op2_buf_printf(&both, "%s\n%s", context.data, src + skip);
-    if (!both.failed && op2_cxx_prune(both.data, kernel, has_c_form, &pruned)) {
-      /* the pruned text has the lines of the two parts: the context's first */
-      const char *at = pruned.data;
-      for (const char *c = context.data; *c && at; c++)
-        if (*c == '\n') at = strchr(at, '\n'), at = at ? at + 1 : NULL;
-      at = at ? strchr(at, '\n') : NULL;
-      if (at) {
-        op2_buf_append(out, src, skip);
-        op2_buf_printf(out, "%s%.*s\n#endif\n%s", context_part, (int)(at - pruned.data),
-                       pruned.data, at + 1);
-        done = !out->failed;
-      }
+    op2_buf_append(joined, src, skip);
+    size_t first = joined->len;
+    op2_buf_printf(joined, "%s%s\n", context_part, context.data);
+    size_t last = joined->len;
+    op2_buf_printf(joined, "#endif\n%s", src + skip);
+    if (joined->failed || op2_tokenize(T, joined->data)) {
+      op2_buf_free(&context);
+      return -1;
+    }
+    /* the two lines around the context are op2's, not the program's: comments to the passes */
+    for (int i = 0; i < T->n; i++)
+      if (T->t[i].p == joined->data + first || T->t[i].p == joined->data + last)
+        T->t[i].kind = T_COMMENT;
+    pruned = op2_cxx_prune_toks(T, kernel, has_c_form);
+    if (!pruned) op2_toks_free(T), op2_buf_free(joined);
+  }
+  op2_buf_free(&context);
+  if (!pruned) {
+    if (op2_tokenize(T, src)) return -1;
+    op2_cxx_prune_toks(T, kernel, has_c_form);
+  }
+  return 0;
+}
+
+/* A preprocessor line's C form: a C++ header's include made its C header's (or nothing), and
+ * with rewrite_std, the `std::` calls of a macro's body made the prelude's. -1: out of memory. */
+static int directive_c_form(op2_tok *t, int rewrite_std) {
+  const char *from = t->p, *end = t->p + t->len, *repl = std_include(t, &from);
+  int renamed;
+  if (!repl && !(rewrite_std && memmem(t->p, (size_t)t->len, "std::", 5))) return 0;
+  op2_buf line = {0};
+  if (repl && *repl) op2_buf_printf(&line, "#include %s", repl);
+  for (const char *p = repl ? from : t->p; p < end;) {
+    const char *q = op2_c_skip_literal(p);
+    if (q != p) {
+      q = q < end ? q : end;
+      op2_buf_append(&line, p, (size_t)(q - p));
+      p = q;
+    } else if (rewrite_std && *p == 's' && (p == t->p || !op2_ident_char(p[-1])) &&
+               std_known(p, &renamed)) {
+      if (renamed) op2_buf_printf(&line, "op2_std_");
+      p += 5;
+    } else {
+      op2_buf_putc(&line, *p++);
     }
   }
-  if (!done && !out->failed) done = op2_cxx_prune(src, kernel, has_c_form, out);
-  op2_buf_free(&context), op2_buf_free(&both), op2_buf_free(&pruned);
-  return done;
+  if (!line.data) op2_buf_append(&line, "", 0);
+  if (line.failed) return op2_buf_free(&line), -1;
+  free(t->pre);
+  t->pre = line.data, t->repl = "";
+  return 0;
+}
+
+/* At i, `std::NAME(` with NAME a function the prelude provides (std_known): *renamed when it is
+ * called op2_std_NAME. */
+static int std_call(const op2_toks *T, int i, int *renamed) {
+  if (i + 3 >= T->n || !op2_tok_is_word(&T->t[i], "std") || !op2_tok_is(&T->t[i + 1], "::") ||
+      T->t[i + 2].kind != T_IDENT)
+    return 0;
+  return std_known(T->t[i].p, renamed);
+}
+
+/* The C forms of the tokens' text (this file's first comment): constants' extern declarations
+ * blanked, C++ headers' includes made C's, `std::` calls made the prelude's (rewrite_std),
+ * file-scope `inline` functions made `static inline`. -1: out of memory. */
+static int c_forms(op2_toks *T, const op2_loop_desc *loop, int rewrite_std,
+                   const op2_c_macros *macros) {
+  int depth = 0, linkage = 0, renamed;
+  int at_decl = 1; /* at file scope, where a declaration starts */
+  for (int i = 0; i < T->n; i++) {
+    op2_tok *t = &T->t[i];
+    if (t->kind == T_PP && directive_c_form(t, rewrite_std)) return -1;
+    if (t->kind <= T_PP) continue; /* space, comment, literal, preprocessor line */
+    int semi = depth == 0 && op2_tok_is_word(t, "extern") ? extern_constant_decl(T, i, loop) : -1;
+    if (semi >= 0) { /* blanked: the constant is defined before the kernel; its lines stay */
+      for (; i <= semi; i++) T->t[i].blank = OP2_TOK_SPACES, T->t[i].kind = T_SPACE;
+      i = semi;
+      at_decl = 1;
+      continue;
+    }
+    if (depth == 0 && at_decl && t->kind == T_IDENT) {
+      at_decl = 0;
+      if (needs_static(T, i, macros) && (op2_tok_add_text(&t->pre, "static ", 1), !t->pre))
+        return -1;
+    }
+    if (rewrite_std && std_call(T, i, &renamed)) {
+      t->repl = renamed ? "op2_std_" : "", T->t[i + 1].repl = "";
+      i++;
+      continue;
+    }
+    int open = op2_tok_is(t, "{"), close = op2_tok_is(t, "}");
+    if (t->kind == T_PUNCT && depth == 0 && (open ? linkage_brace(T, i) : close && linkage > 0)) {
+      linkage += open ? 1 : -1; /* its declarations stay at file scope */
+      at_decl = 1;
+    } else if (t->kind == T_PUNCT && open) {
+      depth++;
+    } else if (t->kind == T_PUNCT && close && depth > 0) {
+      at_decl = --depth == 0;
+    } else if (depth == 0) {
+      at_decl = op2_tok_is(t, ";");
+    }
+  }
+  return 0;
 }
 
 void op2_kernel_text_for_c(const op2_loop_desc *loop, const char *src, int rewrite_std,
                            op2_buf *out) {
-  int depth = 0, line_start = 1, renamed, linkage = 0;
-  int at_decl = 1;               /* at file scope, where a declaration starts */
-  const char *directive_end = 0; /* inside a preprocessor directive until there */
-  /* C++ that the kernel does not use left out (cxx_prune.c), then C++ that has a C form lowered
-   * (cxx_lower.c): the rewrites below apply to the result */
-  op2_buf pruned = {0}, lowered = {0};
-  if (rewrite_std && loop && prune(src, loop->name, &pruned)) src = pruned.data;
-  if (rewrite_std && op2_cxx_lower(src, loop ? loop->name : NULL, &lowered) && !lowered.failed)
-    src = lowered.data;
-  /* C's inline for every target: the CUDA file is C for the emulator too */
-  op2_c_macros macros;
-  op2_c_macros_read(src, &macros);
-  if (macros.failed) out->failed = 1; /* the caller reports it as out of memory */
-  for (const char *p = src; *p;) {
-    const char *q = op2_c_skip_literal(p);
-    if (q != p) {
-      op2_buf_append(out, p, (size_t)(q - p));
-      line_start = 0;
-      p = q;
-      continue;
-    }
-    const char *end, *name;
-    size_t len;
-    if (line_start && *p == '#' && (end = op2_c_directive(p, &name, &len)) != NULL)
-      directive_end = end;
-    const char *repl = line_start && *p == '#' ? std_include(p, &end) : NULL;
-    if (repl) {
-      op2_buf_printf(out, "%s%s", *repl ? "#include " : "", repl);
-      p = end;
-      continue;
-    }
-    int code = p >= directive_end; /* not in a directive */
-    if (depth == 0 && code && strncmp(p, "extern", 6) == 0 && !op2_ident_char(p[6]) &&
-        (p == src || !op2_ident_char(p[-1])) && (end = extern_constant_decl(loop, p)) != NULL) {
-      /* blanked: the constant is defined before the kernel; its lines stay */
-      for (; p < end; p++) op2_buf_putc(out, *p == '\n' ? '\n' : ' ');
-      at_decl = 1;
-      continue;
-    }
-    if (depth == 0 && code && at_decl && op2_ident_char(*p) && !isdigit((unsigned char)*p) &&
-        (p == src || !op2_ident_char(p[-1]))) {
-      at_decl = 0;
-      if (needs_static(&macros, p)) op2_buf_printf(out, "static ");
-    }
-    if (rewrite_std && *p == 's' && (p == src || !op2_ident_char(p[-1])) &&
-        std_known(p, &renamed)) {
-      if (renamed) op2_buf_printf(out, "op2_std_");
-      p += 5;
-      continue;
-    }
-    if (code && depth == 0 && (*p == '{' || *p == '}') &&
-        (*p == '{' ? linkage_brace(src, p) : linkage > 0)) {
-      linkage += *p == '{' ? 1 : -1; /* its declarations stay at file scope */
-      at_decl = 1;
-    } else if (code && *p == '{') {
-      depth++;
-    } else if (code && *p == '}' && depth > 0) {
-      at_decl = --depth == 0;
-    } else if (code && depth == 0 && *p == ';') {
-      at_decl = 1;
-    } else if (code && depth == 0 && !isspace((unsigned char)*p)) {
-      at_decl = 0;
-    }
-    if (*p == '\n')
-      line_start = 1;
-    else if (!isspace((unsigned char)*p))
-      line_start = 0;
-    op2_buf_putc(out, *p);
-    p++;
-  }
+  /* C++ that the kernel does not use left out (cxx_prune.c), C++ that has a C form lowered
+   * (cxx_lower.c), then the C forms above: rewrites of one reading of the text, written once */
+  op2_toks T = {0};
+  op2_buf joined = {0};
+  op2_c_macros macros = {0};
+  int failed =
+      rewrite_std && loop ? tokens_pruned(src, loop->name, &T, &joined) : op2_tokenize(&T, src);
+  if (!failed && rewrite_std) op2_cxx_lower_toks(&T, loop ? loop->name : NULL);
+  if (!failed) op2_c_macros_read(joined.data ? joined.data : src, &macros);
+  failed = failed || macros.failed || c_forms(&T, loop, rewrite_std, &macros);
+  if (!failed) op2_toks_render(&T, out);
   /* the header's guard (and any conditional around the kernel) closed after the kernel */
-  for (int n = unclosed_conditionals(src); n > 0; n--) op2_buf_printf(out, "\n#endif");
-  if (!out->data) op2_buf_append(out, "", 0);
+  for (int n = failed ? 0 : unclosed_conditionals(&T); n > 0; n--) op2_buf_printf(out, "\n#endif");
+  if (failed) out->failed = 1; /* the caller reports it as out of memory */
   op2_c_macros_free(&macros);
-  op2_buf_free(&lowered);
-  op2_buf_free(&pruned);
+  op2_toks_free(&T);
+  op2_buf_free(&joined);
 }

@@ -6,10 +6,21 @@
 #include "test.h"
 #include "jit/cxx_lower.h"
 
-/* lowered: the text op2_cxx_lower gives for `src` */
+/* The text op2_cxx_lower_toks makes of `src`: 1 and `out` when it lowered, 0 and nothing
+ * written when it did not. */
+static int lower_text(const char *src, const char *kernel, op2_buf *out) {
+  op2_toks T = {0};
+  CHECK(op2_tokenize(&T, src) == 0);
+  int lowered = op2_cxx_lower_toks(&T, kernel);
+  if (lowered) op2_toks_render(&T, out);
+  op2_toks_free(&T);
+  return lowered;
+}
+
+/* lowered: the text lower_text gives for `src` */
 static void lowers(const char *src, const char *want) {
   op2_buf out = {0};
-  int rc = op2_cxx_lower(src, "kern", &out);
+  int rc = lower_text(src, "kern", &out);
   if (rc != 1 || strcmp(out.data, want) != 0) {
     fprintf(stderr, "lowering of:\n%s\ngave (%d):\n%s\nwanted:\n%s\n", src, rc,
             out.data ? out.data : "(nothing)", want);
@@ -17,7 +28,7 @@ static void lowers(const char *src, const char *want) {
   }
   /* lowered again: nothing left to do (the generated file's text goes through twice) */
   op2_buf again = {0};
-  CHECK(op2_cxx_lower(out.data, "kern", &again) == 0 && again.data == NULL);
+  CHECK(lower_text(out.data, "kern", &again) == 0 && again.data == NULL);
   /* lines kept */
   int n1 = 0, n2 = 0;
   for (const char *p = src; *p; p++) n1 += *p == '\n';
@@ -28,7 +39,7 @@ static void lowers(const char *src, const char *want) {
 
 static void refuses(const char *src) {
   op2_buf out = {0};
-  if (op2_cxx_lower(src, "kern", &out) != 0 || out.data) {
+  if (lower_text(src, "kern", &out) != 0 || out.data) {
     fprintf(stderr, "lowered, but must not be:\n%s\ngave:\n%s\n", src, out.data);
     exit(1);
   }

@@ -106,6 +106,14 @@ int main(void) {
       "#ifdef __cplusplus\n}\n#endif\n",
       "#ifdef __cplusplus\nextern \"C\" {\n#endif\nstatic inline int h(int x) { return x; }\n"
       "#ifdef __cplusplus\n}\n#endif\n");
+  /* a prefixed string, which the passes that must understand every token refuse: the C forms
+   * still apply */
+  gives("inline int h(int x) { const char *s = u8\"\\u00e9\"; (void)s; return x; }\n",
+        "static inline int h(int x) { const char *s = u8\"\\u00e9\"; (void)s; return x; }\n");
+  /* std:: in a macro's body and a C++ header's include, a comment after it, made C */
+  gives(
+      "#include <cmath> // sqrt\n#define ROOT(x) std::sqrt(x)\ninline int h(int x) { return x; }\n",
+      " // sqrt\n#define ROOT(x) sqrt(x)\nstatic inline int h(int x) { return x; }\n");
   /* the CUDA file's text too (no C++ lowering there): the emulator builds it as C */
   op2_buf cu = {0};
   op2_kernel_text_for_c(NULL, "#define P\nP inline int h(int x) { return x; }\n", 0, &cu);

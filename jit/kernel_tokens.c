@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The tokens of a kernel text (cxx_tokens.h). */
-#include "cxx_tokens.h"
+/* The tokens of a kernel text (kernel_tokens.h). */
+#include "kernel_tokens.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -73,14 +73,14 @@ int op2_tokenize(op2_toks *T, const char *src) {
     } else if (*p == '"' || *p == '\'') {
       int closed;
       q = op2_c_literal_end(p, &closed), kind = T_LIT;
-      if (!closed) return -1; /* unterminated: not understood */
+      T->odd |= !closed; /* unterminated */
     } else if ((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9')) {
       while (op2_ident_char(*q) || *q == '.' || ((*q == '+' || *q == '-') && strchr("eEpP", q[-1])))
         q++;
       kind = T_NUM;
     } else if (op2_ident_char(*p)) {
       while (op2_ident_char(*q)) q++;
-      if (*q == '"' || *q == '\'') return -1; /* L"", u8"", R"(...)": not understood */
+      T->odd |= *q == '"' || *q == '\''; /* L"", u8"", R"(...)" */
       kind = T_IDENT;
     } else {
       size_t len = 1;
@@ -119,4 +119,74 @@ int op2_tok_closing(const op2_toks *T, int i, int *pp) {
     if ((op2_tok_is(t, ")") || op2_tok_is(t, "]") || op2_tok_is(t, "}")) && --depth == 0) return j;
   }
   return -1;
+}
+
+void op2_tok_add_text(char **s, const char *text, int at_front) {
+  size_t old = *s ? strlen(*s) : 0, n = strlen(text);
+  char *r = malloc(old + n + 1);
+  if (!r) { /* the caller sees NULL */
+    free(*s);
+    *s = NULL;
+    return;
+  }
+  if (at_front) {
+    memcpy(r, text, n);
+    if (old) memcpy(r + n, *s, old);
+  } else {
+    if (old) memcpy(r, *s, old);
+    memcpy(r + old, text, n);
+  }
+  r[old + n] = 0;
+  free(*s);
+  *s = r;
+}
+
+static void render_blank(const op2_tok *t, op2_buf *out) {
+  for (int k = 0; k < t->len; k++)
+    if (t->p[k] == '\n' || t->blank == OP2_TOK_SPACES)
+      op2_buf_putc(out, t->p[k] == '\n' ? '\n' : ' ');
+}
+
+/* Tokens b..e; a reference argument `a` to a parameter `T &` (cxx_lower.c) as
+ * `op2_cxx_ref(T, a)` (the prelude's: `_Generic((a), T: &(a))` in C, `&(a)` in C++). */
+static void render(const op2_toks *T, int b, int e, int nowrap, op2_buf *out) {
+  for (int i = b; i <= e; i++) {
+    const op2_tok *t = &T->t[i];
+    if (t->wrap_end && i != nowrap) {
+      op2_buf_printf(out, "op2_cxx_ref(%s, ", t->wrap_type);
+      render(T, i, t->wrap_end, i, out);
+      op2_buf_append(out, ")", 1);
+      i = t->wrap_end;
+      continue;
+    }
+    if (t->note) op2_buf_append(out, t->note, strlen(t->note));
+    if (t->pre) op2_buf_append(out, t->pre, strlen(t->pre));
+    if (t->blank)
+      render_blank(t, out);
+    else if (t->repl)
+      op2_buf_append(out, t->repl, strlen(t->repl));
+    else
+      op2_buf_append(out, t->p, (size_t)t->len);
+    if (t->post) op2_buf_append(out, t->post, strlen(t->post));
+  }
+}
+
+void op2_toks_render(const op2_toks *T, op2_buf *out) {
+  render(T, 0, T->n - 1, -1, out);
+  if (!out->data) op2_buf_append(out, "", 0);
+}
+
+void op2_toks_unrewrite(op2_toks *T) {
+  for (int i = 0; i < T->n; i++) {
+    op2_tok *t = &T->t[i];
+    free(t->pre), free(t->post), free(t->wrap_type);
+    t->pre = t->post = t->wrap_type = NULL;
+    t->repl = NULL, t->wrap_end = 0;
+  }
+}
+
+void op2_toks_free(op2_toks *T) {
+  op2_toks_unrewrite(T);
+  free(T->t);
+  *T = (op2_toks){0};
 }
