@@ -357,6 +357,7 @@ int op2_cxx_prune_toks(op2_toks *T, const char *kernel, op2_header_has_c_form ha
     for (int j = P.it[i].b; P.it[i].keep && j <= P.it[i].e; j++)
       if (is_cxx(&T->t[j])) goto done;
   leave_out(&P, has_c_form);
+  op2_toks_compact(T);
   result = 1;
 done:
   free(P.it), free(P.names);

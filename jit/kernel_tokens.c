@@ -176,6 +176,19 @@ void op2_toks_render(const op2_toks *T, op2_buf *out) {
   if (!out->data) op2_buf_append(out, "", 0);
 }
 
+void op2_toks_compact(op2_toks *T) {
+  int n = 0;
+  for (int i = 0; i < T->n; i++) {
+    op2_tok *t = &T->t[i], *last = n ? &T->t[n - 1] : NULL;
+    if (last && last->blank == OP2_TOK_LINES && t->blank == OP2_TOK_LINES && !t->note && !t->pre &&
+        !t->post && !t->repl && !t->wrap_end && !last->post)
+      last->len = (int)(t->p + t->len - last->p); /* tokens are contiguous in the text */
+    else
+      T->t[n++] = *t;
+  }
+  T->n = n;
+}
+
 void op2_toks_unrewrite(op2_toks *T) {
   for (int i = 0; i < T->n; i++) {
     op2_tok *t = &T->t[i];

@@ -39,6 +39,10 @@ typedef struct op2_toks {
 int op2_tokenize(op2_toks *T, const char *src);
 /* The tokens as their annotations say, appended to `out`. */
 void op2_toks_render(const op2_toks *T, op2_buf *out);
+/* Each run of tokens left blank to their newlines (OP2_TOK_LINES), no rewrite among them, made
+ * one token: the passes after the one leaving them out step over it at once. Token indices
+ * change: it runs before any pass that records one (cxx_lower.c's wraps). */
+void op2_toks_compact(op2_toks *T);
 /* Every token's rewrites (repl, pre, post, wrap) taken back, what was left out left so: for
  * cxx_lower.c, which refuses all or nothing and runs right after the pass that leaves out. */
 void op2_toks_unrewrite(op2_toks *T);
