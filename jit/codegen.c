@@ -256,9 +256,13 @@ static int generate(op2_jit *jit, const op2_loop_desc *loop, const file_shape *s
     /* in an unnamed namespace: the calling file's own functions (MG-CFD's io.h defines
      * read_input_dat, which reads a global of the program) are not emitted unless the kernel
      * calls them, so nothing of the program's is left undefined in the kernel's object */
-    if (context_text.len)
-      op2_buf_printf(b, "#ifdef OP2_CXX_TIER\n%snamespace {\n%s\n}\n#endif\n", api,
-                     context_text.data);
+    if (context_text.len) { /* appended: formatting texts this long costs more than copying */
+      op2_buf_printf(b, "#ifdef OP2_CXX_TIER\n");
+      op2_buf_append(b, api, strlen(api));
+      op2_buf_printf(b, "namespace {\n");
+      op2_buf_append(b, context_text.data, context_text.len);
+      op2_buf_printf(b, "\n}\n#endif\n");
+    }
     op2_buf_printf(b, "#line 1 \"kernel:%s\"\n", name);
     size_t klen = strlen(kernel_src);
     op2_buf_append(b, kernel_src, klen);

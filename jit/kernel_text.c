@@ -245,9 +245,12 @@ static int tokens_pruned(const char *src, const char *kernel, op2_toks *T, op2_b
   if (skip) {
     op2_buf_append(joined, src, skip);
     size_t first = joined->len;
-    op2_buf_printf(joined, "%s%s\n", context_part, context.data);
+    op2_buf_append(joined, context_part, sizeof context_part - 1);
+    op2_buf_append(joined, context.data, context.len);
+    op2_buf_append(joined, "\n", 1);
     size_t last = joined->len;
-    op2_buf_printf(joined, "#endif\n%s", src + skip);
+    op2_buf_append(joined, "#endif\n", 7);
+    op2_buf_append(joined, src + skip, strlen(src + skip));
     if (joined->failed || op2_tokenize(T, joined->data)) {
       op2_buf_free(&context);
       return -1;

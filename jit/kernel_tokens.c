@@ -46,10 +46,15 @@ static int push(op2_toks *T, const char *p, int len, op2_tkind kind) {
   return 0;
 }
 
-static const char *const punct3[] = {"...", "<<=", ">>="};
-static const char *const punct2[] = {"&&", "||", "->", "::", "++", "--", "<<",
-                                     ">>", "<=", ">=", "==", "!=", "+=", "-=",
-                                     "*=", "/=", "%=", "&=", "|=", "^=", "##"};
+/* The length of the punctuator at p: C's of 2 and 3 characters, `::` and `##`, else 1. */
+static int punct_len(const char *p) {
+  char a = p[0], b = p[1];
+  if (a == '.' && b == '.' && p[2] == '.') return 3;
+  if ((a == '<' || a == '>') && b == a) return p[2] == '=' ? 3 : 2; /* << >> <<= >>= */
+  if (b == '=' && strchr("<>=!+-*/%&|^", a)) return 2;              /* <= ... ^= */
+  if (b == a && strchr("&|+-:#", a)) return 2;                      /* && || ++ -- :: ## */
+  return a == '-' && b == '>' ? 2 : 1;
+}
 
 int op2_tokenize(op2_toks *T, const char *src) {
   int line_start = 1;
@@ -83,11 +88,7 @@ int op2_tokenize(op2_toks *T, const char *src) {
       T->odd |= *q == '"' || *q == '\''; /* L"", u8"", R"(...)" */
       kind = T_IDENT;
     } else {
-      size_t len = 1;
-      for (size_t i = 0; i < sizeof punct3 / sizeof *punct3 && len == 1; i++)
-        if (strncmp(p, punct3[i], 3) == 0) len = 3;
-      for (size_t i = 0; i < sizeof punct2 / sizeof *punct2 && len == 1; i++)
-        if (strncmp(p, punct2[i], 2) == 0) len = 2;
+      int len = punct_len(p);
       q = p + len, kind = T_PUNCT;
     }
     line_start = 0;
