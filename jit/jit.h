@@ -99,7 +99,7 @@ int op2_jit_source_hash(op2_jit *jit, const op2_loop_desc *loop, const char *ker
 /* The kernel's parameters against the loop's arguments: OP2_ERR_ARG names loop, argument, both. */
 int op2_kernel_params_check(op2_jit *jit, const char *source, const op2_loop_desc *loop);
 /* The same, silent (no failure recorded): a call checked when it is queued (lazy execution). */
-int op2_kernel_params_verify(const char *source, const op2_loop_desc *loop);
+int op2_kernel_params_verify(op2_jit *jit, const char *source, const op2_loop_desc *loop);
 bool op2_kernel_prints(op2_jit *jit, const char *text, const char *name); /* printf, cout... */
 /* ---- the optimised build: poll, cancel, wait; live constants ---- */
 /* op2_jit_poll swaps in a finished build (between two calls), counts it in *cnt, says which: */

@@ -101,16 +101,6 @@ static int parse_param(const char *b, const char *e, op2_kernel_param *p, op2_ji
   return 0;
 }
 
-int op2_kernel_params_parse(const char *source, const char *name, op2_kernel_param *out, int *count,
-                            op2_jit_error *why) {
-  *count = 0;
-  char *code = op2_c_blank(source);
-  if (!code) return op2_jit_error_set(why, OP2_ERR_MEM, "out of memory");
-  int rc = op2_kernel_params_parse_blank(code, name, out, count, why);
-  free(code);
-  return rc;
-}
-
 int op2_kernel_params_parse_blank(const char *code, const char *name, op2_kernel_param *out,
                                   int *count, op2_jit_error *why) {
   *count = 0;
@@ -169,27 +159,17 @@ static bool param_fits(const op2_kernel_param *p, const op2_arg_desc *d) {
   return !(known && strcmp(p->base, type) != 0) && p->depth == depth;
 }
 
-/* The parameters read from the source into *params (calloc'd, the caller frees), *n of them:
- * OP2_OK; OP2_ERR_ARG when they cannot be read (why says why); OP2_ERR_MEM. */
-static int read_params(const char *source, const char *name, op2_kernel_param **params, int *n,
-                       op2_jit_error *why) {
-  *n = 0;
-  *params = calloc(OP2_PARAMS_MAX, sizeof **params);
-  if (!*params) return OP2_ERR_MEM;
-  return op2_kernel_params_parse(source, name, *params, n, why);
-}
-
-int op2_kernel_params_verify(const char *source, const op2_loop_desc *loop) {
-  op2_kernel_param *params;
-  int n = 0;
-  op2_jit_error why;
-  int rc = read_params(source, loop->name, &params, &n, &why);
-  if (rc == OP2_ERR_ARG) rc = OP2_OK; /* not understood: not checked (said when it is built) */
-  if (rc == OP2_OK && n != loop->nargs) rc = OP2_ERR_ARG;
-  for (int i = 0; rc == OP2_OK && i < n; i++)
-    if (!param_fits(&params[i], &loop->desc[i])) rc = OP2_ERR_ARG;
-  free(params);
-  return rc;
+int op2_kernel_params_verify(op2_jit *jit, const char *source, const op2_loop_desc *loop) {
+  const op2_kernel_facts *facts = op2_kernel_facts_of(jit, source, loop->name);
+  if (!facts) {
+    op2_jit_failure_clear(jit); /* silent: the call then runs at once and reports it there */
+    return OP2_ERR_MEM;
+  }
+  if (facts->params_rc != OP2_OK) return OP2_OK; /* not understood: not checked (said when built) */
+  if (facts->nparams != loop->nargs) return OP2_ERR_ARG;
+  for (int i = 0; i < facts->nparams; i++)
+    if (!param_fits(&facts->params[i], &loop->desc[i])) return OP2_ERR_ARG;
+  return OP2_OK;
 }
 
 int op2_kernel_params_check(op2_jit *jit, const char *source, const op2_loop_desc *loop) {

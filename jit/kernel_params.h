@@ -15,12 +15,10 @@ typedef struct op2_kernel_param {
   char name[64];
 } op2_kernel_param;
 
-/* Reads the parameters of the function `name` defined in `source`. OP2_OK (*count set), or
- * OP2_ERR_ARG when the declaration is not understood (macros, typedefs, no definition found)
- * with the reason in *why (OP2_ERR_MEM: out of memory; why may be NULL). */
-int op2_kernel_params_parse(const char *source, const char *name, op2_kernel_param *out, int *count,
-                            op2_jit_error *why);
-/* The same in code already blanked (op2_c_blank). */
+/* Reads the parameters of the function `name` defined in `code`, a kernel text blanked by
+ * op2_c_blank (kernel_facts.c reads them once per text). OP2_OK (*count set), or OP2_ERR_ARG when
+ * the declaration is not understood (macros, typedefs, no definition found) with the reason in
+ * *why (OP2_ERR_MEM: out of memory; why may be NULL). */
 int op2_kernel_params_parse_blank(const char *code, const char *name, op2_kernel_param *out,
                                   int *count, op2_jit_error *why);
 

@@ -130,7 +130,7 @@ bool op2_loop_checks_pass(op2_context *ctx, const op2_loop_call *call) {
   op2_error_probe_end(ctx);
   if (rc == OP2_OK) {
     op2_loop_desc d = {.name = name, .nargs = nargs, .desc = desc};
-    rc = op2_kernel_params_verify(call->kernel, &d);
+    rc = op2_kernel_params_verify(ctx->jit_engine, call->kernel, &d);
   }
   if (desc != small) free(desc);
   return rc == OP2_OK; /* out of memory too: the call runs at once, and reports it there */

@@ -2,11 +2,22 @@
 /* The kernel parameter reader: types, pointer depth, const, comments and strings ignored, calls
  * and prototypes skipped, and a clean refusal (never a guess) for what it does not understand. */
 #include "test.h"
+#include "base/c_lexis.h"
 #include "jit/kernel_params.h"
 
 static op2_kernel_param p[OP2_PARAMS_MAX];
 static int n;
 static op2_jit_error why;
+
+/* The parameters of `name` in `src`, read as the kernel's facts read them: in its blanked code. */
+static int parse(const char *src, const char *name, op2_kernel_param *out, int *count,
+                 op2_jit_error *e) {
+  char *code = op2_c_blank(src);
+  CHECK(code);
+  int rc = op2_kernel_params_parse_blank(code, name, out, count, e);
+  free(code);
+  return rc;
+}
 
 static void expect_param(int i, const char *base, int depth, bool pconst, const char *name) {
   if (strcmp(p[i].base, base) != 0 || p[i].depth != depth || p[i].pointee_const != pconst ||
@@ -28,7 +39,7 @@ int main(void) {
       "                       float z[], unsigned *u) {\n"
       "  res_helper(x);\n"
       "}\n";
-  CHECK(op2_kernel_params_parse(src, "res", p, &n, &why) == OP2_OK);
+  CHECK(parse(src, "res", p, &n, &why) == OP2_OK);
   CHECK(n == 5);
   expect_param(0, "double", 1, true, "x");
   expect_param(1, "double", 2, false, "y");
@@ -36,23 +47,23 @@ int main(void) {
   expect_param(3, "float", 1, false, "z");
   expect_param(4, "unsigned", 1, false, "u");
 
-  CHECK(op2_kernel_params_parse("void k(void) { }", "k", p, &n, &why) == OP2_OK);
+  CHECK(parse("void k(void) { }", "k", p, &n, &why) == OP2_OK);
   CHECK(n == 0);
-  CHECK(op2_kernel_params_parse("void k(int const * a) { }", "k", p, &n, &why) == OP2_OK);
+  CHECK(parse("void k(int const * a) { }", "k", p, &n, &why) == OP2_OK);
   expect_param(0, "int", 1, true, "a");
-  CHECK(op2_kernel_params_parse("void k(double * const a) { }", "k", p, &n, &why) == OP2_OK);
+  CHECK(parse("void k(double * const a) { }", "k", p, &n, &why) == OP2_OK);
   expect_param(0, "double", 1, false, "a");
 
   /* A typedef or macro type is not guessed at. */
-  CHECK(op2_kernel_params_parse("void k(real *a) { }", "k", p, &n, &why) == OP2_ERR_ARG);
+  CHECK(parse("void k(real *a) { }", "k", p, &n, &why) == OP2_ERR_ARG);
   CHECK_CONTAINS(why.msg, "real");
   /* the failure says where it was found */
   CHECK(why.code == OP2_ERR_ARG && why.func && strcmp(why.func, "parse_param") == 0);
   CHECK_CONTAINS(why.file, "kernel_params.c");
-  CHECK(op2_kernel_params_parse("void k(void (*f)(int)) { }", "k", p, &n, &why) == OP2_ERR_ARG);
+  CHECK(parse("void k(void (*f)(int)) { }", "k", p, &n, &why) == OP2_ERR_ARG);
   /* A prototype alone, or another function's name, is no definition. */
-  CHECK(op2_kernel_params_parse("void k(double *a);", "k", p, &n, &why) == OP2_ERR_ARG);
-  CHECK(op2_kernel_params_parse("void kk(double *a) { }", "k", p, &n, &why) == OP2_ERR_ARG);
+  CHECK(parse("void k(double *a);", "k", p, &n, &why) == OP2_ERR_ARG);
+  CHECK(parse("void kk(double *a) { }", "k", p, &n, &why) == OP2_ERR_ARG);
   CHECK_CONTAINS(why.msg, "no definition");
   return 0;
 }
