@@ -215,6 +215,7 @@ static int generate(op2_jit *jit, const op2_loop_desc *loop, const file_shape *s
     if (skip) {
       op2_loop_desc defined = *loop;
       defined.consts = used, defined.nconsts = nused;
+      defined.name = ""; /* no kernel of its own: the context's facts are read once for all loops */
       op2_kernel_text_for_c_kept(jit, &defined, context.data, 0, &context_text);
     }
     op2_buf_free(&context);
