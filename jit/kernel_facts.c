@@ -97,10 +97,8 @@ op2_kernel_facts *op2_kernel_facts_read(const char *text, const char *name) {
     op2_kernel_facts_free(f);
     return NULL;
   }
-  /* a text without a kernel of its own (a calling file's context): no parameters to read */
   f->params_rc =
-      *name ? op2_kernel_params_parse_blank(f->blank, name, f->params, &f->nparams, &f->params_why)
-            : op2_jit_error_set(&f->params_why, OP2_ERR_ARG, "no kernel named");
+      op2_kernel_params_parse_blank(f->blank, name, f->params, &f->nparams, &f->params_why);
   if (f->params_rc == OP2_ERR_MEM || read_words(f) != 0) {
     op2_kernel_facts_free(f);
     return NULL;

@@ -17,6 +17,7 @@
  * matching ')' at *close, followed by '{'. NULL when there is none. */
 const char *op2_kernel_find_definition(const char *code, const char *name, const char **close) {
   size_t len = strlen(name);
+  if (!len) return NULL; /* no name (a calling file's context): an empty one would match anywhere */
   for (const char *p = strstr(code, name); p; p = strstr(p + 1, name)) {
     if ((p > code && op2_ident_char(p[-1])) || op2_ident_char(p[len])) continue;
     const char *q = p + len;

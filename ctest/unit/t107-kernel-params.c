@@ -65,5 +65,8 @@ int main(void) {
   CHECK(parse("void k(double *a);", "k", p, &n, &why) == OP2_ERR_ARG);
   CHECK(parse("void kk(double *a) { }", "k", p, &n, &why) == OP2_ERR_ARG);
   CHECK_CONTAINS(why.msg, "no definition");
+  /* no name (a calling file's context, whose facts are read once for all its loops): no
+   * definition, not the first parenthesis followed by a brace */
+  CHECK(parse("void k (double *a) { a[0] = 1; }", "", p, &n, &why) == OP2_ERR_ARG);
   return 0;
 }
