@@ -67,10 +67,6 @@ static int closing(const lower *L, int i, int *pp) {
   return op2_tok_closing(L->tk, i, pp);
 }
 
-static void add(char **s, const char *text, int at_front) {
-  op2_tok_add_text(s, text, at_front);
-}
-
 /* Arithmetic type keywords, which `T(e)` casts to. */
 static const char *const cast_types[] = {"double", "float", "int",      "long",
                                          "short",  "char",  "unsigned", "signed"};
@@ -295,8 +291,8 @@ static int declaration(lower *L, int i, int open, int kernel_last, const char *k
       if (prev >= 0 && is(&L->tk->t[prev], "::")) return -1;
       if (may_declare(L, j, after)) return -1;
       t->repl = NULL;
-      add(&t->pre, "(*", 1);
-      add(&t->post, ")", 0);
+      op2_tok_add_text(&t->pre, "(*", 1);
+      op2_tok_add_text(&t->post, ")", 0);
       if (!t->pre || !t->post) return -1;
     }
   }
@@ -355,9 +351,9 @@ static int functional_cast(lower *L, int i) {
     if (is(t, ")") || is(t, "]") || is(t, "}")) depth--;
     if (depth == 1 && is(t, ",")) return -1;
   }
-  add(&L->tk->t[i].pre, "((", 1);
-  add(&L->tk->t[i].post, ")", 0);
-  add(&L->tk->t[close].post, ")", 0);
+  op2_tok_add_text(&L->tk->t[i].pre, "((", 1);
+  op2_tok_add_text(&L->tk->t[i].post, ")", 0);
+  op2_tok_add_text(&L->tk->t[close].post, ")", 0);
   return L->tk->t[i].pre && L->tk->t[i].post && L->tk->t[close].post ? 0 : -1;
 }
 
@@ -387,7 +383,7 @@ static int struct_tag(lower *L, int i) {
   op2_buf td = {0};
   op2_buf_printf(&td, " typedef struct %.*s %.*s;", nm->len, nm->p, nm->len, nm->p);
   if (td.failed) return -1;
-  add(&L->tk->t[semi].post, td.data, 0);
+  op2_tok_add_text(&L->tk->t[semi].post, td.data, 0);
   op2_buf_free(&td);
   return L->tk->t[semi].post ? 0 : -1;
 }
