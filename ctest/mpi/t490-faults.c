@@ -135,14 +135,13 @@ int main(int argc, char **argv) {
       int mine = any_awaiting();
       MPI_Allreduce(&mine, &waiting, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     }
-    /* The fault fails the first build (init_v's): a follower stays on its TinyCC code there,
-     * and never compiled optimised code itself. */
+    /* The fault fails the builder's first build: a follower stays on its TinyCC code for that
+     * kernel, and never compiled optimised code itself. Which kernel it is depends on timing:
+     * the builder takes the queued kernel with most time on TinyCC code, init_v or spread. */
     op2_context *ctx = op2_ctx();
     int tcc = 0;
-    for (int i = 0; i < ctx->kernels.count; i++) {
-      const op2_kernel *k = ctx->kernels.items[i];
-      tcc += op2_kernel_tier(k) == OP2_TIER_TCC && strcmp(op2_kernel_name(k), "init_v") == 0;
-    }
+    for (int i = 0; i < ctx->kernels.count; i++)
+      tcc += op2_kernel_tier(ctx->kernels.items[i]) == OP2_TIER_TCC;
     CHECK(ctx->mpi.node_rank == 0 || (tcc == 1 && ctx->jit.cc_compiles == 0));
   } else {
     failing_call(&m, step);
